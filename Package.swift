@@ -1,0 +1,38 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// The dependency direction is the architecture: codecs (HTTP, WebSocket) do no I/O,
+// Chat uses the codecs, Server and Client add the event loops, the CLI sits on top.
+let package = Package(
+  name: "Switchboard",
+  platforms: [.macOS(.v14), .iOS(.v17)],
+  products: [
+    .executable(name: "switchboard", targets: ["switchboard"]),
+    .library(name: "SwitchboardIO", targets: ["SwitchboardIO"]),
+    .library(name: "SwitchboardHTTP", targets: ["SwitchboardHTTP"]),
+    .library(name: "SwitchboardWebSocket", targets: ["SwitchboardWebSocket"]),
+    .library(name: "SwitchboardChat", targets: ["SwitchboardChat"]),
+    .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
+  ],
+  targets: [
+    .target(name: "CSwitchboardShims"),
+    .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+    .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    .target(name: "SwitchboardIO", dependencies: ["CSwitchboardShims"]),
+    .target(name: "SwitchboardHTTP"),
+    .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
+    .target(name: "SwitchboardChat"),
+    .target(
+      name: "SwitchboardServer",
+      dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat"]),
+    .executableTarget(name: "switchboard", dependencies: ["SwitchboardServer"]),
+    .testTarget(name: "SwitchboardIOTests", dependencies: ["SwitchboardIO"]),
+    .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
+    .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),
+    .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat"]),
+    .testTarget(
+      name: "SwitchboardServerTests",
+      dependencies: ["SwitchboardServer", "SwitchboardIO", "SwitchboardChat"]),
+  ],
+  swiftLanguageModes: [.v6]
+)

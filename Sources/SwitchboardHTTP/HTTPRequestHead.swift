@@ -1,0 +1,143 @@
+/// The request line and headers of an HTTP/1.x request.
+public struct HTTPRequestHead: Sendable, Hashable {
+  /// The method token, case preserved (`GET`).
+  public var method: String
+  /// The request target exactly as sent (`/rooms/lobby?format=text`).
+  public var target: String
+  /// The protocol version.
+  public var version: HTTPVersion
+  /// The header fields, in order.
+  public var headers: HTTPHeaders
+
+  /// Creates a request head.
+  public init(method: String, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = [:]) {
+    self.method = method
+    self.target = target
+    self.version = version
+    self.headers = headers
+  }
+
+  /// The target's path: everything before `?` (or `#`), with no percent-decoding applied.
+  /// For an absolute-form target (`http://host/a?b`) the scheme and authority are dropped;
+  /// an empty path is reported as `/`.
+  public var path: String {
+    var rest = Substring(target)
+    if let colon = rest.firstIndex(of: ":"), colon != rest.startIndex, rest[..<colon].allSatisfy(\.isLetter),
+      rest[colon...].hasPrefix("://")
+    {
+      rest = rest[rest.index(colon, offsetBy: 3)...]
+      rest = rest[(rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex)...]
+    }
+    let end = rest.firstIndex { $0 == "?" || $0 == "#" } ?? rest.endIndex
+    let path = rest[..<end]
+    return path.isEmpty ? "/" : String(path)
+  }
+
+  /// The raw query string (between `?` and `#`), or `nil` when the target has none.
+  public var rawQuery: String? {
+    guard let mark = target.firstIndex(of: "?") else { return nil }
+    let rest = target[target.index(after: mark)...]
+    return String(rest[..<(rest.firstIndex(of: "#") ?? rest.endIndex)])
+  }
+
+  /// The query parameters, percent-decoded with `+` read as a space. A key without `=` maps
+  /// to `""`; when a key repeats, the first value wins. Invalid escapes are kept literally
+  /// and invalid UTF-8 is repaired.
+  public var query: [String: String] {
+    guard let raw = rawQuery else { return [:] }
+    var result: [String: String] = [:]
+    for pair in raw.split(separator: "&", omittingEmptySubsequences: true) {
+      let key: Substring, value: Substring
+      if let equals = pair.firstIndex(of: "=") {
+        key = pair[..<equals]
+        value = pair[pair.index(after: equals)...]
+      } else {
+        key = pair
+        value = ""
+      }
+      let decodedKey = Self.formDecode(key)
+      if result[decodedKey] == nil { result[decodedKey] = Self.formDecode(value) }
+    }
+    return result
+  }
+
+  /// Whether the connection stays open after this request: HTTP/1.1 unless
+  /// `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
+  public var keepAlive: Bool {
+    if headers.contains(token: "close", in: "Connection") { return false }
+    if version >= .http1_1 { return true }
+    return headers.contains(token: "keep-alive", in: "Connection")
+  }
+
+  /// Whether this is a WebSocket opening handshake (RFC 6455 §4.1): a `GET` over HTTP/1.1
+  /// with `Connection` listing `upgrade` and `Upgrade` listing `websocket`. The
+  /// `Sec-WebSocket-*` fields are left for the WebSocket module to check.
+  public var isWebSocketUpgrade: Bool {
+    method == "GET" && version >= .http1_1
+      && headers.contains(token: "upgrade", in: "Connection")
+      && headers.contains(token: "websocket", in: "Upgrade")
+  }
+
+  /// The request line and headers as wire bytes, ending with the empty line. Control
+  /// characters in header values are replaced by spaces so a value cannot split the message.
+  public func encode() -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(128)
+    out.append(contentsOf: "\(method) \(target) \(version)\r\n".utf8)
+    HTTPResponse.append(headers, to: &out)
+    out.append(contentsOf: "\r\n".utf8)
+    return out
+  }
+
+  static func formDecode(_ text: Substring) -> String {
+    let input = Array(text.utf8)
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(input.count)
+    var index = 0
+    while index < input.count {
+      let byte = input[index]
+      if byte == UInt8(ascii: "+") {
+        bytes.append(UInt8(ascii: " "))
+      } else if byte == UInt8(ascii: "%"), index + 2 < input.count,
+        let high = input[index + 1].hexValue, let low = input[index + 2].hexValue
+      {
+        bytes.append(high << 4 | low)
+        index += 2
+      } else {
+        bytes.append(byte)  // includes a `%` that does not start a valid escape
+      }
+      index += 1
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
+
+extension HTTPRequestHead: CustomStringConvertible {
+  /// The request line followed by the headers.
+  public var description: String { "\(method) \(target) \(version)\n\(headers)" }
+}
+
+/// A complete request: its head and its body (empty when there is none).
+public struct HTTPRequest: Sendable, Hashable {
+  /// The request line and headers.
+  public var head: HTTPRequestHead
+  /// The body bytes, exactly `Content-Length` of them.
+  public var body: [UInt8]
+
+  /// Creates a request.
+  public init(head: HTTPRequestHead, body: [UInt8] = []) {
+    self.head = head
+    self.body = body
+  }
+}
+
+extension UInt8 {
+  var hexValue: UInt8? {
+    switch self {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
+    case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
+}

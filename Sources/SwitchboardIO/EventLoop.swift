@@ -1,0 +1,318 @@
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Something registered with an ``EventLoop`` for readiness events. Called on the loop's
+/// thread only.
+public protocol Selectable: AnyObject {
+  /// The descriptor is ready as `events` says.
+  func handle(_ events: ReadyEvents)
+}
+
+/// Something with buffered output that the loop flushes once per iteration, so that many
+/// frames appended during one iteration leave in one `writev`.
+public protocol Flushable: AnyObject {
+  func flush()
+}
+
+/// A monotonic time in nanoseconds.
+public struct Deadline: Comparable, Sendable, Hashable {
+  public var nanoseconds: UInt64
+  public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
+  /// The current monotonic time.
+  public static func now() -> Deadline { Deadline(nanoseconds: DispatchTime.now().uptimeNanoseconds) }
+  /// `self` plus `duration`.
+  public func adding(_ duration: Duration) -> Deadline {
+    Deadline(nanoseconds: nanoseconds &+ duration.nanoseconds)
+  }
+  public static func < (a: Deadline, b: Deadline) -> Bool { a.nanoseconds < b.nanoseconds }
+}
+
+extension Duration {
+  /// The duration in whole nanoseconds (negative durations count as zero).
+  public var nanoseconds: UInt64 {
+    let (s, atto) = components
+    if s < 0 { return 0 }
+    return UInt64(s) &* 1_000_000_000 &+ UInt64(max(atto, 0) / 1_000_000_000)
+  }
+}
+
+/// A scheduled task that can be cancelled from any thread.
+public final class Scheduled: Sendable {
+  let cancelledFlag = Atomic<Bool>(false)
+  /// Stops the task from running (again). Safe from any thread; a task already running
+  /// finishes.
+  public func cancel() { cancelledFlag.store(true, ordering: .relaxed) }
+  /// Whether ``cancel()`` was called.
+  public var isCancelled: Bool { cancelledFlag.load(ordering: .relaxed) }
+}
+
+/// One thread running a selector, timers and a task queue.
+///
+/// Everything about sockets happens on the loop's thread: handlers registered with
+/// ``register(_:fd:interest:)`` are called there, and other threads reach them with
+/// ``execute(_:)``. Each iteration: readiness events, expired timers, queued tasks, then
+/// one flush of every connection with pending output.
+public final class EventLoop: @unchecked Sendable {
+  // Safety: `handlers`, `timers`, `flushList` and `running` are touched only on the loop
+  // thread (enforced by `assertInEventLoop`); `tasks` is behind a mutex; `thread` is set
+  // before the loop starts and read-only afterwards.
+
+  /// The loop's index in its group.
+  public let index: Int
+  /// The backend in use.
+  public let backend: SelectorBackend
+  let selector: IOSelector
+  private var handlers: [Int32: Selectable] = [:]
+  private var interests: [Int32: Interest] = [:]
+  private var timers = TimerHeap()
+  private var flushList: [Flushable] = []
+  private let tasks = Mutex<[@Sendable () -> Void]>([])
+  private let threadID = Atomic<UInt>(0)
+  private let stopRequested = Atomic<Bool>(false)
+  private let finished = DispatchSemaphore(value: 0)
+  /// A read buffer shared by every connection on this loop (reads are synchronous).
+  let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+  /// Scratch space for `writev`.
+  let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 64)
+  let iovecCapacity = 64
+
+  /// Starts a loop on a new thread.
+  /// - Throws: ``IOError`` when the selector cannot be created.
+  public init(index: Int = 0, backend: SelectorBackend = .platformDefault) throws(IOError) {
+    self.index = index
+    self.backend = backend
+    self.selector = try makeSelector(backend)
+    // A write to a socket the peer closed must fail with EPIPE, not kill the process.
+    signal(SIGPIPE, SIG_IGN)
+    let thread = Thread(name: "switchboard-loop-\(index)") { [self] in self.run() }
+    thread.start()
+  }
+
+  deinit {
+    readBuffer.deallocate()
+    iovecs.deallocate()
+  }
+
+  /// `true` when called on this loop's thread.
+  public var inEventLoop: Bool { threadID.load(ordering: .acquiring) == Thread.currentID }
+
+  /// Traps unless called on the loop's thread.
+  public func assertInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
+    precondition(inEventLoop, "must be called on event loop \(index)", file: file, line: line)
+  }
+
+  /// Runs `task` on the loop's thread, after the current iteration's events. Tasks run in
+  /// the order they were submitted.
+  public func execute(_ task: @escaping @Sendable () -> Void) {
+    enqueue(task)
+  }
+
+  private func enqueue(_ task: @escaping @Sendable () -> Void) {
+    let wasEmpty = tasks.withLock { tasks in
+      let empty = tasks.isEmpty
+      tasks.append(task)
+      return empty
+    }
+    if wasEmpty && !inEventLoop { selector.wakeup() }
+  }
+
+  /// Runs `task` on the loop's thread after `delay`.
+  @discardableResult
+  public func schedule(after delay: Duration, _ task: @escaping @Sendable () -> Void) -> Scheduled {
+    let handle = Scheduled()
+    let deadline = Deadline.now().adding(delay)
+    if inEventLoop {
+      timers.push(TimerEntry(deadline: deadline, interval: nil, handle: handle, task: task))
+    } else {
+      enqueue { [self] in
+        timers.push(TimerEntry(deadline: deadline, interval: nil, handle: handle, task: task))
+      }
+    }
+    return handle
+  }
+
+  /// Runs `task` every `interval` until the returned handle is cancelled.
+  @discardableResult
+  public func scheduleRepeating(every interval: Duration, _ task: @escaping @Sendable () -> Void) -> Scheduled {
+    let handle = Scheduled()
+    let deadline = Deadline.now().adding(interval)
+    if inEventLoop {
+      timers.push(TimerEntry(deadline: deadline, interval: interval, handle: handle, task: task))
+    } else {
+      enqueue { [self] in
+        timers.push(TimerEntry(deadline: deadline, interval: interval, handle: handle, task: task))
+      }
+    }
+    return handle
+  }
+
+  /// Like ``schedule(after:_:)`` for loop-bound callers whose closures are not `Sendable`.
+  /// Must be called on the loop's thread.
+  @discardableResult
+  public func scheduleLocal(after delay: Duration, _ task: @escaping () -> Void) -> Scheduled {
+    assertInEventLoop()
+    let handle = Scheduled()
+    timers.push(TimerEntry(deadline: Deadline.now().adding(delay), interval: nil, handle: handle, task: task))
+    return handle
+  }
+
+  // MARK: Registration (loop thread only)
+
+  /// Watches `fd` for `interest`, calling `handler` on readiness. Loop thread only.
+  public func register(_ handler: Selectable, fd: Int32, interest: Interest) throws(IOError) {
+    assertInEventLoop()
+    try selector.register(fd: fd, interest: interest)
+    handlers[fd] = handler
+    interests[fd] = interest
+  }
+
+  /// Changes what `fd` is watched for. Loop thread only.
+  public func setInterest(fd: Int32, _ interest: Interest) {
+    assertInEventLoop()
+    guard let current = interests[fd], current != interest else { return }
+    interests[fd] = interest
+    try? selector.reregister(fd: fd, interest: interest)
+  }
+
+  /// Stops watching `fd` and closes it. Loop thread only.
+  public func deregisterAndClose(fd: Int32) {
+    assertInEventLoop()
+    handlers[fd] = nil
+    interests[fd] = nil
+    selector.deregisterAndClose(fd: fd)
+  }
+
+  /// Asks the loop to call `flush()` on `target` at the end of this iteration.
+  public func needsFlush(_ target: Flushable) {
+    flushList.append(target)
+  }
+
+  /// The number of registered descriptors (for metrics and tests).
+  public var registeredCount: Int {
+    assertInEventLoop()
+    return handlers.count
+  }
+
+  // MARK: Running
+
+  /// Stops the loop after its current iteration and waits for the thread to end. Handlers
+  /// still registered are closed through their descriptors. Call from another thread.
+  public func shutdownGracefully() {
+    precondition(!inEventLoop, "shutdownGracefully would deadlock on the loop's own thread")
+    guard !stopRequested.exchange(true, ordering: .acquiringAndReleasing) else { return }
+    selector.wakeup()
+    finished.wait()
+  }
+
+  private func run() {
+    threadID.store(Thread.currentID, ordering: .releasing)
+    while !stopRequested.load(ordering: .acquiring) {
+      let hasTasks = tasks.withLock { !$0.isEmpty }
+      var timeout: UInt64? = nil
+      if hasTasks || !flushList.isEmpty {
+        timeout = 0
+      } else if let next = timers.nextDeadline {
+        let now = Deadline.now()
+        timeout = next > now ? next.nanoseconds - now.nanoseconds : 0
+      }
+      do {
+        try selector.wait(timeoutNanos: timeout) { fd, events in
+          handlers[fd]?.handle(events)
+        }
+      } catch {
+        // epoll_wait fails only on programming errors; do not spin.
+        usleep(1000)
+      }
+      runTimers()
+      runTasks()
+      flushAll()
+    }
+    runTasks()
+    flushAll()
+    for fd in Array(handlers.keys) { deregisterAndClose(fd: fd) }
+    selector.close()
+    finished.signal()
+  }
+
+  private func runTimers() {
+    guard timers.nextDeadline != nil else { return }
+    let now = Deadline.now()
+    while let entry = timers.popExpired(now: now) {
+      if entry.handle.isCancelled { continue }
+      entry.task()
+      if let interval = entry.interval, !entry.handle.isCancelled {
+        var again = entry
+        again.deadline = now.adding(interval)
+        timers.push(again)
+      }
+    }
+  }
+
+  private func runTasks() {
+    // Bounded: tasks queued by these tasks run in the next iteration, after I/O.
+    let batch = tasks.withLock { tasks -> [@Sendable () -> Void] in
+      let b = tasks
+      tasks.removeAll(keepingCapacity: true)
+      return b
+    }
+    for task in batch { task() }
+  }
+
+  private func flushAll() {
+    var i = 0
+    while i < flushList.count {  // a flush may append (e.g. a close that flushes)
+      flushList[i].flush()
+      i += 1
+    }
+    flushList.removeAll(keepingCapacity: true)
+  }
+}
+
+struct TimerEntry {
+  var deadline: Deadline
+  var interval: Duration?
+  let handle: Scheduled
+  let task: () -> Void
+}
+
+/// A binary min-heap of timers by deadline.
+struct TimerHeap {
+  private var items: [TimerEntry] = []
+
+  var nextDeadline: Deadline? { items.first?.deadline }
+
+  mutating func push(_ entry: TimerEntry) {
+    items.append(entry)
+    var i = items.count - 1
+    while i > 0 {
+      let parent = (i - 1) / 2
+      if items[parent].deadline <= items[i].deadline { break }
+      items.swapAt(parent, i)
+      i = parent
+    }
+  }
+
+  mutating func popExpired(now: Deadline) -> TimerEntry? {
+    guard let first = items.first, first.deadline <= now else { return nil }
+    let last = items.removeLast()
+    if items.isEmpty { return first }
+    items[0] = last
+    var i = 0
+    while true {
+      let l = 2 * i + 1, r = l + 1
+      var smallest = i
+      if l < items.count && items[l].deadline < items[smallest].deadline { smallest = l }
+      if r < items.count && items[r].deadline < items[smallest].deadline { smallest = r }
+      if smallest == i { break }
+      items.swapAt(i, smallest)
+      i = smallest
+    }
+    return first
+  }
+}

@@ -1,0 +1,52 @@
+import Synchronization
+
+/// A fixed set of event loops, one per core by default, handed out round-robin.
+public final class EventLoopGroup: Sendable {
+  /// The loops, indexed from 0.
+  public let loops: [EventLoop]
+  private let cursor = Atomic<Int>(0)
+
+  /// Starts `count` loops (default: one per active core) on `backend`.
+  /// - Throws: ``IOError`` when a selector cannot be created.
+  public init(count: Int = System.coreCount, backend: SelectorBackend = .platformDefault) throws(IOError) {
+    var loops: [EventLoop] = []
+    for i in 0..<max(1, count) {
+      do {
+        loops.append(try EventLoop(index: i, backend: backend))
+      } catch {
+        for loop in loops { loop.shutdownGracefully() }
+        throw error
+      }
+    }
+    self.loops = loops
+  }
+
+  /// The next loop in round-robin order.
+  public func next() -> EventLoop {
+    let i = cursor.add(1, ordering: .relaxed).oldValue
+    return loops[i % loops.count]
+  }
+
+  /// Stops every loop and waits for their threads.
+  public func shutdownGracefully() {
+    for loop in loops { loop.shutdownGracefully() }
+  }
+}
+
+/// Facts about the machine.
+public enum System {
+  /// The number of online processors.
+  public static var coreCount: Int {
+    #if canImport(Glibc)
+      return max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    #else
+      return max(1, Int(sysconf(_SC_NPROCESSORS_ONLN)))
+    #endif
+  }
+}
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif

@@ -1,0 +1,87 @@
+import CSwitchboardShims
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Options for a listening or datagram socket.
+public struct SocketOptions: Sendable {
+  /// `SO_REUSEADDR` (on by default so a restarted server can bind at once).
+  public var reuseAddress = true
+  /// `SO_REUSEPORT`, for several processes or loops sharing a port.
+  public var reusePort = false
+  /// `listen()` backlog.
+  public var backlog: Int32 = 1024
+  /// `IPV6_V6ONLY` for IPv6 sockets (off: `::` also accepts IPv4).
+  public var v6Only = false
+  public init() {}
+}
+
+/// Low-level socket helpers shared by listeners, connections and datagram sockets.
+enum Socket {
+  static func make(family: Int32, type: Int32) throws(IOError) -> Int32 {
+    #if canImport(Glibc)
+      let fd = try syscallBlocking("socket") { socket(family, type | Int32(SOCK_CLOEXEC.rawValue), 0) }
+    #else
+      let fd = try syscallBlocking("socket") { socket(family, type, 0) }
+    #endif
+    _ = sb_set_nonblocking(fd)
+    return fd
+  }
+
+  static func setOption(_ fd: Int32, _ level: Int32, _ name: Int32, _ value: Int32) {
+    var v = value
+    _ = setsockopt(fd, level, name, &v, socklen_t(MemoryLayout<Int32>.size))
+  }
+
+  static func bind(_ fd: Int32, to address: SocketAddress) throws(IOError) {
+    var rc: Int32 = 0
+    repeat {
+      rc = address.withSockAddr { sa, len in Glibc_bind(fd, sa, len) }
+    } while rc < 0 && errno == EINTR
+    if rc < 0 { throw IOError(call: "bind", errno: errno, detail: address.description) }
+  }
+
+  static func localAddress(_ fd: Int32) -> SocketAddress? {
+    var storage = sockaddr_storage()
+    var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+    return withUnsafeMutablePointer(to: &storage) { p in
+      p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+        getsockname(fd, sa, &len) == 0 ? SocketAddress(sa) : nil
+      }
+    }
+  }
+
+  static func remoteAddress(_ fd: Int32) -> SocketAddress? {
+    var storage = sockaddr_storage()
+    var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
+    return withUnsafeMutablePointer(to: &storage) { p in
+      p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
+        getpeername(fd, sa, &len) == 0 ? SocketAddress(sa) : nil
+      }
+    }
+  }
+
+  static var streamType: Int32 {
+    #if canImport(Glibc)
+      return Int32(SOCK_STREAM.rawValue)
+    #else
+      return SOCK_STREAM
+    #endif
+  }
+
+  static var datagramType: Int32 {
+    #if canImport(Glibc)
+      return Int32(SOCK_DGRAM.rawValue)
+    #else
+      return SOCK_DGRAM
+    #endif
+  }
+}
+
+@inline(__always)
+private func Glibc_bind(_ fd: Int32, _ sa: UnsafePointer<sockaddr>, _ len: socklen_t) -> Int32 {
+  bind(fd, sa, len)
+}

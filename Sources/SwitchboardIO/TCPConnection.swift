@@ -1,0 +1,368 @@
+import CSwitchboardShims
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What a ``TCPConnection`` tells its owner. Called on the connection's loop.
+public protocol TCPConnectionDelegate: AnyObject {
+  /// Bytes arrived. The buffer is the loop's shared read buffer: copy what you keep.
+  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer)
+  /// The peer closed its sending side (half-close). The connection can still write; the
+  /// default closes it once pending output is flushed.
+  func connectionDidReadEOF(_ connection: TCPConnection)
+  /// Buffered output crossed the high-water mark (`false`) or drained below the low one
+  /// (`true`). While unwritable the connection stops reading, so a peer that does not read
+  /// cannot keep sending either.
+  func connection(_ connection: TCPConnection, writabilityChanged writable: Bool)
+  /// The connection is closed; `error` is `nil` for an orderly close.
+  func connection(_ connection: TCPConnection, didCloseWith error: IOError?)
+}
+
+extension TCPConnectionDelegate {
+  public func connectionDidReadEOF(_ connection: TCPConnection) { connection.close() }
+  public func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {}
+}
+
+/// Output limits of a connection.
+public struct WriteLimits: Sendable {
+  /// Above this many buffered bytes the connection is unwritable and stops reading.
+  public var highWaterMark = 256 * 1024
+  /// Below this it is writable again.
+  public var lowWaterMark = 64 * 1024
+  /// Above this the peer is too slow: the connection is reset (``IOError`` call
+  /// `"slow consumer"`), so memory stays bounded whatever the peer does.
+  public var maximumBuffered = 4 * 1024 * 1024
+  public init() {}
+}
+
+/// A non-blocking TCP stream bound to one event loop.
+///
+/// Writes are appended to a queue and flushed once per loop iteration with `writev`, so a
+/// burst of frames costs one system call. Every method must be called on ``loop``.
+public final class TCPConnection: Selectable, Flushable {
+  /// The loop that owns the connection.
+  public let loop: EventLoop
+  /// The socket.
+  public let fd: Int32
+  /// The peer's address, when known.
+  public let remoteAddress: SocketAddress?
+  /// Receives reads and state changes.
+  public weak var delegate: TCPConnectionDelegate?
+  /// Output limits.
+  public var limits = WriteLimits()
+
+  private var queue: [SharedBytes] = []
+  private var queueHead = 0
+  private var headOffset = 0
+  /// Bytes waiting to be written.
+  public private(set) var bufferedBytes = 0
+  private var flushScheduled = false
+  private var writeInterest = false
+  /// `false` while buffered output is above the high-water mark.
+  public private(set) var isWritable = true
+  private var readPaused = false
+  private var closeAfterFlush = false
+  /// `true` once the connection is closed (no more callbacks, writes are dropped).
+  public private(set) var isClosed = false
+  private var connecting: ((IOError?) -> Void)?
+  private var readEOF = false
+
+  /// Adopts an accepted, non-blocking socket and starts reading. Must run on `loop`.
+  /// - Throws: ``IOError`` when the descriptor cannot be registered (it is then closed).
+  public init(fd: Int32, loop: EventLoop, remoteAddress: SocketAddress? = nil) throws(IOError) {
+    loop.assertInEventLoop()
+    self.fd = fd
+    self.loop = loop
+    self.remoteAddress = remoteAddress ?? Socket.remoteAddress(fd)
+    Socket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+    do {
+      try loop.register(self, fd: fd, interest: .read)
+    } catch {
+      _ = Glibc_close(fd)
+      throw error
+    }
+  }
+
+  private init(connectingFD fd: Int32, loop: EventLoop, remote: SocketAddress) throws(IOError) {
+    self.fd = fd
+    self.loop = loop
+    self.remoteAddress = remote
+    try loop.register(self, fd: fd, interest: .write)
+    writeInterest = true
+  }
+
+  /// Opens a connection to `address` on `loop` (which must be the current loop). The
+  /// callback gets the connection once established, or the error (`connect` with
+  /// `ECONNREFUSED`, …). The delegate should be set inside the callback.
+  public static func connect(
+    to address: SocketAddress, on loop: EventLoop,
+    _ completion: @escaping (Result<TCPConnection, IOError>) -> Void
+  ) {
+    loop.assertInEventLoop()
+    let fd: Int32
+    do {
+      fd = try Socket.make(family: address.family, type: Socket.streamType)
+    } catch {
+      completion(.failure(error))
+      return
+    }
+    Socket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
+    let rc = address.withSockAddr { sa, len in Glibc_connect(fd, sa, len) }
+    let err = rc == 0 ? 0 : errno
+    if rc != 0 && err != EINPROGRESS && err != EINTR {
+      _ = Glibc_close(fd)
+      completion(.failure(IOError(call: "connect", errno: err, detail: address.description)))
+      return
+    }
+    do {
+      let connection = try TCPConnection(connectingFD: fd, loop: loop, remote: address)
+      connection.connecting = { [unowned connection] error in
+        if let error {
+          completion(.failure(IOError(call: "connect", errno: error.errno, detail: address.description)))
+        } else {
+          completion(.success(connection))
+        }
+      }
+    } catch {
+      _ = Glibc_close(fd)
+      completion(.failure(error))
+    }
+  }
+
+  // MARK: Events
+
+  public func handle(_ events: ReadyEvents) {
+    if let connecting {
+      self.connecting = nil
+      var soError: Int32 = 0
+      var len = socklen_t(MemoryLayout<Int32>.size)
+      getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &len)
+      if soError != 0 {
+        let error = IOError(call: "connect", errno: soError)
+        isClosed = true
+        loop.deregisterAndClose(fd: fd)
+        connecting(error)
+        return
+      }
+      writeInterest = false
+      loop.setInterest(fd: fd, .read)
+      connecting(nil)
+      return
+    }
+    if events.contains(.writable) && !isClosed {
+      flushNow()
+    }
+    if (events.contains(.readable) || events.contains(.hangup)) && !isClosed && !readPaused {
+      readAvailable()
+    }
+  }
+
+  private func readAvailable() {
+    let buffer = loop.readBuffer
+    // Bounded per event for fairness between connections; level-triggering brings us back.
+    for _ in 0..<4 {
+      if isClosed || readPaused || readEOF { return }
+      let result: IOResult<Int>
+      do {
+        result = try syscall("read") { Glibc_read(fd, buffer.baseAddress!, buffer.count) }
+      } catch {
+        fail(error)
+        return
+      }
+      switch result {
+      case .wouldBlock:
+        return
+      case .processed(0):
+        readEOF = true
+        updateInterest()
+        if let delegate { delegate.connectionDidReadEOF(self) } else { close() }
+        return
+      case .processed(let n):
+        delegate?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+        if n < buffer.count { return }
+      }
+    }
+  }
+
+  // MARK: Writing
+
+  /// Queues `bytes` for writing; they leave with the loop's next flush.
+  public func write(_ bytes: SharedBytes) {
+    guard !isClosed, !closeAfterFlush else { return }
+    guard bytes.count > 0 else { return }
+    queue.append(bytes)
+    bufferedBytes += bytes.count
+    if bufferedBytes > limits.maximumBuffered {
+      fail(IOError(call: "slow consumer", errno: 0, detail: "(more than \(limits.maximumBuffered) bytes unread)"))
+      return
+    }
+    if isWritable && bufferedBytes > limits.highWaterMark {
+      isWritable = false
+      readPaused = true
+      updateInterest()
+      delegate?.connection(self, writabilityChanged: false)
+    }
+    scheduleFlush()
+  }
+
+  /// Copies and queues `bytes`.
+  public func write(_ bytes: [UInt8]) {
+    write(SharedBytes(bytes))
+  }
+
+  /// Queues the UTF-8 of `string`.
+  public func write(string: String) {
+    write(SharedBytes(string: string))
+  }
+
+  private func scheduleFlush() {
+    guard !flushScheduled, !writeInterest else { return }
+    flushScheduled = true
+    loop.needsFlush(self)
+  }
+
+  public func flush() {
+    flushScheduled = false
+    if !isClosed && !writeInterest { flushNow() }
+  }
+
+  private func flushNow() {
+    while queueHead < queue.count && !isClosed {
+      let iov = loop.iovecs
+      var n = 0
+      var index = queueHead
+      while index < queue.count && n < loop.iovecCapacity {
+        let chunk = queue[index]
+        let offset = index == queueHead ? headOffset : 0
+        iov[n] = iovec(iov_base: chunk.base + offset, iov_len: chunk.count - offset)
+        n += 1
+        index += 1
+      }
+      let result: IOResult<Int>
+      do {
+        result = try syscall("writev") { Glibc_writev(fd, iov, Int32(n)) }
+      } catch {
+        fail(error)
+        return
+      }
+      guard case .processed(var written) = result else { break }
+      bufferedBytes -= written
+      while written > 0 {
+        let remaining = queue[queueHead].count - headOffset
+        if written >= remaining {
+          written -= remaining
+          queueHead += 1
+          headOffset = 0
+        } else {
+          headOffset += written
+          written = 0
+        }
+      }
+    }
+    compactQueue()
+    let drained = queueHead >= queue.count
+    let wantWrite = !drained && !isClosed
+    if wantWrite != writeInterest {
+      writeInterest = wantWrite
+      updateInterest()
+    }
+    if !isWritable && bufferedBytes < limits.lowWaterMark && !isClosed {
+      isWritable = true
+      readPaused = false
+      updateInterest()
+      delegate?.connection(self, writabilityChanged: true)
+    }
+    if drained && closeAfterFlush && !isClosed {
+      finish(nil)
+    }
+  }
+
+  private func compactQueue() {
+    if queueHead >= queue.count {
+      queue.removeAll(keepingCapacity: queue.count <= 16)
+      queueHead = 0
+    } else if queueHead > 32 && queueHead * 2 > queue.count {
+      queue.removeFirst(queueHead)
+      queueHead = 0
+    }
+  }
+
+  private func updateInterest() {
+    guard !isClosed else { return }
+    var interest: Interest = []
+    if !readPaused && !readEOF { interest.insert(.read) }
+    if writeInterest { interest.insert(.write) }
+    loop.setInterest(fd: fd, interest)
+  }
+
+  // MARK: Closing
+
+  /// Closes after flushing what is queued (an orderly close).
+  public func close() {
+    guard !isClosed else { return }
+    if queueHead >= queue.count {
+      finish(nil)
+    } else {
+      closeAfterFlush = true
+      readPaused = true
+      updateInterest()
+      scheduleFlush()
+    }
+  }
+
+  /// Closes at once and makes the kernel send a reset (SO_LINGER 0), dropping output.
+  public func reset() {
+    guard !isClosed else { return }
+    var linger = Glibc_linger(l_onoff: 1, l_linger: 0)
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc_linger>.size))
+    finish(nil)
+  }
+
+  /// Shuts down the sending side after queued output (TCP half-close).
+  public func shutdownOutput() {
+    guard !isClosed else { return }
+    flushNow()
+    _ = shutdown(fd, Int32(SHUT_WR))
+  }
+
+  private func fail(_ error: IOError) {
+    guard !isClosed else { return }
+    if error.call == "slow consumer" {
+      var linger = Glibc_linger(l_onoff: 1, l_linger: 0)
+      setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc_linger>.size))
+    }
+    finish(error)
+  }
+
+  private func finish(_ error: IOError?) {
+    guard !isClosed else { return }
+    isClosed = true
+    queue = []
+    queueHead = 0
+    bufferedBytes = 0
+    loop.deregisterAndClose(fd: fd)
+    let delegate = self.delegate
+    self.delegate = nil
+    delegate?.connection(self, didCloseWith: error)
+  }
+}
+
+@available(*, unavailable)
+extension TCPConnection: Sendable {}
+
+#if canImport(Glibc)
+  typealias Glibc_linger = Glibc.linger
+#else
+  typealias Glibc_linger = Darwin.linger
+#endif
+@inline(__always) func Glibc_close(_ fd: Int32) -> Int32 { close(fd) }
+@inline(__always) func Glibc_read(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { read(fd, p, n) }
+@inline(__always) func Glibc_writev(_ fd: Int32, _ iov: UnsafePointer<iovec>, _ n: Int32) -> Int {
+  writev(fd, iov, n)
+}
+@inline(__always) func Glibc_connect(_ fd: Int32, _ sa: UnsafePointer<sockaddr>, _ len: socklen_t) -> Int32 {
+  connect(fd, sa, len)
+}

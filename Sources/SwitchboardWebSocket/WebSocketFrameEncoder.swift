@@ -1,0 +1,183 @@
+/// Encodes WebSocket frames (RFC 6455 section 5.2) into wire bytes.
+///
+/// Server frames (no mask key) take a fast path: header plus one bulk copy of the
+/// payload. Client frames are masked eight bytes at a time.
+///
+/// A mask key is written on the wire most significant byte first, so the RFC 6455
+/// example key `37 fa 21 3d` is `maskKey: 0x37fa_213d`.
+public enum WebSocketFrameEncoder {
+  /// The number of header bytes a frame with this payload size needs.
+  /// - Parameters:
+  ///   - payloadCount: The payload length in bytes.
+  ///   - masked: Whether the frame carries a 4-byte mask key.
+  @inlinable
+  public static func headerSize(payloadCount: Int, masked: Bool) -> Int {
+    let base: Int
+    if payloadCount <= 125 {
+      base = 2
+    } else if payloadCount <= 0xFFFF {
+      base = 4
+    } else {
+      base = 10
+    }
+    return masked ? base + 4 : base
+  }
+
+  /// Encodes one frame.
+  /// - Parameters:
+  ///   - opcode: The frame's opcode.
+  ///   - payload: The unmasked payload.
+  ///   - fin: Whether this is the final frame of its message (default `true`).
+  ///   - rsv1: The RSV1 bit (set for permessage-deflate compressed messages).
+  ///   - maskKey: The mask key for client frames, or `nil` for unmasked server frames.
+  /// - Returns: The frame's wire bytes.
+  public static func encode(
+    opcode: WebSocketOpcode, payload: [UInt8], fin: Bool = true, rsv1: Bool = false, maskKey: UInt32? = nil
+  ) -> [UInt8] {
+    payload.withUnsafeBytes { encode(opcode: opcode, payload: $0, fin: fin, rsv1: rsv1, maskKey: maskKey) }
+  }
+
+  /// Encodes one frame from raw payload bytes.
+  /// - Parameters:
+  ///   - opcode: The frame's opcode.
+  ///   - payload: The unmasked payload.
+  ///   - fin: Whether this is the final frame of its message (default `true`).
+  ///   - rsv1: The RSV1 bit (set for permessage-deflate compressed messages).
+  ///   - maskKey: The mask key for client frames, or `nil` for unmasked server frames.
+  /// - Returns: The frame's wire bytes.
+  public static func encode(
+    opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, fin: Bool = true, rsv1: Bool = false,
+    maskKey: UInt32? = nil
+  ) -> [UInt8] {
+    let header = headerSize(payloadCount: payload.count, masked: maskKey != nil)
+    let total = header + payload.count
+    return [UInt8](unsafeUninitializedCapacity: total) { buffer, initialized in
+      let raw = UnsafeMutableRawBufferPointer(buffer)
+      writeHeader(
+        into: raw, opcode: opcode, payloadCount: payload.count, fin: fin, rsv1: rsv1, maskKey: maskKey)
+      let body = UnsafeMutableRawBufferPointer(rebasing: raw[header...])
+      if let maskKey {
+        mask(source: payload, destination: body, key: maskKey)
+      } else if payload.count > 0 {
+        body.copyMemory(from: payload)
+      }
+      initialized = total
+    }
+  }
+
+  /// Appends one encoded frame to `buffer`, for batching several frames into one write.
+  /// - Parameters:
+  ///   - buffer: The buffer to append to.
+  ///   - opcode: The frame's opcode.
+  ///   - payload: The unmasked payload.
+  ///   - fin: Whether this is the final frame of its message (default `true`).
+  ///   - rsv1: The RSV1 bit.
+  ///   - maskKey: The mask key for client frames, or `nil` for unmasked server frames.
+  public static func append(
+    into buffer: inout [UInt8], opcode: WebSocketOpcode, payload: [UInt8], fin: Bool = true,
+    rsv1: Bool = false, maskKey: UInt32? = nil
+  ) {
+    payload.withUnsafeBytes {
+      append(into: &buffer, opcode: opcode, payload: $0, fin: fin, rsv1: rsv1, maskKey: maskKey)
+    }
+  }
+
+  /// Appends one encoded frame with raw payload bytes to `buffer`.
+  /// - Parameters:
+  ///   - buffer: The buffer to append to.
+  ///   - opcode: The frame's opcode.
+  ///   - payload: The unmasked payload.
+  ///   - fin: Whether this is the final frame of its message (default `true`).
+  ///   - rsv1: The RSV1 bit.
+  ///   - maskKey: The mask key for client frames, or `nil` for unmasked server frames.
+  public static func append(
+    into buffer: inout [UInt8], opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, fin: Bool = true,
+    rsv1: Bool = false, maskKey: UInt32? = nil
+  ) {
+    let header = headerSize(payloadCount: payload.count, masked: maskKey != nil)
+    let start = buffer.count
+    buffer.reserveCapacity(start + header + payload.count)
+    // Header bytes: at most 14, appended through a small stack buffer.
+    withUnsafeTemporaryAllocation(byteCount: 14, alignment: 1) { tmp in
+      writeHeader(
+        into: tmp, opcode: opcode, payloadCount: payload.count, fin: fin, rsv1: rsv1, maskKey: maskKey)
+      buffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: tmp[..<header]))
+    }
+    guard payload.count > 0 else { return }
+    buffer.append(contentsOf: payload)
+    if let maskKey {
+      buffer.withUnsafeMutableBytes { all in
+        let body = UnsafeMutableRawBufferPointer(rebasing: all[(start + header)...])
+        mask(source: UnsafeRawBufferPointer(body), destination: body, key: maskKey)
+      }
+    }
+  }
+
+  /// XORs `source` with the mask key into `destination` (which may be the same memory),
+  /// starting at key phase 0. Processes eight bytes per step.
+  /// - Parameters:
+  ///   - source: The input bytes.
+  ///   - destination: Where the output goes; at least `source.count` bytes.
+  ///   - key: The mask key, most significant byte first on the wire.
+  public static func mask(source: UnsafeRawBufferPointer, destination: UnsafeMutableRawBufferPointer, key: UInt32) {
+    let count = source.count
+    precondition(destination.count >= count)
+    guard count > 0, let src = source.baseAddress, let dst = destination.baseAddress else { return }
+    // The key's bytes in wire order, as a word in memory order.
+    let key32 = key.bigEndian
+    let key64 = UInt64(key32) | (UInt64(key32) << 32)
+    var i = 0
+    while i + 8 <= count {
+      let word = src.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+      dst.storeBytes(of: word ^ key64, toByteOffset: i, as: UInt64.self)
+      i += 8
+    }
+    if i + 4 <= count {
+      let word = src.loadUnaligned(fromByteOffset: i, as: UInt32.self)
+      dst.storeBytes(of: word ^ key32, toByteOffset: i, as: UInt32.self)
+      i += 4
+    }
+    // i is a multiple of 4 here, so the key phase restarts at byte 0.
+    var phase = 0
+    while i < count {
+      let k = UInt8(truncatingIfNeeded: key >> (24 - 8 * phase))
+      dst.storeBytes(of: src.load(fromByteOffset: i, as: UInt8.self) ^ k, toByteOffset: i, as: UInt8.self)
+      i += 1
+      phase += 1
+    }
+  }
+
+  /// Writes the frame header (including the mask key, if any) at the start of `out`.
+  @usableFromInline
+  static func writeHeader(
+    into out: UnsafeMutableRawBufferPointer, opcode: WebSocketOpcode, payloadCount: Int, fin: Bool,
+    rsv1: Bool, maskKey: UInt32?
+  ) {
+    var first = opcode.rawValue
+    if fin { first |= 0x80 }
+    if rsv1 { first |= 0x40 }
+    out[0] = first
+    let maskBit: UInt8 = maskKey == nil ? 0 : 0x80
+    var offset: Int
+    if payloadCount <= 125 {
+      out[1] = maskBit | UInt8(payloadCount)
+      offset = 2
+    } else if payloadCount <= 0xFFFF {
+      out[1] = maskBit | 126
+      out[2] = UInt8(truncatingIfNeeded: payloadCount >> 8)
+      out[3] = UInt8(truncatingIfNeeded: payloadCount)
+      offset = 4
+    } else {
+      out[1] = maskBit | 127
+      let length = UInt64(payloadCount)
+      for index in 0..<8 {
+        out[2 + index] = UInt8(truncatingIfNeeded: length >> (56 - 8 * UInt64(index)))
+      }
+      offset = 10
+    }
+    if let maskKey {
+      out.storeBytes(of: maskKey.bigEndian, toByteOffset: offset, as: UInt32.self)
+      offset += 4
+    }
+  }
+}

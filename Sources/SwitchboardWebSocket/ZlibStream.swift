@@ -1,0 +1,126 @@
+import CZlib
+
+/// One zlib stream (raw deflate or raw inflate) at a stable address.
+///
+/// zlib keeps a back pointer to its `z_stream`, so the struct must never move: it is
+/// allocated once here and freed (after `deflateEnd`/`inflateEnd`) in `deinit`.
+final class ZlibStream {
+  enum Kind {
+    case deflate
+    case inflate
+  }
+
+  let kind: Kind
+  private let stream: UnsafeMutablePointer<z_stream>
+
+  /// - Parameters:
+  ///   - kind: Compressor or decompressor.
+  ///   - windowBits: 8–15; zlib cannot open a raw deflater with 8, so 8 becomes 9, as
+  ///     other zlib-based implementations do.
+  ///   - level: The compression level (-1 for zlib's default).
+  ///   - memLevel: zlib's memLevel (1–9) for a deflater.
+  init(kind: Kind, windowBits: Int, level: Int32 = -1, memLevel: Int32 = 8) throws(WebSocketError) {
+    self.kind = kind
+    stream = .allocate(capacity: 1)
+    stream.initialize(to: z_stream())
+    let bits = Int32(min(max(windowBits, 9), 15))
+    let result: Int32
+    switch kind {
+    case .deflate: result = sb_deflateInit2(stream, level, -bits, memLevel)
+    case .inflate: result = sb_inflateInit2(stream, -bits)
+    }
+    guard result == Z_OK else {
+      stream.deinitialize(count: 1)
+      stream.deallocate()
+      throw .internal("zlib init failed (\(result))")
+    }
+  }
+
+  deinit {
+    switch kind {
+    case .deflate: deflateEnd(stream)
+    case .inflate: inflateEnd(stream)
+    }
+    stream.deinitialize(count: 1)
+    stream.deallocate()
+  }
+
+  /// Forgets the sliding window (no context takeover).
+  func reset() {
+    switch kind {
+    case .deflate: deflateReset(stream)
+    case .inflate: inflateReset(stream)
+    }
+  }
+
+  /// Compresses `input` with a sync flush and returns the output with the trailing
+  /// `00 00 ff ff` removed.
+  func compress(_ input: UnsafeRawBufferPointer) throws(WebSocketError) -> [UInt8] {
+    precondition(kind == .deflate)
+    var output = [UInt8](repeating: 0, count: input.count / 2 + 64)
+    var produced = 0
+    stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+    stream.pointee.avail_in = UInt32(input.count)
+    while true {
+      let room = output.count - produced
+      let result = output.withUnsafeMutableBytes { out -> Int32 in
+        stream.pointee.next_out = out.baseAddress!.advanced(by: produced).assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_out = UInt32(room)
+        return deflate(stream, Z_SYNC_FLUSH)
+      }
+      produced += room - Int(stream.pointee.avail_out)
+      stream.pointee.next_in = nil
+      stream.pointee.next_out = nil
+      guard result == Z_OK || result == Z_BUF_ERROR else { throw .internal("deflate failed (\(result))") }
+      if stream.pointee.avail_out != 0 && stream.pointee.avail_in == 0 { break }
+      output.append(contentsOf: repeatElement(0, count: max(output.count, 256)))
+    }
+    output.removeLast(output.count - produced)
+    if produced >= 4 && output[produced - 4] == 0 && output[produced - 3] == 0 && output[produced - 2] == 0xFF
+      && output[produced - 1] == 0xFF
+    {
+      output.removeLast(4)
+    }
+    if output.isEmpty { output = [0x00] }  // RFC 7692 7.2.3.6: a lone 00 is an empty message
+    return output
+  }
+
+  /// Inflates `input`, appending to `output`, failing with 1009 as soon as `output`
+  /// would exceed `limit` bytes. Never produces more than `limit + 1` bytes.
+  func decompress(_ input: UnsafeRawBufferPointer, into output: inout [UInt8], limit: Int) throws(WebSocketError) {
+    precondition(kind == .inflate)
+    stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+    stream.pointee.avail_in = UInt32(input.count)
+    defer {
+      stream.pointee.next_in = nil
+      stream.pointee.next_out = nil
+    }
+    while true {
+      let produced = output.count
+      let room = min(max(input.count * 4, 4096), limit + 1 - produced)
+      if room <= 0 { throw .messageTooBig("decompressed message over the limit of \(limit) bytes") }
+      output.append(contentsOf: repeatElement(0, count: room))
+      let result = output.withUnsafeMutableBytes { out -> Int32 in
+        stream.pointee.next_out = out.baseAddress!.advanced(by: produced).assumingMemoryBound(to: Bytef.self)
+        stream.pointee.avail_out = UInt32(room)
+        return inflate(stream, Z_SYNC_FLUSH)
+      }
+      let left = Int(stream.pointee.avail_out)
+      output.removeLast(left)
+      if output.count > limit {
+        throw .messageTooBig("decompressed message over the limit of \(limit) bytes")
+      }
+      switch result {
+      case Z_OK, Z_BUF_ERROR:
+        // Output space left over means zlib consumed all the input it could.
+        if left > 0 { return }
+      case Z_STREAM_END:
+        // The peer finished a deflate stream (BFINAL); the next data starts a new one.
+        inflateReset(stream)
+        if stream.pointee.avail_in == 0 { return }
+      default:
+        throw .protocolError("invalid compressed data")
+      }
+    }
+  }
+}
