@@ -25,7 +25,7 @@ let package = Package(
     .target(
       name: "SwitchboardServer",
       dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat"]),
-    .executableTarget(name: "switchboard", dependencies: ["SwitchboardServer"]),
+    .executableTarget(name: "switchboard", dependencies: ["SwitchboardServer", "SwitchboardChat", "SwitchboardIO"]),
     .testTarget(name: "SwitchboardIOTests", dependencies: ["SwitchboardIO"]),
     .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),

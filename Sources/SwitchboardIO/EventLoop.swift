@@ -162,6 +162,15 @@ public final class EventLoop: @unchecked Sendable {
     return handle
   }
 
+  /// Like ``scheduleRepeating(every:_:)`` for loop-bound callers. Loop thread only.
+  @discardableResult
+  public func scheduleRepeatingLocal(every interval: Duration, _ task: @escaping () -> Void) -> Scheduled {
+    assertInEventLoop()
+    let handle = Scheduled()
+    timers.push(TimerEntry(deadline: Deadline.now().adding(interval), interval: interval, handle: handle, task: task))
+    return handle
+  }
+
   // MARK: Registration (loop thread only)
 
   /// Watches `fd` for `interest`, calling `handler` on readiness. Loop thread only.

@@ -118,8 +118,10 @@ extension PerMessageDeflate {
       guard let offer = parseOffer(element.parameters) else { continue }
       var negotiated = Parameters()
       var response = extensionName
-      negotiated.serverNoContextTakeover = offer.serverNoContextTakeover || preferences.serverNoContextTakeover
-      negotiated.clientNoContextTakeover = offer.clientNoContextTakeover || preferences.clientNoContextTakeover
+      negotiated.serverNoContextTakeover =
+        offer.serverNoContextTakeover || preferences.serverNoContextTakeover
+      negotiated.clientNoContextTakeover =
+        offer.clientNoContextTakeover || preferences.clientNoContextTakeover
       if negotiated.serverNoContextTakeover { response += "; server_no_context_takeover" }
       if negotiated.clientNoContextTakeover { response += "; client_no_context_takeover" }
       negotiated.serverMaxWindowBits = min(offer.serverMaxWindowBits ?? 15, preferences.serverMaxWindowBits)
@@ -168,7 +170,9 @@ extension PerMessageDeflate {
   /// - Returns: The parameters both sides now use.
   /// - Throws: ``WebSocketError/protocolError`` if the response is not a valid answer to
   ///   the offer.
-  public static func acceptResponse(_ response: String, offered: Parameters) throws(WebSocketError) -> Parameters {
+  public static func acceptResponse(_ response: String, offered: Parameters) throws(WebSocketError)
+    -> Parameters
+  {
     let elements = parseExtensions(response)
     guard elements.count == 1, elements[0].name == extensionName else {
       throw .protocolError("unexpected extensions in response: \(response)")

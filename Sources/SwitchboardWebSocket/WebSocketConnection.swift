@@ -127,7 +127,9 @@ public struct WebSocketConnection {
     message = nil
   }
 
-  private mutating func handle(_ frame: WebSocketFrame, actions: inout [WebSocketAction]) throws(WebSocketError) {
+  private mutating func handle(_ frame: WebSocketFrame, actions: inout [WebSocketAction])
+    throws(WebSocketError)
+  {
     switch frame.opcode {
     case .text, .binary:
       guard message == nil else {
@@ -159,7 +161,9 @@ public struct WebSocketConnection {
   }
 
   /// An unfragmented, uncompressed message: no copy.
-  private func deliverWhole(isText: Bool, _ payload: [UInt8], actions: inout [WebSocketAction]) throws(WebSocketError) {
+  private func deliverWhole(isText: Bool, _ payload: [UInt8], actions: inout [WebSocketAction])
+    throws(WebSocketError)
+  {
     guard payload.count <= configuration.maxMessageSize else {
       throw .messageTooBig("message over the limit of \(configuration.maxMessageSize) bytes")
     }
@@ -202,7 +206,8 @@ public struct WebSocketConnection {
       if frame.fin && !partial.validator.isComplete { throw .invalidUTF8("text message ends mid character") }
     }
     if frame.fin {
-      actions.append(partial.isText ? .text(String(decoding: partial.bytes, as: UTF8.self)) : .binary(partial.bytes))
+      actions.append(
+        partial.isText ? .text(String(decoding: partial.bytes, as: UTF8.self)) : .binary(partial.bytes))
     } else {
       message = partial
     }
@@ -262,7 +267,8 @@ public struct WebSocketConnection {
   }
 
   private func encode(_ opcode: WebSocketOpcode, _ payload: [UInt8]) -> [UInt8] {
-    WebSocketFrameEncoder.encode(opcode: opcode, payload: payload, maskKey: role == .client ? maskKeyProvider() : nil)
+    WebSocketFrameEncoder.encode(
+      opcode: opcode, payload: payload, maskKey: role == .client ? maskKeyProvider() : nil)
   }
 
   // MARK: Shared server frames

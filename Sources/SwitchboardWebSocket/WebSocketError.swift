@@ -4,12 +4,13 @@
 /// compares the kind only, ignoring the message) so kinds can be added later without
 /// breaking users.
 public struct WebSocketError: Error, Sendable, CustomStringConvertible {
-  private enum Code: UInt16, Sendable {
-    case protocolError = 1002
-    case invalidUTF8 = 1007
-    case policy = 1008
-    case messageTooBig = 1009
-    case `internal` = 1011
+  private enum Code: Sendable {
+    case protocolError
+    case invalidUTF8
+    case policy
+    case messageTooBig
+    case `internal`
+    case handshakeFailed
   }
 
   private let code: Code
@@ -22,7 +23,15 @@ public struct WebSocketError: Error, Sendable, CustomStringConvertible {
   }
 
   /// The close code (RFC 6455 section 7.4.1) that this error maps to.
-  public var closeCode: UInt16 { code.rawValue }
+  public var closeCode: UInt16 {
+    switch code {
+    case .protocolError, .handshakeFailed: 1002
+    case .invalidUTF8: 1007
+    case .policy: 1008
+    case .messageTooBig: 1009
+    case .internal: 1011
+    }
+  }
 
   /// A readable description: the close code and the message.
   public var description: String { "WebSocketError(\(closeCode)): \(message)" }
@@ -38,6 +47,10 @@ public struct WebSocketError: Error, Sendable, CustomStringConvertible {
   /// An unexpected internal condition such as a compression failure (close code 1011).
   public static let `internal` = WebSocketError(.internal, "internal error")
 
+  /// The opening handshake failed (a client saw an invalid server response). There is
+  /// no connection to close yet; ``closeCode`` is 1002 for uniformity.
+  public static let handshakeFailed = WebSocketError(.handshakeFailed, "handshake failed")
+
   /// A protocol violation (1002) with a specific message.
   public static func protocolError(_ message: String) -> WebSocketError { .init(.protocolError, message) }
   /// Invalid UTF-8 (1007) with a specific message.
@@ -46,11 +59,13 @@ public struct WebSocketError: Error, Sendable, CustomStringConvertible {
   public static func policy(_ message: String) -> WebSocketError { .init(.policy, message) }
   /// A frame or message over the limit (1009) with a specific message.
   public static func messageTooBig(_ message: String) -> WebSocketError { .init(.messageTooBig, message) }
+  /// A failed opening handshake with a specific message.
+  public static func handshakeFailed(_ message: String) -> WebSocketError { .init(.handshakeFailed, message) }
   /// An internal error (1011) with a specific message.
   public static func `internal`(_ message: String) -> WebSocketError { .init(.internal, message) }
 }
 
 extension WebSocketError: Equatable {
-  /// Two errors are equal when they are of the same kind (close code); messages are ignored.
+  /// Two errors are equal when they are of the same kind; messages are ignored.
   public static func == (lhs: WebSocketError, rhs: WebSocketError) -> Bool { lhs.code == rhs.code }
 }

@@ -127,7 +127,8 @@ public struct WebSocketFrameDecoder: Sendable {
       let source = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + payloadCount)])
       let payload = [UInt8](unsafeUninitializedCapacity: payloadCount) { out, initialized in
         if masked {
-          WebSocketFrameEncoder.mask(source: source, destination: UnsafeMutableRawBufferPointer(out), key: maskKey)
+          WebSocketFrameEncoder.mask(
+            source: source, destination: UnsafeMutableRawBufferPointer(out), key: maskKey)
         } else if payloadCount > 0 {
           UnsafeMutableRawBufferPointer(out).copyMemory(from: source)
         }

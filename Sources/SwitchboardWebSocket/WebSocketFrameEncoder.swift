@@ -119,7 +119,9 @@ public enum WebSocketFrameEncoder {
   ///   - source: The input bytes.
   ///   - destination: Where the output goes; at least `source.count` bytes.
   ///   - key: The mask key, most significant byte first on the wire.
-  public static func mask(source: UnsafeRawBufferPointer, destination: UnsafeMutableRawBufferPointer, key: UInt32) {
+  public static func mask(
+    source: UnsafeRawBufferPointer, destination: UnsafeMutableRawBufferPointer, key: UInt32
+  ) {
     let count = source.count
     precondition(destination.count >= count)
     guard count > 0, let src = source.baseAddress, let dst = destination.baseAddress else { return }

@@ -59,7 +59,8 @@ final class ZlibStream {
     precondition(kind == .deflate)
     var output = [UInt8](repeating: 0, count: input.count / 2 + 64)
     var produced = 0
-    stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+    stream.pointee.next_in = UnsafeMutablePointer(
+      mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
     stream.pointee.avail_in = UInt32(input.count)
     while true {
       let room = output.count - produced
@@ -87,9 +88,12 @@ final class ZlibStream {
 
   /// Inflates `input`, appending to `output`, failing with 1009 as soon as `output`
   /// would exceed `limit` bytes. Never produces more than `limit + 1` bytes.
-  func decompress(_ input: UnsafeRawBufferPointer, into output: inout [UInt8], limit: Int) throws(WebSocketError) {
+  func decompress(_ input: UnsafeRawBufferPointer, into output: inout [UInt8], limit: Int)
+    throws(WebSocketError)
+  {
     precondition(kind == .inflate)
-    stream.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+    stream.pointee.next_in = UnsafeMutablePointer(
+      mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
     stream.pointee.avail_in = UInt32(input.count)
     defer {
       stream.pointee.next_in = nil

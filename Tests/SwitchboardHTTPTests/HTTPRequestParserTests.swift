@@ -135,7 +135,15 @@ struct HTTPRequestParserTests {
     #expect(throws: HTTPError.malformedRequestLine) { try parser.next() }
   }
 
-  static let malformed: [(String, String, HTTPError)] = [
+  /// A named bad input, shown by its name in test output instead of its raw bytes.
+  struct Malformed: CustomTestStringConvertible, Sendable {
+    var name: String
+    var text: String
+    var expected: HTTPError
+    var testDescription: String { name }
+  }
+
+  static let malformed: [Malformed] = [(String, String, HTTPError)]([
     ("bad method token", "GE(T / HTTP/1.1\r\n\r\n", .malformedRequestLine),
     ("empty method", " / HTTP/1.1\r\n\r\n", .malformedRequestLine),
     ("missing version", "GET /\r\n\r\n", .malformedRequestLine),
@@ -161,13 +169,13 @@ struct HTTPRequestParserTests {
     ("huge Content-Length", "POST / HTTP/1.1\r\nContent-Length: 99999999999999999999999\r\n\r\n", .invalidContentLength),
     ("body over limit", "POST / HTTP/1.1\r\nContent-Length: 1048577\r\n\r\n", .bodyTooLarge),
     ("chunked body", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", .unsupportedTransferEncoding),
-  ]
+  ]).map { Malformed(name: $0.0, text: $0.1, expected: $0.2) }
 
   @Test(arguments: malformed)
-  func malformedRequestIsRejected(name: String, text: String, expected: HTTPError) {
-    let outcome = RequestOutcome(text)
-    #expect(outcome.error == expected, "\(name)")
-    #expect(outcome.requests.isEmpty, "\(name)")
+  func malformedRequestIsRejected(input: Malformed) {
+    let outcome = RequestOutcome(input.text)
+    #expect(outcome.error == input.expected, "\(input.name)")
+    #expect(outcome.requests.isEmpty, "\(input.name)")
   }
 
   @Test func errorsCarryTheirStatusCodes() {

@@ -75,7 +75,8 @@ extension WebSocketConnection {
 
 /// A masked client frame, as a browser would send it.
 func clientFrame(
-  _ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool = true, rsv1: Bool = false, key: UInt32 = 0x1234_5678
+  _ opcode: WebSocketOpcode, _ payload: [UInt8], fin: Bool = true, rsv1: Bool = false,
+  key: UInt32 = 0x1234_5678
 ) -> [UInt8] {
   WebSocketFrameEncoder.encode(opcode: opcode, payload: payload, fin: fin, rsv1: rsv1, maskKey: key)
 }
@@ -97,7 +98,8 @@ extension Array where Element == WebSocketAction {
   /// The close code of the close frame sent, if any.
   var sentCloseCode: UInt16? {
     for action in self {
-      if case .send(let bytes) = action, let code = SwitchboardWebSocketTests.closeCode(ofServerFrame: bytes) {
+      if case .send(let bytes) = action, let code = SwitchboardWebSocketTests.closeCode(ofServerFrame: bytes)
+      {
         return code
       }
     }

@@ -1,0 +1,306 @@
+import Synchronization
+
+/// Settings of a ``ChatHub``.
+public struct HubConfiguration: Sendable {
+  /// The room a new member lands in.
+  public var defaultRoom = "lobby"
+  /// Messages kept per room for `history`, `/history` and `since`.
+  public var historyLimit = 1000
+  /// Longest accepted name, in characters.
+  public var maxNameLength = 64
+  public init() {}
+}
+
+/// The rooms, their members and their message sequence: the one place where a message
+/// gets its id.
+///
+/// Each event loop owns a ``HubShard`` with the members living on it. A publish takes the
+/// hub's lock once, assigns the room's next id, keeps the message in history and queues
+/// one delivery task per shard that has members in the room — so a broadcast crosses
+/// threads once per loop, not once per member, and every member of a room sees the same
+/// order. Membership changes are queued through the same executors under the same lock,
+/// which is what makes "history up to K, then live from K+1" exact.
+///
+/// This is also the seam for scale-out: a cluster broker replaces the id assignment and
+/// fan-out of ``publish(from:text:isAction:)`` without changing the dialects.
+public final class ChatHub: Sendable {
+  struct MemberInfo {
+    var name: String
+    var room: String
+    var color: String
+    var announced: Bool
+    var shard: Int
+  }
+  struct Room {
+    var nextID: UInt64 = 1
+    var history: MessageRing
+    var members: Set<MemberID> = []
+    var shardCounts: [Int: Int] = [:]
+  }
+  struct State {
+    var rooms: [String: Room] = [:]
+    var members: [MemberID: MemberInfo] = [:]
+    var shards: [HubShard] = []
+    var nextMember: UInt64 = 1
+    var colorCursor = 0
+  }
+
+  /// The configuration in force.
+  public let configuration: HubConfiguration
+  private let state = Mutex(State())
+  private let clock: @Sendable () -> Int64
+
+  /// The colours handed to members in turn (the seed chat server's palette).
+  public static let palette = ["red", "green", "blue", "magenta", "purple", "plum", "orange"]
+
+  /// Makes a hub. `clock` gives milliseconds since the epoch (injected for tests).
+  public init(configuration: HubConfiguration = HubConfiguration(), clock: (@Sendable () -> Int64)? = nil) {
+    self.configuration = configuration
+    self.clock = clock ?? { ChatClock.milliseconds() }
+  }
+
+  /// Adds a shard whose members are reached through `executor`.
+  public func makeShard(executor: ShardExecutor) -> HubShard {
+    state.withLock { state in
+      let shard = HubShard(index: state.shards.count, executor: executor)
+      state.shards.append(shard)
+      return shard
+    }
+  }
+
+  /// A new member identity; its number is the `N` of the default name `Client N`.
+  public func nextMemberID() -> MemberID {
+    state.withLock { state in
+      defer { state.nextMember += 1 }
+      return MemberID(raw: state.nextMember)
+    }
+  }
+
+  /// Normalises a requested name: trimmed, control characters removed, at most
+  /// `maxNameLength` characters. `nil` when nothing is left.
+  public func sanitizeName(_ raw: String) -> String? {
+    let cleaned = String(
+      String.UnicodeScalarView(raw.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }
+        .filter { $0.value >= 0x20 && $0.value != 0x7F }))
+    let trimmed = cleaned.trimmingSpaces()
+    guard !trimmed.isEmpty else { return nil }
+    return String(trimmed.prefix(configuration.maxNameLength))
+  }
+
+  /// Puts `member` (living on `shard`) into `room` as `name`. When `announce` is true the
+  /// room sees a join; otherwise the member receives messages silently until
+  /// ``announce(_:)``. Call on the shard's thread.
+  /// - Returns: the kept messages the member should be shown first: all after `since`
+  ///   when given, else the last `historyCount`, plus whether that covers everything
+  ///   after `since` (`false` when some fell out of the window).
+  @discardableResult
+  public func join(
+    _ member: LocalMember, shard: HubShard, name: String, room: String, announce: Bool,
+    since: UInt64? = nil, historyCount: Int = 0
+  ) -> JoinResult {
+    let id = member.memberID
+    // Safety: the closure runs on the member's own shard thread (the shard's executor).
+    nonisolated(unsafe) let member = member
+    return state.withLock { state -> JoinResult in
+      var previous: (String, MemberInfo)? = nil
+      if let info = state.members[id] { previous = (info.room, info) }
+      if let (oldRoom, info) = previous {
+        removeLocked(&state, id: id, info: info, room: oldRoom, announceLeave: info.announced)
+      }
+      let color = previous?.1.color ?? nextColor(&state)
+      var info = MemberInfo(name: name, room: room, color: color, announced: false, shard: shard.index)
+      var r = state.rooms[room] ?? Room(history: MessageRing(capacity: configuration.historyLimit))
+      r.members.insert(id)
+      r.shardCounts[shard.index, default: 0] += 1
+      let replay: [ChatMessage]
+      var complete = true
+      if let since {
+        replay = r.history.after(since)
+        if since + 1 < (replay.first?.id ?? r.nextID) { complete = false }
+      } else {
+        replay = r.history.last(historyCount)
+      }
+      let lastID = r.nextID - 1
+      state.rooms[room] = r
+      shard.executor.execute { shard.add(member, room: room) }
+      if announce || previous?.1.announced == true {
+        info.announced = true
+        state.members[id] = info
+        emitPresence(&state, .join, id: id, info: info)
+      } else {
+        state.members[id] = info
+      }
+      return JoinResult(
+        room: room, color: color, history: replay, lastID: lastID, complete: complete,
+        members: r.members.count)
+    }
+  }
+
+  /// Announces a member that joined silently (its name is now known).
+  public func announce(_ id: MemberID) {
+    state.withLock { state in
+      guard var info = state.members[id], !info.announced else { return }
+      info.announced = true
+      state.members[id] = info
+      emitPresence(&state, .join, id: id, info: info)
+    }
+  }
+
+  /// Whether the member's join has been announced.
+  public func isAnnounced(_ id: MemberID) -> Bool {
+    state.withLock { $0.members[id]?.announced ?? false }
+  }
+
+  /// Renames a member; announced members' rooms see `* old is now new`.
+  public func rename(_ id: MemberID, to name: String) {
+    state.withLock { state in
+      guard var info = state.members[id], info.name != name else { return }
+      let old = info.name
+      info.name = name
+      state.members[id] = info
+      if info.announced { emitPresence(&state, .rename(from: old), id: id, info: info) }
+    }
+  }
+
+  /// Removes a member for good (its connection closed); the room sees a leave if it saw
+  /// the join.
+  public func leave(_ id: MemberID) {
+    state.withLock { state in
+      guard let info = state.members.removeValue(forKey: id) else { return }
+      removeLocked(&state, id: id, info: info, room: info.room, announceLeave: info.announced)
+    }
+  }
+
+  /// Publishes a chat message from `id` to its room.
+  /// - Returns: the message with its id, or `nil` when the member is unknown.
+  @discardableResult
+  public func publish(from id: MemberID, text: String, isAction: Bool = false) -> ChatMessage? {
+    let now = clock()
+    return state.withLock { state -> ChatMessage? in
+      guard let info = state.members[id], var room = state.rooms[info.room] else { return nil }
+      let message = ChatMessage(
+        id: room.nextID, room: info.room, time: now, author: info.name, color: info.color, text: text,
+        isAction: isAction)
+      room.nextID += 1
+      room.history.append(message)
+      state.rooms[info.room] = room
+      fanOut(state, room: room, name: info.room, .message(message, origin: id))
+      return message
+    }
+  }
+
+  /// Relays binary data from `id` to its room (not kept in history).
+  public func publishBinary(from id: MemberID, bytes: [UInt8]) {
+    state.withLock { state in
+      guard let info = state.members[id], let room = state.rooms[info.room] else { return }
+      fanOut(state, room: room, name: info.room, .binary(room: info.room, bytes: bytes, origin: id))
+    }
+  }
+
+  /// Tells every member on every shard that the server is going away.
+  public func broadcastShutdown(reason: String) {
+    state.withLock { state in
+      for shard in state.shards {
+        shard.executor.execute { shard.deliverToAll(.shutdown(reason: reason)) }
+      }
+    }
+  }
+
+  // MARK: Queries
+
+  /// The member's current name, room and colour.
+  public func member(_ id: MemberID) -> (name: String, room: String, color: String)? {
+    state.withLock { state in state.members[id].map { ($0.name, $0.room, $0.color) } }
+  }
+
+  /// Names of the announced members of `room`, sorted.
+  public func who(room: String) -> [String] {
+    state.withLock { state in
+      (state.rooms[room]?.members ?? []).compactMap { state.members[$0] }.filter(\.announced).map(\.name)
+        .sorted()
+    }
+  }
+
+  /// Rooms with members, and how many, sorted by name.
+  public func rooms() -> [(name: String, members: Int)] {
+    state.withLock { state in
+      state.rooms.filter { !$0.value.members.isEmpty }.map { ($0.key, $0.value.members.count) }
+        .sorted { $0.0 < $1.0 }
+    }
+  }
+
+  /// The last `count` kept messages of `room`.
+  public func history(room: String, last count: Int) -> [ChatMessage] {
+    state.withLock { $0.rooms[room]?.history.last(count) ?? [] }
+  }
+
+  /// The kept messages of `room` with an id above `id`.
+  public func history(room: String, after id: UInt64) -> [ChatMessage] {
+    state.withLock { $0.rooms[room]?.history.after(id) ?? [] }
+  }
+
+  /// Counts for metrics: members and rooms.
+  public var counts: (members: Int, rooms: Int) {
+    state.withLock { state in (state.members.count, state.rooms.values.filter { !$0.members.isEmpty }.count) }
+  }
+
+  // MARK: Internals (lock held)
+
+  private func nextColor(_ state: inout State) -> String {
+    defer { state.colorCursor += 1 }
+    return Self.palette[state.colorCursor % Self.palette.count]
+  }
+
+  private func removeLocked(_ state: inout State, id: MemberID, info: MemberInfo, room: String, announceLeave: Bool) {
+    guard var r = state.rooms[room] else { return }
+    r.members.remove(id)
+    r.shardCounts[info.shard, default: 1] -= 1
+    let shard = state.shards[info.shard]
+    shard.executor.execute { shard.remove(id, room: room) }
+    if r.shardCounts[info.shard] == 0 { r.shardCounts[info.shard] = nil }
+    state.rooms[room] = r
+    if announceLeave {
+      let event = PresenceEvent(kind: .leave, author: info.name, room: room, members: r.members.count, color: info.color)
+      fanOut(state, room: r, name: room, .presence(event, origin: id))
+    }
+  }
+
+  private func emitPresence(_ state: inout State, _ kind: PresenceEvent.Kind, id: MemberID, info: MemberInfo) {
+    guard let room = state.rooms[info.room] else { return }
+    let event = PresenceEvent(
+      kind: kind, author: info.name, room: info.room, members: room.members.count, color: info.color)
+    fanOut(state, room: room, name: info.room, .presence(event, origin: id))
+  }
+
+  private func fanOut(_ state: State, room: Room, name: String, _ event: ChatEvent) {
+    for shardIndex in room.shardCounts.keys {
+      let shard = state.shards[shardIndex]
+      shard.executor.execute { shard.deliver(event, room: name) }
+    }
+  }
+}
+
+/// What ``ChatHub/join(_:shard:name:room:announce:since:historyCount:)`` returns.
+public struct JoinResult: Sendable {
+  /// The room joined.
+  public var room: String
+  /// The member's colour.
+  public var color: String
+  /// Kept messages to show the member first.
+  public var history: [ChatMessage]
+  /// The room's newest id at the moment of joining (0 when empty).
+  public var lastID: UInt64
+  /// `false` when `since` asked for messages that are no longer kept.
+  public var complete: Bool
+  /// Members in the room after the join.
+  public var members: Int
+}
+
+extension String {
+  func trimmingSpaces() -> String {
+    var s = Substring(self)
+    while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
+    while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
+    return String(s)
+  }
+}

@@ -1,0 +1,88 @@
+/// One line of the TCP/UDP line dialect, parsed.
+public enum LineCommand: Equatable, Sendable {
+  /// `iam:NAME` (seed protocol): set the name.
+  case iam(String)
+  /// `/nick NAME`.
+  case nick(String)
+  /// `/join ROOM`.
+  case join(String)
+  case who
+  case rooms
+  /// `/history [N]`.
+  case history(Int?)
+  /// `/since ID`.
+  case since(UInt64)
+  /// `/me ACTION`.
+  case me(String)
+  case help
+  case quit
+  /// A chat message (plain text, `msg:TEXT`, or `//text` for a text starting with `/`).
+  case message(String)
+  /// An empty line: ignored.
+  case empty
+  /// A malformed command, with the error line to answer (without the `! ` prefix).
+  case invalid(String)
+
+  /// The help text, one line per command.
+  public static let helpLines = [
+    "commands:",
+    "  iam:NAME / /nick NAME   set your name",
+    "  msg:TEXT                send TEXT (plain lines are messages too)",
+    "  /join ROOM              move to ROOM",
+    "  /who                    who is in this room",
+    "  /rooms                  rooms with members",
+    "  /history [N]            the last N messages (default 20)",
+    "  /since ID               every kept message after ID",
+    "  /me ACTION              * NAME ACTION",
+    "  /quit                   leave",
+  ]
+
+  /// Parses one line (without its terminator).
+  public static func parse(_ line: String) -> LineCommand {
+    if line.hasPrefix("iam:") { return .iam(String(line.dropFirst(4))) }
+    if line.hasPrefix("msg:") { return .message(String(line.dropFirst(4))) }
+    if line.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
+    guard line.hasPrefix("/") else { return .message(line) }
+    if line.hasPrefix("//") { return .message(String(line.dropFirst())) }
+    let body = line.dropFirst()
+    let name = body.prefix { $0 != " " }.lowercased()
+    let argument = String(body.dropFirst(name.count)).trimmingSpaces()
+    switch name {
+    case "nick", "name":
+      return argument.isEmpty ? .invalid("usage: /nick NAME") : .nick(argument)
+    case "join":
+      guard let room = RoomName.validate(argument) else {
+        return .invalid("usage: /join ROOM (1-64 letters, digits, - _ .)")
+      }
+      return .join(room)
+    case "who": return .who
+    case "rooms": return .rooms
+    case "history":
+      if argument.isEmpty { return .history(nil) }
+      guard let n = Int(argument), n >= 0 else { return .invalid("usage: /history [N]") }
+      return .history(n)
+    case "since":
+      guard let id = UInt64(argument) else { return .invalid("usage: /since ID") }
+      return .since(id)
+    case "me":
+      return argument.isEmpty ? .invalid("usage: /me ACTION") : .me(argument)
+    case "help", "?": return .help
+    case "quit", "exit", "bye": return .quit
+    default:
+      return .invalid("unknown command /\(name) (try /help)")
+    }
+  }
+}
+
+/// Room name rules shared by every dialect.
+public enum RoomName {
+  /// Returns the name if it is 1–64 characters of letters, digits, `-`, `_`, `.`.
+  public static func validate(_ raw: String) -> String? {
+    guard !raw.isEmpty, raw.count <= 64,
+      raw.unicodeScalars.allSatisfy({
+        ($0.properties.isAlphabetic || $0.properties.numericType != nil || "-_.".unicodeScalars.contains($0))
+      })
+    else { return nil }
+    return raw
+  }
+}

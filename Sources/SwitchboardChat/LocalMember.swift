@@ -1,0 +1,68 @@
+/// Runs work on the thread that owns a shard (an event loop, in the server).
+public protocol ShardExecutor: Sendable {
+  /// Runs `task` on the owning thread, in submission order.
+  func execute(_ task: @escaping @Sendable () -> Void)
+}
+
+/// A member as its own loop sees it: the object that turns room events into bytes on a
+/// socket. Called only on the member's shard thread.
+public protocol LocalMember: AnyObject {
+  /// The member's identity.
+  var memberID: MemberID { get }
+  /// Delivers `event`. `cache` holds encodings shared by every member of this shard for
+  /// this event (one per dialect), so a frame is encoded once and its bytes shared.
+  func receive(_ event: ChatEvent, cache: inout EncodingCache)
+}
+
+/// Per-event, per-shard storage for encodings, keyed by a small dialect number.
+public struct EncodingCache {
+  private var slots: [AnyObject?] = [nil, nil, nil, nil, nil, nil, nil, nil]
+
+  public init() {}
+
+  /// The encoding stored for `dialect` (0–7), making it with `encode` the first time.
+  public mutating func value<T: AnyObject>(for dialect: Int, _ encode: () -> T) -> T {
+    if let existing = slots[dialect] as? T { return existing }
+    let made = encode()
+    slots[dialect] = made
+    return made
+  }
+}
+
+/// The members of one room that live on one shard (one event loop). Confined to the
+/// shard's thread; the hub reaches it only through its executor.
+public final class HubShard: @unchecked Sendable {
+  // Safety: `rooms` is read and written only inside tasks run by `executor`, which runs
+  // them serially on the shard's own thread.
+  /// The shard's index in the hub.
+  public let index: Int
+  let executor: ShardExecutor
+  private var rooms: [String: [MemberID: LocalMember]] = [:]
+
+  init(index: Int, executor: ShardExecutor) {
+    self.index = index
+    self.executor = executor
+  }
+
+  func add(_ member: LocalMember, room: String) {
+    rooms[room, default: [:]][member.memberID] = member
+  }
+
+  func remove(_ id: MemberID, room: String) {
+    rooms[room]?[id] = nil
+    if rooms[room]?.isEmpty == true { rooms[room] = nil }
+  }
+
+  func deliver(_ event: ChatEvent, room: String) {
+    guard let members = rooms[room] else { return }
+    var cache = EncodingCache()
+    for member in members.values { member.receive(event, cache: &cache) }
+  }
+
+  func deliverToAll(_ event: ChatEvent) {
+    var cache = EncodingCache()
+    for members in rooms.values {
+      for member in members.values { member.receive(event, cache: &cache) }
+    }
+  }
+}

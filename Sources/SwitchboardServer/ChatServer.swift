@@ -1,0 +1,213 @@
+import Dispatch
+import Synchronization
+import SwitchboardChat
+import SwitchboardIO
+
+/// Why a server could not start.
+public struct ServerError: Error, Sendable, CustomStringConvertible {
+  public let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// The Switchboard server: the TCP line, UDP datagram and HTTP/WebSocket listeners over
+/// one set of rooms.
+///
+/// ```swift
+/// let server = try ChatServer(configuration: .init())
+/// try server.start()
+/// // …
+/// server.shutdown(reason: "maintenance")
+/// ```
+public final class ChatServer: Sendable {
+  /// The configuration it runs with.
+  public let configuration: ServerConfiguration
+  /// The loops the server runs on.
+  public let group: EventLoopGroup
+  let core: ServerCore
+  private let contexts: [LoopBoundContext]
+  private let state = Mutex(RunState())
+
+  struct RunState {
+    var started = false
+    var stopped = false
+    var tcpAddress: SocketAddress?
+    var udpAddress: SocketAddress?
+    var httpAddress: SocketAddress?
+  }
+
+  /// Makes a server (no sockets yet; see ``start()``).
+  /// - Throws: ``IOError`` when the event loops cannot be created.
+  public init(configuration: ServerConfiguration, logger: Logger = .silent) throws {
+    self.configuration = configuration
+    self.core = ServerCore(configuration: configuration, logger: logger)
+    self.group = try EventLoopGroup(count: configuration.loopCount, backend: configuration.backend)
+    var contexts: [LoopBoundContext] = []
+    for loop in group.loops {
+      let shard = core.hub.makeShard(executor: loop)
+      contexts.append(LoopBoundContext(loop: loop, shard: shard, core: core))
+    }
+    self.contexts = contexts
+  }
+
+  /// The hub (rooms and members), for embedding and tests.
+  public var hub: ChatHub { core.hub }
+  /// The server's counters.
+  public var metrics: ServerMetrics { core.metrics }
+
+  /// The bound TCP line address (with the real port when configured with 0).
+  public var tcpAddress: SocketAddress? { state.withLock { $0.tcpAddress } }
+  /// The bound UDP address.
+  public var udpAddress: SocketAddress? { state.withLock { $0.udpAddress } }
+  /// The bound HTTP/WebSocket address.
+  public var httpAddress: SocketAddress? { state.withLock { $0.httpAddress } }
+
+  /// Binds every enabled listener.
+  /// - Throws: ``ServerError`` naming the listener that could not bind (e.g. port in use).
+  public func start() throws {
+    let c = configuration
+    let first = contexts[0]
+    let group = self.group
+    let contexts = self.contexts
+    if c.tcpEnabled {
+      let address = try parse(c.host, c.tcpPort, "TCP")
+      let bound = first.run { context throws(IOError) -> SocketAddress in
+        let listener = try TCPListener(address: address, loop: context.loop) { fd, peer in
+          Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts, make: { conn, ctx in
+            _ = LineSession(connection: conn, context: ctx)
+          })
+        }
+        context.listeners.append(listener)
+        return listener.localAddress
+      }
+      try record(bound, "TCP", address) { $0.tcpAddress = $1 }
+    }
+    if c.udpEnabled {
+      let address = try parse(c.host, c.udpPort, "UDP")
+      let bound = first.run { context throws(IOError) -> SocketAddress in
+        let socket = try UDPSocket(bindingTo: address, loop: context.loop)
+        context.udp = UDPService(socket: socket, context: context)
+        return socket.localAddress
+      }
+      try record(bound, "UDP", address) { $0.udpAddress = $1 }
+    }
+    if c.httpEnabled {
+      let address = try parse(c.host, c.httpPort, "HTTP")
+      let bound = first.run { context throws(IOError) -> SocketAddress in
+        let listener = try TCPListener(address: address, loop: context.loop) { fd, peer in
+          Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts, make: { conn, ctx in
+            ctx.core.httpHandoff(conn, [], ctx)
+          })
+        }
+        context.listeners.append(listener)
+        return listener.localAddress
+      }
+      try record(bound, "HTTP", address) { $0.httpAddress = $1 }
+    }
+    state.withLock { $0.started = true }
+  }
+
+  private func parse(_ host: String, _ port: Int, _ what: String) throws -> SocketAddress {
+    do {
+      return try SocketAddress(host: host, port: port)
+    } catch {
+      throw ServerError("\(what) listener: \(error)")
+    }
+  }
+
+  private func record(
+    _ result: Result<SocketAddress, IOError>, _ what: String, _ address: SocketAddress,
+    _ set: (inout RunState, SocketAddress) -> Void
+  ) throws {
+    switch result {
+    case .success(let bound):
+      state.withLock { set(&$0, bound) }
+      core.logger.info("\(what) listening on \(bound)")
+    case .failure(let error):
+      shutdown(reason: "start failed")
+      let hint = error.errno == 98 || error.errno == 48 ? " (port in use; pick another with --\(what.lowercased())-port)" : ""
+      throw ServerError("cannot listen for \(what) on \(address): \(error)\(hint)")
+    }
+  }
+
+  /// Hands an accepted descriptor to the next loop and builds its session there.
+  private static func adopt(
+    fd: Int32, peer: SocketAddress?, group: EventLoopGroup, contexts: [LoopBoundContext],
+    make: @escaping @Sendable (TCPConnection, LoopContext) -> Void
+  ) {
+    let target = contexts[group.next().index]
+    target.loop.execute {
+      let context = target.context
+      do {
+        let connection = try TCPConnection(fd: fd, loop: context.loop, remoteAddress: peer)
+        context.metrics.tcpAccepted.add(1, ordering: .relaxed)
+        make(connection, context)
+      } catch {
+        context.logger.warning("could not adopt a connection: \(error)")
+      }
+    }
+  }
+
+  /// Tells every member the server is going away, flushes, closes every socket and stops
+  /// the loops. Safe to call more than once, from any thread but a loop's own.
+  public func shutdown(reason: String = "shutting down") {
+    let proceed = state.withLock { state -> Bool in
+      if state.stopped { return false }
+      state.stopped = true
+      return true
+    }
+    guard proceed else { return }
+    core.hub.broadcastShutdown(reason: reason)
+    // Let each loop run the goodbye and close its listeners, then stop.
+    for context in contexts {
+      _ = context.run { context throws(IOError) in
+        for listener in context.listeners { listener.close() }
+        context.listeners = []
+        context.udp?.close()
+        context.udp = nil
+      }
+    }
+    // One more round so the goodbye writes flush before the descriptors close.
+    for context in contexts { _ = context.run { _ throws(IOError) in } }
+    group.shutdownGracefully()
+  }
+}
+
+/// A ``LoopContext`` reachable from other threads only by running work on its loop.
+final class LoopBoundContext: @unchecked Sendable {
+  // Safety: `storage` is only touched inside tasks executed on `loop`.
+  let loop: EventLoop
+  private let storage: LoopContext
+
+  init(loop: EventLoop, shard: HubShard, core: ServerCore) {
+    self.loop = loop
+    self.storage = LoopContext(loop: loop, shard: shard, core: core)
+  }
+
+  /// The context; loop thread only.
+  var context: LoopContext {
+    loop.assertInEventLoop()
+    return storage
+  }
+
+  /// Runs `body` on the loop and waits for its result (never call from the loop).
+  func run<T>(_ body: @escaping (LoopContext) throws(IOError) -> T) -> Result<T, IOError> {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    nonisolated(unsafe) let body = body
+    loop.execute { [self] in
+      do throws(IOError) {
+        box.value = .success(try body(self.context))
+      } catch {
+        box.value = .failure(error)
+      }
+      done.signal()
+    }
+    done.wait()
+    return box.value!
+  }
+}
+
+private final class ResultBox<T>: @unchecked Sendable {
+  // Safety: written on the loop before the semaphore is signalled, read after the wait.
+  var value: Result<T, IOError>?
+}

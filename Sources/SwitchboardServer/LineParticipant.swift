@@ -1,0 +1,111 @@
+import SwitchboardChat
+import SwitchboardIO
+
+/// A member that speaks the line dialect (a TCP session or a UDP sender): the command
+/// handling both share.
+protocol LineParticipant: LocalMember {
+  var context: LoopContext { get }
+  /// Sends one line (notice, error, history) to this member only.
+  func reply(_ line: String)
+  /// Ends the membership (`/quit`).
+  func quit()
+}
+
+extension LineParticipant {
+  /// The shared bytes of `event` in the line dialect, or `nil` when this member should
+  /// not see it: its own messages and joins are not echoed, binary data has no line form.
+  func lineBytes(for event: ChatEvent, cache: inout EncodingCache) -> SharedBytes? {
+    switch event {
+    case .message(_, let origin) where origin == memberID: return nil
+    case .presence(let p, let origin) where origin == memberID && p.kind == .join: return nil
+    case .binary: return nil
+    default: break
+    }
+    guard let line = LineDialect.format(event) else { return nil }
+    return cache.value(for: DialectSlot.line) { SharedBytes(string: line + "\n") }
+  }
+
+  /// Joins the member's room as announced, if it was not yet (first message, or the
+  /// name wait ran out).
+  func ensureAnnounced() {
+    context.hub.announce(memberID)
+  }
+
+  /// Handles one line of input.
+  func perform(line text: String) {
+    let hub = context.hub
+    switch LineCommand.parse(text) {
+    case .empty:
+      return
+    case .iam(let raw), .nick(let raw):
+      guard let name = hub.sanitizeName(raw) else {
+        reply("! a name needs at least one visible character")
+        return
+      }
+      let wasAnnounced = hub.isAnnounced(memberID)
+      hub.rename(memberID, to: name)
+      if !wasAnnounced { hub.announce(memberID) }
+      if case .nick = LineCommand.parse(text) { reply("* you are now \(name)") }
+    case .message(let body):
+      ensureAnnounced()
+      if hub.publish(from: memberID, text: body) != nil {
+        context.metrics.messagesPublished.add(1, ordering: .relaxed)
+      }
+    case .me(let action):
+      ensureAnnounced()
+      if hub.publish(from: memberID, text: action, isAction: true) != nil {
+        context.metrics.messagesPublished.add(1, ordering: .relaxed)
+      }
+    case .join(let room):
+      ensureAnnounced()
+      guard let me = hub.member(memberID) else { return }
+      if me.room == room {
+        reply("* you are already in \(room)")
+        return
+      }
+      let result = hub.join(self, shard: context.shard, name: me.name, room: room, announce: true)
+      reply("* you are now in \(room) (\(result.members) member\(result.members == 1 ? "" : "s"))")
+    case .who:
+      guard let me = hub.member(memberID) else { return }
+      let names = hub.who(room: me.room)
+      reply("* in \(me.room) (\(names.count)): \(names.joined(separator: ", "))")
+    case .rooms:
+      let rooms = hub.rooms().map { "\($0.name) (\($0.members))" }
+      reply("* rooms: \(rooms.joined(separator: ", "))")
+    case .history(let n):
+      guard let me = hub.member(memberID) else { return }
+      replay(hub.history(room: me.room, last: n ?? 20), room: me.room)
+    case .since(let id):
+      guard let me = hub.member(memberID) else { return }
+      replay(hub.history(room: me.room, after: id), room: me.room)
+    case .help:
+      for line in LineCommand.helpLines { reply("* " + line) }
+    case .quit:
+      reply("* bye")
+      quit()
+    case .invalid(let message):
+      reply("! " + message)
+    }
+  }
+
+  private func replay(_ messages: [ChatMessage], room: String) {
+    if messages.isEmpty {
+      reply("* no kept messages in \(room)")
+      return
+    }
+    for m in messages { reply(LineDialect.formatHistory(m)) }
+    reply("* end of history (\(messages.count) message\(messages.count == 1 ? "" : "s"), last id \(messages.last!.id))")
+  }
+}
+
+/// Slots of ``EncodingCache`` per dialect: the same bytes serve every member of a dialect.
+enum DialectSlot {
+  /// `NAME: TEXT\n`, for TCP lines and UDP datagrams alike.
+  static let line = 0
+  /// JSON protocol frames (WebSocket).
+  static let json = 1
+  /// Raw text frames (`?format=text`).
+  static let text = 2
+  /// Binary frames.
+  static let binary = 3
+}

@@ -1,0 +1,182 @@
+import SwitchboardChat
+import SwitchboardIO
+
+/// One TCP connection on the line port: framing, the pause that ends an unterminated
+/// message, the wait for a name, commands, and delivery of room events.
+final class LineSession: TCPConnectionDelegate, LineParticipant {
+  let memberID: MemberID
+  let connection: TCPConnection
+  unowned let context: LoopContext
+  private var framer: LineFramer
+  private enum Mode { case undecided, line, handedOff }
+  private var mode = Mode.undecided
+  private var firstBytes: [UInt8] = []
+  /// Output held until we know this is not a browser (so no chat reaches an HTTP client).
+  private var held: [SharedBytes] = []
+  private var lastRead = Deadline.now()
+  private var pauseTimer: Scheduled?
+  private var nameTimer: Scheduled?
+  private var closing = false
+
+  init(connection: TCPConnection, context: LoopContext) {
+    self.connection = connection
+    self.context = context
+    self.memberID = context.hub.nextMemberID()
+    self.framer = LineFramer(maxLineLength: context.configuration.maxLineLength)
+    connection.limits.maximumBuffered = context.configuration.maxBufferedPerConnection
+    connection.delegate = self
+    context.sessions[memberID] = self
+    context.metrics.tcpOpen.add(1, ordering: .relaxed)
+    // In the room from the start (silently), so nothing sent meanwhile is lost.
+    context.hub.join(
+      self, shard: context.shard, name: "Client \(memberID.raw)", room: context.configuration.defaultRoom,
+      announce: false)
+    nameTimer = context.loop.scheduleLocal(after: context.configuration.nameWait) { [weak self] in
+      guard let self, !self.closing else { return }
+      self.decide(.notHTTP)
+      self.ensureAnnounced()
+    }
+  }
+
+  // MARK: Input
+
+  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
+    if mode == .undecided {
+      firstBytes.append(contentsOf: bytes)
+      let verdict = HTTPSniffer.classify(firstBytes)
+      if verdict == .needMore {
+        schedulePause()
+        return
+      }
+      decide(verdict)
+      if mode == .handedOff { return }
+      framer.append(contentsOf: firstBytes)
+      firstBytes = []
+    } else if mode == .line {
+      framer.append(bytes)
+    } else {
+      return
+    }
+    drainLines()
+    schedulePause()
+  }
+
+  private func decide(_ verdict: HTTPSniffer.Verdict) {
+    guard mode == .undecided else { return }
+    if verdict == .http {
+      mode = .handedOff
+      held = []
+      let bytes = firstBytes
+      firstBytes = []
+      detach()
+      context.sessions[memberID] = nil
+      context.metrics.tcpOpen.subtract(1, ordering: .relaxed)
+      context.core.httpHandoff(connection, bytes, context)
+      return
+    }
+    mode = .line
+    if !firstBytes.isEmpty {
+      framer.append(contentsOf: firstBytes)
+      firstBytes = []
+    }
+    for bytes in held { connection.write(bytes) }
+    held = []
+  }
+
+  private func drainLines() {
+    while !closing, let output = framer.next() {
+      switch output {
+      case .line(let bytes):
+        perform(line: LineDialect.decode(bytes))
+      case .tooLong(let limit):
+        context.metrics.linesTooLong.add(1, ordering: .relaxed)
+        reply("! line too long (limit \(limit) bytes)")
+      }
+    }
+  }
+
+  private func schedulePause() {
+    lastRead = Deadline.now()
+    guard pauseTimer == nil else { return }
+    armPause(after: context.configuration.linePause)
+  }
+
+  private func armPause(after delay: Duration) {
+    pauseTimer = context.loop.scheduleLocal(after: delay) { [weak self] in
+      guard let self, !self.closing else { return }
+      self.pauseTimer = nil
+      let pause = self.context.configuration.linePause
+      let quiet = Deadline.now().nanoseconds &- self.lastRead.nanoseconds
+      if quiet < pause.nanoseconds {
+        self.armPause(after: .nanoseconds(Int64(pause.nanoseconds - quiet)))
+        return
+      }
+      self.flushPartial()
+    }
+  }
+
+  /// The sender paused (or closed): what it sent without a newline is a message.
+  private func flushPartial() {
+    if mode == .undecided { decide(.notHTTP) }
+    guard mode == .line else { return }
+    if let partial = framer.takePartial() {
+      perform(line: LineDialect.decode(partial))
+    }
+  }
+
+  func connectionDidReadEOF(_ connection: TCPConnection) {
+    flushPartial()
+    connection.close()
+  }
+
+  func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {}
+
+  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
+    if let error {
+      if error.call == "slow consumer" {
+        context.metrics.slowConsumers.add(1, ordering: .relaxed)
+        context.logger.notice("dropped Client \(memberID.raw): \(error)")
+      } else {
+        context.logger.debug("Client \(memberID.raw) closed: \(error)")
+      }
+    }
+    detach()
+    context.sessions[memberID] = nil
+    context.metrics.tcpOpen.subtract(1, ordering: .relaxed)
+  }
+
+  /// Leaves the room and drops every timer and reference.
+  private func detach() {
+    guard !closing else { return }
+    closing = true
+    pauseTimer?.cancel()
+    nameTimer?.cancel()
+    context.hub.leave(memberID)
+  }
+
+  // MARK: Output
+
+  func receive(_ event: ChatEvent, cache: inout EncodingCache) {
+    guard mode != .handedOff, !connection.isClosed else { return }
+    guard let bytes = lineBytes(for: event, cache: &cache) else { return }
+    write(bytes)
+    if case .shutdown = event { connection.close() }
+  }
+
+  private func write(_ bytes: SharedBytes) {
+    if mode == .undecided {
+      held.append(bytes)
+    } else {
+      connection.write(bytes)
+    }
+  }
+
+  func reply(_ line: String) {
+    write(SharedBytes(string: line + "\n"))
+  }
+
+  func quit() {
+    detach()
+    connection.close()
+  }
+}

@@ -1,0 +1,71 @@
+import SwitchboardChat
+import SwitchboardIO
+
+/// Everything `switchboard serve` can be told. The defaults are DESIGN.md's.
+public struct ServerConfiguration: Sendable {
+  /// The address every listener binds (`0.0.0.0`: all IPv4 interfaces; `::` all).
+  public var host = "0.0.0.0"
+  /// TCP line chat port; 0 with `tcpEnabled == false` turns it off.
+  public var tcpPort = 8080
+  /// UDP datagram chat port.
+  public var udpPort = 8081
+  /// HTTP + WebSocket port.
+  public var httpPort = 1337
+  /// Listeners that are on. `--tcp-port 0` on the command line turns one off; tests
+  /// that want a kernel-chosen port set the port to 0 and leave the listener on.
+  public var tcpEnabled = true
+  public var udpEnabled = true
+  public var httpEnabled = true
+  /// The room new members land in.
+  public var defaultRoom = "lobby"
+  /// Messages kept per room.
+  public var historyLimit = 1000
+  /// The longest TCP line, in bytes, before it is rejected with `! line too long`.
+  public var maxLineLength = 64 * 1024
+  /// The largest WebSocket message, in bytes.
+  public var maxMessageSize = 1024 * 1024
+  /// The largest UDP datagram accepted (bigger ones are dropped and counted).
+  public var maxDatagramSize = 64 * 1024
+  /// A TCP sender that pauses this long without a newline has sent a message.
+  public var linePause: Duration = .milliseconds(50)
+  /// A TCP member that has not said `iam:` after this long joins as `Client N`.
+  public var nameWait: Duration = .milliseconds(300)
+  /// A UDP sender stays a member this long after its last datagram.
+  public var udpMemberTTL: Duration = .seconds(60)
+  /// Buffered output per connection above which the peer is dropped as too slow.
+  public var maxBufferedPerConnection = 4 * 1024 * 1024
+  /// Event loops (default: one per core).
+  public var loopCount = System.coreCount
+  /// The readiness backend.
+  public var backend = SelectorBackend.platformDefault
+  /// The advertised instance name.
+  public var instanceName = "Switchboard"
+  /// Whether to advertise over mDNS.
+  public var advertise = true
+  /// Where history lives (`./.switchboard` by default).
+  public var dataDirectory = ".switchboard"
+  /// Keep nothing on disk.
+  public var ephemeral = false
+
+  public init() {}
+
+  /// A configuration for tests: loopback, kernel-chosen ports, nothing advertised or stored.
+  public static func loopbackForTesting() -> ServerConfiguration {
+    var c = ServerConfiguration()
+    c.host = "127.0.0.1"
+    c.tcpPort = 0
+    c.udpPort = 0
+    c.httpPort = 0
+    c.advertise = false
+    c.ephemeral = true
+    c.loopCount = 2
+    return c
+  }
+
+  var hubConfiguration: HubConfiguration {
+    var h = HubConfiguration()
+    h.defaultRoom = defaultRoom
+    h.historyLimit = historyLimit
+    return h
+  }
+}

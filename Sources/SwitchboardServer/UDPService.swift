@@ -1,0 +1,104 @@
+import SwitchboardChat
+import SwitchboardIO
+
+/// The UDP port: one datagram one message, the seed's `Server received:` echo, and every
+/// recent sender a member of its room that receives the room's messages as datagrams.
+final class UDPService: UDPSocketDelegate {
+  let socket: UDPSocket
+  unowned let context: LoopContext
+  private var members: [SocketAddress: UDPMember] = [:]
+  private var sweeper: Scheduled?
+
+  init(socket: UDPSocket, context: LoopContext) {
+    self.socket = socket
+    self.context = context
+    socket.delegate = self
+    let ttl = context.configuration.udpMemberTTL
+    let every: Duration = ttl < .seconds(5) ? .milliseconds(200) : .seconds(1)
+    sweeper = context.loop.scheduleRepeatingLocal(every: every) { [weak self] in self?.expireIdle() }
+  }
+
+  func socket(_ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, truncated: Bool) {
+    let metrics = context.metrics
+    metrics.udpReceived.add(1, ordering: .relaxed)
+    guard !truncated, bytes.count <= context.configuration.maxDatagramSize else {
+      metrics.udpDropped.add(1, ordering: .relaxed)
+      context.logger.debug("dropped an oversized datagram (\(bytes.count) bytes) from \(sender)")
+      return
+    }
+    var text = LineDialect.decode(bytes)
+    while let last = text.last, last == "\n" || last == "\r" || last == "\r\n" { text.removeLast() }
+    guard !text.isEmpty else {
+      metrics.udpDropped.add(1, ordering: .relaxed)
+      return
+    }
+    let member: UDPMember
+    if let existing = members[sender] {
+      member = existing
+    } else {
+      member = UDPMember(address: sender, service: self)
+      members[sender] = member
+      context.hub.join(
+        member, shard: context.shard, name: "Client \(member.memberID.raw)",
+        room: context.configuration.defaultRoom, announce: false)
+    }
+    member.lastSeen = Deadline.now()
+    member.reply("Server received: \(text)")
+    member.perform(line: text)
+  }
+
+  func send(_ bytes: SharedBytes, to address: SocketAddress) {
+    socket.send(bytes, to: address)
+  }
+
+  func remove(_ member: UDPMember) {
+    guard members.removeValue(forKey: member.address) != nil else { return }
+    context.hub.leave(member.memberID)
+  }
+
+  private func expireIdle() {
+    let now = Deadline.now()
+    let ttl = context.configuration.udpMemberTTL.nanoseconds
+    for member in members.values where now.nanoseconds &- member.lastSeen.nanoseconds >= ttl {
+      remove(member)
+    }
+  }
+
+  /// Members currently known (for tests and metrics).
+  var memberCount: Int { members.count }
+
+  func close() {
+    sweeper?.cancel()
+    for member in Array(members.values) { remove(member) }
+    socket.close()
+  }
+}
+
+/// A UDP sender, a member of its room until it has been quiet for the TTL.
+final class UDPMember: LineParticipant {
+  let memberID: MemberID
+  let address: SocketAddress
+  unowned let service: UDPService
+  var lastSeen = Deadline.now()
+
+  init(address: SocketAddress, service: UDPService) {
+    self.address = address
+    self.service = service
+    self.memberID = service.context.hub.nextMemberID()
+  }
+
+  var context: LoopContext { service.context }
+
+  func receive(_ event: ChatEvent, cache: inout EncodingCache) {
+    guard let bytes = lineBytes(for: event, cache: &cache) else { return }
+    service.send(bytes, to: address)
+  }
+
+  func reply(_ line: String) {
+    service.send(SharedBytes(string: line + "\n"), to: address)
+  }
+
+  func quit() {
+    service.remove(self)
+  }
+}

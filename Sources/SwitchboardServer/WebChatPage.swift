@@ -1,0 +1,264 @@
+/// The web chat page served at `GET /` on the HTTP + WebSocket listener.
+///
+/// One self-contained HTML file (no CDN, no external assets). It joins the room named by
+/// `?room=` (default `lobby`) over `ws(s)://<page host>/rooms/<room>` with the JSON protocol
+/// of DESIGN.md: the first text frame is the user's name, as the seed `chat-server.js` page
+/// does; after a dropped connection it reconnects with backoff and sends
+/// `{"type":"join","data":{"name","room","since"}}` with the highest message id it has shown,
+/// so nothing is lost or shown twice. All user data is inserted with `textContent`.
+///
+/// Stable element ids for browser tests: `#name-form`, `#name`, `#input`, `#send`,
+/// `#messages` (children `.message.me` / `.message.other` with `data-id`, `.author`,
+/// `.text`; notices are `.notice`), `#status` (`data-state` = connecting | online | offline).
+enum WebChatPage {
+  /// The complete page.
+  static let html: String = #"""
+    <!doctype html>
+    <html lang="en">
+    <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
+    <title>Switchboard</title>
+    <style>
+      :root { color-scheme: light dark; --bg: #f4f5f7; --panel: #fff; --line: #dde1e6; --muted: #6b7280;
+        --me: #2563eb; --other: #fff; --text: #111827; }
+      @media (prefers-color-scheme: dark) { :root { --bg: #111418; --panel: #1b1f24; --line: #2d333b;
+        --muted: #9aa4b2; --me: #2f6feb; --other: #22272e; --text: #e6edf3; } }
+      * { box-sizing: border-box; }
+      html, body { height: 100%; margin: 0; }
+      body { display: flex; flex-direction: column; background: var(--bg); color: var(--text);
+        font: 16px/1.4 -apple-system, BlinkMacSystemFont, "Segoe UI", Roboto, sans-serif; }
+      header { display: flex; align-items: center; gap: .75rem; padding: .6rem 1rem;
+        padding-top: max(.6rem, env(safe-area-inset-top)); background: var(--panel);
+        border-bottom: 1px solid var(--line); }
+      header h1 { font-size: 1.05rem; margin: 0; flex: 1; overflow: hidden; text-overflow: ellipsis;
+        white-space: nowrap; }
+      #members { color: var(--muted); font-size: .85rem; }
+      #status { font-size: .85rem; color: var(--muted); white-space: nowrap; }
+      #status::before { content: ""; display: inline-block; width: .55rem; height: .55rem;
+        border-radius: 50%; margin-right: .35rem; background: #d97706; }
+      #status[data-state="online"]::before { background: #16a34a; }
+      #status[data-state="offline"]::before { background: #dc2626; }
+      #messages { flex: 1; overflow-y: auto; padding: 1rem; display: flex; flex-direction: column;
+        gap: .4rem; }
+      .message { max-width: min(75%, 36rem); padding: .45rem .7rem; border-radius: 1rem;
+        overflow-wrap: anywhere; white-space: pre-wrap; }
+      .message.other { align-self: flex-start; background: var(--other); border: 1px solid var(--line);
+        border-bottom-left-radius: .3rem; }
+      .message.me { align-self: flex-end; background: var(--me); color: #fff;
+        border-bottom-right-radius: .3rem; }
+      .message .meta { display: flex; gap: .5rem; align-items: baseline; font-size: .75rem; }
+      .message .author { font-weight: 600; }
+      .message.me .author { color: #fff !important; opacity: .9; }
+      .message .time { color: var(--muted); }
+      .message.me .time { color: #dbe6ff; }
+      .notice { align-self: center; color: var(--muted); font-size: .85rem; font-style: italic;
+        text-align: center; }
+      .notice.error { color: #dc2626; font-style: normal; }
+      form { margin: 0; }
+      #composer { display: flex; gap: .5rem; padding: .6rem; background: var(--panel);
+        border-top: 1px solid var(--line); padding-bottom: max(.6rem, env(safe-area-inset-bottom)); }
+      input { flex: 1; min-width: 0; font: inherit; padding: .55rem .8rem; border-radius: 1.2rem;
+        border: 1px solid var(--line); background: var(--bg); color: inherit; }
+      button { font: inherit; padding: .55rem 1rem; border: 0; border-radius: 1.2rem;
+        background: var(--me); color: #fff; cursor: pointer; }
+      button:disabled { opacity: .5; cursor: default; }
+      #name-form { position: fixed; inset: 0; display: flex; align-items: center; justify-content: center;
+        background: rgba(0, 0, 0, .35); padding: 1rem; }
+      #name-form .card { background: var(--panel); padding: 1.25rem; border-radius: .8rem; width: 100%;
+        max-width: 22rem; display: flex; flex-direction: column; gap: .75rem;
+        box-shadow: 0 10px 30px rgba(0, 0, 0, .2); }
+      #name-form label { font-weight: 600; }
+      [hidden] { display: none !important; }
+    </style>
+    </head>
+    <body>
+    <header>
+      <h1 id="room">Switchboard</h1>
+      <span id="members"></span>
+      <span id="status" data-state="connecting" role="status" aria-live="polite">connecting…</span>
+    </header>
+    <main id="messages" aria-live="polite"></main>
+    <form id="composer" autocomplete="off">
+      <input id="input" placeholder="Message" aria-label="Message" disabled>
+      <button id="send" type="submit" disabled>Send</button>
+    </form>
+    <form id="name-form" autocomplete="off">
+      <div class="card">
+        <label for="name">Choose a name</label>
+        <input id="name" maxlength="64" placeholder="Your name" autofocus required>
+        <button type="submit">Join</button>
+      </div>
+    </form>
+    <script>
+    "use strict";
+    (() => {
+      const $ = (id) => document.getElementById(id);
+      const list = $("messages"), input = $("input"), send = $("send"), status = $("status");
+      const room = (new URLSearchParams(location.search).get("room") || "").trim() || "lobby";
+      const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host +
+        "/rooms/" + encodeURIComponent(room);
+      let ws = null, name = null, nameSent = false, lastId = 0, attempt = 0, retryTimer = null;
+      const shown = new Set();
+
+      $("room").textContent = "# " + room;
+      document.title = room + " · Switchboard";
+
+      function setStatus(state, text) {
+        status.dataset.state = state;
+        status.textContent = text || state;
+        input.disabled = name === null;
+        send.disabled = !(state === "online" && name !== null);
+      }
+
+      function nearBottom() { return list.scrollHeight - list.scrollTop - list.clientHeight < 80; }
+
+      function append(el) {
+        const stick = nearBottom();
+        list.appendChild(el);
+        if (stick) list.scrollTop = list.scrollHeight;
+      }
+
+      function notice(text, isError) {
+        const el = document.createElement("div");
+        el.className = isError ? "notice error" : "notice";
+        el.textContent = text;
+        append(el);
+      }
+
+      function showMessage(m) {
+        if (!m || typeof m !== "object") return;
+        const id = Number(m.id);
+        if (Number.isFinite(id) && id > 0) {
+          if (shown.has(id)) return;
+          shown.add(id);
+          if (id > lastId) lastId = id;
+        }
+        const el = document.createElement("div");
+        el.className = "message " + (name !== null && m.author === name ? "me" : "other");
+        if (Number.isFinite(id)) el.dataset.id = String(id);
+        const meta = document.createElement("div");
+        meta.className = "meta";
+        const author = document.createElement("span");
+        author.className = "author";
+        author.textContent = String(m.author ?? "");
+        if (typeof m.color === "string") author.style.color = m.color;
+        const time = document.createElement("span");
+        time.className = "time";
+        if (m.time) time.textContent = new Date(m.time).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+        meta.append(author, time);
+        const text = document.createElement("div");
+        text.className = "text";
+        text.textContent = String(m.text ?? "");
+        el.append(meta, text);
+        append(el);
+      }
+
+      function onFrame(raw) {
+        let frame;
+        try { frame = JSON.parse(raw); } catch { notice(raw); return; }
+        if (!frame || typeof frame !== "object") { notice(String(raw)); return; }
+        const d = frame.data;
+        switch (frame.type) {
+          case "history":
+            if (frame.recovered === false && lastId > 0) notice("Some earlier messages are no longer available.");
+            if (Array.isArray(d)) d.forEach(showMessage);
+            break;
+          case "message": showMessage(d); break;
+          case "color": break;
+          case "presence":
+            if (d && d.author !== undefined) {
+              notice("* " + d.author + (d.event === "leave" ? " has left" : " has joined"));
+            }
+            if (d && d.members !== undefined) {
+              const n = Array.isArray(d.members) ? d.members.length : Number(d.members);
+              $("members").textContent = Number.isFinite(n) ? n + (n === 1 ? " member" : " members") : "";
+            }
+            break;
+          case "ack": break;
+          case "error": notice("! " + (d && d.message ? d.message : "error"), true); break;
+          default: break;
+        }
+      }
+
+      function sendName() {
+        if (!ws || ws.readyState !== WebSocket.OPEN || name === null) return;
+        if (!nameSent) {
+          ws.send(name);  // the seed protocol: the first text frame is the name
+          nameSent = true;
+        } else {
+          ws.send(JSON.stringify({ type: "join", data: { name: name, room: room, since: lastId } }));
+        }
+      }
+
+      function connect() {
+        clearInterval(retryTimer);
+        retryTimer = null;
+        setStatus("connecting", "connecting…");
+        const sock = new WebSocket(url);
+        ws = sock;
+        sock.onopen = () => {
+          if (sock !== ws) return;
+          attempt = 0;
+          setStatus("online");
+          sendName();
+        };
+        sock.onmessage = (event) => {
+          if (sock === ws && typeof event.data === "string") onFrame(event.data);
+        };
+        sock.onclose = () => {
+          if (sock !== ws) return;
+          ws = null;
+          scheduleReconnect();
+        };
+      }
+
+      function scheduleReconnect() {
+        const delay = Math.min(30, 2 ** attempt) * (0.75 + Math.random() * 0.5);
+        attempt += 1;
+        let left = Math.max(1, Math.round(delay));
+        const tick = () => {
+          if (left <= 0) { connect(); return; }
+          setStatus("offline", "offline · retry in " + left + "s");
+          left -= 1;
+        };
+        tick();
+        retryTimer = setInterval(tick, 1000);
+      }
+
+      function reconnectNow() { if (ws === null) { attempt = 0; connect(); } }
+      window.addEventListener("online", reconnectNow);
+      document.addEventListener("visibilitychange", () => { if (!document.hidden) reconnectNow(); });
+
+      $("name-form").addEventListener("submit", (event) => {
+        event.preventDefault();
+        const value = $("name").value.trim();
+        if (!value) return;
+        name = value;
+        $("name-form").hidden = true;
+        for (const el of list.querySelectorAll(".message")) {
+          const mine = el.querySelector(".author").textContent === name;
+          el.classList.toggle("me", mine);
+          el.classList.toggle("other", !mine);
+        }
+        setStatus(status.dataset.state, status.textContent);
+        sendName();
+        input.focus();
+      });
+
+      $("composer").addEventListener("submit", (event) => {
+        event.preventDefault();
+        const text = input.value;
+        if (!text.trim() || !ws || ws.readyState !== WebSocket.OPEN) return;
+        ws.send(JSON.stringify({ type: "message", data: { text: text } }));
+        input.value = "";
+        input.focus();
+      });
+
+      connect();
+    })();
+    </script>
+    </body>
+    </html>
+    """#
+}

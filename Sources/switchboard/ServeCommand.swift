@@ -1,0 +1,159 @@
+import Dispatch
+import Foundation
+import SwitchboardChat
+import SwitchboardIO
+import SwitchboardServer
+
+enum ServeCommand {
+  static let help = """
+    usage: switchboard serve [OPTIONS]
+
+    Runs the server: TCP line chat, UDP datagram chat and HTTP + WebSocket (the web chat
+    page), bridged into shared rooms. Prints the URLs a phone on the same network can use.
+
+    options:
+      --host ADDR               address to bind (default 0.0.0.0; :: for IPv6 and IPv4)
+      --tcp-port N              TCP line chat port (default 8080; 0 turns it off)
+      --udp-port N              UDP datagram port (default 8081; 0 turns it off)
+      --http-port N             HTTP + WebSocket port (default 1337; 0 turns it off)
+      --room NAME               room new members land in (default lobby)
+      --data-dir PATH           where history is kept (default ./.switchboard)
+      --ephemeral               keep nothing on disk
+      --name INSTANCE           the name advertised on the network (default Switchboard)
+      --no-advertise            do not advertise over mDNS
+      --max-message-size BYTES  largest WebSocket message (default 1048576)
+      --max-line-length BYTES   longest TCP line (default 65536)
+      --history N               messages kept per room (default 1000)
+      --loops N                 event loops (default: one per core)
+      --backend epoll|dispatch  readiness backend (default epoll on Linux)
+      --redis URL               share rooms through Redis (not in this build yet)
+      --log-level LEVEL         trace, debug, info, notice, warning, error (default info)
+      -h, --help                this text
+
+    SIGINT or SIGTERM: members are told the server is going away, then it exits 0.
+    Exit codes: 0 clean shutdown, 1 could not start (e.g. port in use), 64 bad usage.
+    """
+
+  static func run(_ argv: [String]) -> Int32 {
+    let args: Arguments
+    var config = ServerConfiguration()
+    var level = Logger.Level.info
+    do {
+      args = try Arguments(
+        argv,
+        valued: [
+          "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
+          "max-line-length", "history", "loops", "backend", "redis", "log-level",
+        ],
+        booleans: ["ephemeral", "no-advertise", "help"])
+      if args.flag("help") {
+        Output.print(help)
+        return ExitCode.ok
+      }
+      if let extra = args.positional.first {
+        throw Arguments.UsageError(description: "unexpected argument '\(extra)'")
+      }
+      if let host = args.value("host") { config.host = host }
+      if let p = try args.int("tcp-port", in: 0...65535) {
+        config.tcpPort = p
+        config.tcpEnabled = p != 0
+      }
+      if let p = try args.int("udp-port", in: 0...65535) {
+        config.udpPort = p
+        config.udpEnabled = p != 0
+      }
+      if let p = try args.int("http-port", in: 0...65535) {
+        config.httpPort = p
+        config.httpEnabled = p != 0
+      }
+      if let room = args.value("room") {
+        guard let valid = RoomName.validate(room) else {
+          throw Arguments.UsageError(description: "--room: '\(room)' is not a room name (1-64 letters, digits, - _ .)")
+        }
+        config.defaultRoom = valid
+      }
+      if let dir = args.value("data-dir") { config.dataDirectory = dir }
+      config.ephemeral = args.flag("ephemeral")
+      if let name = args.value("name") { config.instanceName = name }
+      config.advertise = !args.flag("no-advertise")
+      if let n = try args.int("max-message-size", in: 1...(1 << 30)) { config.maxMessageSize = n }
+      if let n = try args.int("max-line-length", in: 1...(1 << 30)) { config.maxLineLength = n }
+      if let n = try args.int("history", in: 0...10_000_000) { config.historyLimit = n }
+      if let n = try args.int("loops", in: 1...1024) { config.loopCount = n }
+      if let b = args.value("backend") {
+        guard let backend = SelectorBackend(rawValue: b) else {
+          throw Arguments.UsageError(description: "--backend must be epoll or dispatch, not '\(b)'")
+        }
+        config.backend = backend
+      }
+      if let l = args.value("log-level") {
+        guard let parsed = Logger.Level(name: l) else {
+          throw Arguments.UsageError(description: "--log-level must be one of trace, debug, info, notice, warning, error")
+        }
+        level = parsed
+      }
+      if args.value("redis") != nil {
+        throw Arguments.UsageError(description: "--redis: scale-out over Redis is not available in this build yet")
+      }
+    } catch {
+      Output.error("switchboard serve: \(error)\nTry 'switchboard serve --help'.")
+      return ExitCode.usage
+    }
+
+    let logger = Logger.standardError(level: level)
+    let server: ChatServer
+    do {
+      server = try ChatServer(configuration: config, logger: logger)
+      try server.start()
+    } catch {
+      Output.error("switchboard serve: \(error)")
+      return ExitCode.failure
+    }
+    printBanner(server)
+
+    let stop = DispatchSemaphore(value: 0)
+    let signalQueue = DispatchQueue(label: "switchboard.signals")
+    var sources: [DispatchSourceSignal] = []
+    for sig in [SIGINT, SIGTERM] {
+      signal(sig, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
+      source.setEventHandler { @Sendable in
+        logger.notice("received \(sig == SIGINT ? "SIGINT" : "SIGTERM"), shutting down")
+        stop.signal()
+      }
+      source.resume()
+      sources.append(source)
+    }
+    stop.wait()
+    server.shutdown(reason: "server shutting down")
+    logger.info("stopped")
+    _ = sources
+    return ExitCode.ok
+  }
+
+  static func printBanner(_ server: ChatServer) {
+    var lines = ["Switchboard is running. Connect with:"]
+    let hosts: [String]
+    let bound = server.tcpAddress ?? server.udpAddress ?? server.httpAddress
+    if let bound, bound.isWildcard {
+      let all = NetworkInterfaces.addresses().filter { iface in
+        bound.family == AF_INET6 ? true : iface.address.family == AF_INET
+      }
+      hosts = all.map { $0.address.family == AF_INET6 ? "[\($0.address.ipAddress)]" : $0.address.ipAddress }
+        .filter { !$0.hasPrefix("[fe80") }
+    } else if let bound {
+      hosts = [bound.family == AF_INET6 ? "[\(bound.ipAddress)]" : bound.ipAddress]
+    } else {
+      hosts = []
+    }
+    for host in hosts.isEmpty ? ["127.0.0.1"] : hosts {
+      var urls: [String] = []
+      if let a = server.tcpAddress { urls.append("tcp://\(host):\(a.port)") }
+      if let a = server.udpAddress { urls.append("udp://\(host):\(a.port)") }
+      if let a = server.httpAddress { urls.append("http://\(host):\(a.port)/  ws://\(host):\(a.port)/") }
+      lines.append("  " + urls.joined(separator: "  "))
+    }
+    if let a = server.tcpAddress { lines.append("Try: nc \(hosts.first ?? "127.0.0.1") \(a.port)") }
+    Output.print(lines.joined(separator: "\n"))
+  }
+}

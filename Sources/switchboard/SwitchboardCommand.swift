@@ -1,0 +1,58 @@
+import Foundation
+import SwitchboardServer
+
+/// Exit codes (sysexits.h where one fits).
+enum ExitCode {
+  static let ok: Int32 = 0
+  static let failure: Int32 = 1
+  static let usage: Int32 = 64
+  static let unavailable: Int32 = 69
+}
+
+@main
+struct SwitchboardCommand {
+  static let usage = """
+    usage: switchboard COMMAND [OPTIONS]
+
+    commands:
+      serve            run the server (TCP lines 8080, UDP 8081, HTTP/WebSocket 1337)
+      send URL TEXT…   send one message and exit (tcp://host:port, udp://host:port)
+      help             this text
+
+    Run `switchboard COMMAND --help` for a command's options.
+    """
+
+  static func main() {
+    var args = Array(CommandLine.arguments.dropFirst())
+    guard let command = args.first else {
+      Output.error(usage)
+      exit(ExitCode.usage)
+    }
+    args.removeFirst()
+    let code: Int32
+    switch command {
+    case "serve": code = ServeCommand.run(args)
+    case "send": code = SendCommand.run(args)
+    case "help", "--help", "-h":
+      Output.print(usage)
+      code = ExitCode.ok
+    case "chat", "browse", "peer", "bench":
+      Output.error("switchboard \(command): not available in this build yet (see the README's roadmap)")
+      code = ExitCode.unavailable
+    default:
+      Output.error("switchboard: unknown command '\(command)'\n\n\(usage)")
+      code = ExitCode.usage
+    }
+    exit(code)
+  }
+}
+
+/// Unbuffered writes to stdout and stderr (Swift 6 forbids the C globals).
+enum Output {
+  static func print(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+  }
+  static func error(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+  }
+}
