@@ -27,8 +27,10 @@
     deinit { events.deallocate() }
 
     private func mask(_ interest: Interest) -> UInt32 {
-      var m: UInt32 = sb_EPOLLRDHUP
-      if interest.contains(.read) { m |= sb_EPOLLIN }
+      // EPOLLRDHUP only with read interest: level-triggered, it stays set after the peer's
+      // FIN, so a descriptor that is not reading (paused, or past EOF) would spin the loop.
+      var m: UInt32 = 0
+      if interest.contains(.read) { m |= sb_EPOLLIN | sb_EPOLLRDHUP }
       if interest.contains(.write) { m |= sb_EPOLLOUT }
       return m
     }

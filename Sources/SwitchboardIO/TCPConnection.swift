@@ -158,6 +158,14 @@ public final class TCPConnection: Selectable, Flushable {
     if (events.contains(.readable) || events.contains(.hangup)) && !isClosed && !readPaused {
       readAvailable()
     }
+    if events.contains(.hangup) && readEOF && !writeInterest && !isClosed {
+      // Past EOF nothing reads the error a hang-up carries, and epoll reports hang-ups
+      // whatever the interest: left alone it would spin the loop. Neither way is open.
+      var soError: Int32 = 0
+      var len = socklen_t(MemoryLayout<Int32>.size)
+      getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &len)
+      finish(soError == 0 ? nil : IOError(call: "read", errno: soError))
+    }
   }
 
   private func readAvailable() {
@@ -195,7 +203,14 @@ public final class TCPConnection: Selectable, Flushable {
     guard bytes.count > 0 else { return }
     queue.append(bytes)
     bufferedBytes += bytes.count
-    if bufferedBytes > limits.maximumBuffered {
+    if writeInterest && bufferedBytes > limits.maximumBuffered {
+      // The kernel's buffer is already full and the queue is past the cap.
+      fail(IOError(call: "slow consumer", errno: 0, detail: "(more than \(limits.maximumBuffered) bytes unread)"))
+      return
+    }
+    // While waiting for the socket to drain (write interest) no flush runs to judge the
+    // limit, so a peer that never reads would let the queue grow without bound.
+    if writeInterest && bufferedBytes > limits.maximumBuffered {
       fail(IOError(call: "slow consumer", errno: 0, detail: "(more than \(limits.maximumBuffered) bytes unread)"))
       return
     }
@@ -263,6 +278,12 @@ public final class TCPConnection: Selectable, Flushable {
       }
     }
     compactQueue()
+    // Judged after the kernel took what it could: what is left is what the peer did not
+    // read. (Appends within one loop iteration are bounded by the read budgets.)
+    if bufferedBytes > limits.maximumBuffered && !isClosed {
+      fail(IOError(call: "slow consumer", errno: 0, detail: "(more than \(limits.maximumBuffered) bytes unread)"))
+      return
+    }
     let drained = queueHead >= queue.count
     let wantWrite = !drained && !isClosed
     if wantWrite != writeInterest {

@@ -13,14 +13,12 @@ protocol LineParticipant: LocalMember {
 
 extension LineParticipant {
   /// The shared bytes of `event` in the line dialect, or `nil` when this member should
-  /// not see it: its own messages and joins are not echoed, binary data has no line form.
+  /// not see it: its own messages and notices are not echoed, binary data has no line form.
   func lineBytes(for event: ChatEvent, cache: inout EncodingCache) -> SharedBytes? {
-    switch event {
-    case .message(_, let origin) where origin == memberID: return nil
-    case .presence(let p, let origin) where origin == memberID && p.kind == .join: return nil
-    case .binary: return nil
-    default: break
-    }
+    // The line dialect never echoes what the member itself caused (the seed server did
+    // not); replies to its own commands come through `reply`.
+    if case .binary = event { return nil }
+    if let origin = event.origin, origin == memberID { return nil }
     guard let line = LineDialect.format(event) else { return nil }
     return cache.value(for: DialectSlot.line) { SharedBytes(string: line + "\n") }
   }

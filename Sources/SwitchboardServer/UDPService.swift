@@ -78,7 +78,9 @@ final class UDPService: UDPSocketDelegate {
 final class UDPMember: LineParticipant {
   let memberID: MemberID
   let address: SocketAddress
-  unowned let service: UDPService
+  /// Strong on purpose: room events for this member may still be queued on the loop
+  /// after the service closed (its `send` then drops them).
+  let service: UDPService
   var lastSeen = Deadline.now()
 
   init(address: SocketAddress, service: UDPService) {

@@ -15,8 +15,10 @@ final class ZlibStream {
 
   /// - Parameters:
   ///   - kind: Compressor or decompressor.
-  ///   - windowBits: 8–15; zlib cannot open a raw deflater with 8, so 8 becomes 9, as
-  ///     other zlib-based implementations do.
+  ///   - windowBits: 8–15. zlib cannot open a raw deflater with 8, so 8 becomes 9, as
+  ///     other zlib-based implementations do. That is still safe for a peer with a
+  ///     256-byte window: zlib never emits distances beyond the window minus 262 bytes,
+  ///     i.e. 250 with 9 bits.
   ///   - level: The compression level (-1 for zlib's default).
   ///   - memLevel: zlib's memLevel (1–9) for a deflater.
   init(kind: Kind, windowBits: Int, level: Int32 = -1, memLevel: Int32 = 8) throws(WebSocketError) {

@@ -1,0 +1,175 @@
+import Dispatch
+import SwitchboardIO
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+struct EventLoopTests {
+  @Test(arguments: SelectorBackend.allCases)
+  func executeRunsTasksInSubmissionOrderOnTheLoopThread(backend: SelectorBackend) throws {
+    let loop = try EventLoop(backend: backend)
+    defer { loop.shutdownGracefully() }
+    #expect(!loop.inEventLoop)
+
+    // One submitting thread: the loop runs its tasks in exactly that order.
+    let order = Locked<[Int]>([])
+    let onLoopThread = Locked<[Bool]>([])
+    for i in 0..<1000 {
+      loop.execute {
+        order.withLock { $0.append(i) }
+        onLoopThread.withLock { $0.append(loop.inEventLoop) }
+      }
+    }
+    #expect(eventually { order.value.count == 1000 })
+    #expect(order.value == Array(0..<1000))
+    #expect(onLoopThread.value.allSatisfy { $0 })
+
+    // Four threads at once: each thread's tasks keep their relative order.
+    let perThread = Locked<[Int: [Int]]>([:])
+    DispatchQueue.concurrentPerform(iterations: 4) { thread in
+      for i in 0..<250 {
+        loop.execute { perThread.withLock { $0[thread, default: []].append(i) } }
+      }
+    }
+    #expect(eventually { perThread.value.values.reduce(0) { $0 + $1.count } == 1000 })
+    for thread in 0..<4 {
+      #expect(perThread.value[thread] == Array(0..<250), "thread \(thread)")
+    }
+  }
+
+  @Test(arguments: SelectorBackend.allCases)
+  func scheduledTasksFireNoSoonerThanTheirDelayInDeadlineOrder(backend: SelectorBackend) throws {
+    let loop = try EventLoop(backend: backend)
+    defer { loop.shutdownGracefully() }
+    let start = ContinuousClock.now
+    let fired = Locked<[(Int, Duration)]>([])
+    for delay in [60, 20, 40] {
+      loop.schedule(after: .milliseconds(delay)) {
+        fired.withLock { $0.append((delay, ContinuousClock.now - start)) }
+      }
+    }
+    #expect(eventually { fired.value.count == 3 })
+    #expect(fired.value.map(\.0) == [20, 40, 60])
+    for (delay, elapsed) in fired.value {
+      #expect(elapsed >= .milliseconds(delay), "\(delay) ms timer fired after \(elapsed)")
+    }
+
+    // The same from the loop's own thread (the timer is pushed directly).
+    let local = Locked<Duration?>(nil)
+    try onLoop(loop) {
+      let scheduledAt = ContinuousClock.now
+      loop.schedule(after: .milliseconds(30)) { local.withLock { $0 = ContinuousClock.now - scheduledAt } }
+    }
+    #expect(eventually { local.value != nil })
+    #expect(local.value! >= .milliseconds(30))
+  }
+
+  @Test(arguments: SelectorBackend.allCases)
+  func cancelledScheduledTaskDoesNotRun(backend: SelectorBackend) throws {
+    let loop = try EventLoop(backend: backend)
+    defer { loop.shutdownGracefully() }
+    let ran = Locked<[String]>([])
+    let cancelled = loop.schedule(after: .milliseconds(10)) { ran.withLock { $0.append("cancelled") } }
+    cancelled.cancel()
+    #expect(cancelled.isCancelled)
+    // Cancelled from the loop thread, after being pushed onto the heap.
+    try onLoop(loop) {
+      let handle = loop.schedule(after: .milliseconds(10)) { ran.withLock { $0.append("cancelled on loop") } }
+      handle.cancel()
+    }
+    // A later timer: once it fires, the earlier deadlines have long passed.
+    loop.schedule(after: .milliseconds(40)) { ran.withLock { $0.append("marker") } }
+    #expect(eventually { ran.value.contains("marker") })
+    #expect(ran.value == ["marker"])
+  }
+
+  @Test(arguments: SelectorBackend.allCases)
+  func repeatingTaskRunsUntilCancelled(backend: SelectorBackend) throws {
+    let loop = try EventLoop(backend: backend)
+    defer { loop.shutdownGracefully() }
+    let count = Locked(0)
+    let handle = loop.scheduleRepeating(every: .milliseconds(5)) { count.withLock { $0 += 1 } }
+    #expect(eventually { count.value >= 5 })
+    handle.cancel()
+    // A run already under way may finish; after one loop round trip the count is final.
+    try onLoop(loop) {}
+    let final = count.value
+    let marker = Signal()
+    loop.schedule(after: .milliseconds(40)) { marker.fire() }
+    #expect(marker.wait())
+    #expect(count.value == final)
+
+    // Cancelling from inside the task stops it at once.
+    let selfCancelled = Locked(0)
+    let box = Locked<Scheduled?>(nil)
+    let done = Signal()
+    try onLoop(loop) {
+      box.withLock {
+        $0 = loop.scheduleRepeating(every: .milliseconds(2)) {
+          if selfCancelled.withLock({ $0 += 1; return $0 }) == 3 { box.value?.cancel() }
+        }
+      }
+      loop.schedule(after: .milliseconds(40)) { done.fire() }
+    }
+    #expect(done.wait())
+    #expect(selfCancelled.value == 3)
+  }
+
+  @Test(arguments: SelectorBackend.allCases)
+  func tasksQueuedFromInsideATaskRun(backend: SelectorBackend) throws {
+    let loop = try EventLoop(backend: backend)
+    defer { loop.shutdownGracefully() }
+    let steps = Locked<[String]>([])
+    loop.execute {
+      steps.withLock { $0.append("outer") }
+      loop.execute {
+        steps.withLock { $0.append("inner") }
+        loop.execute { steps.withLock { $0.append("innermost") } }
+      }
+      loop.schedule(after: .milliseconds(1)) { steps.withLock { $0.append("timer") } }
+    }
+    #expect(eventually { steps.value.count == 4 })
+    #expect(Array(steps.value.prefix(2)) == ["outer", "inner"])
+    #expect(Set(steps.value) == ["outer", "inner", "innermost", "timer"])
+    #expect(steps.value.firstIndex(of: "inner")! < steps.value.firstIndex(of: "innermost")!)
+  }
+
+  @Test(arguments: SelectorBackend.allCases)
+  func shutdownGracefullyRunsQueuedTasksAndIsIdempotent(backend: SelectorBackend) throws {
+    let loop = try EventLoop(backend: backend)
+    let ran = Locked(false)
+    loop.execute { ran.withLock { $0 = true } }
+    loop.shutdownGracefully()
+    #expect(ran.value)
+    loop.shutdownGracefully()  // a second call returns at once
+  }
+
+  @Test(arguments: SelectorBackend.allCases)
+  func shutdownClosesRegisteredSockets(backend: SelectorBackend) throws {
+    let loop = try EventLoop(backend: backend)
+    let (address, registered) = try onLoop(loop) {
+      let listener = try TCPListener(address: SocketAddress(host: "127.0.0.1", port: 0), loop: loop) {
+        fd, _ in _ = close(fd)
+      }
+      return (listener.localAddress, loop.registeredCount)
+    }
+    #expect(registered == 1)
+    loop.shutdownGracefully()
+    // The Dispatch backend closes once its sources are cancelled, so allow a moment.
+    let refused = eventually {
+      do {
+        _ = try BlockingClient(connectingTo: address)
+        return false
+      } catch let error as IOError {
+        return error.errno == ECONNREFUSED
+      } catch {
+        return false
+      }
+    }
+    #expect(refused)
+  }
+}

@@ -1,0 +1,240 @@
+import Foundation
+import SwitchboardIO
+import SwitchboardServer
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A failure inside a test helper (timeouts, unexpected closes).
+struct TestFailure: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// Starts a server on loopback with kernel-chosen ports and stops it when done.
+func withServer<T>(
+  _ configure: (inout ServerConfiguration) -> Void = { _ in },
+  _ body: (ChatServer) async throws -> T
+) async throws -> T {
+  var config = ServerConfiguration.loopbackForTesting()
+  configure(&config)
+  let server = try ChatServer(configuration: config)
+  try server.start()
+  do {
+    let result = try await body(server)
+    server.shutdown()
+    return result
+  } catch {
+    server.shutdown()
+    throw error
+  }
+}
+
+/// A blocking TCP client with deadline-bounded line reads: a peer written independently
+/// of the server's I/O code.
+final class LineClient {
+  let fd: Int32
+  private var buffer: [UInt8] = []
+  private(set) var closedByPeer = false
+
+  init(_ address: SocketAddress) throws {
+    fd = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+    let rc = address.withSockAddr { connect(fd, $0, $1) }
+    guard rc == 0 else {
+      close(fd)
+      throw TestFailure("connect to \(address): errno \(errno)")
+    }
+  }
+
+  deinit { close(fd) }
+
+  /// Sends raw bytes.
+  func send(_ bytes: [UInt8]) throws {
+    var sent = 0
+    while sent < bytes.count {
+      let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        throw TestFailure("send: errno \(errno)")
+      }
+      sent += n
+    }
+  }
+
+  func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+  /// Sends `text` plus a newline.
+  func sendLine(_ text: String) throws { try send(text + "\n") }
+
+  /// Reads whatever arrives within `timeout` (returns false on timeout or EOF).
+  @discardableResult
+  func fill(timeout: Duration) -> Bool {
+    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    let ms = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+    let r = poll(&pfd, 1, max(ms, 0))
+    guard r > 0 else { return false }
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    let n = recv(fd, &chunk, chunk.count, 0)
+    if n <= 0 {
+      closedByPeer = true
+      return false
+    }
+    buffer.append(contentsOf: chunk[0..<n])
+    return true
+  }
+
+  /// The next line (without its newline), or throws after `timeout`.
+  func readLine(timeout: Duration = .seconds(5)) throws -> String {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+      if let nl = buffer.firstIndex(of: 0x0A) {
+        let line = Array(buffer[..<nl])
+        buffer.removeSubrange(...nl)
+        return String(decoding: line, as: UTF8.self)
+      }
+      let left = deadline - ContinuousClock.now
+      if left <= .zero || closedByPeer {
+        throw TestFailure("no line within \(timeout) (closed: \(closedByPeer), buffered: \(String(decoding: buffer, as: UTF8.self).debugDescription))")
+      }
+      fill(timeout: min(left, .milliseconds(200)))
+    }
+  }
+
+  /// Reads lines until one satisfies `match`; returns it. Throws on timeout.
+  @discardableResult
+  func expectLine(timeout: Duration = .seconds(5), _ match: (String) -> Bool) throws -> String {
+    let deadline = ContinuousClock.now + timeout
+    var seen: [String] = []
+    while true {
+      let left = deadline - ContinuousClock.now
+      guard left > .zero else { throw TestFailure("expected line not seen; got \(seen)") }
+      do {
+        let line = try readLine(timeout: left)
+        if match(line) { return line }
+        seen.append(line)
+      } catch {
+        throw TestFailure("expected line not seen; got \(seen) (\(error))")
+      }
+    }
+  }
+
+  func expectLine(_ exact: String, timeout: Duration = .seconds(5)) throws {
+    try expectLine(timeout: timeout) { $0 == exact }
+  }
+
+  /// Asserts nothing arrives for `window` (used sparingly: only to prove absence).
+  func expectSilence(for window: Duration) -> [String] {
+    var lines: [String] = []
+    let deadline = ContinuousClock.now + window
+    while ContinuousClock.now < deadline {
+      if let line = try? readLine(timeout: deadline - ContinuousClock.now) { lines.append(line) }
+    }
+    return lines
+  }
+
+  /// Waits until the server closes the connection.
+  func expectClosed(timeout: Duration = .seconds(5)) throws {
+    let deadline = ContinuousClock.now + timeout
+    while !closedByPeer {
+      guard ContinuousClock.now < deadline else { throw TestFailure("connection still open") }
+      fill(timeout: .milliseconds(100))
+    }
+  }
+
+  /// Closes with a TCP reset instead of a FIN.
+  func reset() {
+    var l = linger(l_onoff: 1, l_linger: 0)
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &l, socklen_t(MemoryLayout<linger>.size))
+    shutdown(fd, Int32(SHUT_RDWR))
+  }
+
+  /// Sets a small receive buffer (for never-reading clients).
+  func setReceiveBuffer(_ bytes: Int32) {
+    var v = bytes
+    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &v, socklen_t(MemoryLayout<Int32>.size))
+  }
+}
+
+/// A blocking UDP peer with deadline-bounded receives.
+final class DatagramPeer {
+  let fd: Int32
+  let target: SocketAddress
+
+  init(_ target: SocketAddress) throws {
+    self.target = target
+    fd = socket(target.family, Int32(SOCK_DGRAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+  }
+
+  deinit { close(fd) }
+
+  func send(_ text: String) throws { try send(Array(text.utf8)) }
+
+  func send(_ bytes: [UInt8]) throws {
+    let n = target.withSockAddr { sa, len in bytes.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, 0, sa, len) } }
+    guard n >= 0 else { throw TestFailure("sendto: errno \(errno)") }
+  }
+
+  /// The next datagram as text, or throws after `timeout`.
+  func receive(timeout: Duration = .seconds(5)) throws -> String {
+    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    let ms = Int32(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+    guard poll(&pfd, 1, ms) > 0 else { throw TestFailure("no datagram within \(timeout)") }
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    let n = recv(fd, &chunk, chunk.count, 0)
+    guard n >= 0 else { throw TestFailure("recv: errno \(errno)") }
+    return String(decoding: chunk[0..<n], as: UTF8.self)
+  }
+
+  /// Receives until a datagram satisfies `match`.
+  @discardableResult
+  func expect(timeout: Duration = .seconds(5), _ match: (String) -> Bool) throws -> String {
+    let deadline = ContinuousClock.now + timeout
+    var seen: [String] = []
+    while true {
+      let left = deadline - ContinuousClock.now
+      guard left > .zero else { throw TestFailure("expected datagram not seen; got \(seen)") }
+      let d = try receive(timeout: left)
+      if match(d) { return d }
+      seen.append(d)
+    }
+  }
+}
+
+/// Polls `condition` until it holds or `timeout` passes.
+func eventually(timeout: Duration = .seconds(5), _ what: String = "condition", _ condition: () -> Bool) async throws {
+  let deadline = ContinuousClock.now + timeout
+  while !condition() {
+    guard ContinuousClock.now < deadline else { throw TestFailure("timed out waiting for \(what)") }
+    try await Task.sleep(for: .milliseconds(10))
+  }
+}
+
+/// Locates a built executable of this package (the `switchboard` binary) or a system tool.
+enum Binaries {
+  static var switchboard: String? {
+    if let env = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"],
+      FileManager.default.isExecutableFile(atPath: env)
+    {
+      return env
+    }
+    // Tests run from the package's .build/<config>/ folder; the binary sits beside them.
+    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .deletingLastPathComponent()
+    for config in ["debug", "release"] {
+      let candidate = root.appendingPathComponent(".build/\(config)/switchboard").path
+      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+    }
+    return nil
+  }
+
+  static func tool(_ name: String) -> String? {
+    for dir in ["/usr/bin", "/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") {
+      return "\(dir)/\(name)"
+    }
+    return nil
+  }
+}
