@@ -41,7 +41,8 @@ public struct LineFramer: Sendable {
     while true {
       guard let newline = buffer[scanned...].firstIndex(of: 0x0A) else {
         scanned = buffer.count
-        if !discarding && buffer.count > maxLineLength {
+        // +1: the line may still end in CR LF, and the CR does not count.
+        if !discarding && buffer.count > maxLineLength + 1 {
           // Over the limit with no end in sight: drop what we have, keep dropping.
           buffer.removeAll(keepingCapacity: false)
           scanned = 0

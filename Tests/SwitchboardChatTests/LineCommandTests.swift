@@ -1,0 +1,44 @@
+import SwitchboardChat
+import Testing
+
+struct LineCommandTests {
+  @Test(arguments: [
+    ("iam:bob", LineCommand.iam("bob")),
+    ("msg:hello", .message("hello")),
+    ("hello", .message("hello")),
+    ("//slash", .message("/slash")),
+    ("/nick  carol ", .nick("carol")),
+    ("/join dev", .join("dev")),
+    ("/JOIN dev", .join("dev")),
+    ("/who", .who),
+    ("/rooms", .rooms),
+    ("/history", .history(nil)),
+    ("/history 5", .history(5)),
+    ("/since 42", .since(42)),
+    ("/me waves", .me("waves")),
+    ("/help", .help),
+    ("/quit", .quit),
+    ("   ", .empty),
+    ("", .empty),
+  ])
+  func parses(line: String, expected: LineCommand) {
+    #expect(LineCommand.parse(line) == expected)
+  }
+
+  @Test(arguments: ["/nick", "/join", "/join bad room", "/history x", "/since", "/since -1", "/me", "/frob"])
+  func malformedCommandsAreInvalid(line: String) {
+    guard case .invalid(let message) = LineCommand.parse(line) else {
+      Issue.record("\(line) parsed as a valid command")
+      return
+    }
+    #expect(!message.isEmpty)
+  }
+
+  @Test func roomNames() {
+    #expect(RoomName.validate("lobby") == "lobby")
+    #expect(RoomName.validate("dev-2_x.y") == "dev-2_x.y")
+    #expect(RoomName.validate("") == nil)
+    #expect(RoomName.validate("a b") == nil)
+    #expect(RoomName.validate(String(repeating: "a", count: 65)) == nil)
+  }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import SwitchboardIO
+import Testing
+
+/// The real `switchboard` binary, driven by the real `nc`.
+@Suite(.enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+struct CLITests {
+  let binary = Binaries.switchboard ?? ""
+
+  private func startServer() async throws -> (ProcessPeer, tcp: Int, udp: Int, http: Int) {
+    let ports = try freePorts(3)
+    let server = try ProcessPeer(
+      binary,
+      [
+        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "\(ports[1])", "--http-port",
+        "\(ports[2])", "--no-advertise", "--ephemeral",
+      ])
+    try await server.waitForOutput("Switchboard is running")
+    return (server, ports[0], ports[1], ports[2])
+  }
+
+  @Test(.enabled(if: Binaries.tool("nc") != nil, "needs nc (netcat-openbsd)"))
+  func ncChatsWithTheServerAndHearsTheGoodbyeOnSIGTERM() async throws {
+    let (server, tcp, udp, _) = try await startServer()
+    #expect(server.stdout.contains("tcp://127.0.0.1:\(tcp)"))
+    let observer = try LineClient(SocketAddress(host: "127.0.0.1", port: tcp))
+    try observer.sendLine("iam:observer")
+    try await Task.sleep(for: .milliseconds(50))
+    let nc = try ProcessPeer(Binaries.tool("nc")!, ["127.0.0.1", "\(tcp)"])
+    nc.write("iam:ncuser\n")
+    try observer.expectLine("* ncuser has joined")
+    nc.write("hello from nc\n")
+    try observer.expectLine("ncuser: hello from nc")
+    try observer.sendLine("hello nc")
+    try await nc.waitForOutput("observer: hello nc\n")
+
+    let ncu = try ProcessPeer(Binaries.tool("nc")!, ["-u", "127.0.0.1", "\(udp)"])
+    ncu.write("datagram from nc -u\n")
+    try await ncu.waitForOutput("Server received: datagram from nc -u\n")
+    try observer.expectLine { $0.hasSuffix(": datagram from nc -u") }
+
+    server.signal(SIGTERM)
+    try await nc.waitForOutput("* server is going away: server shutting down\n")
+    #expect(try await server.waitForExit() == 0)
+    try observer.expectLine("* server is going away: server shutting down")
+    try observer.expectClosed()
+    ncu.signal(SIGTERM)
+  }
+
+  @Test func sendDeliversOneMessage() async throws {
+    let (server, tcp, udp, _) = try await startServer()
+    let observer = try LineClient(SocketAddress(host: "127.0.0.1", port: tcp))
+    try observer.sendLine("iam:observer")
+    try await Task.sleep(for: .milliseconds(50))
+    let send = try ProcessPeer(binary, ["send", "tcp://127.0.0.1:\(tcp)", "--name", "bot", "hello", "world"])
+    #expect(try await send.waitForExit() == 0)
+    try observer.expectLine("bot: hello world")
+    let sendUDP = try ProcessPeer(binary, ["send", "udp://127.0.0.1:\(udp)", "over udp"])
+    #expect(try await sendUDP.waitForExit() == 0)
+    try observer.expectLine { $0.hasSuffix(": over udp") }
+    server.signal(SIGINT)
+    #expect(try await server.waitForExit() == 0)
+  }
+
+  @Test func usageErrorsExit64AndHelpExits0() async throws {
+    let help = try ProcessPeer(binary, ["serve", "--help"])
+    #expect(try await help.waitForExit() == 0)
+    #expect(help.stdout.contains("--tcp-port N"))
+    let bad = try ProcessPeer(binary, ["serve", "--tcp-prot", "9"])
+    #expect(try await bad.waitForExit() == 64)
+    #expect(bad.stderr.contains("unknown option --tcp-prot"))
+    let badPort = try ProcessPeer(binary, ["serve", "--tcp-port", "70000"])
+    #expect(try await badPort.waitForExit() == 64)
+    let unknown = try ProcessPeer(binary, ["frobnicate"])
+    #expect(try await unknown.waitForExit() == 64)
+    let refused = try ProcessPeer(binary, ["send", "tcp://127.0.0.1:\(try freePorts(1)[0])", "x"])
+    #expect(try await refused.waitForExit() == 1)
+    #expect(refused.stderr.contains("Connection refused"))
+  }
+
+  @Test func aPortInUseIsAClearStartupError() async throws {
+    let (server, tcp, _, _) = try await startServer()
+    let second = try ProcessPeer(binary, ["serve", "--host", "127.0.0.1", "--tcp-port", "\(tcp)", "--udp-port", "0", "--http-port", "0", "--no-advertise"])
+    #expect(try await second.waitForExit() == 1)
+    #expect(second.stderr.contains("port in use"))
+    server.signal(SIGTERM)
+    #expect(try await server.waitForExit() == 0)
+  }
+}
