@@ -65,6 +65,7 @@ public final class TCPConnection: Selectable, Flushable {
   public private(set) var isWritable = true
   private var readPaused = false
   private var closeAfterFlush = false
+  private var shutdownAfterFlush = false
   /// `true` once the connection is closed (no more callbacks, writes are dropped).
   public private(set) var isClosed = false
   private var connecting: ((IOError?) -> Void)?
@@ -208,12 +209,6 @@ public final class TCPConnection: Selectable, Flushable {
       fail(IOError(call: "slow consumer", errno: 0, detail: "(more than \(limits.maximumBuffered) bytes unread)"))
       return
     }
-    // While waiting for the socket to drain (write interest) no flush runs to judge the
-    // limit, so a peer that never reads would let the queue grow without bound.
-    if writeInterest && bufferedBytes > limits.maximumBuffered {
-      fail(IOError(call: "slow consumer", errno: 0, detail: "(more than \(limits.maximumBuffered) bytes unread)"))
-      return
-    }
     if isWritable && bufferedBytes > limits.highWaterMark {
       isWritable = false
       readPaused = true
@@ -296,6 +291,10 @@ public final class TCPConnection: Selectable, Flushable {
       updateInterest()
       delegate?.connection(self, writabilityChanged: true)
     }
+    if drained && shutdownAfterFlush && !isClosed {
+      shutdownAfterFlush = false
+      _ = shutdown(fd, Int32(SHUT_WR))
+    }
     if drained && closeAfterFlush && !isClosed {
       finish(nil)
     }
@@ -346,7 +345,13 @@ public final class TCPConnection: Selectable, Flushable {
   public func shutdownOutput() {
     guard !isClosed else { return }
     flushNow()
-    _ = shutdown(fd, Int32(SHUT_WR))
+    // What the kernel did not take yet goes first; the last flush sends the FIN.
+    if isClosed { return }
+    if queueHead < queue.count {
+      shutdownAfterFlush = true
+    } else {
+      _ = shutdown(fd, Int32(SHUT_WR))
+    }
   }
 
   private func fail(_ error: IOError) {

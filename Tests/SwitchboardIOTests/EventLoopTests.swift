@@ -110,7 +110,11 @@ struct EventLoopTests {
     try onLoop(loop) {
       box.withLock {
         $0 = loop.scheduleRepeating(every: .milliseconds(2)) {
-          if selfCancelled.withLock({ $0 += 1; return $0 }) == 3 { box.value?.cancel() }
+          let runs = selfCancelled.withLock { count in
+            count += 1
+            return count
+          }
+          if runs == 3 { box.value?.cancel() }
         }
       }
       loop.schedule(after: .milliseconds(40)) { done.fire() }
@@ -133,7 +137,8 @@ struct EventLoopTests {
       loop.schedule(after: .milliseconds(1)) { steps.withLock { $0.append("timer") } }
     }
     #expect(eventually { steps.value.count == 4 })
-    #expect(Array(steps.value.prefix(2)) == ["outer", "inner"])
+    // The timer may run before or after the queued tasks, depending on the loop's pace.
+    #expect(steps.value.first == "outer")
     #expect(Set(steps.value) == ["outer", "inner", "innermost", "timer"])
     #expect(steps.value.firstIndex(of: "inner")! < steps.value.firstIndex(of: "innermost")!)
   }

@@ -1,6 +1,6 @@
 import Dispatch
-import Synchronization
 import SwitchboardIO
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -124,6 +124,15 @@ func pattern(count: Int, seed: UInt64 = 0) -> [UInt8] {
     bytes[i] = UInt8(truncatingIfNeeded: state >> 32)
   }
   return bytes
+}
+
+/// Where two byte sequences first differ (`nil` when equal). Tests compare large buffers
+/// through this: `#expect(a == b)` on megabytes makes a failure compute a diff for minutes.
+func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> Int? {
+  if a == b { return nil }
+  let n = min(a.count, b.count)
+  for i in 0..<n where a[i] != b[i] { return i }
+  return n
 }
 
 /// Whether this machine can bind to IPv6 loopback.
@@ -266,7 +275,8 @@ final class TestServer: Sendable {
   /// Waits until `count` connections were accepted and returns their logs.
   func waitForConnections(_ count: Int, timeout: Duration = .seconds(5)) throws -> [ConnectionLog] {
     guard eventually(timeout: timeout, { connections.value.count >= count }) else {
-      throw TestFailure("expected \(count) connections, got \(connections.value.count); errors: \(errors.value)")
+      throw TestFailure(
+        "expected \(count) connections, got \(connections.value.count); errors: \(errors.value)")
     }
     return connections.value
   }
@@ -296,7 +306,8 @@ final class BlockingClient {
 
   /// Connects to `address`; `receiveBuffer` sets `SO_RCVBUF` first (a small one makes
   /// a slow reader).
-  init(connectingTo address: SocketAddress, receiveBuffer: Int? = nil, timeout: Duration = .seconds(5)) throws {
+  init(connectingTo address: SocketAddress, receiveBuffer: Int? = nil, timeout: Duration = .seconds(5)) throws
+  {
     fd = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw IOError(call: "socket", errno: errno) }
     var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
@@ -402,7 +413,9 @@ final class BlockingClient {
 
 /// A port on 127.0.0.1 that nothing listens on: bound (so nobody else takes it) but not
 /// listening, so connections to it are refused. Close the returned descriptor.
-func reservedClosedPort(type: Int32 = Int32(SOCK_STREAM.rawValue)) throws -> (fd: Int32, address: SocketAddress) {
+func reservedClosedPort(type: Int32 = Int32(SOCK_STREAM.rawValue)) throws -> (
+  fd: Int32, address: SocketAddress
+) {
   let fd = socket(AF_INET, type, 0)
   guard fd >= 0 else { throw IOError(call: "socket", errno: errno) }
   let any = try SocketAddress(host: "127.0.0.1", port: 0)

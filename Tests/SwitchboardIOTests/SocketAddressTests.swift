@@ -26,9 +26,12 @@ struct SocketAddressTests {
     Vector(host: "::1", port: 443, family: AF_INET6, ip: "::1", description: "[::1]:443"),
     Vector(host: "[::1]", port: 443, family: AF_INET6, ip: "::1", description: "[::1]:443"),
     Vector(host: "::", port: 1, family: AF_INET6, ip: "::", description: "[::]:1"),
-    Vector(host: "2001:DB8:0:0:0:0:0:1", port: 65535, family: AF_INET6, ip: "2001:db8::1", description: "[2001:db8::1]:65535"),
     Vector(
-      host: "::ffff:10.0.0.1", port: 5353, family: AF_INET6, ip: "::ffff:10.0.0.1", description: "[::ffff:10.0.0.1]:5353"),
+      host: "2001:DB8:0:0:0:0:0:1", port: 65535, family: AF_INET6, ip: "2001:db8::1",
+      description: "[2001:db8::1]:65535"),
+    Vector(
+      host: "::ffff:10.0.0.1", port: 5353, family: AF_INET6, ip: "::ffff:10.0.0.1",
+      description: "[::ffff:10.0.0.1]:5353"),
   ]
 
   @Test(arguments: valid)
@@ -88,7 +91,9 @@ struct SocketAddressTests {
   func survivesTheTripThroughSockaddr(host: String) throws {
     let address = try SocketAddress(host: host, port: 40_000)
     let copy = address.withSockAddr { sa, len -> SocketAddress? in
-      #expect(Int(len) == (address.family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size))
+      #expect(
+        Int(len)
+          == (address.family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size))
       #expect(Int32(sa.pointee.sa_family) == address.family)
       return SocketAddress(sa)
     }
@@ -102,7 +107,8 @@ struct SocketAddressTests {
   }
 
   @Test func resolvesNumericHostsWithoutDNS() throws {
-    #expect(try SocketAddress.resolve(host: "127.0.0.1", port: 1) == SocketAddress(host: "127.0.0.1", port: 1))
+    #expect(
+      try SocketAddress.resolve(host: "127.0.0.1", port: 1) == SocketAddress(host: "127.0.0.1", port: 1))
     #expect(try SocketAddress.resolve(host: "[::1]", port: 2).description == "[::1]:2")
     #expect(try SocketAddress.resolve(host: "localhost", port: 3).description == "127.0.0.1:3")
   }

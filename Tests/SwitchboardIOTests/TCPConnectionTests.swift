@@ -72,7 +72,7 @@ struct TCPConnectionTests {
     let client = try BlockingClient(connectingTo: server.address)
     let message = pattern(count: 100_000, seed: 6)
     try client.send(message)
-    #expect(try client.receive(exactly: message.count) == message)
+    #expect(firstDifference(try client.receive(exactly: message.count), message) == nil)
     let log = try server.waitForConnections(1)[0]
     let remote = try onLoop(log.loop) { log.connection.value.remoteAddress }
     #expect(remote != nil && remote == client.localAddress)
@@ -107,7 +107,7 @@ struct TCPConnectionTests {
     let client = try BlockingClient(connectingTo: server.address, receiveBuffer: 16 * 1024)
     let received = try client.receiveUntilEOF(limit: total, chunk: 4096)
     #expect(received.count == total)
-    #expect(received == payload)
+    #expect(firstDifference(received, payload) == nil)
     let log = try server.waitForConnections(1)[0]
     #expect(log.notes["buffered"] == total)
     #expect(eventually { log.closed })
@@ -125,7 +125,7 @@ struct TCPConnectionTests {
     defer { server.shutdown() }
     let client = try BlockingClient(connectingTo: server.address)
     let received = try client.receiveUntilEOF()
-    #expect(String(decoding: received, as: UTF8.self) == messages.joined())
+    #expect(firstDifference(received, Array(messages.joined().utf8)) == nil)
   }
 
   @Test(arguments: SelectorBackend.allCases)
@@ -163,7 +163,7 @@ struct TCPConnectionTests {
     let client = try BlockingClient(connectingTo: server.address, receiveBuffer: 16 * 1024)
     let received = try client.receiveUntilEOF(chunk: 8192)
     #expect(received.count == total)
-    #expect(received == payload.array)
+    #expect(firstDifference(received, payload.array) == nil)
     // Half-closed, not closed: the server still reads, then closes on the client's EOF.
     try client.send("bye")
     client.shutdownWrite()
@@ -257,7 +257,7 @@ struct TCPConnectionTests {
     defer { server.shutdown() }
     let client = try BlockingClient(connectingTo: server.address, receiveBuffer: 16 * 1024)
     let received = try client.receiveUntilEOF(chunk: 8192)
-    #expect(received == payload.array)
+    #expect(firstDifference(received, payload.array) == nil)
     let log = try server.waitForConnections(1)[0]
     #expect(log.notes == ["buffered at close": total, "closed at once": 0])
     #expect(eventually { log.closed })
