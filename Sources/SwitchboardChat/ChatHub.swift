@@ -33,6 +33,7 @@ public final class ChatHub: Sendable {
   }
   struct Room {
     var nextID: UInt64 = 1
+    var epoch: String
     var history: MessageRing
     var members: Set<MemberID> = []
     var shardCounts: [Int: Int] = [:]
@@ -49,14 +50,38 @@ public final class ChatHub: Sendable {
   public let configuration: HubConfiguration
   private let state = Mutex(State())
   private let clock: @Sendable () -> Int64
+  /// Where messages are written through to (in memory unless given).
+  public let store: HistoryStore
 
   /// The colours handed to members in turn (the seed chat server's palette).
   public static let palette = ["red", "green", "blue", "magenta", "purple", "plum", "orange"]
 
   /// Makes a hub. `clock` gives milliseconds since the epoch (injected for tests).
-  public init(configuration: HubConfiguration = HubConfiguration(), clock: (@Sendable () -> Int64)? = nil) {
+  public init(
+    configuration: HubConfiguration = HubConfiguration(), store: HistoryStore? = nil,
+    clock: (@Sendable () -> Int64)? = nil
+  ) {
     self.configuration = configuration
+    self.store = store ?? InMemoryHistoryStore(retention: configuration.historyLimit)
     self.clock = clock ?? { ChatClock.milliseconds() }
+  }
+
+  /// The room's state, loaded from the store the first time it is used.
+  private func roomLocked(_ state: inout State, _ name: String) -> Room {
+    if let r = state.rooms[name] { return r }
+    var ring = MessageRing(capacity: configuration.historyLimit)
+    let snapshot: RoomSnapshot
+    do {
+      snapshot = try store.loadRoom(name, limit: configuration.historyLimit)
+    } catch {
+      // The store could not load the room: carry on live with a new epoch, so clients
+      // see `recovered: false` instead of a silent gap.
+      snapshot = RoomSnapshot(lastID: 0, epoch: InMemoryHistoryStore.newEpoch(), recent: [])
+    }
+    for m in snapshot.recent { ring.append(m) }
+    let room = Room(nextID: snapshot.lastID + 1, epoch: snapshot.epoch, history: ring)
+    state.rooms[name] = room
+    return room
   }
 
   /// Adds a shard whose members are reached through `executor`.
@@ -109,14 +134,16 @@ public final class ChatHub: Sendable {
       }
       let color = previous?.1.color ?? nextColor(&state)
       var info = MemberInfo(name: name, room: room, color: color, announced: false, shard: shard.index)
-      var r = state.rooms[room] ?? Room(history: MessageRing(capacity: configuration.historyLimit))
+      var r = roomLocked(&state, room)
       r.members.insert(id)
       r.shardCounts[shard.index, default: 0] += 1
       let replay: [ChatMessage]
       var complete = true
       if let since {
         replay = r.history.after(since)
-        if since + 1 < (replay.first?.id ?? r.nextID) { complete = false }
+        // Complete when nothing between `since` and the first replayed id fell out of
+        // the window, and `since` is not from the future (another epoch).
+        if since + 1 < (replay.first?.id ?? r.nextID) || since >= r.nextID { complete = false }
       } else {
         replay = r.history.last(historyCount)
       }
@@ -131,7 +158,7 @@ public final class ChatHub: Sendable {
         state.members[id] = info
       }
       return JoinResult(
-        room: room, color: color, history: replay, lastID: lastID, complete: complete,
+        room: room, color: color, history: replay, lastID: lastID, epoch: r.epoch, complete: complete,
         members: r.members.count)
     }
   }
@@ -173,8 +200,13 @@ public final class ChatHub: Sendable {
 
   /// Publishes a chat message from `id` to its room.
   /// - Returns: the message with its id, or `nil` when the member is unknown.
+  /// - Parameter stored: called once the store holds the message durably (or failed);
+  ///   the server sends the `ack` frame then.
   @discardableResult
-  public func publish(from id: MemberID, text: String, isAction: Bool = false) -> ChatMessage? {
+  public func publish(
+    from id: MemberID, text: String, isAction: Bool = false,
+    stored: (@Sendable (Result<Void, StoreError>) -> Void)? = nil
+  ) -> ChatMessage? {
     let now = clock()
     return state.withLock { state -> ChatMessage? in
       guard let info = state.members[id], var room = state.rooms[info.room] else { return nil }
@@ -184,6 +216,7 @@ public final class ChatHub: Sendable {
       room.nextID += 1
       room.history.append(message)
       state.rooms[info.room] = room
+      store.append(message, completion: stored)
       fanOut(state, room: room, name: info.room, .message(message, origin: id))
       return message
     }
@@ -239,6 +272,11 @@ public final class ChatHub: Sendable {
     state.withLock { $0.rooms[room]?.history.after(id) ?? [] }
   }
 
+  /// The epoch of `room`'s history.
+  public func epoch(room: String) -> String {
+    state.withLock { roomLocked(&$0, room).epoch }
+  }
+
   /// Counts for metrics: members and rooms.
   public var counts: (members: Int, rooms: Int) {
     state.withLock { state in (state.members.count, state.rooms.values.filter { !$0.members.isEmpty }.count) }
@@ -290,6 +328,8 @@ public struct JoinResult: Sendable {
   public var history: [ChatMessage]
   /// The room's newest id at the moment of joining (0 when empty).
   public var lastID: UInt64
+  /// The room history's epoch.
+  public var epoch: String
   /// `false` when `since` asked for messages that are no longer kept.
   public var complete: Bool
   /// Members in the room after the join.

@@ -118,10 +118,34 @@ final class DispatchSelector: IOSelector {
     }
     for (fd, events) in ready {
       body(fd, events)
-      // Re-arm what the handler still wants (it may have changed interest or closed).
+      // libdispatch sources report transitions, not levels: a descriptor that is still
+      // readable (or writable) after the handler ran would not fire again. Ask the kernel
+      // and report it again ourselves, which keeps the level-triggered contract.
+      let interest = state.withLock { $0.entries[fd]?.interest }
+      guard let interest else { continue }
+      var pfd = pollfd(fd: fd, events: 0, revents: 0)
+      if interest.contains(.read) { pfd.events |= Int16(POLLIN) }
+      if interest.contains(.write) { pfd.events |= Int16(POLLOUT) }
+      var still: ReadyEvents = []
+      if pfd.events != 0 && poll(&pfd, 1, 0) > 0 {
+        if pfd.revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 && interest.contains(.read) { still.insert(.readable) }
+        if pfd.revents & Int16(POLLOUT) != 0 && interest.contains(.write) { still.insert(.writable) }
+      }
       state.withLock { state in
         guard var entry = state.entries[fd] else { return }
-        Self.arm(&entry)
+        if still.isEmpty {
+          // Re-arm what the handler still wants (it may have changed interest).
+          Self.arm(&entry)
+        } else {
+          state.ready[fd, default: []].formUnion(still)
+          // Keep the sources that are reported by hand quiet until then.
+          if still.contains(.readable), entry.readArmed { entry.read.suspend(); entry.readArmed = false }
+          if still.contains(.writable), entry.writeArmed { entry.write.suspend(); entry.writeArmed = false }
+          let wantWrite = entry.interest.contains(.write) && !still.contains(.writable)
+          let wantRead = entry.interest.contains(.read) && !still.contains(.readable)
+          if wantRead && !entry.readArmed { entry.read.resume(); entry.readArmed = true }
+          if wantWrite && !entry.writeArmed { entry.write.resume(); entry.writeArmed = true }
+        }
         state.entries[fd] = entry
       }
     }

@@ -52,9 +52,6 @@ final class ServerCore: Sendable {
 
   /// Takes over a connection that asked for a WebSocket upgrade.
   func webSocketHandoff(_ connection: TCPConnection, _ head: HTTPRequestHead, _ leftover: [UInt8], _ context: LoopContext) {
-    var response = HTTPResponse.text(501, "WebSocket is not enabled on this server yet\n")
-    response.headers.replaceOrAdd(name: "Connection", value: "close")
-    connection.write(response.encode())
-    connection.close()
+    WebSocketSession.start(connection: connection, head: head, leftover: leftover, context: context)
   }
 }

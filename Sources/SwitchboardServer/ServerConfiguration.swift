@@ -34,6 +34,11 @@ public struct ServerConfiguration: Sendable {
   public var udpMemberTTL: Duration = .seconds(60)
   /// Buffered output per connection above which the peer is dropped as too slow.
   public var maxBufferedPerConnection = 4 * 1024 * 1024
+  /// Messages sent in the `history` frame when a WebSocket client joins without `since`.
+  public var historyOnJoin = 100
+  /// Idle WebSocket connections are pinged this often; one that has not answered by the
+  /// next tick is closed.
+  public var webSocketPingInterval: Duration = .seconds(30)
   /// Event loops (default: one per core).
   public var loopCount = System.coreCount
   /// The readiness backend.

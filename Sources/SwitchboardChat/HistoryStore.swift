@@ -1,0 +1,91 @@
+import Synchronization
+
+/// Why a history store failed.
+public struct StoreError: Error, Sendable, CustomStringConvertible, Equatable {
+  /// What went wrong, for logs and startup errors.
+  public let message: String
+  public init(_ message: String) { self.message = message }
+  public var description: String { message }
+}
+
+/// What the hub needs to continue a room after a restart.
+public struct RoomSnapshot: Sendable, Equatable {
+  /// The highest id ever assigned in the room (0 for a new room); the next is `lastID + 1`.
+  public var lastID: UInt64
+  /// Identifies this incarnation of the room's history; changes when the history is reset
+  /// or lost, so a resuming client knows its ids no longer mean the same messages.
+  public var epoch: String
+  /// The newest kept messages, oldest first.
+  public var recent: [ChatMessage]
+
+  public init(lastID: UInt64, epoch: String, recent: [ChatMessage]) {
+    self.lastID = lastID
+    self.epoch = epoch
+    self.recent = recent
+  }
+}
+
+/// Where rooms' messages are kept. The hub keeps the newest messages of each room in
+/// memory and writes every message through to the store; implementations: in memory
+/// (tests, `--ephemeral`) and SQLite (the default).
+public protocol HistoryStore: Sendable {
+  /// Loads (or creates) `room`: its last id, epoch and up to `limit` newest messages.
+  func loadRoom(_ room: String, limit: Int) throws(StoreError) -> RoomSnapshot
+  /// Stores `message`. `completion` runs (on any thread) once the message is durable as
+  /// the store's durability setting defines, or failed; the server sends `ack` then.
+  func append(_ message: ChatMessage, completion: (@Sendable (Result<Void, StoreError>) -> Void)?)
+  /// Kept messages of `room` with an id above `id`, oldest first, at most `limit`.
+  func messages(room: String, after id: UInt64, limit: Int) throws(StoreError) -> [ChatMessage]
+  /// Flushes pending writes and releases resources.
+  func close()
+}
+
+/// A store that keeps nothing beyond the process: each room gets a fresh random epoch.
+public final class InMemoryHistoryStore: HistoryStore {
+  private struct Room {
+    var epoch: String
+    var lastID: UInt64 = 0
+    var messages: [ChatMessage] = []
+  }
+  private let rooms = Mutex<[String: Room]>([:])
+  private let retention: Int
+
+  /// Keeps at most `retention` messages per room.
+  public init(retention: Int = 1000) {
+    self.retention = retention
+  }
+
+  public func loadRoom(_ room: String, limit: Int) throws(StoreError) -> RoomSnapshot {
+    rooms.withLock { rooms in
+      let r = rooms[room] ?? Room(epoch: Self.newEpoch())
+      rooms[room] = r
+      return RoomSnapshot(lastID: r.lastID, epoch: r.epoch, recent: Array(r.messages.suffix(limit)))
+    }
+  }
+
+  public func append(_ message: ChatMessage, completion: (@Sendable (Result<Void, StoreError>) -> Void)?) {
+    rooms.withLock { rooms in
+      var r = rooms[message.room] ?? Room(epoch: Self.newEpoch())
+      r.lastID = max(r.lastID, message.id)
+      r.messages.append(message)
+      if r.messages.count > retention { r.messages.removeFirst(r.messages.count - retention) }
+      rooms[message.room] = r
+    }
+    completion?(.success(()))
+  }
+
+  public func messages(room: String, after id: UInt64, limit: Int) throws(StoreError) -> [ChatMessage] {
+    rooms.withLock { rooms in
+      Array((rooms[room]?.messages ?? []).filter { $0.id > id }.prefix(limit))
+    }
+  }
+
+  public func close() {}
+
+  /// A random 16-hex-digit epoch.
+  public static func newEpoch() -> String {
+    let value = UInt64.random(in: 1...UInt64.max)
+    let hex = String(value, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
+  }
+}

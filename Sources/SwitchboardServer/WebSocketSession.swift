@@ -1,0 +1,357 @@
+import SwitchboardChat
+import SwitchboardHTTP
+import SwitchboardIO
+import SwitchboardWebSocket
+
+/// One WebSocket connection: the JSON chat protocol (`/`, `/rooms/NAME`), the raw text
+/// dialect (`?format=text`), or the plain echo endpoint (`/echo`).
+final class WebSocketSession: TCPConnectionDelegate, LocalMember {
+  enum Mode: Equatable {
+    case json
+    case text(notifySelf: Bool)
+    case echo
+  }
+
+  let memberID: MemberID
+  let connection: TCPConnection
+  unowned let context: LoopContext
+  private let mode: Mode
+  private var protocolState: WebSocketConnection
+  private var named = false
+  private var inRoom = false
+  private var finished = false
+  private var lastHeard = Deadline.now()
+  private var pingOutstanding = false
+  private var keepalive: Scheduled?
+
+  /// Validates the upgrade request and either answers it with an HTTP error or takes
+  /// the connection over.
+  static func start(
+    connection: TCPConnection, head: HTTPRequestHead, leftover: [UInt8], context: LoopContext
+  ) {
+    let path = head.path
+    let query = head.query
+    let mode: Mode
+    var room = context.configuration.defaultRoom
+    if path == "/echo" {
+      mode = .echo
+    } else if path == "/" || path.hasPrefix("/rooms/") {
+      if path.hasPrefix("/rooms/") {
+        let raw = String(path.dropFirst("/rooms/".count)).removingPercentEncodingLoosely()
+        guard let valid = RoomName.validate(raw) else {
+          reject(connection, .text(400, "invalid room name (1-64 letters, digits, - _ .)\n"))
+          return
+        }
+        room = valid
+      }
+      if query["format"] == "text" {
+        let notify = ["1", "true", "yes"].contains(query["notify_self"]?.lowercased() ?? "")
+        mode = .text(notifySelf: notify)
+      } else if let format = query["format"], format != "json" {
+        reject(connection, .text(400, "unknown format \(format) (json or text)\n"))
+        return
+      } else {
+        mode = .json
+      }
+    } else {
+      reject(connection, .text(404, "no WebSocket endpoint at \(path) (try /, /rooms/NAME or /echo)\n"))
+      return
+    }
+    let options = WebSocketHandshake.ServerOptions(deflate: PerMessageDeflate.Parameters())
+    switch WebSocketHandshake.serverResponse(to: head, options: options) {
+    case .reject(let response, let reason):
+      context.logger.debug("WebSocket upgrade refused: \(reason)")
+      reject(connection, response)
+    case .accept(let accept):
+      connection.write(accept.responseBytes)
+      let session = WebSocketSession(
+        connection: connection, mode: mode, deflate: accept.deflate, context: context)
+      session.begin(room: room, query: query)
+      if !leftover.isEmpty { leftover.withUnsafeBytes { session.feed($0) } }
+    }
+  }
+
+  private static func reject(_ connection: TCPConnection, _ response: HTTPResponse) {
+    var r = response
+    r.headers.replaceOrAdd(name: "Connection", value: "close")
+    connection.write(r.encode())
+    connection.close()
+  }
+
+  private init(connection: TCPConnection, mode: Mode, deflate: PerMessageDeflate.Parameters?, context: LoopContext) {
+    self.connection = connection
+    self.context = context
+    self.mode = mode
+    self.memberID = context.hub.nextMemberID()
+    let limit = context.configuration.maxMessageSize
+    self.protocolState = WebSocketConnection(
+      role: .server, configuration: WebSocketConfiguration(maxFrameSize: limit, maxMessageSize: limit),
+      deflate: deflate)
+    connection.limits.maximumBuffered = max(context.configuration.maxBufferedPerConnection, 2 * limit + 65536)
+    connection.delegate = self
+    context.sessions[memberID] = self
+    context.metrics.webSocketOpen.add(1, ordering: .relaxed)
+  }
+
+  private func begin(room: String, query: [String: String]) {
+    let interval = context.configuration.webSocketPingInterval
+    keepalive = context.loop.scheduleRepeatingLocal(every: interval) { [weak self] in self?.checkAlive() }
+    guard mode != .echo else { return }
+    var since: UInt64? = nil
+    if let raw = query["since"] {
+      guard let k = UInt64(raw) else {
+        sendText(JSONDialect.error(code: "invalid_data", message: "since must be a non-negative integer"))
+        return joinRoom(room, since: nil)
+      }
+      since = k
+    }
+    joinRoom(room, since: since)
+    if let name = query["name"], let clean = context.hub.sanitizeName(name) { setName(clean) }
+  }
+
+  // MARK: Input
+
+  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
+    feed(bytes)
+  }
+
+  private func feed(_ bytes: UnsafeRawBufferPointer) {
+    guard !finished else { return }
+    lastHeard = Deadline.now()
+    pingOutstanding = false
+    for action in protocolState.receive(bytes) {
+      switch action {
+      case .send(let frame):
+        connection.write(frame)
+      case .text(let text):
+        handleText(text)
+      case .binary(let data):
+        handleBinary(data)
+      case .ping, .pong:
+        break
+      case .close:
+        finish()
+        connection.close()
+        return
+      }
+    }
+  }
+
+  private func handleText(_ text: String) {
+    switch mode {
+    case .echo:
+      if let frame = protocolState.sendText(text) { connection.write(frame) }
+    case .text:
+      publish(text, ref: nil)
+    case .json:
+      switch ClientFrame.parse(text, maxLength: context.configuration.maxMessageSize) {
+      case .plain(let body):
+        if !named, let name = context.hub.sanitizeName(body) {
+          setName(name)
+        } else {
+          publish(body, ref: nil)
+        }
+      case .message(let body, let ref):
+        publish(body, ref: ref)
+      case .join(let name, let room, let since):
+        if let name, let clean = context.hub.sanitizeName(name) { setName(clean) }
+        if room != nil || since != nil {
+          joinRoom(room ?? context.hub.member(memberID)?.room ?? context.configuration.defaultRoom, since: since)
+        }
+      case .invalid(let code, let message):
+        sendText(JSONDialect.error(code: code, message: message))
+      }
+    }
+  }
+
+  private func handleBinary(_ data: [UInt8]) {
+    switch mode {
+    case .echo:
+      if let frame = protocolState.sendBinary(data) { connection.write(frame) }
+    case .json, .text:
+      ensureNamed()
+      context.hub.publishBinary(from: memberID, bytes: data)
+    }
+  }
+
+  private func publish(_ text: String, ref: String?) {
+    ensureNamed()
+    guard let ref else {
+      if context.hub.publish(from: memberID, text: text) != nil {
+        context.metrics.messagesPublished.add(1, ordering: .relaxed)
+      }
+      return
+    }
+    // The ack goes out once the store holds the message, from this loop.
+    let loop = context.loop
+    let box = AckTarget(session: self)
+    let idBox = AckID()
+    let message = context.hub.publish(from: memberID, text: text) { result in
+      loop.execute {
+        guard let session = box.session, let id = idBox.id else { return }
+        switch result {
+        case .success:
+          session.sendText(JSONDialect.ack(ref: ref, id: id))
+        case .failure(let error):
+          session.sendText(JSONDialect.error(code: "not_stored", message: "message \(id) was not stored: \(error)"))
+        }
+      }
+    }
+    idBox.id = message?.id
+    if message != nil { context.metrics.messagesPublished.add(1, ordering: .relaxed) }
+  }
+
+  private func joinRoom(_ room: String, since: UInt64?) {
+    let name = context.hub.member(memberID)?.name ?? "Client \(memberID.raw)"
+    let result = context.hub.join(
+      self, shard: context.shard, name: name, room: room, announce: named, since: since,
+      historyCount: context.configuration.historyOnJoin)
+    inRoom = true
+    if mode == .json {
+      sendText(JSONDialect.history(result.history, epoch: result.epoch, recovered: result.complete))
+    }
+  }
+
+  private func setName(_ name: String) {
+    let hub = context.hub
+    hub.rename(memberID, to: name)
+    if !named {
+      named = true
+      hub.announce(memberID)
+      if mode == .json, let color = hub.member(memberID)?.color { sendText(JSONDialect.color(color)) }
+    }
+  }
+
+  private func ensureNamed() {
+    guard !named else { return }
+    setName(context.hub.member(memberID)?.name ?? "Client \(memberID.raw)")
+  }
+
+  // MARK: Output
+
+  func receive(_ event: ChatEvent, cache: inout EncodingCache) {
+    guard !finished else { return }
+    switch mode {
+    case .echo:
+      return
+    case .json:
+      switch event {
+      case .binary(_, let bytes, let origin):
+        guard origin != memberID else { return }
+        connection.write(cache.value(for: DialectSlot.binary) {
+          SharedBytes(WebSocketConnection.encodeServerFrame(binary: bytes))
+        })
+      case .shutdown(let reason):
+        goAway(reason)
+      default:
+        guard let text = JSONDialect.encode(event) else { return }
+        connection.write(cache.value(for: DialectSlot.json) {
+          SharedBytes(WebSocketConnection.encodeServerFrame(text: text))
+        })
+      }
+    case .text(let notifySelf):
+      switch event {
+      case .message(let m, let origin):
+        guard origin != memberID || notifySelf else { return }
+        connection.write(cache.value(for: DialectSlot.text) {
+          SharedBytes(WebSocketConnection.encodeServerFrame(text: m.text))
+        })
+      case .binary(_, let bytes, let origin):
+        guard origin != memberID else { return }
+        connection.write(cache.value(for: DialectSlot.binary) {
+          SharedBytes(WebSocketConnection.encodeServerFrame(binary: bytes))
+        })
+      case .shutdown(let reason):
+        goAway(reason)
+      case .presence:
+        return
+      }
+    }
+  }
+
+  fileprivate func sendText(_ text: String) {
+    guard !finished, let frame = protocolState.sendText(text) else { return }
+    connection.write(frame)
+  }
+
+  private func goAway(_ reason: String) {
+    if let frame = protocolState.close(code: 1001, reason: String(reason.prefix(100))) { connection.write(frame) }
+    finish()
+    connection.close()
+  }
+
+  // MARK: Liveness
+
+  private func checkAlive() {
+    guard !finished else { return }
+    let interval = context.configuration.webSocketPingInterval.nanoseconds
+    let quiet = Deadline.now().nanoseconds &- lastHeard.nanoseconds
+    if pingOutstanding && quiet >= interval {
+      // A ping went unanswered for a whole interval: the peer is gone.
+      context.logger.debug("WebSocket \(memberID) did not answer a ping; closing")
+      finish()
+      connection.reset()
+      return
+    }
+    if quiet >= interval / 2, let frame = protocolState.ping(Array("sb".utf8)) {
+      pingOutstanding = true
+      connection.write(frame)
+    }
+  }
+
+  // MARK: Closing
+
+  func connectionDidReadEOF(_ connection: TCPConnection) {
+    finish()
+    connection.close()
+  }
+
+  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
+    if let error, error.call == "slow consumer" {
+      context.metrics.slowConsumers.add(1, ordering: .relaxed)
+      context.logger.notice("dropped WebSocket \(memberID): \(error)")
+    }
+    finish()
+    context.sessions[memberID] = nil
+    context.metrics.webSocketOpen.subtract(1, ordering: .relaxed)
+  }
+
+  private func finish() {
+    guard !finished else { return }
+    finished = true
+    keepalive?.cancel()
+    if inRoom { context.hub.leave(memberID) }
+  }
+}
+
+/// Loop-confined handles for an `ack` completion that may run on another thread; only
+/// dereferenced back on the session's loop.
+private final class AckTarget: @unchecked Sendable {
+  // Safety: read only inside `loop.execute` on the session's own loop.
+  weak var session: WebSocketSession?
+  init(session: WebSocketSession) { self.session = session }
+}
+
+private final class AckID: @unchecked Sendable {
+  // Safety: written on the loop right after publish returns, read on the same loop later.
+  var id: UInt64?
+}
+
+extension String {
+  /// Percent-decodes `%XX` sequences; leaves malformed ones as they are.
+  func removingPercentEncodingLoosely() -> String {
+    var bytes: [UInt8] = []
+    var it = Array(utf8)[...]
+    while let b = it.popFirst() {
+      if b == UInt8(ascii: "%"), it.count >= 2,
+        let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
+      {
+        bytes.append(v)
+        it = it.dropFirst(2)
+      } else {
+        bytes.append(b)
+      }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}
