@@ -13,38 +13,27 @@ let package = Package(
     .library(name: "SwitchboardWebSocket", targets: ["SwitchboardWebSocket"]),
     .library(name: "SwitchboardChat", targets: ["SwitchboardChat"]),
     .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
-    .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
-    .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
   ],
   targets: [
     .target(name: "CSwitchboardShims"),
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "SwitchboardIO", dependencies: ["CSwitchboardShims"]),
     .target(name: "SwitchboardHTTP"),
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
     .target(name: "SwitchboardChat"),
-    .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "CSQLite"]),
     .target(
       name: "SwitchboardServer",
       dependencies: [
-        "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat", "SwitchboardStore",
+        "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat",
       ]),
-    .target(
-      name: "SwitchboardClient",
-      dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "COpenSSL"]),
     .executableTarget(
       name: "switchboard",
-      dependencies: ["SwitchboardServer", "SwitchboardClient", "SwitchboardChat", "SwitchboardIO"]),
+      dependencies: ["SwitchboardServer", "SwitchboardChat", "SwitchboardIO"]),
     .testTarget(name: "SwitchboardIOTests", dependencies: ["SwitchboardIO"]),
     .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat"]),
-    .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat"]),
-    .testTarget(
-      name: "SwitchboardClientTests",
-      dependencies: ["SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer"]),
     .testTarget(
       name: "SwitchboardServerTests",
       dependencies: ["SwitchboardServer", "SwitchboardIO", "SwitchboardChat"]),

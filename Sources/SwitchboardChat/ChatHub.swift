@@ -216,8 +216,9 @@ public final class ChatHub: Sendable {
       room.nextID += 1
       room.history.append(message)
       state.rooms[info.room] = room
-      store.append(message, completion: stored)
       fanOut(state, room: room, name: info.room, .message(message, origin: id))
+      // After the fan-out is queued, so an `ack` never overtakes the message itself.
+      store.append(message, completion: stored)
       return message
     }
   }

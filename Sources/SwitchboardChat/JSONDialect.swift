@@ -146,7 +146,7 @@ public enum ClientFrame: Equatable, Sendable {
       }
       var since: UInt64? = nil
       if let raw = data["since"], !(raw is NSNull) {
-        guard let n = raw as? NSNumber, !(raw is Bool), n.doubleValue >= 0, n.doubleValue == n.doubleValue.rounded(),
+        guard let n = raw as? NSNumber, !isBoolean(n), n.doubleValue >= 0, n.doubleValue == n.doubleValue.rounded(),
           n.doubleValue < 1.8e19
         else { return .invalid(code: "invalid_data", message: "data.since must be a non-negative integer") }
         since = n.uint64Value
@@ -157,9 +157,14 @@ public enum ClientFrame: Equatable, Sendable {
     }
   }
 
+  /// JSON `true`/`false` arrive as NSNumber too; on Linux `is Bool` also matches 0 and 1.
+  private static func isBoolean(_ n: NSNumber) -> Bool {
+    String(cString: n.objCType) == "c"
+  }
+
   private static func encodeScalar(_ value: Any) -> String? {
     if let s = value as? String { return JSONDialect.quote(s) }
-    if let n = value as? NSNumber, !(value is Bool) {
+    if let n = value as? NSNumber, !isBoolean(n) {
       let d = n.doubleValue
       if d == d.rounded() && abs(d) < 1e15 { return String(Int64(d)) }
       return d.isFinite ? String(d) : nil
