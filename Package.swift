@@ -36,7 +36,9 @@ let package = Package(
     .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat"]),
     .testTarget(
       name: "SwitchboardServerTests",
-      dependencies: ["SwitchboardServer", "SwitchboardIO", "SwitchboardChat"]),
+      dependencies: [
+        "SwitchboardServer", "SwitchboardIO", "SwitchboardChat", "SwitchboardWebSocket", "SwitchboardHTTP",
+      ]),
   ],
   swiftLanguageModes: [.v6]
 )

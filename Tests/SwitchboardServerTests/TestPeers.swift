@@ -51,6 +51,10 @@ final class LineClient {
 
   deinit { close(fd) }
 
+  /// Bytes received and not yet consumed.
+  var bufferedBytes: [UInt8] { buffer }
+  func clearBuffer() { buffer.removeAll() }
+
   /// Sends raw bytes.
   func send(_ bytes: [UInt8]) throws {
     var sent = 0
