@@ -22,6 +22,7 @@ let package = Package(
     .target(name: "SwitchboardHTTP"),
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
     .target(name: "SwitchboardChat"),
+    .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
       name: "SwitchboardServer",
       dependencies: [
@@ -29,7 +30,7 @@ let package = Package(
       ]),
     .executableTarget(
       name: "switchboard",
-      dependencies: ["SwitchboardServer", "SwitchboardChat", "SwitchboardIO"]),
+      dependencies: ["SwitchboardServer", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO"]),
     .testTarget(name: "SwitchboardIOTests", dependencies: ["SwitchboardIO"]),
     .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),

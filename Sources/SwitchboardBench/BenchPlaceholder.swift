@@ -1,0 +1,2 @@
+/// The load generator behind `switchboard bench` (being written).
+public enum BenchPlaceholder {}
