@@ -175,4 +175,20 @@ struct WebSocketChatTests {
       _ = try ws.nextJSON(type: "history")
     }
   }
+
+  @Test func silentPeersArePingedAndDroppedLivePeersKept() async throws {
+    try await withServer({ $0.webSocketPingInterval = .milliseconds(200) }) { server in
+      let live = try WebSocketTestClient(server.httpAddress!)
+      let dead = try WebSocketTestClient(server.httpAddress!)
+      try live.send(text: "live")
+      try dead.send(text: "dead")
+      try await eventually { server.hub.who(room: "lobby").count == 2 }
+      // `live` keeps answering pings (its reads process them); `dead` never reads.
+      let deadline = ContinuousClock.now + .seconds(3)
+      while ContinuousClock.now < deadline, server.hub.who(room: "lobby").count > 1 {
+        _ = try? live.next(timeout: .milliseconds(50))
+      }
+      #expect(server.hub.who(room: "lobby") == ["live"])
+    }
+  }
 }
