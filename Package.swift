@@ -20,6 +20,7 @@ let package = Package(
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .target(name: "SwitchboardIO", dependencies: ["CSwitchboardShims"]),
     .target(name: "SwitchboardHTTP"),
+    .target(name: "SwitchboardTLS", dependencies: ["SwitchboardIO", "COpenSSL"]),
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
     .target(name: "SwitchboardChat"),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
@@ -35,6 +36,7 @@ let package = Package(
     .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat"]),
+    .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO"]),
     .testTarget(
       name: "SwitchboardServerTests",
       dependencies: [

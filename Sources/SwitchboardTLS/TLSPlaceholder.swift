@@ -1,0 +1,2 @@
+/// TLS over OpenSSL (being written).
+public enum TLSPlaceholder {}
