@@ -18,3 +18,52 @@ if [ ${#need_apt[@]} -gt 0 ]; then
     echo "install-test-peers: missing ${need_apt[*]} (tests that need them are skipped)" >&2
   fi
 fi
+
+# --- WebSocket peers (Tests/peers/) -----------------------------------------------
+# chromium (browser_chat.py) and patch (Autobahn's setup.sh) come from apt.
+need_apt=()
+command -v patch >/dev/null 2>&1 || need_apt+=(patch)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "install-test-peers: apt-get install ${need_apt[*]}"
+    apt-get update -qq >/dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null \
+      || echo "install-test-peers: could not install ${need_apt[*]} (tests that need them are skipped)" >&2
+  else
+    echo "install-test-peers: missing ${need_apt[*]} (tests that need them are skipped)" >&2
+  fi
+fi
+
+# python3 `websockets` (ws_chat_client.py, browser_chat.py) from PyPI, for the python3
+# on PATH; --break-system-packages only if pip refuses an externally managed install.
+if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import websockets' >/dev/null 2>&1; then
+  echo "install-test-peers: pip install websockets"
+  python3 -m pip install -q --disable-pip-version-check websockets >/dev/null 2>&1 \
+    || python3 -m pip install -q --disable-pip-version-check --break-system-packages websockets >/dev/null 2>&1 \
+    || echo "install-test-peers: could not install python websockets (tests that need it are skipped)" >&2
+fi
+
+# node `ws` (node_ws_client.js): this node is not Debian's, so the Debian package is
+# unpacked rather than installed; use NODE_PATH=$SWITCHBOARD_PEERS_CACHE/node-ws/usr/share/nodejs.
+PEERS_CACHE="${SWITCHBOARD_PEERS_CACHE:-/var/cache/switchboard-peers}"
+if command -v node >/dev/null 2>&1 && [ ! -f "$PEERS_CACHE/node-ws/usr/share/nodejs/ws/package.json" ]; then
+  if command -v apt-get >/dev/null 2>&1 && mkdir -p "$PEERS_CACHE" 2>/dev/null && [ -w "$PEERS_CACHE" ]; then
+    echo "install-test-peers: apt-get download node-ws -> $PEERS_CACHE/node-ws"
+    tmp="$(mktemp -d)"
+    chmod 755 "$tmp"
+    if (cd "$tmp" && apt-get download -qq node-ws >/dev/null 2>&1 \
+          || { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null && apt-get download -qq node-ws >/dev/null 2>&1; }) \
+       && ls "$tmp"/node-ws_*.deb >/dev/null 2>&1; then
+      rm -rf "$PEERS_CACHE/node-ws.new"
+      dpkg-deb -x "$tmp"/node-ws_*.deb "$PEERS_CACHE/node-ws.new"
+      rm -rf "$PEERS_CACHE/node-ws"
+      mv "$PEERS_CACHE/node-ws.new" "$PEERS_CACHE/node-ws"
+    else
+      echo "install-test-peers: could not download node-ws (tests that need it are skipped)" >&2
+    fi
+    rm -rf "$tmp"
+  else
+    echo "install-test-peers: node-ws missing and $PEERS_CACHE not writable (tests that need it are skipped)" >&2
+  fi
+fi

@@ -91,7 +91,7 @@ final class LineClient {
   }
 
   /// The next line (without its newline), or throws after `timeout`.
-  func readLine(timeout: Duration = .seconds(5)) throws -> String {
+  func readLine(timeout: Duration = .seconds(10)) throws -> String {
     let deadline = ContinuousClock.now + timeout
     while true {
       if let nl = buffer.firstIndex(of: 0x0A) {
@@ -109,7 +109,7 @@ final class LineClient {
 
   /// Reads lines until one satisfies `match`; returns it. Throws on timeout.
   @discardableResult
-  func expectLine(timeout: Duration = .seconds(5), _ match: (String) -> Bool) throws -> String {
+  func expectLine(timeout: Duration = .seconds(10), _ match: (String) -> Bool) throws -> String {
     let deadline = ContinuousClock.now + timeout
     var seen: [String] = []
     while true {
@@ -125,7 +125,7 @@ final class LineClient {
     }
   }
 
-  func expectLine(_ exact: String, timeout: Duration = .seconds(5)) throws {
+  func expectLine(_ exact: String, timeout: Duration = .seconds(10)) throws {
     try expectLine(timeout: timeout) { $0 == exact }
   }
 
@@ -209,7 +209,7 @@ final class DatagramPeer {
 }
 
 /// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(5), _ what: String = "condition", _ condition: () -> Bool) async throws {
+func eventually(timeout: Duration = .seconds(15), _ what: String = "condition", _ condition: () -> Bool) async throws {
   let deadline = ContinuousClock.now + timeout
   while !condition() {
     guard ContinuousClock.now < deadline else { throw TestFailure("timed out waiting for \(what)") }
