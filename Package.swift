@@ -13,21 +13,24 @@ let package = Package(
     .library(name: "SwitchboardWebSocket", targets: ["SwitchboardWebSocket"]),
     .library(name: "SwitchboardChat", targets: ["SwitchboardChat"]),
     .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
+    .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
   ],
   targets: [
     .target(name: "CSwitchboardShims"),
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+    .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "SwitchboardIO", dependencies: ["CSwitchboardShims"]),
     .target(name: "SwitchboardHTTP"),
     .target(name: "SwitchboardTLS", dependencies: ["SwitchboardIO", "COpenSSL"]),
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
     .target(name: "SwitchboardChat"),
+    .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
       name: "SwitchboardServer",
       dependencies: [
-        "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat",
+        "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat", "SwitchboardStore",
       ]),
     .executableTarget(
       name: "switchboard",
@@ -36,6 +39,7 @@ let package = Package(
     .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat"]),
+    .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat"]),
     .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO"]),
     .testTarget(
       name: "SwitchboardServerTests",

@@ -112,7 +112,8 @@ public final class ChatHub: Sendable {
     return String(trimmed.prefix(configuration.maxNameLength))
   }
 
-  /// Puts `member` (living on `shard`) into `room` as `name`. When `announce` is true the
+  /// Puts `member` (living on `shard`) into `room` as `name`. `epoch`, when given, is
+  /// the room epoch the client's `since` refers to. When `announce` is true the
   /// room sees a join; otherwise the member receives messages silently until
   /// ``announce(_:)``. Call on the shard's thread.
   /// - Returns: the kept messages the member should be shown first: all after `since`
@@ -121,7 +122,7 @@ public final class ChatHub: Sendable {
   @discardableResult
   public func join(
     _ member: LocalMember, shard: HubShard, name: String, room: String, announce: Bool,
-    since: UInt64? = nil, historyCount: Int = 0
+    since: UInt64? = nil, epoch: String? = nil, historyCount: Int = 0
   ) -> JoinResult {
     let id = member.memberID
     // Safety: the closure runs on the member's own shard thread (the shard's executor).
@@ -139,7 +140,12 @@ public final class ChatHub: Sendable {
       r.shardCounts[shard.index, default: 0] += 1
       let replay: [ChatMessage]
       var complete = true
-      if let since {
+      if let epoch, epoch != r.epoch {
+        // The client's ids belong to another incarnation of this room: everything kept
+        // is new to it, and it must know something may be missing.
+        replay = r.history.after(0)
+        complete = false
+      } else if let since {
         replay = r.history.after(since)
         // Complete when nothing between `since` and the first replayed id fell out of
         // the window, and `since` is not from the future (another epoch).

@@ -94,8 +94,8 @@ public enum ClientFrame: Equatable, Sendable {
   /// `{"type":"message","data":{"text":T,"ref":R}}` (or `"data":"T"`); `ref` is kept as
   /// its JSON text so the `ack` can echo it exactly.
   case message(text: String, ref: String?)
-  /// `{"type":"join","data":{"name":N,"room":R,"since":K}}`, each field optional.
-  case join(name: String?, room: String?, since: UInt64?)
+  /// `{"type":"join","data":{"name":N,"room":R,"since":K,"epoch":E}}`, each field optional.
+  case join(name: String?, room: String?, since: UInt64?, epoch: String? = nil)
   /// A JSON object the protocol cannot use: answered with an `error` frame, connection stays.
   case invalid(code: String, message: String)
 
@@ -151,7 +151,12 @@ public enum ClientFrame: Equatable, Sendable {
         else { return .invalid(code: "invalid_data", message: "data.since must be a non-negative integer") }
         since = n.uint64Value
       }
-      return .join(name: name, room: room, since: since)
+      var epoch: String? = nil
+      if let raw = data["epoch"], !(raw is NSNull) {
+        guard let s = raw as? String else { return .invalid(code: "invalid_data", message: "data.epoch must be a string") }
+        epoch = s
+      }
+      return .join(name: name, room: room, since: since, epoch: epoch)
     default:
       return .invalid(code: "unknown_type", message: "unknown type \(JSONDialect.quote(String(type.prefix(64))))")
     }

@@ -2,6 +2,7 @@ import Dispatch
 import Synchronization
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardStore
 
 /// Why a server could not start.
 public struct ServerError: Error, Sendable, CustomStringConvertible {
@@ -37,9 +38,26 @@ public final class ChatServer: Sendable {
 
   /// Makes a server (no sockets yet; see ``start()``).
   /// - Throws: ``IOError`` when the event loops cannot be created.
+  /// - Throws: ``ServerError`` when the history store cannot be opened (a corrupt file,
+  ///   an unwritable data directory), ``IOError`` when the event loops cannot start.
   public init(configuration: ServerConfiguration, logger: Logger = .silent) throws {
     self.configuration = configuration
-    self.core = ServerCore(configuration: configuration, logger: logger)
+    let store: HistoryStore
+    if configuration.ephemeral {
+      store = InMemoryHistoryStore(retention: configuration.historyLimit)
+    } else {
+      var storeConfig = SQLiteStoreConfiguration()
+      storeConfig.retentionCount = configuration.historyLimit
+      storeConfig.retentionAge = configuration.historyMaxAge
+      storeConfig.durability = configuration.durability
+      do {
+        store = try SQLiteHistoryStore(directory: configuration.dataDirectory, configuration: storeConfig)
+      } catch {
+        throw ServerError("\(error) (use --data-dir to choose another place, or --ephemeral to keep nothing on disk)")
+      }
+      logger.info("history kept in \(configuration.dataDirectory)/\(SQLiteHistoryStore.fileName)")
+    }
+    self.core = ServerCore(configuration: configuration, logger: logger, store: store)
     self.group = try EventLoopGroup(count: configuration.loopCount, backend: configuration.backend)
     var contexts: [LoopBoundContext] = []
     for loop in group.loops {
@@ -169,6 +187,8 @@ public final class ChatServer: Sendable {
     // One more round so the goodbye writes flush before the descriptors close.
     for context in contexts { _ = context.run { _ throws(IOError) in } }
     group.shutdownGracefully()
+    // Everything published is in the store's queue now: commit it before exiting.
+    core.hub.store.close()
   }
 }
 

@@ -38,10 +38,10 @@ final class ServerCore: Sendable {
   let metrics = ServerMetrics()
   let logger: Logger
 
-  init(configuration: ServerConfiguration, logger: Logger) {
+  init(configuration: ServerConfiguration, logger: Logger, store: HistoryStore) {
     self.configuration = configuration
     self.logger = logger
-    self.hub = ChatHub(configuration: configuration.hubConfiguration)
+    self.hub = ChatHub(configuration: configuration.hubConfiguration, store: store)
   }
 
   /// Takes over a connection whose first bytes are an HTTP request (on the line port) or

@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardStore
 
 /// Everything `switchboard serve` can be told. The defaults are DESIGN.md's.
 public struct ServerConfiguration: Sendable {
@@ -51,6 +52,11 @@ public struct ServerConfiguration: Sendable {
   public var dataDirectory = ".switchboard"
   /// Keep nothing on disk.
   public var ephemeral = false
+  /// Messages older than this are dropped from history (nil: keep by count only).
+  public var historyMaxAge: Duration? = nil
+  /// When a message counts as stored (and its `ack` is sent): after its batch commits
+  /// (default), after an fsync'd commit, or at once.
+  public var durability = SQLiteStoreConfiguration.Durability.batched
 
   public init() {}
 

@@ -24,6 +24,9 @@ enum ServeCommand {
       --max-message-size BYTES  largest WebSocket message (default 1048576)
       --max-line-length BYTES   longest TCP line (default 65536)
       --history N               messages kept per room (default 1000)
+      --history-max-age SECONDS drop kept messages older than this (default: keep by count only)
+      --durability MODE         when a message counts as stored and is acked: batched (default:
+                                after its batch commits), fsync (after an fsync'd commit), none
       --loops N                 event loops (default: one per core)
       --backend epoll|dispatch  readiness backend (default epoll on Linux)
       --redis URL               share rooms through Redis (not in this build yet)
@@ -43,7 +46,7 @@ enum ServeCommand {
         argv,
         valued: [
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
-          "max-line-length", "history", "loops", "backend", "redis", "log-level",
+          "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis", "log-level",
         ],
         booleans: ["ephemeral", "no-advertise", "help"])
       if args.flag("help") {
@@ -80,6 +83,17 @@ enum ServeCommand {
       if let n = try args.int("max-line-length", in: 1...(1 << 30)) { config.maxLineLength = n }
       if let n = try args.int("history", in: 0...10_000_000) { config.historyLimit = n }
       if let n = try args.int("loops", in: 1...1024) { config.loopCount = n }
+      if let age = try args.int("history-max-age", in: 1...(100 * 365 * 86400)) {
+        config.historyMaxAge = .seconds(age)
+      }
+      if let d = args.value("durability") {
+        switch d {
+        case "batched": config.durability = .batched
+        case "fsync": config.durability = .fsync
+        case "none": config.durability = .none
+        default: throw Arguments.UsageError(description: "--durability must be batched, fsync or none, not '\(d)'")
+        }
+      }
       if let b = args.value("backend") {
         guard let backend = SelectorBackend(rawValue: b) else {
           throw Arguments.UsageError(description: "--backend must be epoll or dispatch, not '\(b)'")

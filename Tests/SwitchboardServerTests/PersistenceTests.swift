@@ -1,0 +1,100 @@
+import Foundation
+import SwitchboardIO
+import Testing
+
+/// History on disk with the real binary: SIGKILL mid-stream, restart on the same data
+/// directory, nothing acknowledged lost, ids continue, clients resume.
+@Suite(.enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+struct PersistenceTests {
+  let binary = Binaries.switchboard ?? ""
+
+  private func temporaryDirectory() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("sb-persist-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+  }
+
+  private func serve(dataDir: String, tcp: Int, http: Int) async throws -> ProcessPeer {
+    let server = try ProcessPeer(
+      binary,
+      [
+        "serve", "--host", "127.0.0.1", "--tcp-port", "\(tcp)", "--udp-port", "0", "--http-port", "\(http)",
+        "--no-advertise", "--data-dir", dataDir,
+      ])
+    try await server.waitForOutput("Switchboard is running")
+    return server
+  }
+
+  private func data(_ frame: [String: Any]) -> [String: Any] { frame["data"] as? [String: Any] ?? [:] }
+
+  @Test func acknowledgedMessagesSurviveSIGKILLAndIdsContinue() async throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let ports = try freePorts(2)
+    var server = try await serve(dataDir: dir, tcp: ports[0], http: ports[1])
+    let address = try SocketAddress(host: "127.0.0.1", port: ports[1])
+    let writer = try WebSocketTestClient(address)
+    let history = try writer.nextJSON(type: "history")
+    let epoch = try #require(history["epoch"] as? String)
+    try writer.send(text: "writer")
+    var acked: Set<Int> = []
+    for i in 1...200 {
+      try writer.send(text: #"{"type":"message","data":{"text":"m\#(i)","ref":\#(i)}}"#)
+    }
+    // Collect acks for a while, then kill without warning mid-stream.
+    while acked.count < 100 {
+      let ack = data(try writer.nextJSON(type: "ack"))
+      acked.insert((ack["id"] as? NSNumber)?.intValue ?? -1)
+    }
+    server.signal(SIGKILL)
+    _ = try await server.waitForExit()
+
+    server = try await serve(dataDir: dir, tcp: ports[0], http: ports[1])
+    defer { server.signal(SIGTERM) }
+    // A client resuming from id 50 in the same epoch gets 51… with no gap.
+    let resumed = try WebSocketTestClient(address, path: "/rooms/lobby?since=50&epoch=\(epoch)")
+    let replay = try resumed.nextJSON(type: "history")
+    #expect(replay["epoch"] as? String == epoch)
+    #expect((replay["recovered"] as? NSNumber)?.boolValue == true)
+    let ids = (replay["data"] as? [[String: Any]] ?? []).compactMap { ($0["id"] as? NSNumber)?.intValue }
+    #expect(ids.first == 51)
+    #expect(ids == Array(51..<(51 + ids.count)), "ids must be contiguous")
+    for id in acked { #expect(id <= 50 || ids.contains(id), "acknowledged message \(id) lost") }
+    // Ids continue after the last stored one.
+    let last = ids.last ?? 50
+    try resumed.send(text: #"{"type":"message","data":{"text":"after restart","ref":"x"}}"#)
+    let ack = data(try resumed.nextJSON(type: "ack"))
+    #expect((ack["id"] as? NSNumber)?.intValue == last + 1)
+    // The line dialect sees the same history.
+    let line = try LineClient(SocketAddress(host: "127.0.0.1", port: ports[0]))
+    try line.sendLine("/since \(last)")
+    try line.expectLine { $0.hasPrefix("[\(last + 1)] ") && $0.hasSuffix("after restart") }
+    // A client from another epoch is told it cannot have a complete replay.
+    let stranger = try WebSocketTestClient(address, path: "/rooms/lobby?since=5&epoch=0000000000000000")
+    #expect((try stranger.nextJSON(type: "history")["recovered"] as? NSNumber)?.boolValue == false)
+  }
+
+  @Test func aCorruptOrUnusableDataDirectoryIsAClearStartupError() async throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try Data((0..<4096).map { _ in UInt8.random(in: 0...255) }).write(
+      to: URL(fileURLWithPath: dir).appendingPathComponent("history.sqlite3"))
+    let ports = try freePorts(2)
+    let corrupt = try ProcessPeer(
+      binary,
+      ["serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
+       "--no-advertise", "--data-dir", dir])
+    #expect(try await corrupt.waitForExit() == 1)
+    #expect(corrupt.stderr.contains("history.sqlite3"))
+    #expect(corrupt.stderr.contains("not a database"))
+    // A data directory whose path runs through a regular file.
+    let file = dir + "/plain-file"
+    FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+    let blocked = try ProcessPeer(
+      binary,
+      ["serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
+       "--no-advertise", "--data-dir", file + "/data"])
+    #expect(try await blocked.waitForExit() == 1)
+    #expect(blocked.stderr.contains("cannot open history"))
+  }
+}
