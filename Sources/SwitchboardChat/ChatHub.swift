@@ -215,14 +215,15 @@ public final class ChatHub: Sendable {
   ) -> ChatMessage? {
     let now = clock()
     return state.withLock { state -> ChatMessage? in
-      guard let info = state.members[id], var room = state.rooms[info.room] else { return nil }
+      guard let info = state.members[id], let index = state.rooms.index(forKey: info.room) else { return nil }
+      // Mutate the room in place: copying it out and back would copy its whole history
+      // ring on every message (it was the top of the profile).
       let message = ChatMessage(
-        id: room.nextID, room: info.room, time: now, author: info.name, color: info.color, text: text,
-        isAction: isAction)
-      room.nextID += 1
-      room.history.append(message)
-      state.rooms[info.room] = room
-      fanOut(state, room: room, name: info.room, .message(message, origin: id))
+        id: state.rooms.values[index].nextID, room: info.room, time: now, author: info.name, color: info.color,
+        text: text, isAction: isAction)
+      state.rooms.values[index].nextID += 1
+      state.rooms.values[index].history.append(message)
+      fanOut(state, shards: state.rooms.values[index].shardCounts.keys, name: info.room, .message(message, origin: id))
       // After the fan-out is queued, so an `ack` never overtakes the message itself.
       store.append(message, completion: stored)
       return message
@@ -318,7 +319,11 @@ public final class ChatHub: Sendable {
   }
 
   private func fanOut(_ state: State, room: Room, name: String, _ event: ChatEvent) {
-    for shardIndex in room.shardCounts.keys {
+    fanOut(state, shards: room.shardCounts.keys, name: name, event)
+  }
+
+  private func fanOut(_ state: State, shards: Dictionary<Int, Int>.Keys, name: String, _ event: ChatEvent) {
+    for shardIndex in shards {
       let shard = state.shards[shardIndex]
       shard.executor.execute { shard.deliver(event, room: name) }
     }

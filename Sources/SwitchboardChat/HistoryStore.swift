@@ -45,7 +45,7 @@ public final class InMemoryHistoryStore: HistoryStore {
   private struct Room {
     var epoch: String
     var lastID: UInt64 = 0
-    var messages: [ChatMessage] = []
+    var messages: MessageRing
   }
   private let rooms = Mutex<[String: Room]>([:])
   private let retention: Int
@@ -55,28 +55,31 @@ public final class InMemoryHistoryStore: HistoryStore {
     self.retention = retention
   }
 
+  private func newRoom() -> Room {
+    Room(epoch: Self.newEpoch(), messages: MessageRing(capacity: retention))
+  }
+
   public func loadRoom(_ room: String, limit: Int) throws(StoreError) -> RoomSnapshot {
     rooms.withLock { rooms in
-      let r = rooms[room] ?? Room(epoch: Self.newEpoch())
-      rooms[room] = r
-      return RoomSnapshot(lastID: r.lastID, epoch: r.epoch, recent: Array(r.messages.suffix(limit)))
+      if rooms[room] == nil { rooms[room] = newRoom() }
+      let r = rooms[room]!
+      return RoomSnapshot(lastID: r.lastID, epoch: r.epoch, recent: r.messages.last(limit))
     }
   }
 
   public func append(_ message: ChatMessage, completion: (@Sendable (Result<Void, StoreError>) -> Void)?) {
     rooms.withLock { rooms in
-      var r = rooms[message.room] ?? Room(epoch: Self.newEpoch())
-      r.lastID = max(r.lastID, message.id)
-      r.messages.append(message)
-      if r.messages.count > retention { r.messages.removeFirst(r.messages.count - retention) }
-      rooms[message.room] = r
+      if rooms[message.room] == nil { rooms[message.room] = newRoom() }
+      // In place (no copy of the ring per message).
+      rooms[message.room]!.lastID = max(rooms[message.room]!.lastID, message.id)
+      rooms[message.room]!.messages.append(message)
     }
     completion?(.success(()))
   }
 
   public func messages(room: String, after id: UInt64, limit: Int) throws(StoreError) -> [ChatMessage] {
     rooms.withLock { rooms in
-      Array((rooms[room]?.messages ?? []).filter { $0.id > id }.prefix(limit))
+      Array((rooms[room]?.messages.after(id) ?? []).prefix(limit))
     }
   }
 

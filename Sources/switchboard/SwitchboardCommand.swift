@@ -17,6 +17,7 @@ struct SwitchboardCommand {
     commands:
       serve            run the server (TCP lines 8080, UDP 8081, HTTP/WebSocket 1337)
       send URL TEXT…   send one message and exit (tcp://host:port, udp://host:port)
+      bench URL …      load-test a server (see `switchboard bench --help`)
       help             this text
 
     Run `switchboard COMMAND --help` for a command's options.
@@ -33,10 +34,11 @@ struct SwitchboardCommand {
     switch command {
     case "serve": code = ServeCommand.run(args)
     case "send": code = SendCommand.run(args)
+    case "bench": code = BenchCommand.run(args)
     case "help", "--help", "-h":
       Output.print(usage)
       code = ExitCode.ok
-    case "chat", "browse", "peer", "bench":
+    case "chat", "browse", "peer":
       Output.error("switchboard \(command): not available in this build yet (see the README's roadmap)")
       code = ExitCode.unavailable
     default:

@@ -1,0 +1,355 @@
+import SwitchboardHTTP
+import SwitchboardIO
+import SwitchboardWebSocket
+
+/// One benchmark connection: connects, upgrades (WebSocket) or names itself (line chat),
+/// then scans what arrives for benchmark messages without copying them, and — when it is
+/// a sender — writes batches of messages.
+///
+/// Bound to its ``BenchLoop``'s event loop; every method runs on that thread.
+final class BenchClient: TCPConnectionDelegate {
+  enum State {
+    case idle, connecting, handshaking, open, closed
+  }
+
+  /// The connection's index over the whole run; senders are `0..<senders`.
+  let id: Int
+  unowned let owner: BenchLoop
+  var state = State.idle
+  var connection: TCPConnection?
+  var connectStart: UInt64 = 0
+
+  // Sender state.
+  /// Whose receipt of this sender's messages frees window slots (itself when the server
+  /// echoes, otherwise another connection on the same loop); `-1` for none.
+  var observerID = -1
+  var isSender = false
+  var seq: UInt64 = 0
+  var inflight = 0
+  /// Messages the rate schedule wanted sent so far.
+  var scheduleStart: UInt64 = 0
+  var queuedForRefill = false
+
+  // Receiving state.
+  private var handshake: WebSocketHandshake.ClientRequest?
+  private var responseParser = HTTPResponseParser()
+  private var carry: [UInt8] = []
+  private var fragment: [UInt8] = []
+  private var fragmenting = false
+  private var maskState: UInt32
+
+  init(id: Int, owner: BenchLoop) {
+    self.id = id
+    self.owner = owner
+    maskState = UInt32(truncatingIfNeeded: id &* 2_654_435_761) | 1
+  }
+
+  // MARK: Connecting
+
+  func connect(to address: SocketAddress) {
+    state = .connecting
+    connectStart = monotonicNanos()
+    TCPConnection.connect(to: address, on: owner.loop) { [self] result in
+      switch result {
+      case .failure(let error):
+        state = .closed
+        owner.connectFailed(self, error)
+      case .success(let connection):
+        self.connection = connection
+        connection.delegate = self
+        connection.limits.maximumBuffered = 64 * 1024 * 1024
+        if owner.config.wireProtocol == .line {
+          connection.write(string: "iam:n\(id)\n")
+          opened()
+        } else {
+          state = .handshaking
+          let target = owner.config.target
+          let request = WebSocketHandshake.clientRequest(
+            host: "\(target.host):\(target.port)", path: owner.config.requestPath)
+          handshake = request
+          connection.write(request.requestBytes)
+        }
+      }
+    }
+  }
+
+  private func opened() {
+    state = .open
+    owner.connectSucceeded(self, nanos: monotonicNanos() &- connectStart)
+  }
+
+  // MARK: TCPConnectionDelegate
+
+  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
+    switch state {
+    case .handshaking:
+      readHandshake(bytes)
+    case .open:
+      ingest(bytes)
+    default:
+      break
+    }
+    owner.refillQueuedSenders()
+  }
+
+  func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {
+    if writable && isSender { owner.queueRefill(self) }
+  }
+
+  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
+    let was = state
+    state = .closed
+    self.connection = nil
+    switch was {
+    case .connecting, .handshaking:
+      owner.connectFailed(self, error ?? IOError(call: "handshake", errno: 0, detail: "closed by the server"))
+    case .open:
+      owner.closedUnexpectedly(self, error)
+    default:
+      break
+    }
+  }
+
+  private func readHandshake(_ bytes: UnsafeRawBufferPointer) {
+    responseParser.append(bytes)
+    let head: HTTPResponseHead?
+    do {
+      head = try responseParser.next()
+    } catch {
+      fail("handshake: \(error)")
+      return
+    }
+    guard let head, let handshake else { return }
+    do {
+      _ = try handshake.validate(head)
+    } catch {
+      fail("handshake: \(error)")
+      return
+    }
+    let rest = responseParser.takeRemainingBytes()
+    self.handshake = nil
+    responseParser = HTTPResponseParser()
+    opened()
+    if !rest.isEmpty { rest.withUnsafeBytes { ingest($0) } }
+  }
+
+  private func fail(_ reason: String) {
+    guard let connection else { return }
+    owner.note(reason)
+    connection.reset()
+  }
+
+  /// Closes the connection at the end of the run (not counted as a failure).
+  func finish() {
+    let c = connection
+    state = .closed
+    connection = nil
+    c?.close()
+  }
+
+  // MARK: Receiving
+
+  private func ingest(_ bytes: UnsafeRawBufferPointer) {
+    owner.now = monotonicNanos()
+    if carry.isEmpty {
+      let used = scan(bytes)
+      if used < bytes.count && state == .open {
+        carry.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used...]))
+      }
+    } else {
+      carry.append(contentsOf: bytes)
+      let used = carry.withUnsafeBytes { scan($0) }
+      if state != .open {
+        carry = []
+      } else if used == carry.count {
+        carry.removeAll(keepingCapacity: carry.capacity <= 4096)
+      } else if used > 0 {
+        carry.removeSubrange(0..<used)
+      }
+    }
+  }
+
+  /// Handles every complete frame or line in `buffer`; returns the bytes consumed.
+  private func scan(_ buffer: UnsafeRawBufferPointer) -> Int {
+    guard let base = buffer.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
+    return owner.config.wireProtocol == .line ? scanLines(base, buffer.count) : scanFrames(base, buffer.count)
+  }
+
+  private func scanLines(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+    var start = 0
+    var i = 0
+    while i < n {
+      if p[i] == UInt8(ascii: "\n") {
+        owner.frames &+= 1
+        // `NAME: TEXT`: the text starts after the first ": ".
+        var j = start
+        while j + 3 < i {
+          if p[j] == UInt8(ascii: ":") && p[j + 1] == UInt8(ascii: " ") {
+            owner.deliver(p + j + 2, count: i - j - 2, to: self)
+            break
+          }
+          j += 1
+        }
+        start = i + 1
+      }
+      i += 1
+    }
+    return start
+  }
+
+  private func scanFrames(_ p: UnsafePointer<UInt8>, _ n: Int) -> Int {
+    var i = 0
+    while n - i >= 2 {
+      let b0 = p[i]
+      let b1 = p[i + 1]
+      if b1 & 0x80 != 0 {
+        fail("masked frame from the server")
+        return n
+      }
+      var length = Int(b1 & 0x7F)
+      var header = 2
+      if length == 126 {
+        guard n - i >= 4 else { break }
+        length = Int(p[i + 2]) << 8 | Int(p[i + 3])
+        header = 4
+      } else if length == 127 {
+        guard n - i >= 10 else { break }
+        var l: UInt64 = 0
+        for k in 0..<8 { l = l << 8 | UInt64(p[i + 2 + k]) }
+        guard l <= 64 << 20 else {
+          fail("frame of \(l) bytes")
+          return n
+        }
+        length = Int(l)
+        header = 10
+      }
+      guard n - i - header >= length else { break }
+      frame(opcode: b0 & 0x0F, fin: b0 & 0x80 != 0, p + i + header, length)
+      i += header + length
+      if state != .open { return n }
+    }
+    return i
+  }
+
+  private func frame(opcode: UInt8, fin: Bool, _ p: UnsafePointer<UInt8>, _ n: Int) {
+    owner.frames &+= 1
+    switch opcode {
+    case 0x1, 0x2:
+      if fin {
+        message(p, n)
+      } else {
+        fragmenting = true
+        fragment = Array(UnsafeBufferPointer(start: p, count: n))
+      }
+    case 0x0:
+      guard fragmenting else { return }
+      fragment.append(contentsOf: UnsafeBufferPointer(start: p, count: n))
+      if fin {
+        fragmenting = false
+        let whole = fragment
+        fragment = []
+        whole.withUnsafeBufferPointer { message($0.baseAddress!, $0.count) }
+      }
+    case 0x9:
+      // Ping: answer with a pong (python `websockets` closes silent clients).
+      let payload = UnsafeRawBufferPointer(start: p, count: n)
+      connection?.write(
+        SharedBytes(WebSocketFrameEncoder.encode(opcode: .pong, payload: payload, maskKey: nextMask())))
+    case 0x8:
+      connection?.write(
+        SharedBytes(WebSocketFrameEncoder.encode(opcode: .close, payload: [0x03, 0xE8], maskKey: nextMask())))
+      let c = connection
+      if !owner.stopping { owner.closedUnexpectedly(self, nil) }
+      state = .closed
+      connection = nil
+      c?.close()
+    default:
+      break
+    }
+  }
+
+  /// One complete text message: JSON or raw text; raw text may hold several messages,
+  /// one per line (gorilla's chat example coalesces queued messages that way).
+  private func message(_ p: UnsafePointer<UInt8>, _ n: Int) {
+    if owner.config.wireProtocol == .json {
+      // {"type":"message","data":{"id":…,"room":…,"time":…,"text":"b:…",…}}
+      let prefix: StaticString = #"{"type":"message""#
+      let plen = prefix.utf8CodeUnitCount
+      guard n > plen, memcmp(p, prefix.utf8Start, plen) == 0 else { return }
+      let key: StaticString = #""text":""#
+      let klen = key.utf8CodeUnitCount
+      var j = plen
+      while j + klen < n {
+        if p[j] == UInt8(ascii: "\"") && memcmp(p + j, key.utf8Start, klen) == 0 {
+          let start = j + klen
+          var end = start
+          while end < n && p[end] != UInt8(ascii: "\"") { end += 1 }
+          owner.deliver(p + start, count: end - start, to: self)
+          return
+        }
+        j += 1
+      }
+      return
+    }
+    var start = 0
+    var i = 0
+    while i <= n {
+      if i == n || p[i] == UInt8(ascii: "\n") {
+        if i > start { owner.deliver(p + start, count: i - start, to: self) }
+        start = i + 1
+      }
+      i += 1
+    }
+  }
+
+  // MARK: Sending
+
+  @inline(__always)
+  func nextMask() -> UInt32 {
+    // xorshift32: client frames must be masked; the key's quality does not matter here.
+    maskState ^= maskState << 13
+    maskState ^= maskState >> 17
+    maskState ^= maskState << 5
+    return maskState
+  }
+
+  /// Writes `count` messages stamped `nanos` in one buffer.
+  func send(count: Int, nanos: UInt64, batch: inout [UInt8], text: inout [UInt8]) {
+    guard let connection, count > 0 else { return }
+    batch.removeAll(keepingCapacity: true)
+    let size = owner.config.size
+    for _ in 0..<count {
+      text.removeAll(keepingCapacity: true)
+      switch owner.config.wireProtocol {
+      case .line:
+        batch.append(contentsOf: "msg:".utf8)
+        BenchMessage.append(into: &batch, sender: id, seq: seq, nanos: nanos, size: size)
+        batch.append(UInt8(ascii: "\n"))
+      case .text:
+        BenchMessage.append(into: &text, sender: id, seq: seq, nanos: nanos, size: size)
+        text.withUnsafeBytes {
+          WebSocketFrameEncoder.append(into: &batch, opcode: .text, payload: $0, maskKey: nextMask())
+        }
+      case .json:
+        text.append(contentsOf: #"{"type":"message","data":{"text":""#.utf8)
+        BenchMessage.append(into: &text, sender: id, seq: seq, nanos: nanos, size: size)
+        text.append(contentsOf: #""}}"#.utf8)
+        text.withUnsafeBytes {
+          WebSocketFrameEncoder.append(into: &batch, opcode: .text, payload: $0, maskKey: nextMask())
+        }
+      }
+      seq &+= 1
+    }
+    inflight += count
+    batch.withUnsafeBytes { connection.write(SharedBytes(copying: $0)) }
+  }
+
+  /// Whether the connection takes more output now.
+  var canSend: Bool { state == .open && (connection?.isWritable ?? false) }
+}
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif

@@ -1,2 +1,0 @@
-/// The load generator behind `switchboard bench` (being written).
-public enum BenchPlaceholder {}

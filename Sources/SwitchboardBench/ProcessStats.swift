@@ -1,0 +1,74 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// Resource facts about this process and a server process, from `getrusage` and `/proc`.
+public enum ProcessStats {
+  /// Raises the soft descriptor limit to the hard limit; returns the new soft limit.
+  @discardableResult
+  public static func raiseFileLimit() -> Int {
+    var limit = rlimit()
+    #if canImport(Glibc)
+      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+      let resource = RLIMIT_NOFILE
+    #endif
+    guard getrlimit(resource, &limit) == 0 else { return -1 }
+    if limit.rlim_cur < limit.rlim_max {
+      limit.rlim_cur = limit.rlim_max
+      _ = setrlimit(resource, &limit)
+      _ = getrlimit(resource, &limit)
+    }
+    return Int(clamping: limit.rlim_cur)
+  }
+
+  /// CPU seconds (user + system) this process has used.
+  public static func selfCPUSeconds() -> Double {
+    var usage = rusage()
+    #if canImport(Glibc)
+      getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+    #else
+      getrusage(RUSAGE_SELF, &usage)
+    #endif
+    func seconds(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+  }
+
+  /// CPU seconds (utime + stime from `/proc/PID/stat`) of process `pid`, or `nil`.
+  public static func cpuSeconds(pid: Int32) -> Double? {
+    guard let stat = readFile("/proc/\(pid)/stat") else { return nil }
+    // The command name may hold spaces; the fields after its closing ')' are fixed.
+    guard let close = stat.lastIndex(of: ")") else { return nil }
+    let fields = stat[stat.index(after: close)...].split(separator: " ")
+    // After ')': state is field 3, utime 14 and stime 15 (1-based over the whole line).
+    guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else { return nil }
+    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+    return (u + s) / ticks
+  }
+
+  /// A `kB` field of `/proc/PID/status` (`VmRSS`, `VmHWM`), in KiB, or `nil`.
+  public static func statusKiB(pid: Int32, field: String) -> Int? {
+    guard let status = readFile("/proc/\(pid)/status") else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+      let digits = line.dropFirst(field.count + 1).filter { $0.isNumber }
+      return Int(digits)
+    }
+    return nil
+  }
+
+  static func readFile(_ path: String) -> String? {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var bytes: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n <= 0 { break }
+      bytes.append(contentsOf: chunk[0..<n])
+    }
+    return String(decoding: bytes, as: UTF8.self)
+  }
+}

@@ -1,0 +1,182 @@
+#!/usr/bin/env bash
+# Switchboard against node `ws`, Go gorilla/websocket's chat hub and python `websockets`,
+# side by side, with one load generator (`switchboard bench`, release build).
+#
+#   benchmarks/run.sh            # ~10 minutes: 10 s per scenario
+#   benchmarks/run.sh --quick    # ~4-5 minutes: 3 s per scenario, 5,000 idle connections
+#
+# Options: --quick, --servers "switchboard gohub node python", --scenarios "fanout-100 …",
+# --duration S, --no-build. Environment: BENCH_WORK (peers, results; default
+# /tmp/switchboard-bench), SWIFT_SCRATCH (swift build --scratch-path; default .build).
+#
+# The server runs on CPU 0 and the generator on CPU 1 (taskset). Each scenario starts a
+# fresh server, so peak RSS (VmHWM) belongs to that scenario. Server CPU time is read from
+# /proc/PID/stat by the generator at the start and end of the measured window
+# (--server-pid), and by this script before and after the whole run.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${BENCH_WORK:-/tmp/switchboard-bench}
+SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
+DURATION=10
+WARMUP=2
+IDLE_CONNS=10000
+SERVERS="switchboard gohub node python"
+SCENARIOS="fanout-100 fanout-1k chat saturation idle tcp-fanout-1k"
+BUILD=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) DURATION=3; WARMUP=1; IDLE_CONNS=5000 ;;
+    --duration) DURATION=$2; shift ;;
+    --servers) SERVERS=$2; shift ;;
+    --scenarios) SCENARIOS=$2; shift ;;
+    --no-build) BUILD=0 ;;
+    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    *) echo "run.sh: unknown option $1" >&2; exit 64 ;;
+  esac
+  shift
+done
+
+RESULTS="$WORK/results-$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$WORK" "$RESULTS"
+ulimit -n "$(ulimit -Hn)"
+log() { echo "== $*" >&2; }
+
+# --- Peers -------------------------------------------------------------------------------
+have() { command -v "$1" >/dev/null 2>&1; }
+setup_peers() {
+  if [[ " $SERVERS " == *" gohub "* ]]; then
+    if ! have go || [ ! -d /usr/share/gocode/src/github.com/gorilla/websocket ]; then
+      log "installing golang-go and golang-github-gorilla-websocket-dev"
+      apt-get install -y golang-go golang-github-gorilla-websocket-dev >/dev/null 2>&1 || true
+    fi
+    if have go && [ -d /usr/share/gocode/src/github.com/gorilla/websocket ]; then
+      log "building the gorilla chat hub offline"
+      (cd "$ROOT/benchmarks/peers/gohub" && GOPATH=/usr/share/gocode GO111MODULE=off \
+        go build -o "$WORK/gohub" .) || SERVERS=${SERVERS//gohub/}
+    else
+      log "no Go or gorilla/websocket: skipping gohub"; SERVERS=${SERVERS//gohub/}
+    fi
+  fi
+  if [[ " $SERVERS " == *" node "* ]]; then
+    if [ ! -d "$WORK/node-ws/usr/share/nodejs/ws" ]; then
+      log "fetching node-ws (apt-get download; node here is not Debian's, so no install)"
+      (cd "$WORK" && apt-get download node-ws >/dev/null 2>&1 && dpkg-deb -x node-ws_*.deb node-ws) || true
+    fi
+    if ! have node || [ ! -d "$WORK/node-ws/usr/share/nodejs/ws" ]; then
+      log "no node or node-ws: skipping node"; SERVERS=${SERVERS//node/}
+    fi
+  fi
+  if [[ " $SERVERS " == *" python "* ]]; then
+    if ! python3 -c 'import websockets.asyncio.server' 2>/dev/null; then
+      log "no python websockets (>= 13): skipping python"; SERVERS=${SERVERS//python/}
+    fi
+  fi
+}
+
+# --- Servers -------------------------------------------------------------------------------
+PORT=0
+SERVER_PID=0
+start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
+  local name=$1
+  # Below the ephemeral range (32768+), where the last run's sockets linger in TIME_WAIT.
+  while :; do
+    PORT=$((20000 + RANDOM % 12000))
+    TCP_PORT=$((PORT + 1))
+    [ -z "$(ss -Htan "( sport = :$PORT or sport = :$TCP_PORT )")" ] && break
+  done
+  case "$name" in
+    switchboard)
+      # One event loop: the server gets one core, like the single-threaded peers.
+      taskset -c 0 "$SB" serve --host 127.0.0.1 --tcp-port "$TCP_PORT" --udp-port 0 \
+        --http-port "$PORT" --no-advertise --ephemeral --loops 1 --log-level warning \
+        >"$RESULTS/server-$name.log" 2>&1 &
+      ;;
+    gohub) taskset -c 0 "$WORK/gohub" -addr "127.0.0.1:$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;
+    node)
+      NODE_PATH="$WORK/node-ws/usr/share/nodejs" taskset -c 0 node "$ROOT/benchmarks/peers/node_ws_hub.js" \
+        "$PORT" >"$RESULTS/server-$name.log" 2>&1 &
+      ;;
+    python) taskset -c 0 python3 "$ROOT/benchmarks/peers/py_ws_hub.py" "$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;
+  esac
+  SERVER_PID=$!
+  for _ in $(seq 100); do
+    if ss -Hltn "sport = :$PORT" | grep -q LISTEN; then return 0; fi
+    sleep 0.1
+  done
+  echo "run.sh: $name did not start listening on $PORT" >&2
+  stop_server
+  return 1
+}
+stop_server() {
+  kill "$SERVER_PID" 2>/dev/null || true
+  for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+  kill -9 "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+}
+cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+
+# --- One run ---------------------------------------------------------------------------------
+run_one() {  # scenario server label bench-args…
+  local scenario=$1 server=$2 label=$3; shift 3
+  start_server "$server" || return 0
+  local url="ws://127.0.0.1:$PORT/"
+  [ "$server" = switchboard ] && url="ws://127.0.0.1:$PORT/rooms/bench"
+  local args=("$@")
+  if [ "${args[0]}" = tcp ]; then url="tcp://127.0.0.1:$TCP_PORT"; args=("${args[@]:1}"); fi
+  local before; before=$(cpu_ticks "$SERVER_PID")
+  log "$scenario / $label: switchboard bench $url ${args[*]}"
+  local out="$RESULTS/$scenario--$label"
+  taskset -c 1 "$SB" bench "$url" "${args[@]}" --duration "$DURATION" --warmup "$WARMUP" \
+    --server-pid "$SERVER_PID" --json --quiet --plot "$out.svg" >"$out.json" 2>"$out.txt" || true
+  local after; after=$(cpu_ticks "$SERVER_PID" 2>/dev/null || echo "$before")
+  local hwm; hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$SERVER_PID/status" 2>/dev/null || echo 0)
+  stop_server
+  echo "{\"scenario\":\"$scenario\",\"server\":\"$label\",\"run_cpu_ticks\":$((after - before)),\"hwm_kib\":${hwm:-0},\"bench\":$(tail -1 "$out.json" 2>/dev/null || echo null)}" \
+    >>"$RESULTS/all.jsonl"
+  grep -E '^(delivered|latency|server|connect|closed)' "$out.txt" | sed 's/^/   /' >&2 || true
+}
+
+# --- Main -------------------------------------------------------------------------------------
+if [ "$BUILD" = 1 ]; then
+  log "building switchboard (release)"
+  (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product switchboard 2>&1 | tail -1)
+fi
+SB="$SCRATCH/release/switchboard"
+setup_peers
+SERVERS=$(echo $SERVERS)
+log "servers: $SERVERS; scenarios: $SCENARIOS; $DURATION s each; results in $RESULTS"
+{
+  echo "date: $(date -u +%FT%TZ)"
+  echo "nproc: $(nproc)"
+  echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
+  echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "duration: $DURATION s, warmup $WARMUP s"
+} >"$RESULTS/machine.txt"
+
+for scenario in $SCENARIOS; do
+  for server in $SERVERS; do
+    case "$scenario" in
+      fanout-100|fanout-1k)
+        rate=100; [ "$scenario" = fanout-1k ] && rate=1000
+        run_one "$scenario" "$server" "$server" --connections 1000 --senders 1 --rate "$rate" --size 64
+        if [ "$server" = switchboard ]; then
+          run_one "$scenario" switchboard switchboard-json --connections 1000 --senders 1 --rate "$rate" \
+            --size 64 --protocol json
+        fi
+        ;;
+      chat) run_one chat "$server" "$server" --connections 100 --senders 100 --rate 2000 --size 64 ;;
+      saturation) run_one saturation "$server" "$server" --connections 10 --senders 10 --rate 0 --window 16 --size 64 ;;
+      idle) run_one idle "$server" "$server" --connections "$IDLE_CONNS" --idle ;;
+      tcp-fanout-1k)
+        [ "$server" = switchboard ] && run_one tcp-fanout-1k switchboard switchboard-line tcp \
+          --connections 1000 --senders 1 --rate 1000 --size 64
+        ;;
+    esac
+  done
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RESULTS/machine.txt"
+
+cat "$RESULTS/machine.txt"
+python3 "$ROOT/benchmarks/table.py" "$RESULTS/all.jsonl" | tee "$RESULTS/table.md"
+echo "results: $RESULTS"
