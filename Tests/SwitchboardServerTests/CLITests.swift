@@ -86,4 +86,22 @@ struct CLITests {
     server.signal(SIGTERM)
     #expect(try await server.waitForExit() == 0)
   }
+
+  @Test func benchMeasuresAFullDeliveryAgainstTheRealServer() async throws {
+    let (server, tcp, _, http) = try await startServer()
+    for (url, proto) in [("ws://127.0.0.1:\(http)/rooms/bench", "json"), ("ws://127.0.0.1:\(http)/", "text"),
+                         ("tcp://127.0.0.1:\(tcp)", "line")] {
+      let bench = try ProcessPeer(
+        binary,
+        ["bench", url, "--protocol", proto, "--connections", "20", "--senders", "2", "--rate", "200",
+         "--duration", "1", "--warmup", "0.2", "--json", "--quiet"])
+      #expect(try await bench.waitForExit(timeout: .seconds(30)) == 0, "\(bench.stderr)")
+      let line = try #require(bench.stdout.split(separator: "\n").last.map(String.init))
+      let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+      let ratio = (report["delivery_ratio"] as? NSNumber)?.doubleValue ?? (report["deliveryRatio"] as? NSNumber)?.doubleValue
+      #expect(ratio == 1.0, "\(proto): \(line)")
+    }
+    server.signal(SIGTERM)
+    #expect(try await server.waitForExit() == 0)
+  }
 }
