@@ -16,9 +16,12 @@ final class ProcessPeer: @unchecked Sendable {
   private let stderrPipe = Pipe()
   private let output = OutputBox()
 
-  init(_ path: String, _ arguments: [String]) throws {
+  init(_ path: String, _ arguments: [String], environment: [String: String] = [:]) throws {
     process.executableURL = URL(fileURLWithPath: path)
     process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     process.standardInput = stdinPipe
     process.standardOutput = stdoutPipe
     process.standardError = stderrPipe

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+/// Programs nobody here wrote — python `websockets`, node `ws`, headless Chromium —
+/// driven against the real binary by the scripts in Tests/peers.
+@Suite(.enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+struct PeerScriptTests {
+  static let peersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .appendingPathComponent("peers").path
+  static let nodeWS = (ProcessInfo.processInfo.environment["SWITCHBOARD_PEERS_CACHE"] ?? "/var/cache/switchboard-peers")
+    + "/node-ws/usr/share/nodejs"
+
+  static func commandSucceeds(_ path: String, _ args: [String]) -> Bool {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: path)
+    p.arguments = args
+    p.standardOutput = FileHandle.nullDevice
+    p.standardError = FileHandle.nullDevice
+    guard (try? p.run()) != nil else { return false }
+    p.waitUntilExit()
+    return p.terminationStatus == 0
+  }
+
+  static let python: String? = {
+    for candidate in ["/usr/bin/python3", "/usr/local/bin/python3", "/root/.pyenv/shims/python3"]
+    where FileManager.default.isExecutableFile(atPath: candidate) {
+      if commandSucceeds(candidate, ["-c", "import websockets"]) { return candidate }
+    }
+    return nil
+  }()
+  static let chromium = Binaries.tool("chromium")
+  static let node = Binaries.tool("node")
+  static let hasNodeWS = FileManager.default.fileExists(atPath: nodeWS + "/ws/package.json")
+
+  private func withBinaryServer(_ body: (_ tcp: Int, _ http: Int) async throws -> Void) async throws {
+    let ports = try freePorts(3)
+    let server = try ProcessPeer(
+      Binaries.switchboard!,
+      ["serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "\(ports[1])", "--http-port",
+       "\(ports[2])", "--no-advertise", "--ephemeral", "--max-message-size", "16777216"])
+    try await server.waitForOutput("Switchboard is running")
+    defer { server.signal(SIGTERM) }
+    try await body(ports[0], ports[2])
+  }
+
+  private func run(_ tool: String, _ args: [String], env: [String: String] = [:], timeout: Duration) async throws {
+    let peer = try ProcessPeer(tool, args, environment: env)
+    let status = try await peer.waitForExit(timeout: timeout)
+    #expect(status == 0, "\(args.first ?? tool) failed: \(peer.stdout.suffix(800)) \(peer.stderr.suffix(800))")
+  }
+
+  @Test(.enabled(if: python != nil, "needs python3 with websockets"))
+  func pythonWebsocketsClientSpeaksTheJSONProtocol() async throws {
+    try await withBinaryServer { _, http in
+      try await run(
+        Self.python!, ["\(Self.peersDirectory)/ws_chat_client.py", "ws://127.0.0.1:\(http)/", "--max-size", "16777216"],
+        timeout: .seconds(180))
+    }
+  }
+
+  @Test(.enabled(if: node != nil && hasNodeWS, "needs node and the unpacked node-ws"))
+  func nodeWsClientChatsAndEchoes() async throws {
+    try await withBinaryServer { _, http in
+      try await run(
+        Self.node!, ["\(Self.peersDirectory)/node_ws_client.js", "ws://127.0.0.1:\(http)", "60"],
+        env: ["NODE_PATH": Self.nodeWS], timeout: .seconds(90))
+    }
+  }
+
+  @Test(.enabled(if: python != nil && chromium != nil, "needs chromium and python3 with websockets"))
+  func chromiumUsesTheWebPageWithAnNcUser() async throws {
+    try await withBinaryServer { tcp, http in
+      try await run(
+        Self.python!, ["\(Self.peersDirectory)/browser_chat.py", "\(http)", "\(tcp)", "--timeout", "90"],
+        timeout: .seconds(150))
+    }
+  }
+}

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Runs the Autobahn|Testsuite fuzzing client against switchboard's /echo WebSocket endpoint.
+#
+# usage: scripts/autobahn-server.sh [CASES]
+#   CASES  comma-separated case patterns (default "1.*,2.*,3.*,4.*,5.*,6.*,7.*,9.*,10.*");
+#          "all" means "*" (1.*-10.* plus the permessage-deflate cases 12.* and 13.*)
+# env:
+#   SWITCHBOARD_BIN  the server binary (default: `swift build --show-bin-path`/switchboard,
+#                    built first if missing)
+#   AUTOBAHN_DIR     the tools/autobahn directory (default ../shared/tools/autobahn next to
+#                    the repository, else /work/shared/tools/autobahn)
+#   ABT_VENV         venv for wstest (default /tmp/abt-venv), made by AUTOBAHN_DIR/setup.sh
+#   ABT_OUT          report directory (default: a fresh /tmp/sb-autobahn.XXXXXX)
+#   ABT_EXCLUDE, ABT_TIMEOUT, ABT_AGENT  passed through to run-server-suite.sh
+# Starts the server on free loopback ports (line and datagram ports off), runs the suite,
+# prints the summary, stops the server by its PID and exits with the suite's status.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT="$(pwd)"
+
+CASES="${1:-1.*,2.*,3.*,4.*,5.*,6.*,7.*,9.*,10.*}"
+[ "$CASES" = all ] && CASES='*'
+
+if [ -n "${AUTOBAHN_DIR:-}" ]; then
+  ABT="$AUTOBAHN_DIR"
+elif [ -x "$ROOT/../shared/tools/autobahn/run-server-suite.sh" ]; then
+  ABT="$(cd "$ROOT/../shared/tools/autobahn" && pwd)"
+else
+  ABT=/work/shared/tools/autobahn
+fi
+[ -x "$ABT/run-server-suite.sh" ] || { echo "autobahn-server: no run-server-suite.sh in $ABT" >&2; exit 2; }
+
+export ABT_VENV="${ABT_VENV:-/tmp/abt-venv}"
+"$ABT/setup.sh"
+
+BIN="${SWITCHBOARD_BIN:-}"
+if [ -z "$BIN" ]; then
+  BIN="$(swift build --show-bin-path)/switchboard"
+  [ -x "$BIN" ] || swift build --product switchboard
+fi
+[ -x "$BIN" ] || { echo "autobahn-server: server binary $BIN missing" >&2; exit 2; }
+
+OUT="${ABT_OUT:-$(mktemp -d /tmp/sb-autobahn.XXXXXX)}"
+export ABT_OUT="$OUT"
+export ABT_AGENT="${ABT_AGENT:-switchboard}"
+mkdir -p "$OUT"
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+SERVER_PID=""
+stop_server() {
+  if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  SERVER_PID=""
+}
+trap stop_server EXIT
+
+started=""
+for attempt in 1 2 3 4 5; do
+  PORT="$(free_port)"
+  "$BIN" serve --host 127.0.0.1 --tcp-port 0 --udp-port 0 --http-port "$PORT" \
+    --no-advertise --ephemeral --max-message-size 16777216 --log-level warning \
+    > "$OUT/server.log" 2>&1 &
+  SERVER_PID=$!
+  for _ in $(seq 100); do
+    kill -0 "$SERVER_PID" 2>/dev/null || break
+    if python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1",int(sys.argv[1])),0.2).close()' "$PORT" 2>/dev/null; then
+      started=1
+      break
+    fi
+    sleep 0.1
+  done
+  [ -n "$started" ] && break
+  stop_server
+  echo "autobahn-server: server did not start on port $PORT (attempt $attempt): $(tail -1 "$OUT/server.log")" >&2
+done
+[ -n "$started" ] || { echo "autobahn-server: could not start $BIN" >&2; exit 2; }
+
+echo "autobahn-server: switchboard pid $SERVER_PID on ws://127.0.0.1:$PORT/echo, reports in $OUT"
+start=$(date +%s)
+set +e
+"$ABT/run-server-suite.sh" "ws://127.0.0.1:$PORT/echo" "$CASES"
+rc=$?
+set -e
+end=$(date +%s)
+if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+  echo "autobahn-server: the server exited during the run (log: $OUT/server.log)" >&2
+  SERVER_PID=""
+  [ $rc -eq 0 ] && rc=1
+fi
+stop_server
+echo "autobahn-server: cases [$CASES] took $((end - start)) s wall; exit $rc"
+exit $rc
