@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "SwitchboardChat", targets: ["SwitchboardChat"]),
     .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
     .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
+    .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
   ],
   targets: [
     .target(name: "CSwitchboardShims"),
@@ -32,15 +33,23 @@ let package = Package(
       dependencies: [
         "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat", "SwitchboardStore",
       ]),
+    .target(
+      name: "SwitchboardClient",
+      dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardTLS", "COpenSSL"]),
     .executableTarget(
       name: "switchboard",
-      dependencies: ["SwitchboardServer", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO"]),
+      dependencies: ["SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO"]),
+    // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
+    .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     .testTarget(name: "SwitchboardIOTests", dependencies: ["SwitchboardIO"]),
     .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat"]),
     .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat"]),
     .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO"]),
+    .testTarget(
+      name: "SwitchboardClientTests",
+      dependencies: ["SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat"]),
     .testTarget(
       name: "SwitchboardServerTests",
       dependencies: [

@@ -59,26 +59,30 @@ final class ZlibStream {
   /// `00 00 ff ff` removed.
   func compress(_ input: UnsafeRawBufferPointer) throws(WebSocketError) -> [UInt8] {
     precondition(kind == .deflate)
-    var output = [UInt8](repeating: 0, count: input.count / 2 + 64)
-    var produced = 0
+    // zlib writes into a scratch chunk that is appended in bulk: growing the array with
+    // zero-filled elements costs one unspecialized generic call per byte in debug builds
+    // (seconds for a 16 MiB message).
+    let chunk = min(input.count + 64, Self.maxChunk)
+    let scratch = UnsafeMutablePointer<Bytef>.allocate(capacity: chunk)
+    defer { scratch.deallocate() }
+    var output: [UInt8] = []
+    output.reserveCapacity(min(input.count / 2 + 64, Self.maxChunk))
     stream.pointee.next_in = UnsafeMutablePointer(
       mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
     stream.pointee.avail_in = UInt32(input.count)
-    while true {
-      let room = output.count - produced
-      let result = output.withUnsafeMutableBytes { out -> Int32 in
-        stream.pointee.next_out = out.baseAddress!.advanced(by: produced).assumingMemoryBound(to: Bytef.self)
-        stream.pointee.avail_out = UInt32(room)
-        return deflate(stream, Z_SYNC_FLUSH)
-      }
-      produced += room - Int(stream.pointee.avail_out)
+    defer {
       stream.pointee.next_in = nil
       stream.pointee.next_out = nil
+    }
+    while true {
+      stream.pointee.next_out = scratch
+      stream.pointee.avail_out = UInt32(chunk)
+      let result = deflate(stream, Z_SYNC_FLUSH)
+      output.append(contentsOf: UnsafeBufferPointer(start: scratch, count: chunk - Int(stream.pointee.avail_out)))
       guard result == Z_OK || result == Z_BUF_ERROR else { throw .internal("deflate failed (\(result))") }
       if stream.pointee.avail_out != 0 && stream.pointee.avail_in == 0 { break }
-      output.append(contentsOf: repeatElement(0, count: max(output.count, 256)))
     }
-    output.removeLast(output.count - produced)
+    let produced = output.count
     if produced >= 4 && output[produced - 4] == 0 && output[produced - 3] == 0 && output[produced - 2] == 0xFF
       && output[produced - 1] == 0xFF
     {
@@ -87,6 +91,9 @@ final class ZlibStream {
     if output.isEmpty { output = [0x00] }  // RFC 7692 7.2.3.6: a lone 00 is an empty message
     return output
   }
+
+  /// The largest scratch chunk zlib writes into per call (256 KiB).
+  private static let maxChunk = 1 << 18
 
   /// Inflates `input`, appending to `output`, failing with 1009 as soon as `output`
   /// would exceed `limit` bytes. Never produces more than `limit + 1` bytes.
@@ -97,22 +104,22 @@ final class ZlibStream {
     stream.pointee.next_in = UnsafeMutablePointer(
       mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
     stream.pointee.avail_in = UInt32(input.count)
+    // A scratch chunk appended in bulk, as in `compress`.
+    let chunk = min(max(input.count * 4, 4096), Self.maxChunk)
+    let scratch = UnsafeMutablePointer<Bytef>.allocate(capacity: chunk)
     defer {
+      scratch.deallocate()
       stream.pointee.next_in = nil
       stream.pointee.next_out = nil
     }
     while true {
-      let produced = output.count
-      let room = min(max(input.count * 4, 4096), limit + 1 - produced)
+      let room = min(chunk, limit + 1 - output.count)
       if room <= 0 { throw .messageTooBig("decompressed message over the limit of \(limit) bytes") }
-      output.append(contentsOf: repeatElement(0, count: room))
-      let result = output.withUnsafeMutableBytes { out -> Int32 in
-        stream.pointee.next_out = out.baseAddress!.advanced(by: produced).assumingMemoryBound(to: Bytef.self)
-        stream.pointee.avail_out = UInt32(room)
-        return inflate(stream, Z_SYNC_FLUSH)
-      }
+      stream.pointee.next_out = scratch
+      stream.pointee.avail_out = UInt32(room)
+      let result = inflate(stream, Z_SYNC_FLUSH)
       let left = Int(stream.pointee.avail_out)
-      output.removeLast(left)
+      output.append(contentsOf: UnsafeBufferPointer(start: scratch, count: room - left))
       if output.count > limit {
         throw .messageTooBig("decompressed message over the limit of \(limit) bytes")
       }

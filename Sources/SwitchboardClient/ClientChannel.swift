@@ -1,0 +1,345 @@
+import SwitchboardHTTP
+import SwitchboardIO
+import SwitchboardWebSocket
+
+/// What a finished opening handshake agreed on.
+struct HandshakeOutcome: Sendable {
+  var response: HTTPResponseHead
+  var subprotocol: String?
+  var deflate: PerMessageDeflate.Parameters?
+}
+
+/// A message to encode and write, handed from any thread to the loop.
+enum OutboundMessage: Sendable {
+  case text(String)
+  case binary([UInt8])
+  case ping([UInt8])
+}
+
+typealias ConnectCompletion = CheckedContinuation<Result<HandshakeOutcome, WebSocketClientError>, Never>
+typealias SendCompletion = CheckedContinuation<Result<Void, WebSocketClientError>, Never>
+
+/// The socket side of one ``WebSocketClient``: the TCP connection, the opening handshake
+/// and the ``WebSocketConnection`` state machine, on one event loop.
+///
+/// Plain synchronous code on the loop's thread (no locks, no async hops): the public
+/// client reaches it with `loop.execute`, which runs tasks in submission order, so frames
+/// leave whole and in the order their `send` calls were made. Events go out through the
+/// `AsyncStream` continuation; lifecycle transitions go to ``ClientLifecycle``.
+///
+/// While TCP is open the channel keeps itself alive (the connection's delegate reference
+/// is weak), so a dropped client still finishes its close handshake.
+final class ClientChannel: TCPConnectionDelegate {
+  private enum Stage {
+    /// Created; ``start(address:completion:)`` not yet run.
+    case idle
+    /// The TCP connect is in flight.
+    case connecting
+    /// The upgrade request is written; reading the response head.
+    case handshaking
+    /// WebSocket frames flow, including while this side's close frame awaits an answer.
+    case open
+    /// The WebSocket conversation is over; waiting for the server to close TCP.
+    case closing
+    /// TCP is closed or the connect failed.
+    case closed
+  }
+
+  let loop: EventLoop
+  private let configuration: WebSocketClient.Configuration
+  private let request: WebSocketHandshake.ClientRequest
+  private let lifecycle: ClientLifecycle
+  private let events: AsyncStream<WebSocketClient.Event>.Continuation
+
+  private var stage = Stage.idle
+  private var cancelledBeforeStart = false
+  private var connectCompletion: ConnectCompletion?
+  private var connection: TCPConnection?
+  private var parser = HTTPResponseParser()
+  private var websocket: WebSocketConnection?
+  /// The connect timeout, then the close timeout.
+  private var timer: Scheduled?
+  /// Senders whose frame is queued while the connection is over its high-water mark.
+  private var writeWaiters: [SendCompletion] = []
+  /// The code the WebSocket conversation ended with.
+  private var closeCode: UInt16?
+  private var keepAlive: ClientChannel?
+
+  init(
+    url: WebSocketURL, configuration: WebSocketClient.Configuration, lifecycle: ClientLifecycle,
+    events: AsyncStream<WebSocketClient.Event>.Continuation, loop: EventLoop
+  ) {
+    self.loop = loop
+    self.configuration = configuration
+    self.lifecycle = lifecycle
+    self.events = events
+    request = WebSocketHandshake.clientRequest(
+      host: url.hostHeader, path: url.target, subprotocols: configuration.subprotocols,
+      extraHeaders: configuration.extraHeaders,
+      deflate: configuration.compression ? PerMessageDeflate.Parameters() : nil)
+  }
+
+  // MARK: Connecting
+
+  /// Opens the TCP connection and sends the upgrade request; `completion` gets the
+  /// handshake's outcome.
+  func start(address: SocketAddress, completion: ConnectCompletion) {
+    loop.assertInEventLoop()
+    guard stage == .idle, !cancelledBeforeStart else {
+      stage = .closed
+      events.finish()
+      completion.resume(returning: .failure(.cancelled))
+      return
+    }
+    connectCompletion = completion
+    stage = .connecting
+    let timeout = configuration.connectTimeout
+    timer = loop.scheduleLocal(after: timeout) { [weak self] in
+      self?.failConnect(.timeout("no WebSocket handshake from \(address) within \(timeout)"))
+    }
+    TCPConnection.connect(to: address, on: loop) { result in
+      self.tcpConnectFinished(result)
+    }
+  }
+
+  /// The connecting task was cancelled.
+  func cancelConnect() {
+    switch stage {
+    case .idle: cancelledBeforeStart = true
+    case .connecting, .handshaking: failConnect(.cancelled)
+    case .open, .closing, .closed: break
+    }
+  }
+
+  private func tcpConnectFinished(_ result: Result<TCPConnection, IOError>) {
+    switch result {
+    case .failure(let error):
+      failConnect(.connectFailed(error))
+    case .success(let connection):
+      guard stage == .connecting else {
+        // Timed out or cancelled while the connect was in flight.
+        connection.close()
+        return
+      }
+      connection.delegate = self
+      // The client applies backpressure itself: a `send` returns only once the output
+      // is below the high-water mark, so the buffer holds at most that plus one message
+      // per concurrent sender. The default cap (4 MiB) would reset a connection that
+      // sends one large message.
+      connection.limits.maximumBuffered = .max
+      self.connection = connection
+      keepAlive = self
+      stage = .handshaking
+      connection.write(request.requestBytes)
+    }
+  }
+
+  private func failConnect(_ error: WebSocketClientError) {
+    guard stage == .connecting || stage == .handshaking, let completion = connectCompletion else { return }
+    connectCompletion = nil
+    timer?.cancel()
+    timer = nil
+    stage = .closed
+    if let connection {
+      self.connection = nil
+      connection.delegate = nil
+      connection.close()
+    }
+    keepAlive = nil
+    events.finish()
+    lifecycle.finished(code: nil)
+    completion.resume(returning: .failure(error))
+  }
+
+  private func readHandshake(_ bytes: UnsafeRawBufferPointer) {
+    parser.append(bytes)
+    let head: HTTPResponseHead
+    do {
+      guard let parsed = try parser.next() else { return }
+      head = parsed
+    } catch {
+      failConnect(.handshakeInvalid("malformed HTTP response: \(error)"))
+      return
+    }
+    guard head.status == 101 else {
+      failConnect(.handshakeRejected(status: head.status, reason: head.reason))
+      return
+    }
+    let agreed: WebSocketHandshake.ClientRequest.Result
+    do {
+      agreed = try request.validate(head)
+    } catch {
+      failConnect(.handshakeInvalid(error.message))
+      return
+    }
+    let leftover = parser.takeRemainingBytes()
+    timer?.cancel()
+    timer = nil
+    let limits = WebSocketConfiguration(
+      maxFrameSize: configuration.maxFrameSize, maxMessageSize: configuration.maxMessageSize)
+    if let provider = configuration.maskKeyProvider {
+      websocket = WebSocketConnection(
+        role: .client, configuration: limits, deflate: agreed.deflate, maskKeyProvider: provider)
+    } else {
+      websocket = WebSocketConnection(role: .client, configuration: limits, deflate: agreed.deflate)
+    }
+    stage = .open
+    let completion = connectCompletion
+    connectCompletion = nil
+    completion?.resume(
+      returning: .success(
+        HandshakeOutcome(response: head, subprotocol: agreed.subprotocol, deflate: agreed.deflate)))
+    // Frames the server sent right behind its 101 (events are buffered in the stream).
+    if !leftover.isEmpty, websocket != nil {
+      perform(websocket!.receive(leftover))
+    }
+  }
+
+  // MARK: Messages
+
+  private func perform(_ actions: [WebSocketAction]) {
+    for action in actions {
+      switch action {
+      case .text(let text): events.yield(.text(text))
+      case .binary(let bytes): events.yield(.binary(bytes))
+      case .ping(let payload): events.yield(.ping(payload))
+      case .pong(let payload): events.yield(.pong(payload))
+      case .send(let bytes): connection?.write(Self.shared(bytes))
+      case .close(let code, let reason): webSocketFinished(code: code, reason: reason)
+      }
+    }
+  }
+
+  /// Encodes and queues one message. `completion` is resumed once the output buffer is
+  /// below its high-water mark (backpressure), or with `.closed`.
+  func send(_ message: OutboundMessage, completion: SendCompletion) {
+    guard stage == .open, let connection, websocket != nil else {
+      completion.resume(returning: .failure(.closed(code: closeCode)))
+      return
+    }
+    let bytes: [UInt8]?
+    switch message {
+    case .text(let text): bytes = websocket!.sendText(text)
+    case .binary(let binary): bytes = websocket!.sendBinary(binary)
+    case .ping(let payload): bytes = websocket!.ping(payload)
+    }
+    guard let bytes else {
+      completion.resume(returning: .failure(.closed(code: closeCode, reason: "close handshake in progress")))
+      return
+    }
+    connection.write(Self.shared(bytes))
+    if connection.isClosed {
+      completion.resume(returning: .failure(.closed(code: closeCode)))
+    } else if connection.isWritable {
+      completion.resume(returning: .success(()))
+    } else {
+      writeWaiters.append(completion)
+    }
+  }
+
+  private func resumeWriteWaiters(_ result: Result<Void, WebSocketClientError>) {
+    let waiters = writeWaiters
+    writeWaiters = []
+    for waiter in waiters { waiter.resume(returning: result) }
+  }
+
+  // MARK: Closing
+
+  /// Sends a close frame and waits (bounded by the close timeout) for the server's.
+  func startClose(code: UInt16, reason: String) {
+    guard stage == .open, let connection, let bytes = websocket?.close(code: code, reason: reason) else {
+      return
+    }
+    connection.write(Self.shared(bytes))
+    armCloseTimer()
+  }
+
+  /// The client was released: close politely ("going away") if still open.
+  func abandon() {
+    if stage == .open { startClose(code: 1001, reason: "") }
+  }
+
+  /// The WebSocket conversation is over: tell the consumer, then wait (bounded) for the
+  /// server to close TCP, as RFC 6455 section 7.1.1 asks of clients.
+  private func webSocketFinished(code: UInt16?, reason: String) {
+    guard stage == .open else { return }
+    stage = .closing
+    closeCode = code
+    lifecycle.webSocketClosed(code: code)
+    events.yield(.closed(code: code, reason: reason))
+    events.finish()
+    resumeWriteWaiters(.failure(.closed(code: code)))
+    armCloseTimer()
+  }
+
+  private func armCloseTimer() {
+    timer?.cancel()
+    timer = loop.scheduleLocal(after: configuration.closeTimeout) { [weak self] in self?.closeTimedOut() }
+  }
+
+  private func closeTimedOut() {
+    timer = nil
+    if stage == .open {
+      webSocketFinished(
+        code: 1006, reason: "no close frame from the server within \(configuration.closeTimeout)")
+    }
+    guard let connection else { return }
+    // `close()` would wait for a peer that does not read to take the queued output.
+    if connection.bufferedBytes > 0 { connection.reset() } else { connection.close() }
+  }
+
+  /// One `memcpy` into the connection's buffer type (`SharedBytes.init(_:)` copies
+  /// element by element, which is slow for large messages in debug builds).
+  private static func shared(_ bytes: [UInt8]) -> SharedBytes {
+    bytes.withUnsafeBytes { SharedBytes(copying: $0) }
+  }
+
+  // MARK: TCPConnectionDelegate
+
+  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
+    switch stage {
+    case .handshaking: readHandshake(bytes)
+    case .open: if websocket != nil { perform(websocket!.receive(bytes)) }
+    case .idle, .connecting, .closing, .closed: break
+    }
+  }
+
+  func connectionDidReadEOF(_ connection: TCPConnection) {
+    switch stage {
+    case .handshaking:
+      failConnect(.handshakeInvalid("connection closed before the handshake response was complete"))
+    case .open:
+      webSocketFinished(code: 1006, reason: "connection closed without a close frame")
+      connection.close()
+    case .idle, .connecting, .closing, .closed:
+      connection.close()
+    }
+  }
+
+  func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {
+    if writable { resumeWriteWaiters(.success(())) }
+  }
+
+  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
+    switch stage {
+    case .connecting, .handshaking:
+      failConnect(
+        .handshakeInvalid("connection closed during the handshake" + (error.map { ": \($0)" } ?? "")))
+      return
+    case .open:
+      webSocketFinished(code: 1006, reason: error?.description ?? "connection lost")
+    case .idle, .closing, .closed:
+      break
+    }
+    timer?.cancel()
+    timer = nil
+    self.connection = nil
+    stage = .closed
+    resumeWriteWaiters(.failure(.closed(code: closeCode)))
+    lifecycle.finished(code: closeCode)
+    keepAlive = nil
+  }
+}
+
+@available(*, unavailable)
+extension ClientChannel: Sendable {}

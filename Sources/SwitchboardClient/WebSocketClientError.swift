@@ -1,0 +1,106 @@
+import SwitchboardIO
+
+/// Why a ``WebSocketClient`` operation failed.
+///
+/// Open-enum style: compare with the static members (`error == .handshakeRejected`
+/// compares the kind only, ignoring the details), so kinds can be added later without
+/// breaking users. The details are in ``status``, ``closeCode``, ``ioError`` and
+/// ``message``.
+public struct WebSocketClientError: Error, Sendable, CustomStringConvertible {
+  private enum Code: Sendable, Hashable {
+    case invalidURL
+    case unsupportedScheme
+    case connectFailed
+    case timeout
+    case handshakeRejected
+    case handshakeInvalid
+    case closed
+    case protocolError
+    case cancelled
+  }
+
+  private let code: Code
+  /// A human-readable explanation.
+  public let message: String
+  /// The HTTP status of a ``handshakeRejected`` response.
+  public let status: Int?
+  /// The close code of a ``protocolError`` or, for ``closed``, the code the connection
+  /// closed with when known.
+  public let closeCode: UInt16?
+  /// The system error behind a ``connectFailed``, when there is one.
+  public let ioError: IOError?
+
+  private init(
+    _ code: Code, _ message: String, status: Int? = nil, closeCode: UInt16? = nil, ioError: IOError? = nil
+  ) {
+    self.code = code
+    self.message = message
+    self.status = status
+    self.closeCode = closeCode
+    self.ioError = ioError
+  }
+
+  /// A readable description: the kind and the details.
+  public var description: String { "WebSocketClientError.\(code): \(message)" }
+
+  /// The URL could not be parsed (not `ws://host[:port][/path][?query]`).
+  public static let invalidURL = WebSocketClientError(.invalidURL, "invalid URL")
+  /// The URL's scheme is not supported (`wss://` until TLS is added).
+  public static let unsupportedScheme = WebSocketClientError(.unsupportedScheme, "unsupported scheme")
+  /// The host did not resolve or the TCP connection could not be opened (refused,
+  /// unreachable, …); ``ioError`` has the system error.
+  public static let connectFailed = WebSocketClientError(.connectFailed, "connect failed")
+  /// The TCP connection and opening handshake did not finish within
+  /// ``WebSocketClient/Configuration/connectTimeout``.
+  public static let timeout = WebSocketClientError(.timeout, "timed out")
+  /// The server answered the upgrade request with a status other than 101; ``status``
+  /// has it.
+  public static let handshakeRejected = WebSocketClientError(.handshakeRejected, "handshake rejected")
+  /// The server's response was not a valid WebSocket handshake (malformed HTTP, wrong
+  /// `Sec-WebSocket-Accept`, an extension or subprotocol that was not offered, or the
+  /// connection closed before the response was complete).
+  public static let handshakeInvalid = WebSocketClientError(.handshakeInvalid, "invalid handshake")
+  /// The connection is closing or closed: nothing more can be sent.
+  public static let closed = WebSocketClientError(.closed, "connection closed")
+  /// The operation would break the protocol (for example a ping payload over 125
+  /// bytes); ``closeCode`` is the matching close code.
+  public static let protocolError = WebSocketClientError(.protocolError, "protocol error", closeCode: 1002)
+  /// The task was cancelled while connecting.
+  public static let cancelled = WebSocketClientError(.cancelled, "cancelled")
+
+  /// A failed connection attempt carrying the system error.
+  public static func connectFailed(_ error: IOError) -> WebSocketClientError {
+    .init(.connectFailed, error.description, ioError: error)
+  }
+  /// A rejected handshake with the server's status.
+  public static func handshakeRejected(status: Int, reason: String = "") -> WebSocketClientError {
+    .init(.handshakeRejected, "server answered \(status) \(reason)", status: status)
+  }
+  /// An invalid handshake response, with what was wrong.
+  public static func handshakeInvalid(_ reason: String) -> WebSocketClientError {
+    .init(.handshakeInvalid, reason)
+  }
+  /// A closed connection, with the close code it ended with when known.
+  public static func closed(code: UInt16?, reason: String = "connection closed") -> WebSocketClientError {
+    .init(.closed, reason, closeCode: code)
+  }
+  /// A protocol violation with its close code.
+  public static func protocolError(code: UInt16, _ message: String) -> WebSocketClientError {
+    .init(.protocolError, message, closeCode: code)
+  }
+  /// A timeout with what timed out.
+  public static func timeout(_ message: String) -> WebSocketClientError { .init(.timeout, message) }
+  /// An invalid URL with what was wrong.
+  public static func invalidURL(_ message: String) -> WebSocketClientError { .init(.invalidURL, message) }
+  /// An unsupported scheme, named.
+  public static func unsupportedScheme(_ scheme: String) -> WebSocketClientError {
+    .init(.unsupportedScheme, "unsupported scheme '\(scheme)'")
+  }
+}
+
+extension WebSocketClientError: Equatable {
+  /// Two errors are equal when they are of the same kind; details are ignored.
+  public static func == (lhs: WebSocketClientError, rhs: WebSocketClientError) -> Bool {
+    lhs.code == rhs.code
+  }
+}
