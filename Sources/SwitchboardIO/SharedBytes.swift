@@ -12,8 +12,15 @@ public final class SharedBytes: Sendable {
   public init(_ bytes: some Collection<UInt8>) {
     count = bytes.count
     base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
-    let buffer = UnsafeMutableRawBufferPointer(start: base, count: count)
-    _ = buffer.initializeMemory(as: UInt8.self, from: bytes)
+    let base = self.base
+    // Contiguous sources (arrays, slices) are one memcpy, not a byte-by-byte copy.
+    let copied: Void? = bytes.withContiguousStorageIfAvailable { source in
+      if let src = source.baseAddress, source.count > 0 { base.copyMemory(from: src, byteCount: source.count) }
+    }
+    if copied == nil {
+      let buffer = UnsafeMutableRawBufferPointer(start: base, count: count)
+      _ = buffer.initializeMemory(as: UInt8.self, from: bytes)
+    }
   }
 
   /// Copies the bytes of `buffer`.
