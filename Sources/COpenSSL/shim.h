@@ -6,4 +6,24 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/x509v3.h>
+
+/* Function-like OpenSSL macros, wrapped so Swift can call them (SwitchboardTLS). */
+static inline int sb_SSL_CTX_set_min_proto_version(SSL_CTX *ctx, int version) {
+  return (int)SSL_CTX_set_min_proto_version(ctx, version);
+}
+static inline long sb_SSL_CTX_set_mode(SSL_CTX *ctx, long mode) {
+  return SSL_CTX_set_mode(ctx, mode);
+}
+static inline void sb_SSL_CTX_disable_renegotiation(SSL_CTX *ctx) {
+  SSL_CTX_set_options(ctx, SSL_OP_NO_RENEGOTIATION);
+}
+static inline int sb_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
+  return (int)SSL_set_tlsext_host_name(ssl, name);
+}
+static inline long sb_BIO_get_mem_data(BIO *bio, char **data) {
+  return BIO_get_mem_data(bio, data);
+}
+static inline int sb_BIO_set_mem_eof_return(BIO *bio, int value) {
+  return (int)BIO_set_mem_eof_return(bio, value);
+}
 #endif

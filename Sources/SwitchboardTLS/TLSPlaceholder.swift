@@ -1,2 +1,0 @@
-/// TLS over OpenSSL (being written).
-public enum TLSPlaceholder {}

@@ -1,0 +1,455 @@
+import Dispatch
+import Foundation
+import SwitchboardIO
+import SwitchboardTLS
+import Synchronization
+import Testing
+
+// Helpers for the TLS tests: deadlines, loop hops, a throwaway PKI made with the
+// `openssl` CLI, peers nobody here wrote (a Python `ssl` server, `openssl s_client`) run as
+// child processes, and a delegate that records what a TLSConnection reports.
+
+/// A failure of the test harness itself (a deadline passed, a tool failed).
+struct TestFailure: Error, CustomStringConvertible {
+  let description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// Polls `condition` every millisecond until it holds or `timeout` passes. No fixed sleeps.
+func eventually(timeout: Duration = .seconds(10), _ condition: () throws -> Bool) rethrows -> Bool {
+  let clock = ContinuousClock()
+  let deadline = clock.now.advanced(by: timeout)
+  while true {
+    if try condition() { return true }
+    if clock.now >= deadline { return false }
+    usleep(1000)
+  }
+}
+
+/// A value behind a mutex, usable from any thread.
+final class Locked<Value: Sendable>: Sendable {
+  private let mutex: Mutex<Value>
+  init(_ value: Value) { mutex = Mutex(value) }
+  func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
+  var value: Value { withLock { $0 } }
+}
+
+/// A loop-bound object passed around the test as an opaque token.
+final class LoopBound<Value>: @unchecked Sendable {
+  // Safety: `stored` is created on `loop` and every access asserts it runs there.
+  let loop: EventLoop
+  private let stored: Value
+  init(_ value: Value, on loop: EventLoop) {
+    loop.assertInEventLoop()
+    self.loop = loop
+    self.stored = value
+  }
+  var value: Value {
+    loop.assertInEventLoop()
+    return stored
+  }
+}
+
+/// Runs `body` on `loop` and returns its result, waiting at most `timeout`.
+@discardableResult
+func onLoop<T: Sendable>(
+  _ loop: EventLoop, timeout: Duration = .seconds(10), _ body: @escaping @Sendable () throws -> T
+) throws -> T {
+  let result = Locked<Result<T, any Error>?>(nil)
+  let done = DispatchSemaphore(value: 0)
+  loop.execute {
+    let outcome = Result { try body() }
+    result.withLock { $0 = outcome }
+    done.signal()
+  }
+  guard done.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .success else {
+    throw TestFailure("event loop did not run a task within \(timeout)")
+  }
+  return try result.value!.get()
+}
+
+/// Position-dependent pseudo-random bytes: reordered, lost or duplicated chunks show.
+func pattern(count: Int, seed: UInt64 = 0) -> [UInt8] {
+  var bytes = [UInt8](repeating: 0, count: count)
+  var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
+  for i in 0..<count {
+    state ^= state << 13
+    state ^= state >> 7
+    state ^= state << 17
+    bytes[i] = UInt8(truncatingIfNeeded: state >> 32)
+  }
+  return bytes
+}
+
+/// Where two byte sequences first differ (`nil` when equal); cheap to report on megabytes.
+func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> Int? {
+  if a == b { return nil }
+  let n = min(a.count, b.count)
+  for i in 0..<n where a[i] != b[i] { return i }
+  return n
+}
+
+// MARK: - Child processes
+
+/// A child process with captured output, stopped (SIGTERM to its own pid) by ``stop()``
+/// at the latest on deinit.
+final class ChildProcess: @unchecked Sendable {
+  // Safety: `process` and `stdin` are used by the test's thread only; output goes
+  // through `Locked`.
+  private let process = Process()
+  private let stdinPipe = Pipe()
+  private let output = Locked<[UInt8]>([])
+  private let errors = Locked<[UInt8]>([])
+
+  /// Starts `arguments[0]` (found on `PATH`) in `directory`.
+  init(_ arguments: [String], in directory: URL) throws {
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = stdinPipe
+    let output = self.output
+    let errors = self.errors
+    out.fileHandleForReading.readabilityHandler = { handle in
+      let data = handle.availableData
+      if data.isEmpty { handle.readabilityHandler = nil } else { output.withLock { $0 += data } }
+    }
+    err.fileHandleForReading.readabilityHandler = { handle in
+      let data = handle.availableData
+      if data.isEmpty { handle.readabilityHandler = nil } else { errors.withLock { $0 += data } }
+    }
+    try process.run()
+  }
+
+  deinit { stop() }
+
+  /// Everything written to stdout so far, as text.
+  var stdout: String { String(decoding: output.value, as: UTF8.self) }
+  /// Everything written to stderr so far, as text.
+  var stderr: String { String(decoding: errors.value, as: UTF8.self) }
+  var isRunning: Bool { process.isRunning }
+  var exitStatus: Int32 { process.terminationStatus }
+
+  /// Waits until stdout contains `text`.
+  func waitForOutput(_ text: String, timeout: Duration = .seconds(10)) -> Bool {
+    eventually(timeout: timeout) { stdout.contains(text) }
+  }
+
+  /// Waits for the process to exit by itself.
+  func waitForExit(timeout: Duration = .seconds(10)) -> Bool {
+    eventually(timeout: timeout) { !process.isRunning }
+  }
+
+  func writeStdin(_ text: String) {
+    stdinPipe.fileHandleForWriting.write(Data(text.utf8))
+  }
+
+  func closeStdin() {
+    try? stdinPipe.fileHandleForWriting.close()
+  }
+
+  /// Kills the process (only this one, by its pid) and reaps it. SIGKILL, because a
+  /// child started from a test thread inherits its signal mask, where SIGTERM may be blocked.
+  func stop() {
+    if process.isRunning {
+      kill(process.processIdentifier, SIGKILL)
+      process.waitUntilExit()
+    }
+    closeStdin()
+  }
+}
+
+/// Runs a tool to completion; throws with its stderr when it fails.
+func runTool(_ arguments: [String], in directory: URL) throws {
+  let child = try ChildProcess(arguments, in: directory)
+  guard child.waitForExit(timeout: .seconds(30)) else {
+    child.stop()
+    throw TestFailure("\(arguments.joined(separator: " ")) did not finish")
+  }
+  guard child.exitStatus == 0 else {
+    throw TestFailure("\(arguments.joined(separator: " ")) failed: \(child.stderr)")
+  }
+}
+
+// MARK: - A throwaway PKI
+
+/// A temporary directory with a test CA, a server certificate it signed for `localhost`
+/// and `127.0.0.1` (a P-256 key), and a self-signed certificate for the same names.
+/// ``remove()`` deletes it all.
+final class TestPKI: Sendable {
+  let directory: URL
+
+  init() throws {
+    directory = FileManager.default.temporaryDirectory
+      .appendingPathComponent("switchboard-tls-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    do {
+      let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+      try runTool(
+        ["openssl", "req", "-x509"] + ec + [
+          "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Switchboard Test CA",
+          "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
+        ], in: directory)
+      try runTool(
+        ["openssl", "req", "-new"] + ec + [
+          "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost",
+        ],
+        in: directory)
+      try """
+      subjectAltName=DNS:localhost,IP:127.0.0.1
+      basicConstraints=CA:FALSE
+      keyUsage=critical,digitalSignature
+      extendedKeyUsage=serverAuth
+
+      """.write(to: directory.appendingPathComponent("server.ext"), atomically: true, encoding: .utf8)
+      try runTool(
+        [
+          "openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial",
+          "2",
+          "-days", "2", "-extfile", "server.ext", "-out", "server.pem",
+        ], in: directory)
+      try runTool(
+        ["openssl", "req", "-x509"] + ec + [
+          "-keyout", "self.key", "-out", "self.pem", "-days", "2", "-subj", "/CN=localhost",
+          "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ], in: directory)
+    } catch {
+      remove()
+      throw error
+    }
+  }
+
+  func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
+  var caFile: String { path("ca.pem") }
+  var serverCertificate: String { path("server.pem") }
+  var serverKey: String { path("server.key") }
+  var selfSignedCertificate: String { path("self.pem") }
+  var selfSignedKey: String { path("self.key") }
+
+  /// The SHA-256 pin of a certificate's SubjectPublicKeyInfo, computed by the `openssl`
+  /// CLI (independently of the code under test).
+  func publicKeyPin(ofCertificate name: String) throws -> [UInt8] {
+    try runTool(["openssl", "x509", "-in", name, "-pubkey", "-noout", "-out", "\(name).pub"], in: directory)
+    try runTool(
+      ["openssl", "pkey", "-pubin", "-in", "\(name).pub", "-outform", "DER", "-out", "\(name).der"],
+      in: directory)
+    try runTool(
+      ["openssl", "dgst", "-sha256", "-binary", "-out", "\(name).pin", "\(name).der"], in: directory)
+    return Array(try Data(contentsOf: directory.appendingPathComponent("\(name).pin")))
+  }
+
+  func remove() {
+    try? FileManager.default.removeItem(at: directory)
+  }
+}
+
+// MARK: - A Python TLS server
+
+/// Python's `ssl` module (OpenSSL underneath, but none of our code) serving TLS on
+/// 127.0.0.1 with a kernel-chosen port. It logs events on stdout:
+/// `HANDSHAKE-OK`, `HANDSHAKE-FAILED …`, `CLOSE-NOTIFY` (the client's close_notify
+/// arrived), `RAGGED-EOF` (TCP ended without one), `UNWRAP-OK`, `UNWRAP-FAILED`.
+final class PythonTLSServer: Sendable {
+  /// What the server does with each connection.
+  enum Mode: String {
+    /// Echo every byte until the client's close_notify, then answer with its own.
+    case echo
+    /// Send `hello\n`, then close_notify, then wait for the client's.
+    case greetThenClose = "greet-close"
+    /// Send `hello\n`, then end TCP without close_notify.
+    case greetThenAbort = "greet-abort"
+  }
+
+  static let script = #"""
+    import socket, ssl, sys, threading
+    cert, key, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    def log(*words):
+        print(*words, flush=True)
+    log("PORT", listener.getsockname()[1])
+    def serve(raw):
+        try:
+            conn = ctx.wrap_socket(raw, server_side=True, suppress_ragged_eofs=False)
+        except Exception as e:
+            log("HANDSHAKE-FAILED", type(e).__name__, str(e).replace("\n", " "))
+            raw.close()
+            return
+        log("HANDSHAKE-OK", conn.version())
+        try:
+            if mode == "echo":
+                while True:
+                    data = conn.recv(65536)
+                    if not data:
+                        log("CLOSE-NOTIFY")
+                        break
+                    conn.sendall(data)
+            elif mode == "greet-close":
+                conn.sendall(b"hello\n")
+            elif mode == "greet-abort":
+                conn.sendall(b"hello\n")
+                conn.shutdown(socket.SHUT_RDWR)
+                conn.close()
+                log("ABORTED")
+                return
+        except ssl.SSLEOFError:
+            log("RAGGED-EOF")
+            conn.close()
+            return
+        except Exception as e:
+            log("ERROR", type(e).__name__, e)
+            conn.close()
+            return
+        try:
+            conn.unwrap()
+            log("UNWRAP-OK")
+        except Exception as e:
+            log("UNWRAP-FAILED", type(e).__name__, e)
+        conn.close()
+    while True:
+        client, _ = listener.accept()
+        threading.Thread(target=serve, args=(client,), daemon=True).start()
+    """#
+
+  let process: ChildProcess
+  let address: SocketAddress
+
+  /// Starts the server with `certificate` (chain) and `key`, waiting for its port.
+  init(pki: TestPKI, certificate: String, key: String, mode: Mode = .echo) throws {
+    let scriptPath = pki.path("tls_server.py")
+    try Self.script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
+    process = try ChildProcess(["python3", scriptPath, certificate, key, mode.rawValue], in: pki.directory)
+    guard process.waitForOutput("\n") else {
+      process.stop()
+      throw TestFailure("python TLS server did not start: \(process.stderr)")
+    }
+    let firstLine = process.stdout.split(separator: "\n")[0]
+    guard firstLine.hasPrefix("PORT "), let port = Int(firstLine.dropFirst(5)) else {
+      process.stop()
+      throw TestFailure("unexpected first line from the python TLS server: \(firstLine)")
+    }
+    address = try SocketAddress(host: "127.0.0.1", port: port)
+  }
+
+  /// Lines logged so far (after the port line).
+  var log: [String] { process.stdout.split(separator: "\n").dropFirst().map(String.init) }
+
+  func stop() { process.stop() }
+}
+
+// MARK: - Recording TLSConnection events
+
+/// Everything one TLSConnection reported, readable from any thread.
+final class TLSConnectionLog: Sendable {
+  struct State: Sendable {
+    var received: [UInt8] = []
+    var handshakes = 0
+    var eofCount = 0
+    var closed = false
+    var closeError: TLSError?
+  }
+  let state = Locked(State())
+  var received: [UInt8] { state.value.received }
+  var eofCount: Int { state.value.eofCount }
+  var closed: Bool { state.value.closed }
+  var closeError: TLSError? { state.value.closeError }
+}
+
+/// A delegate that records into a ``TLSConnectionLog`` and can echo; it keeps itself alive
+/// until the connection closes.
+final class RecordingTLSDelegate: TLSConnectionDelegate {
+  let log: TLSConnectionLog
+  var echo = false
+  /// What to do on the peer's close_notify; `nil` closes like the protocol's default.
+  var onEOF: ((TLSConnection) -> Void)?
+  private var keepAlive: RecordingTLSDelegate?
+
+  init(log: TLSConnectionLog) {
+    self.log = log
+    keepAlive = self
+  }
+
+  func connectionDidHandshake(_ connection: TLSConnection) {
+    log.state.withLock { $0.handshakes += 1 }
+  }
+
+  func connection(_ connection: TLSConnection, didRead bytes: UnsafeRawBufferPointer) {
+    log.state.withLock { $0.received.append(contentsOf: bytes) }
+    if echo { connection.write(bytes) }
+  }
+
+  func connectionDidReadEOF(_ connection: TLSConnection) {
+    log.state.withLock { $0.eofCount += 1 }
+    if let onEOF { onEOF(connection) } else { connection.close() }
+  }
+
+  func connection(_ connection: TLSConnection, didCloseWith error: TLSError?) {
+    log.state.withLock {
+      $0.closed = true
+      $0.closeError = error
+    }
+    keepAlive = nil
+  }
+}
+
+/// A client connection made by ``connectClient(to:serverName:configuration:on:)``.
+struct ConnectedClient: Sendable {
+  let connection: LoopBound<TLSConnection>
+  let log: TLSConnectionLog
+
+  /// Writes `bytes` on the connection's loop.
+  func write(_ bytes: [UInt8]) throws {
+    let connection = self.connection
+    try onLoop(connection.loop) { connection.value.write(bytes) }
+  }
+
+  func close() throws {
+    let connection = self.connection
+    try onLoop(connection.loop) { connection.value.close() }
+  }
+}
+
+/// Runs `TLSConnection.connect` on `loop` and waits for its completion. On success the
+/// connection gets a ``RecordingTLSDelegate``.
+func connectClient(
+  to address: SocketAddress, serverName: String? = nil, configuration: TLSConfiguration, on loop: EventLoop,
+  configure: @escaping @Sendable (RecordingTLSDelegate) -> Void = { _ in }
+) throws -> Result<ConnectedClient, TLSError> {
+  let outcome = Locked<Result<ConnectedClient, TLSError>?>(nil)
+  loop.execute {
+    TLSConnection.connect(to: address, serverName: serverName, configuration: configuration, on: loop) {
+      result in
+      switch result {
+      case .success(let connection):
+        let log = TLSConnectionLog()
+        let delegate = RecordingTLSDelegate(log: log)
+        configure(delegate)
+        connection.delegate = delegate
+        outcome.withLock {
+          $0 = .success(ConnectedClient(connection: LoopBound(connection, on: loop), log: log))
+        }
+      case .failure(let error):
+        outcome.withLock { $0 = .failure(error) }
+      }
+    }
+  }
+  guard eventually(timeout: .seconds(15), { outcome.value != nil }) else {
+    throw TestFailure("TLS connect to \(address) did not complete")
+  }
+  return outcome.value!
+}
+
+extension Result {
+  /// The failure, or `nil` on success.
+  var failure: Failure? {
+    if case .failure(let error) = self { return error }
+    return nil
+  }
+}
