@@ -1,5 +1,6 @@
 import SwitchboardHTTP
 import SwitchboardIO
+import SwitchboardTLS
 import SwitchboardWebSocket
 
 /// What a finished opening handshake agreed on.
@@ -19,21 +20,29 @@ enum OutboundMessage: Sendable {
 typealias ConnectCompletion = CheckedContinuation<Result<HandshakeOutcome, WebSocketClientError>, Never>
 typealias SendCompletion = CheckedContinuation<Result<Void, WebSocketClientError>, Never>
 
-/// The socket side of one ``WebSocketClient``: the TCP connection, the opening handshake
-/// and the ``WebSocketConnection`` state machine, on one event loop.
+/// How a `wss://` channel sets up TLS: the context (trust roots, pins) and the name the
+/// server must prove.
+struct ClientTLSSettings: Sendable {
+  var context: TLSContext
+  var serverName: String
+}
+
+/// The socket side of one ``WebSocketClient``: the connection (``ClientTransport``: TCP,
+/// or TLS over TCP), the opening handshake and the ``WebSocketConnection`` state machine,
+/// on one event loop.
 ///
 /// Plain synchronous code on the loop's thread (no locks, no async hops): the public
 /// client reaches it with `loop.execute`, which runs tasks in submission order, so frames
 /// leave whole and in the order their `send` calls were made. Events go out through the
 /// `AsyncStream` continuation; lifecycle transitions go to ``ClientLifecycle``.
 ///
-/// While TCP is open the channel keeps itself alive (the connection's delegate reference
-/// is weak), so a dropped client still finishes its close handshake.
-final class ClientChannel: TCPConnectionDelegate {
+/// While the connection is open the channel keeps itself alive (the connection's delegate
+/// reference is weak), so a dropped client still finishes its close handshake.
+final class ClientChannel {
   private enum Stage {
     /// Created; ``start(address:completion:)`` not yet run.
     case idle
-    /// The TCP connect is in flight.
+    /// The TCP connect (and for `wss://` the TLS handshake) is in flight.
     case connecting
     /// The upgrade request is written; reading the response head.
     case handshaking
@@ -41,12 +50,14 @@ final class ClientChannel: TCPConnectionDelegate {
     case open
     /// The WebSocket conversation is over; waiting for the server to close TCP.
     case closing
-    /// TCP is closed or the connect failed.
+    /// The connection is closed or the connect failed.
     case closed
   }
 
   let loop: EventLoop
   private let configuration: WebSocketClient.Configuration
+  /// `nil` for `ws://`.
+  private let tls: ClientTLSSettings?
   private let request: WebSocketHandshake.ClientRequest
   private let lifecycle: ClientLifecycle
   private let events: AsyncStream<WebSocketClient.Event>.Continuation
@@ -54,7 +65,7 @@ final class ClientChannel: TCPConnectionDelegate {
   private var stage = Stage.idle
   private var cancelledBeforeStart = false
   private var connectCompletion: ConnectCompletion?
-  private var connection: TCPConnection?
+  private var connection: ClientTransport?
   private var parser = HTTPResponseParser()
   private var websocket: WebSocketConnection?
   /// The connect timeout, then the close timeout.
@@ -66,11 +77,12 @@ final class ClientChannel: TCPConnectionDelegate {
   private var keepAlive: ClientChannel?
 
   init(
-    url: WebSocketURL, configuration: WebSocketClient.Configuration, lifecycle: ClientLifecycle,
-    events: AsyncStream<WebSocketClient.Event>.Continuation, loop: EventLoop
+    url: WebSocketURL, configuration: WebSocketClient.Configuration, tls: ClientTLSSettings?,
+    lifecycle: ClientLifecycle, events: AsyncStream<WebSocketClient.Event>.Continuation, loop: EventLoop
   ) {
     self.loop = loop
     self.configuration = configuration
+    self.tls = tls
     self.lifecycle = lifecycle
     self.events = events
     request = WebSocketHandshake.clientRequest(
@@ -81,8 +93,8 @@ final class ClientChannel: TCPConnectionDelegate {
 
   // MARK: Connecting
 
-  /// Opens the TCP connection and sends the upgrade request; `completion` gets the
-  /// handshake's outcome.
+  /// Opens the connection (TCP, then TLS for `wss://`) and sends the upgrade request;
+  /// `completion` gets the handshake's outcome. The connect timeout covers all of it.
   func start(address: SocketAddress, completion: ConnectCompletion) {
     loop.assertInEventLoop()
     guard stage == .idle, !cancelledBeforeStart else {
@@ -97,9 +109,28 @@ final class ClientChannel: TCPConnectionDelegate {
     timer = loop.scheduleLocal(after: timeout) { [weak self] in
       self?.failConnect(.timeout("no WebSocket handshake from \(address) within \(timeout)"))
     }
-    TCPConnection.connect(to: address, on: loop) { result in
-      self.tcpConnectFinished(result)
+    if let tls {
+      TLSConnection.connect(to: address, serverName: tls.serverName, context: tls.context, on: loop) { result in
+        switch result {
+        case .success(let connection): self.connectFinished(.tls(connection))
+        case .failure(let error): self.failConnect(Self.connectError(error))
+        }
+      }
+    } else {
+      TCPConnection.connect(to: address, on: loop) { result in
+        switch result {
+        case .success(let connection): self.connectFinished(.tcp(connection))
+        case .failure(let error): self.failConnect(.connectFailed(error))
+        }
+      }
     }
+  }
+
+  /// A TCP connect failure stays ``WebSocketClientError/connectFailed`` under TLS; the
+  /// rest (verification, pins, handshake) is ``WebSocketClientError/tlsFailed``.
+  private static func connectError(_ error: TLSError) -> WebSocketClientError {
+    if error == .connectFailed, let ioError = error.ioError { return .connectFailed(ioError) }
+    return .tlsFailed(error)
   }
 
   /// The connecting task was cancelled.
@@ -111,27 +142,22 @@ final class ClientChannel: TCPConnectionDelegate {
     }
   }
 
-  private func tcpConnectFinished(_ result: Result<TCPConnection, IOError>) {
-    switch result {
-    case .failure(let error):
-      failConnect(.connectFailed(error))
-    case .success(let connection):
-      guard stage == .connecting else {
-        // Timed out or cancelled while the connect was in flight.
-        connection.close()
-        return
-      }
-      connection.delegate = self
-      // The client applies backpressure itself: a `send` returns only once the output
-      // is below the high-water mark, so the buffer holds at most that plus one message
-      // per concurrent sender. The default cap (4 MiB) would reset a connection that
-      // sends one large message.
-      connection.limits.maximumBuffered = .max
-      self.connection = connection
-      keepAlive = self
-      stage = .handshaking
-      connection.write(request.requestBytes)
+  private func connectFinished(_ connection: ClientTransport) {
+    guard stage == .connecting else {
+      // Timed out or cancelled while the connect was in flight.
+      connection.close()
+      return
     }
+    connection.attach(to: self)
+    // The client applies backpressure itself: a `send` returns only once the output
+    // is below the high-water mark, so the buffer holds at most that plus one message
+    // per concurrent sender. The default cap (4 MiB) would reset a connection that
+    // sends one large message.
+    connection.tcp.limits.maximumBuffered = .max
+    self.connection = connection
+    keepAlive = self
+    stage = .handshaking
+    connection.write(request.requestBytes)
   }
 
   private func failConnect(_ error: WebSocketClientError) {
@@ -142,7 +168,7 @@ final class ClientChannel: TCPConnectionDelegate {
     stage = .closed
     if let connection {
       self.connection = nil
-      connection.delegate = nil
+      connection.detach()
       connection.close()
     }
     keepAlive = nil
@@ -204,7 +230,7 @@ final class ClientChannel: TCPConnectionDelegate {
       case .binary(let bytes): events.yield(.binary(bytes))
       case .ping(let payload): events.yield(.ping(payload))
       case .pong(let payload): events.yield(.pong(payload))
-      case .send(let bytes): connection?.write(Self.shared(bytes))
+      case .send(let bytes): connection?.write(bytes)
       case .close(let code, let reason): webSocketFinished(code: code, reason: reason)
       }
     }
@@ -227,7 +253,7 @@ final class ClientChannel: TCPConnectionDelegate {
       completion.resume(returning: .failure(.closed(code: closeCode, reason: "close handshake in progress")))
       return
     }
-    connection.write(Self.shared(bytes))
+    connection.write(bytes)
     if connection.isClosed {
       completion.resume(returning: .failure(.closed(code: closeCode)))
     } else if connection.isWritable {
@@ -250,7 +276,7 @@ final class ClientChannel: TCPConnectionDelegate {
     guard stage == .open, let connection, let bytes = websocket?.close(code: code, reason: reason) else {
       return
     }
-    connection.write(Self.shared(bytes))
+    connection.write(bytes)
     armCloseTimer()
   }
 
@@ -260,7 +286,7 @@ final class ClientChannel: TCPConnectionDelegate {
   }
 
   /// The WebSocket conversation is over: tell the consumer, then wait (bounded) for the
-  /// server to close TCP, as RFC 6455 section 7.1.1 asks of clients.
+  /// server to close the connection, as RFC 6455 section 7.1.1 asks of clients.
   private func webSocketFinished(code: UInt16?, reason: String) {
     guard stage == .open else { return }
     stage = .closing
@@ -288,15 +314,9 @@ final class ClientChannel: TCPConnectionDelegate {
     if connection.bufferedBytes > 0 { connection.reset() } else { connection.close() }
   }
 
-  /// One `memcpy` into the connection's buffer type (`SharedBytes.init(_:)` copies
-  /// element by element, which is slow for large messages in debug builds).
-  private static func shared(_ bytes: [UInt8]) -> SharedBytes {
-    bytes.withUnsafeBytes { SharedBytes(copying: $0) }
-  }
+  // MARK: Connection events (from either transport)
 
-  // MARK: TCPConnectionDelegate
-
-  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
+  private func didRead(_ bytes: UnsafeRawBufferPointer) {
     switch stage {
     case .handshaking: readHandshake(bytes)
     case .open: if websocket != nil { perform(websocket!.receive(bytes)) }
@@ -304,30 +324,32 @@ final class ClientChannel: TCPConnectionDelegate {
     }
   }
 
-  func connectionDidReadEOF(_ connection: TCPConnection) {
+  /// The server finished sending (TCP FIN, or TLS `close_notify`).
+  private func didReadEOF() {
     switch stage {
     case .handshaking:
       failConnect(.handshakeInvalid("connection closed before the handshake response was complete"))
     case .open:
       webSocketFinished(code: 1006, reason: "connection closed without a close frame")
-      connection.close()
+      connection?.close()
     case .idle, .connecting, .closing, .closed:
-      connection.close()
+      connection?.close()
     }
   }
 
-  func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {
+  private func writabilityChanged(_ writable: Bool) {
     if writable { resumeWriteWaiters(.success(())) }
   }
 
-  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
+  /// The connection closed; `error` describes why when it was not orderly.
+  private func didClose(error: String?) {
     switch stage {
     case .connecting, .handshaking:
       failConnect(
         .handshakeInvalid("connection closed during the handshake" + (error.map { ": \($0)" } ?? "")))
       return
     case .open:
-      webSocketFinished(code: 1006, reason: error?.description ?? "connection lost")
+      webSocketFinished(code: 1006, reason: error ?? "connection lost")
     case .idle, .closing, .closed:
       break
     }
@@ -338,6 +360,28 @@ final class ClientChannel: TCPConnectionDelegate {
     resumeWriteWaiters(.failure(.closed(code: closeCode)))
     lifecycle.finished(code: closeCode)
     keepAlive = nil
+  }
+}
+
+extension ClientChannel: TCPConnectionDelegate {
+  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) { didRead(bytes) }
+  func connectionDidReadEOF(_ connection: TCPConnection) { didReadEOF() }
+  func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {
+    writabilityChanged(writable)
+  }
+  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
+    didClose(error: error?.description)
+  }
+}
+
+extension ClientChannel: TLSConnectionDelegate {
+  func connection(_ connection: TLSConnection, didRead bytes: UnsafeRawBufferPointer) { didRead(bytes) }
+  func connectionDidReadEOF(_ connection: TLSConnection) { didReadEOF() }
+  func connection(_ connection: TLSConnection, writabilityChanged writable: Bool) {
+    writabilityChanged(writable)
+  }
+  func connection(_ connection: TLSConnection, didCloseWith error: TLSError?) {
+    didClose(error: error?.description)
   }
 }
 

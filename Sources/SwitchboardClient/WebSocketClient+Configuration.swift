@@ -1,4 +1,5 @@
 import SwitchboardIO
+import SwitchboardTLS
 
 extension WebSocketClient {
   /// How a ``WebSocketClient`` connects and the limits it enforces.
@@ -10,8 +11,8 @@ extension WebSocketClient {
     /// Whether to offer permessage-deflate (RFC 7692). The server decides; see
     /// ``WebSocketClient/isCompressed``.
     public var compression: Bool
-    /// The time allowed for resolving, the TCP connection and the opening handshake
-    /// together (default 10 s). Exceeding it fails with ``WebSocketClientError/timeout``.
+    /// The time allowed for the TCP connection, the TLS handshake (`wss://`) and the
+    /// opening handshake together (default 10 s). Exceeding it fails with ``WebSocketClientError/timeout``.
     public var connectTimeout: Duration
     /// How long ``WebSocketClient/close(code:reason:)`` waits for the server's close
     /// frame, and then for the server to close TCP, before closing the socket itself
@@ -29,13 +30,22 @@ extension WebSocketClient {
     /// The event loops to run the socket on; `nil` (the default) uses a shared group of
     /// one loop created on first use and kept for the life of the process.
     public var eventLoopGroup: EventLoopGroup?
+    /// How a `wss://` connection verifies the server; ignored for `ws://`.
+    ///
+    /// `nil` (the default) trusts the system's root store and checks that the certificate
+    /// names the URL's host. Set it to trust a private CA (`trustRoots: .caFile(path)`),
+    /// pin the server's key (`pinnedSHA256`), or check a different name than the host
+    /// (`serverName`, also sent as SNI). When ``TLSConfiguration/serverName`` is `nil` the
+    /// URL's host is used. A failure is ``WebSocketClientError/tlsFailed``.
+    public var tls: TLSConfiguration?
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
       extraHeaders: [(String, String)] = [], subprotocols: [String] = [], compression: Bool = false,
       connectTimeout: Duration = .seconds(10), closeTimeout: Duration = .seconds(5),
       maxMessageSize: Int = 16 << 20, maxFrameSize: Int? = nil,
-      maskKeyProvider: (@Sendable () -> UInt32)? = nil, eventLoopGroup: EventLoopGroup? = nil
+      maskKeyProvider: (@Sendable () -> UInt32)? = nil, eventLoopGroup: EventLoopGroup? = nil,
+      tls: TLSConfiguration? = nil
     ) {
       self.extraHeaders = extraHeaders
       self.subprotocols = subprotocols
@@ -46,6 +56,7 @@ extension WebSocketClient {
       self.maxFrameSize = maxFrameSize
       self.maskKeyProvider = maskKeyProvider
       self.eventLoopGroup = eventLoopGroup
+      self.tls = tls
     }
   }
 

@@ -1,5 +1,6 @@
 import SwitchboardHTTP
 import SwitchboardIO
+import SwitchboardTLS
 import SwitchboardWebSocket
 
 /// A WebSocket client connection (RFC 6455, with optional RFC 7692 permessage-deflate).
@@ -23,8 +24,9 @@ import SwitchboardWebSocket
 /// connection (close code 1001). Releasing the last reference to the client also closes
 /// the connection (1001), so keep the client while you use ``events``.
 ///
-/// Only `ws://` is supported so far; `wss://` fails with
-/// ``WebSocketClientError/unsupportedScheme``.
+/// `wss://` runs the same protocol over TLS, verified against the system's trust store
+/// by default; ``Configuration/tls`` trusts a private CA, pins a key or names the
+/// server.
 public final class WebSocketClient: Sendable {
   /// The URL connected to.
   public let url: WebSocketURL
@@ -73,15 +75,16 @@ public final class WebSocketClient: Sendable {
 
   // MARK: Connecting
 
-  /// Connects to a `ws://host[:port][/path][?query]` URL and performs the opening
-  /// handshake.
+  /// Connects to a `ws://` or `wss://` `host[:port][/path][?query]` URL and performs the
+  /// opening handshake (after the TLS handshake for `wss://`).
   /// - Parameters:
   ///   - url: The URL as text.
-  ///   - configuration: Headers, subprotocols, compression, limits and timeouts.
+  ///   - configuration: Headers, subprotocols, compression, TLS, limits and timeouts.
   /// - Returns: The open connection.
   /// - Throws: ``WebSocketClientError``: ``WebSocketClientError/invalidURL``,
   ///   ``WebSocketClientError/unsupportedScheme``, ``WebSocketClientError/connectFailed``
-  ///   (refused, unreachable, unknown host), ``WebSocketClientError/timeout``,
+  ///   (refused, unreachable, unknown host), ``WebSocketClientError/tlsFailed``
+  ///   (certificate, name, pin or TLS handshake), ``WebSocketClientError/timeout``,
   ///   ``WebSocketClientError/handshakeRejected`` (any status but 101),
   ///   ``WebSocketClientError/handshakeInvalid`` or ``WebSocketClientError/cancelled``.
   public static func connect(
@@ -96,19 +99,25 @@ public final class WebSocketClient: Sendable {
   /// connect timeout starts; numeric addresses and `localhost` need no lookup.
   /// - Parameters:
   ///   - url: The URL.
-  ///   - configuration: Headers, subprotocols, compression, limits and timeouts.
+  ///   - configuration: Headers, subprotocols, compression, TLS, limits and timeouts.
   /// - Returns: The open connection.
   /// - Throws: The same errors as connecting with the URL as text.
   public static func connect(
     to url: WebSocketURL, configuration: Configuration = Configuration()
   ) async throws(WebSocketClientError) -> WebSocketClient {
+    // Built here, off the loop: loading the system trust store reads files.
+    let tls: ClientTLSSettings?
     switch url.scheme {
     case .ws:
-      break
+      tls = nil
     case .wss:
-      // TLS seam: a TLS transport (COpenSSL) would wrap the TCP byte stream between
-      // `TCPConnection` and `ClientChannel`'s handshake and frame handling.
-      throw .unsupportedScheme("wss (TLS is not supported yet)")
+      let settings = configuration.tls ?? TLSConfiguration()
+      do {
+        tls = ClientTLSSettings(
+          context: try TLSContext(configuration: settings), serverName: settings.serverName ?? url.host)
+      } catch {
+        throw .tlsFailed(error)
+      }
     }
     let loop: EventLoop
     switch configuration.eventLoopGroup.map({ Result<EventLoopGroup, IOError>.success($0) }) ?? sharedGroup {
@@ -126,7 +135,8 @@ public final class WebSocketClient: Sendable {
     let lifecycle = ClientLifecycle()
     let channel = LoopBound(
       ClientChannel(
-        url: url, configuration: configuration, lifecycle: lifecycle, events: continuation, loop: loop),
+        url: url, configuration: configuration, tls: tls, lifecycle: lifecycle, events: continuation,
+        loop: loop),
       loop: loop)
     continuation.onTermination = { [weak channel] termination in
       // The consumer's task was cancelled: close the connection.
@@ -154,7 +164,7 @@ public final class WebSocketClient: Sendable {
   /// throws (close code 1000, or 1011 when `body` threw).
   /// - Parameters:
   ///   - url: The URL as text.
-  ///   - configuration: Headers, subprotocols, compression, limits and timeouts.
+  ///   - configuration: Headers, subprotocols, compression, TLS, limits and timeouts.
   ///   - body: Uses the connection.
   /// - Returns: What `body` returned.
   /// - Throws: A ``WebSocketClientError`` from connecting, or what `body` threw.

@@ -1,11 +1,12 @@
 import SwitchboardIO
+import SwitchboardTLS
 
 /// Why a ``WebSocketClient`` operation failed.
 ///
 /// Open-enum style: compare with the static members (`error == .handshakeRejected`
 /// compares the kind only, ignoring the details), so kinds can be added later without
-/// breaking users. The details are in ``status``, ``closeCode``, ``ioError`` and
-/// ``message``.
+/// breaking users. The details are in ``status``, ``closeCode``, ``ioError``,
+/// ``tlsError`` and ``message``.
 public struct WebSocketClientError: Error, Sendable, CustomStringConvertible {
   private enum Code: Sendable, Hashable {
     case invalidURL
@@ -17,6 +18,7 @@ public struct WebSocketClientError: Error, Sendable, CustomStringConvertible {
     case closed
     case protocolError
     case cancelled
+    case tlsFailed
   }
 
   private let code: Code
@@ -29,15 +31,20 @@ public struct WebSocketClientError: Error, Sendable, CustomStringConvertible {
   public let closeCode: UInt16?
   /// The system error behind a ``connectFailed``, when there is one.
   public let ioError: IOError?
+  /// The TLS error behind a ``tlsFailed``: compare its kind
+  /// (`.certificateVerifyFailed`, `.pinMismatch`, …) and read OpenSSL's ``TLSError/reason``.
+  public let tlsError: TLSError?
 
   private init(
-    _ code: Code, _ message: String, status: Int? = nil, closeCode: UInt16? = nil, ioError: IOError? = nil
+    _ code: Code, _ message: String, status: Int? = nil, closeCode: UInt16? = nil, ioError: IOError? = nil,
+    tlsError: TLSError? = nil
   ) {
     self.code = code
     self.message = message
     self.status = status
     self.closeCode = closeCode
     self.ioError = ioError
+    self.tlsError = tlsError
   }
 
   /// A readable description: the kind and the details.
@@ -45,7 +52,7 @@ public struct WebSocketClientError: Error, Sendable, CustomStringConvertible {
 
   /// The URL could not be parsed (not `ws://host[:port][/path][?query]`).
   public static let invalidURL = WebSocketClientError(.invalidURL, "invalid URL")
-  /// The URL's scheme is not supported (`wss://` until TLS is added).
+  /// The URL's scheme is neither `ws` nor `wss`.
   public static let unsupportedScheme = WebSocketClientError(.unsupportedScheme, "unsupported scheme")
   /// The host did not resolve or the TCP connection could not be opened (refused,
   /// unreachable, …); ``ioError`` has the system error.
@@ -67,10 +74,19 @@ public struct WebSocketClientError: Error, Sendable, CustomStringConvertible {
   public static let protocolError = WebSocketClientError(.protocolError, "protocol error", closeCode: 1002)
   /// The task was cancelled while connecting.
   public static let cancelled = WebSocketClientError(.cancelled, "cancelled")
+  /// A `wss://` connection failed in TLS: the server's certificate did not verify
+  /// (``message`` carries OpenSSL's reason, such as `"self-signed certificate"` or
+  /// `"hostname mismatch"`), its key matched no pin, the handshake failed, or the TLS
+  /// configuration was unusable. ``tlsError`` has the ``TLSError``.
+  public static let tlsFailed = WebSocketClientError(.tlsFailed, "TLS failed")
 
   /// A failed connection attempt carrying the system error.
   public static func connectFailed(_ error: IOError) -> WebSocketClientError {
     .init(.connectFailed, error.description, ioError: error)
+  }
+  /// A TLS failure, described by `error` (its kind and OpenSSL's reason).
+  public static func tlsFailed(_ error: TLSError) -> WebSocketClientError {
+    .init(.tlsFailed, error.description, tlsError: error)
   }
   /// A rejected handshake with the server's status.
   public static func handshakeRejected(status: Int, reason: String = "") -> WebSocketClientError {

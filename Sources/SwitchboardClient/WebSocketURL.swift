@@ -7,7 +7,7 @@ public struct WebSocketURL: Sendable, Hashable, CustomStringConvertible {
   public enum Scheme: String, Sendable, Hashable {
     /// Plain WebSocket over TCP, default port 80.
     case ws
-    /// WebSocket over TLS, default port 443 (not yet supported by ``WebSocketClient``).
+    /// WebSocket over TLS, default port 443.
     case wss
 
     /// The port used when the URL names none.

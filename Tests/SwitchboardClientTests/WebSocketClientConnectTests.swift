@@ -56,9 +56,9 @@ struct WebSocketClientConnectTests {
     #expect(throws: WebSocketClientError.cancelled) { try result.get() }
   }
 
-  @Test func secureSchemeIsNotSupportedYet() async {
+  @Test func unknownSchemeIsUnsupported() async {
     await #expect(throws: WebSocketClientError.unsupportedScheme) {
-      _ = try await WebSocketClient.connect(to: "wss://127.0.0.1:1/")
+      _ = try await WebSocketClient.connect(to: "http://127.0.0.1:1/")
     }
   }
 
