@@ -38,7 +38,10 @@ let package = Package(
       dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardTLS", "COpenSSL"]),
     .executableTarget(
       name: "switchboard",
-      dependencies: ["SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO"]),
+      dependencies: [
+        "SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO",
+        "SwitchboardStore",
+      ]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     .testTarget(name: "SwitchboardIOTests", dependencies: ["SwitchboardIO"]),

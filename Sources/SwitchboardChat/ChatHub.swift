@@ -52,6 +52,9 @@ public final class ChatHub: Sendable {
   private let clock: @Sendable () -> Int64
   /// Where messages are written through to (in memory unless given).
   public let store: HistoryStore
+  /// Told about every message the store failed to keep (the server logs it); delivery
+  /// to members is not affected.
+  private let onStoreFailure: (@Sendable (ChatMessage, StoreError) -> Void)?
 
   /// The colours handed to members in turn (the seed chat server's palette).
   public static let palette = ["red", "green", "blue", "magenta", "purple", "plum", "orange"]
@@ -59,9 +62,10 @@ public final class ChatHub: Sendable {
   /// Makes a hub. `clock` gives milliseconds since the epoch (injected for tests).
   public init(
     configuration: HubConfiguration = HubConfiguration(), store: HistoryStore? = nil,
-    clock: (@Sendable () -> Int64)? = nil
+    clock: (@Sendable () -> Int64)? = nil, onStoreFailure: (@Sendable (ChatMessage, StoreError) -> Void)? = nil
   ) {
     self.configuration = configuration
+    self.onStoreFailure = onStoreFailure
     self.store = store ?? InMemoryHistoryStore(retention: configuration.historyLimit)
     self.clock = clock ?? { ChatClock.milliseconds() }
   }
@@ -225,7 +229,14 @@ public final class ChatHub: Sendable {
       state.rooms.values[index].history.append(message)
       fanOut(state, shards: state.rooms.values[index].shardCounts.keys, name: info.room, .message(message, origin: id))
       // After the fan-out is queued, so an `ack` never overtakes the message itself.
-      store.append(message, completion: stored)
+      if let onStoreFailure {
+        store.append(message) { result in
+          if case .failure(let error) = result { onStoreFailure(message, error) }
+          stored?(result)
+        }
+      } else {
+        store.append(message, completion: stored)
+      }
       return message
     }
   }

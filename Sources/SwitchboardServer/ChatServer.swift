@@ -50,6 +50,7 @@ public final class ChatServer: Sendable {
       storeConfig.retentionCount = configuration.historyLimit
       storeConfig.retentionAge = configuration.historyMaxAge
       storeConfig.durability = configuration.durability
+      storeConfig.maxDatabaseBytes = configuration.historyMaxBytes
       do {
         store = try SQLiteHistoryStore(directory: configuration.dataDirectory, configuration: storeConfig)
       } catch {

@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardHTTP
+import Synchronization
 import SwitchboardIO
 
 extension EventLoop: ShardExecutor {}
@@ -41,7 +42,10 @@ final class ServerCore: Sendable {
   init(configuration: ServerConfiguration, logger: Logger, store: HistoryStore) {
     self.configuration = configuration
     self.logger = logger
-    self.hub = ChatHub(configuration: configuration.hubConfiguration, store: store)
+    let reporter = StoreFailureReporter(logger: logger, metrics: metrics)
+    self.hub = ChatHub(
+      configuration: configuration.hubConfiguration, store: store,
+      onStoreFailure: { message, error in reporter.report(message, error) })
   }
 
   /// Takes over a connection whose first bytes are an HTTP request (on the line port) or
@@ -53,5 +57,34 @@ final class ServerCore: Sendable {
   /// Takes over a connection that asked for a WebSocket upgrade.
   func webSocketHandoff(_ connection: TCPConnection, _ head: HTTPRequestHead, _ leftover: [UInt8], _ context: LoopContext) {
     WebSocketSession.start(connection: connection, head: head, leftover: leftover, context: context)
+  }
+}
+
+/// Logs history-store failures at most every 10 s, so a full disk cannot flood the log;
+/// live delivery goes on regardless.
+final class StoreFailureReporter: Sendable {
+  private let logger: Logger
+  private let metrics: ServerMetrics
+  private let state = Mutex<(lastWarning: Int64, failures: Int)>((0, 0))
+
+  init(logger: Logger, metrics: ServerMetrics) {
+    self.logger = logger
+    self.metrics = metrics
+  }
+
+  func report(_ message: ChatMessage, _ error: StoreError) {
+    metrics.storeFailures.add(1, ordering: .relaxed)
+    let now = ChatClock.milliseconds()
+    let count = state.withLock { state -> Int? in
+      state.failures += 1
+      guard now - state.lastWarning >= 10_000 else { return nil }
+      state.lastWarning = now
+      return state.failures
+    }
+    if let count {
+      logger.warning(
+        "history store failed to keep message \(message.id) in \(message.room): \(error) (\(count) failed so far; live delivery continues)"
+      )
+    }
   }
 }

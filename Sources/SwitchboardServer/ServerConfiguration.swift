@@ -52,6 +52,9 @@ public struct ServerConfiguration: Sendable {
   public var dataDirectory = ".switchboard"
   /// Keep nothing on disk.
   public var ephemeral = false
+  /// A cap on the history database's size in bytes (nil: none). Past it, writes fail
+  /// as on a full disk: logged, counted, acks become `not_stored`, delivery goes on.
+  public var historyMaxBytes: Int? = nil
   /// Messages older than this are dropped from history (nil: keep by count only).
   public var historyMaxAge: Duration? = nil
   /// When a message counts as stored (and its `ack` is sent): after its batch commits

@@ -18,6 +18,8 @@ public final class ServerMetrics: Sendable {
   public let slowConsumers = Atomic<Int>(0)
   /// WebSocket connections open now.
   public let webSocketOpen = Atomic<Int>(0)
+  /// Messages the history store failed to keep (e.g. disk full).
+  public let storeFailures = Atomic<Int>(0)
   /// HTTP requests answered.
   public let httpRequests = Atomic<Int>(0)
 
@@ -35,6 +37,7 @@ public final class ServerMetrics: Sendable {
       ("switchboard_lines_too_long_total", "counter", linesTooLong.load(ordering: .relaxed)),
       ("switchboard_slow_consumers_total", "counter", slowConsumers.load(ordering: .relaxed)),
       ("switchboard_http_requests_total", "counter", httpRequests.load(ordering: .relaxed)),
+      ("switchboard_store_failures_total", "counter", storeFailures.load(ordering: .relaxed)),
       ("switchboard_members", "gauge", members),
       ("switchboard_rooms", "gauge", rooms),
     ]

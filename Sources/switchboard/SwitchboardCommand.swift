@@ -18,6 +18,7 @@ struct SwitchboardCommand {
       serve            run the server (TCP lines 8080, UDP 8081, HTTP/WebSocket 1337)
       send URL TEXT…   send one message and exit (tcp://host:port, udp://host:port)
       bench URL …      load-test a server (see `switchboard bench --help`)
+      store-bench      messages stored per second by the SQLite history store
       help             this text
 
     Run `switchboard COMMAND --help` for a command's options.
@@ -35,10 +36,11 @@ struct SwitchboardCommand {
     case "serve": code = ServeCommand.run(args)
     case "send": code = SendCommand.run(args)
     case "bench": code = BenchCommand.run(args)
+    case "store-bench": code = StoreBenchCommand.run(args)
     case "help", "--help", "-h":
       Output.print(usage)
       code = ExitCode.ok
-    case "chat", "browse", "peer":
+    case "browse", "peer":
       Output.error("switchboard \(command): not available in this build yet (see the README's roadmap)")
       code = ExitCode.unavailable
     default:

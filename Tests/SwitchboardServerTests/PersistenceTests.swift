@@ -98,3 +98,43 @@ struct PersistenceTests {
     #expect(blocked.stderr.contains("cannot open history"))
   }
 }
+
+/// A store that fills up while the server runs (the database size cap stands in for a
+/// full disk): failures are reported, members keep receiving live messages.
+struct FullStoreTests {
+  @Test func aFullStoreIsReportedAndLiveDeliveryContinues() async throws {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sb-full-\(UUID().uuidString)").path
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    try await withServer({
+      $0.ephemeral = false
+      $0.dataDirectory = dir
+      $0.historyMaxBytes = 96 * 1024
+    }) { server in
+      let reader = try LineClient(server.tcpAddress!)
+      try reader.sendLine("iam:reader")
+      try await eventually { server.hub.who(room: "lobby") == ["reader"] }
+      let writer = try WebSocketTestClient(server.httpAddress!)
+      try writer.send(text: "writer")
+      let payload = String(repeating: "y", count: 2000)
+      var notStored = 0
+      for i in 0..<200 {
+        try writer.send(text: #"{"type":"message","data":{"text":"\#(i) \#(payload)","ref":\#(i)}}"#)
+      }
+      for i in 0..<200 {
+        try reader.expectLine { $0.hasPrefix("writer: \(i) ") }
+      }
+      try await eventually("store failures counted") { server.metrics.storeFailures.load(ordering: .relaxed) > 0 }
+      // Every message got an answer: an ack, or an error saying it was not stored.
+      var answered = 0
+      while answered < 200 {
+        let text = try writer.nextText()
+        if text.contains(#""type":"ack""#) { answered += 1 }
+        if text.contains(#""code":"not_stored""#) {
+          answered += 1
+          notStored += 1
+        }
+      }
+      #expect(notStored > 0)
+    }
+  }
+}
