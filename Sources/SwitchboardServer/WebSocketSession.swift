@@ -105,11 +105,11 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     var since: UInt64? = nil
     let epoch = query["epoch"]
     if let raw = query["since"] {
-      guard let k = UInt64(raw) else {
+      if let k = UInt64(raw) {
+        since = k
+      } else {
         sendText(JSONDialect.error(code: "invalid_data", message: "since must be a non-negative integer"))
-        return joinRoom(room, since: nil)
       }
-      since = k
     }
     joinRoom(room, since: since, epoch: epoch)
     if let name = query["name"], let clean = context.hub.sanitizeName(name) { setName(clean) }
