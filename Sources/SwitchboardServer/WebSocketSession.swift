@@ -252,9 +252,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       case .shutdown(let reason):
         goAway(reason)
       default:
-        guard let text = JSONDialect.encode(event) else { return }
+        // Encoded once per shard inside the cache, not once per member.
         connection.write(cache.value(for: DialectSlot.json) {
-          Self.shared(WebSocketConnection.encodeServerFrame(text: text))
+          Self.shared(WebSocketConnection.encodeServerFrame(text: JSONDialect.encode(event) ?? ""))
         })
       }
     case .text(let notifySelf):
