@@ -37,6 +37,7 @@ struct SwitchboardCommand {
     case "send": code = SendCommand.run(args)
     case "bench": code = BenchCommand.run(args)
     case "store-bench": code = StoreBenchCommand.run(args)
+    case "chat": code = ChatCommand.run(args)
     case "help", "--help", "-h":
       Output.print(usage)
       code = ExitCode.ok

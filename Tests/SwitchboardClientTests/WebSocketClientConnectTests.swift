@@ -40,7 +40,7 @@ struct WebSocketClientConnectTests {
     }
     let elapsed = ContinuousClock.now - start
     #expect(elapsed >= .milliseconds(300))
-    #expect(elapsed < .seconds(5))
+    #expect(elapsed < .seconds(30))  // only proves it did not hang; machines are shared
   }
 
   @Test func cancellingConnectStopsIt() async throws {
@@ -52,7 +52,7 @@ struct WebSocketClientConnectTests {
     attempt.cancel()
     let start = ContinuousClock.now
     let result = await attempt.result
-    #expect(ContinuousClock.now - start < .seconds(5))
+    #expect(ContinuousClock.now - start < .seconds(30))  // did not hang
     #expect(throws: WebSocketClientError.cancelled) { try result.get() }
   }
 

@@ -117,7 +117,7 @@ struct WebSocketClientTLSTests {
     }
     let elapsed = ContinuousClock.now - start
     #expect(elapsed >= .milliseconds(300))
-    #expect(elapsed < .seconds(5))
+    #expect(elapsed < .seconds(30))  // only proves it did not hang; machines are shared
   }
 
   @Test func unreadableCAFileIsTLSFailed() async {

@@ -83,7 +83,7 @@ struct SQLiteHistoryStoreTests {
       let start = ContinuousClock.now
       #expect(try store.messages(room: "lobby", after: 0, limit: 10).map(\.id) == [1, 2, 3, 4, 5])
       #expect(try store.loadRoom("lobby", limit: 10).lastID == 5)
-      #expect(start.duration(to: .now) < .seconds(5))
+      #expect(start.duration(to: .now) < .seconds(30))
     }
   }
 

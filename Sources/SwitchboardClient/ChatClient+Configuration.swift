@@ -1,0 +1,74 @@
+import SwitchboardIO
+import SwitchboardTLS
+
+extension ChatClient {
+  /// How a ``ChatClient`` connects, stays connected and queues.
+  public struct Configuration: Sendable {
+    /// The time allowed for resolving, connecting and (for WebSocket) the handshake, or
+    /// (for UDP) the server's first answer (default 10 s). Exceeding it counts as a failed
+    /// attempt: ``Event/error(_:)`` with ``ChatClientError/timeout``, then a retry.
+    public var connectTimeout: Duration
+    /// When to reconnect after a failed connect or a lost connection.
+    public var reconnect: ReconnectPolicy
+    /// Liveness probing on every transport.
+    public var heartbeat: Heartbeat
+    /// How many sent messages may wait for a connection (or for their
+    /// acknowledgement) at once (default 1000). ``ChatClient/send(_:)`` beyond it throws
+    /// ``ChatClientError/queueFull`` at once.
+    public var maxQueuedMessages: Int
+    /// Offer permessage-deflate on WebSocket connections (default off).
+    public var compression: Bool
+    /// Trust settings for `tls://` and `wss://`. `nil`
+    /// (the default) uses the system trust store and the URL's host as server name.
+    public var tls: TLSConfiguration?
+    /// The event loops to run sockets on; `nil` uses the shared one-loop group of
+    /// ``WebSocketClient``.
+    public var eventLoopGroup: EventLoopGroup?
+
+    /// Creates a configuration; every parameter has the documented default.
+    public init(
+      connectTimeout: Duration = .seconds(10), reconnect: ReconnectPolicy = ReconnectPolicy(),
+      heartbeat: Heartbeat = Heartbeat(), maxQueuedMessages: Int = 1000, compression: Bool = false,
+      tls: TLSConfiguration? = nil, eventLoopGroup: EventLoopGroup? = nil
+    ) {
+      self.connectTimeout = connectTimeout
+      self.reconnect = reconnect
+      self.heartbeat = heartbeat
+      self.maxQueuedMessages = max(1, maxQueuedMessages)
+      self.compression = compression
+      self.tls = tls
+      self.eventLoopGroup = eventLoopGroup
+    }
+  }
+
+  /// Liveness probing. When nothing has arrived for ``interval``, the client sends a
+  /// probe; when nothing at all arrives within ``timeout`` of the probe, the connection
+  /// is declared dead (``Event/viabilityChanged(_:)`` `false` at half the timeout,
+  /// then ``Event/disconnected(reason:code:)`` and a reconnect).
+  ///
+  /// The probe per transport:
+  /// - WebSocket: a ping; the pong, or any frame, answers it.
+  /// - TCP/TLS lines: `/rooms`, whose `* rooms: …` reply is swallowed (any line answers
+  ///   it); the socket also has TCP keepalive on (idle = ``interval``).
+  /// - UDP: `/rooms`; the server's `Server received: /rooms` echo (or any datagram)
+  ///   answers it. The probe also keeps the sender a member (the server forgets a UDP
+  ///   address after 60 s of silence), so keep ``interval`` under that.
+  public struct Heartbeat: Sendable, Hashable {
+    /// Quiet time before a probe (default 15 s).
+    public var interval: Duration
+    /// How long a probe may go unanswered (default 10 s).
+    public var timeout: Duration
+    /// Whether probing is on (default `true`).
+    public var isEnabled: Bool
+
+    /// Creates heartbeat settings.
+    public init(interval: Duration = .seconds(15), timeout: Duration = .seconds(10), isEnabled: Bool = true) {
+      self.interval = interval
+      self.timeout = timeout
+      self.isEnabled = isEnabled
+    }
+
+    /// No probing: a dead peer is noticed only when TCP says so.
+    public static let disabled = Heartbeat(isEnabled: false)
+  }
+}

@@ -1,0 +1,196 @@
+/// The connection loop behind ``ChatClient/run(isolation:_:)``: connect, serve one
+/// connection with a reader, a writer and a heartbeat task, wait, reconnect.
+extension ChatClient {
+  func drive(_ events: AsyncStream<Event>.Continuation) async {
+    var attempt = 0
+    var reconnects = 0
+    var finalError = ChatClientError.closed("the client was closed")
+    while !Task.isCancelled && !isStopping {
+      let (url, hello) = connectParameters()
+      do {
+        let connection = try await TransportFactory.connect(
+          endpoint, webSocketURL: url, hello: hello, configuration: configuration)
+        let stillRunning = state.withLock { s -> Bool in
+          guard !s.isStopping else { return false }
+          s.connection = connection
+          return true
+        }
+        guard stillRunning, !Task.isCancelled else {
+          connection.close()
+          break
+        }
+        attempt = 0
+        events.yield(
+          .connected(
+            Connection(
+              transport: endpoint.scheme, url: endpoint.scheme == .ws ? url : endpoint.description,
+              headers: connection.headers, reconnects: reconnects)))
+        reconnects += 1
+        let (reason, code) = await serve(connection, events: events)
+        let resumes = state.withLock { $0.connectionLost() }
+        for resume in resumes { resume.run() }
+        events.yield(.disconnected(reason: reason, code: code))
+      } catch {
+        if Task.isCancelled || isStopping { break }
+        events.yield(.error(error))
+      }
+      if Task.isCancelled || isStopping { break }
+      attempt += 1
+      guard let delay = configuration.reconnect.delay(forAttempt: attempt) else {
+        let tries = configuration.reconnect.maxAttempts ?? 0
+        finalError = tries == 0 ? .closed("the connection ended (reconnect policy: never)") : .gaveUp("gave up after \(tries) reconnect attempts")
+        if tries > 0 { events.yield(.error(finalError)) }
+        break
+      }
+      events.yield(.reconnecting(attempt: attempt, delay: delay))
+      // Sleep in slices so close() is noticed promptly.
+      let wake = ContinuousClock.now + delay
+      while ContinuousClock.now < wake && !isStopping && !Task.isCancelled {
+        try? await Task.sleep(for: min(.milliseconds(50), wake - ContinuousClock.now))
+      }
+    }
+    let resumes = state.withLock { s -> [ChatResume] in
+      s.phase = .stopped
+      return s.failAll(finalError)
+    }
+    for resume in resumes { resume.run() }
+    events.finish()
+  }
+
+  private var isStopping: Bool { state.withLock { $0.isStopping } }
+
+  /// The WebSocket URL (with the resume point) and the line/UDP hello.
+  private func connectParameters() -> (String, [String]) {
+    let (since, epoch, connectedBefore) = state.withLock { ($0.lastID, $0.epoch, $0.connectedBefore) }
+    let resumeFrom: UInt64? = connectedBefore ? (since ?? 0) : nil
+    let url = endpoint.webSocketURL(room: room, name: name, since: resumeFrom, epoch: connectedBefore ? epoch : nil)
+    var hello = ["iam:" + name]
+    if let room { hello.append("/join " + room) }
+    return (url, hello)
+  }
+
+  /// Runs one connection until it ends; returns why.
+  private func serve(_ connection: any TransportConnection, events: AsyncStream<Event>.Continuation) async
+    -> (String, UInt16?)
+  {
+    let (kicks, kick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    let readyNow = state.withLock { s -> Bool in
+      s.kick = kick
+      s.ready = !(s.scheme == .ws || s.scheme == .wss)
+      s.lastHeard = .now
+      s.probeSentAt = nil
+      s.viable = true
+      s.probeRepliesExpected = 0
+      return s.ready
+    }
+    if readyNow { kick.yield() }
+    let heartbeat = configuration.heartbeat
+    let result = await withTaskGroup(of: (String, UInt16?)?.self) { group in
+      group.addTask { await self.read(connection, events: events) }
+      group.addTask {
+        await self.write(connection, kicks: kicks, events: events)
+        return nil
+      }
+      if heartbeat.isEnabled {
+        group.addTask { await self.beat(connection, heartbeat: heartbeat, events: events) }
+      }
+      var outcome: (String, UInt16?) = ("closed", nil)
+      while let next = await group.next() {
+        if let next {
+          outcome = next
+          break
+        }
+      }
+      connection.close()
+      kick.finish()
+      group.cancelAll()
+      return outcome
+    }
+    return result
+  }
+
+  private func read(_ connection: any TransportConnection, events: AsyncStream<Event>.Continuation) async
+    -> (String, UInt16?)
+  {
+    var pending: [Event] = []
+    var resumes: [ChatResume] = []
+    for await input in connection.inputs {
+      switch input {
+      case .text(let text):
+        let kick = state.withLock { s -> AsyncStream<Void>.Continuation? in
+          if let event = s.heard() { pending.append(event) }
+          return s.receive(text, events: &pending, resumes: &resumes) ? s.kick : nil
+        }
+        for resume in resumes { resume.run() }
+        resumes.removeAll(keepingCapacity: true)
+        var goingAway: String?
+        for event in pending {
+          events.yield(event)
+          if case .reconnectSuggested(let reason) = event { goingAway = reason }
+        }
+        pending.removeAll(keepingCapacity: true)
+        kick?.yield()
+        // UDP has no connection for the server to close: leave, and rejoin (iam:) the
+        // server that replaces it.
+        if let goingAway, endpoint.scheme == .udp { return (goingAway, nil) }
+      case .ping, .pong:
+        if let event = state.withLock({ $0.heard() }) { events.yield(event) }
+        events.yield(input.isPing ? .ping : .pong)
+      case .closed(let code, let reason):
+        return (reason, code)
+      }
+    }
+    return ("connection lost", nil)
+  }
+
+  private func write(
+    _ connection: any TransportConnection, kicks: AsyncStream<Void>, events: AsyncStream<Event>.Continuation
+  ) async {
+    let isLine = endpoint.scheme == .tcp || endpoint.scheme == .tls
+    for await _ in kicks {
+      while let item = state.withLock({ $0.nextToWrite() }) {
+        do {
+          for unit in item.wire { try await connection.send(unit) }
+        } catch {
+          return
+        }
+        if isLine {
+          // The line dialect never echoes a member's own message: report it here.
+          let resume = state.withLock { $0.written(ref: item.ref) }
+          resume?.run()
+          let me = state.withLock { $0.me }
+          let room = state.withLock { $0.room }
+          events.yield(.message(Message(room: room, author: me, text: item.text, isMine: true)))
+        }
+      }
+    }
+  }
+
+  private func beat(
+    _ connection: any TransportConnection, heartbeat: Heartbeat, events: AsyncStream<Event>.Continuation
+  ) async -> (String, UInt16?)? {
+    let tick = max(min(heartbeat.interval, heartbeat.timeout) / 4, .milliseconds(10))
+    while !Task.isCancelled {
+      try? await Task.sleep(for: tick)
+      if Task.isCancelled { return nil }
+      let action = state.withLock { $0.heartbeatTick(heartbeat) }
+      switch action {
+      case .none: break
+      case .probe: await connection.probe()
+      case .notViable: events.yield(.viabilityChanged(false))
+      case .dead, .notViableAndDead:
+        if case .notViableAndDead = action { events.yield(.viabilityChanged(false)) }
+        events.yield(.error(.heartbeatTimeout("no answer to a heartbeat probe within \(heartbeat.timeout)")))
+        return ("heartbeat timed out after \(heartbeat.timeout)", nil)
+      }
+    }
+    return nil
+  }
+}
+
+extension TransportInput {
+  fileprivate var isPing: Bool {
+    if case .ping = self { return true }
+    return false
+  }
+}

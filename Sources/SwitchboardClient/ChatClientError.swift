@@ -1,0 +1,69 @@
+/// Why a ``ChatClient`` operation failed.
+///
+/// Open-enum style: compare with the static members (`error == .queueFull`); the
+/// ``description`` carries the detail (the errno, the host, the server's words).
+public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertible {
+  private enum Code: Hashable, Sendable {
+    case invalidURL
+    case unsupportedScheme
+    case connectFailed
+    case timeout
+    case queueFull
+    case closed
+    case heartbeatTimeout
+    case notStored
+    case gaveUp
+    case alreadyRunning
+    case serverError
+  }
+
+  private let code: Code
+  /// What happened, for people.
+  public let description: String
+
+  private init(_ code: Code, _ description: String) {
+    self.code = code
+    self.description = description
+  }
+
+  /// The URL could not be parsed.
+  public static let invalidURL = ChatClientError(.invalidURL, "invalid URL")
+  /// The URL's scheme is not one the client speaks (or, for `wss://`, not yet).
+  public static let unsupportedScheme = ChatClientError(.unsupportedScheme, "unsupported scheme")
+  /// Resolving the host, the TCP/TLS connect or the WebSocket handshake failed.
+  public static let connectFailed = ChatClientError(.connectFailed, "connect failed")
+  /// Connecting took longer than ``ChatClient/Configuration/connectTimeout``.
+  public static let timeout = ChatClientError(.timeout, "timed out")
+  /// ``ChatClient/send(_:)`` was called with ``ChatClient/Configuration/maxQueuedMessages``
+  /// messages already waiting.
+  public static let queueFull = ChatClientError(.queueFull, "send queue full")
+  /// The client is closed (or not running): nothing more can be sent.
+  public static let closed = ChatClientError(.closed, "client closed")
+  /// The peer did not answer a heartbeat probe within ``ChatClient/Heartbeat/timeout``.
+  public static let heartbeatTimeout = ChatClientError(.heartbeatTimeout, "heartbeat timed out")
+  /// The server said it could not store a message (`not_stored`).
+  public static let notStored = ChatClientError(.notStored, "message not stored")
+  /// ``ReconnectPolicy/maxAttempts`` reconnects failed; the client stopped.
+  public static let gaveUp = ChatClientError(.gaveUp, "gave up reconnecting")
+  /// ``ChatClient/run(isolation:_:)`` was called while the client was already running.
+  public static let alreadyRunning = ChatClientError(.alreadyRunning, "already running")
+
+  /// The server answered with an error meant for this client (a `! …` line, or a
+  /// WebSocket `error` frame).
+  public static let serverError = ChatClientError(.serverError, "server error")
+
+  static func serverError(_ detail: String) -> ChatClientError { .init(.serverError, detail) }
+  static func invalidURL(_ detail: String) -> ChatClientError { .init(.invalidURL, detail) }
+  static func unsupportedScheme(_ detail: String) -> ChatClientError { .init(.unsupportedScheme, detail) }
+  static func connectFailed(_ detail: String) -> ChatClientError { .init(.connectFailed, detail) }
+  static func timeout(_ detail: String) -> ChatClientError { .init(.timeout, detail) }
+  static func queueFull(_ detail: String) -> ChatClientError { .init(.queueFull, detail) }
+  static func closed(_ detail: String) -> ChatClientError { .init(.closed, detail) }
+  static func heartbeatTimeout(_ detail: String) -> ChatClientError { .init(.heartbeatTimeout, detail) }
+  static func notStored(_ detail: String) -> ChatClientError { .init(.notStored, detail) }
+  static func gaveUp(_ detail: String) -> ChatClientError { .init(.gaveUp, detail) }
+
+  /// Errors are equal when they are the same kind, whatever the detail.
+  public static func == (lhs: ChatClientError, rhs: ChatClientError) -> Bool { lhs.code == rhs.code }
+  public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}

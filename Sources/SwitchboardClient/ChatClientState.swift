@@ -1,0 +1,271 @@
+/// A message handed to ``ChatClient/send(_:)`` that is not yet confirmed.
+struct ChatOutgoing {
+  /// The `ref` (WebSocket) and identity of the send.
+  var ref: String
+  var text: String
+  /// What goes on the wire: one JSON frame, one datagram, or one line per line of text.
+  var wire: [String]
+  var waiter: CheckedContinuation<UInt64?, any Error>
+  /// Handed to the transport on the current connection.
+  var written = false
+  /// The id the server gave it, seen in its own `message` frame before the `ack`.
+  var seenID: UInt64?
+  /// Written on a connection that was lost before the `ack`: the resumed history may
+  /// hold it.
+  var maybeDelivered = false
+}
+
+/// A waiter to resume after the lock is released.
+enum ChatResume {
+  case success(CheckedContinuation<UInt64?, any Error>, UInt64?)
+  case failure(CheckedContinuation<UInt64?, any Error>, any Error)
+
+  func run() {
+    switch self {
+    case .success(let waiter, let id): waiter.resume(returning: id)
+    case .failure(let waiter, let error): waiter.resume(throwing: error)
+    }
+  }
+}
+
+/// Everything a ``ChatClient`` shares between its tasks, behind one lock: the send
+/// queue, the resume point, the current connection and its liveness. Mutating methods
+/// return what to do after unlocking (events to yield, waiters to resume).
+struct ChatClientState {
+  enum Phase {
+    case idle, running, stopping, stopped
+  }
+
+  let scheme: ChatEndpoint.Scheme
+  /// This client's name as the server shows it (trimmed).
+  let me: String
+  /// The room messages are reported in when the server does not say.
+  let room: String
+
+  var phase = Phase.idle
+  var queue: [ChatOutgoing] = []
+  var nextRef: UInt64 = 0
+  /// The highest message id delivered (WebSocket).
+  var lastID: UInt64?
+  var epoch: String?
+  /// Whether a connection has been up before (a reconnect then resumes from `lastID`).
+  var connectedBefore = false
+
+  var connection: (any TransportConnection)?
+  /// The writer may send (WebSocket: after the history that answers the connect).
+  var ready = false
+  var kick: AsyncStream<Void>.Continuation?
+  var lastHeard = ContinuousClock.now
+  var probeSentAt: ContinuousClock.Instant?
+  var viable = true
+  var probeRepliesExpected = 0
+
+  init(scheme: ChatEndpoint.Scheme, me: String, room: String) {
+    self.scheme = scheme
+    self.me = me
+    self.room = room
+  }
+
+  var isStopping: Bool {
+    switch phase {
+    case .stopping, .stopped: true
+    case .idle, .running: false
+    }
+  }
+
+  // MARK: Sending
+
+  mutating func enqueue(_ text: String, waiter: CheckedContinuation<UInt64?, any Error>, limit: Int)
+    -> (AsyncStream<Void>.Continuation?, ChatClientError?)
+  {
+    if isStopping { return (nil, .closed("the client is closed")) }
+    if queue.count >= limit {
+      return (nil, .queueFull("\(queue.count) messages are waiting (limit \(limit))"))
+    }
+    nextRef += 1
+    let ref = "c\(nextRef)"
+    let wire: [String]
+    switch scheme {
+    case .ws, .wss: wire = [ChatWire.messageFrame(text: text, ref: ref)]
+    case .tcp, .tls: wire = ChatWire.lineMessages(text)
+    case .udp: wire = ["msg:" + text]
+    }
+    queue.append(ChatOutgoing(ref: ref, text: text, wire: wire, waiter: waiter))
+    return (ready ? kick : nil, nil)
+  }
+
+  /// The next message to write on the current connection.
+  mutating func nextToWrite() -> (ref: String, text: String, wire: [String])? {
+    guard ready, let i = queue.firstIndex(where: { !$0.written }) else { return nil }
+    queue[i].written = true
+    return (queue[i].ref, queue[i].text, queue[i].wire)
+  }
+
+  /// A line-dialect message is on the socket: that is its completion.
+  mutating func written(ref: String) -> ChatResume? {
+    guard let i = queue.firstIndex(where: { $0.ref == ref }) else { return nil }
+    return .success(queue.remove(at: i).waiter, nil)
+  }
+
+  /// The connection is gone: messages it confirmed complete, the rest go back in line.
+  mutating func connectionLost() -> [ChatResume] {
+    connection = nil
+    kick = nil
+    ready = false
+    var resumes: [ChatResume] = []
+    var kept: [ChatOutgoing] = []
+    for var item in queue {
+      if item.written, let id = item.seenID {
+        resumes.append(.success(item.waiter, id))
+        continue
+      }
+      if item.written {
+        item.written = false
+        item.maybeDelivered = scheme == .ws || scheme == .wss
+      }
+      kept.append(item)
+    }
+    queue = kept
+    return resumes
+  }
+
+  /// The client stopped: every waiting send fails with `error`.
+  mutating func failAll(_ error: ChatClientError) -> [ChatResume] {
+    let resumes = queue.map { ChatResume.failure($0.waiter, error) }
+    queue = []
+    return resumes
+  }
+
+  // MARK: Receiving
+
+  /// Something arrived: the peer is alive.
+  mutating func heard() -> ChatClient.Event? {
+    lastHeard = .now
+    probeSentAt = nil
+    if !viable {
+      viable = true
+      return .viabilityChanged(true)
+    }
+    return nil
+  }
+
+  /// Applies one text unit from the server.
+  mutating func receive(_ text: String, events: inout [ChatClient.Event], resumes: inout [ChatResume]) -> Bool {
+    var kickWriter = false
+    let inbound: ChatWire.Inbound
+    switch scheme {
+    case .ws, .wss: inbound = ChatWire.decodeJSON(text, room: room, me: me)
+    case .tcp, .tls, .udp: inbound = ChatWire.decodeLine(text, room: room, me: me)
+    }
+    switch inbound {
+    case .message(let m):
+      if let id = m.id {
+        if let last = lastID, id <= last { return false }
+        lastID = id
+        if m.isMine, let i = queue.firstIndex(where: { $0.written && $0.seenID == nil && $0.text == m.text }) {
+          queue[i].seenID = id
+        }
+      }
+      events.append(.message(m))
+    case .history(let messages, let newEpoch, let recovered):
+      var gap = !recovered
+      let since = lastID
+      if let newEpoch, let epoch, newEpoch != epoch {
+        // Another incarnation of the room: its ids start over.
+        lastID = nil
+        gap = true
+      }
+      if let newEpoch { epoch = newEpoch }
+      var fresh: [ChatClient.Message] = []
+      fresh.reserveCapacity(messages.count)
+      for m in messages {
+        if let id = m.id {
+          if let last = lastID, id <= last { continue }
+          lastID = id
+        }
+        fresh.append(m)
+        if m.isMine, let i = queue.firstIndex(where: { $0.maybeDelivered && $0.text == m.text }) {
+          // Sent on the lost connection and stored: complete it instead of sending twice.
+          resumes.append(.success(queue.remove(at: i).waiter, m.id))
+        }
+      }
+      for i in queue.indices { queue[i].maybeDelivered = false }
+      if gap && connectedBefore { events.append(.gap(since: since, epoch: newEpoch)) }
+      events.append(.history(messages: fresh, recovered: recovered, epoch: newEpoch))
+      connectedBefore = true
+      if !ready {
+        ready = true
+        kickWriter = true
+      }
+    case .presence(let p):
+      events.append(.presence(p))
+    case .ack(let ref, let id):
+      if let i = queue.firstIndex(where: { $0.ref == ref }) {
+        resumes.append(.success(queue.remove(at: i).waiter, id))
+      }
+    case .color:
+      break
+    case .serverError(let code, let message):
+      if code == "going_away" {
+        events.append(.reconnectSuggested(reason: message))
+      } else if code == "not_stored" {
+        // "message N was not stored: …"
+        let words = message.split(separator: " ")
+        if words.count > 1, let id = UInt64(words[1]), let i = queue.firstIndex(where: { $0.seenID == id }) {
+          resumes.append(.failure(queue.remove(at: i).waiter, ChatClientError.notStored(message)))
+        }
+        events.append(.error(.notStored(message)))
+      } else {
+        events.append(.error(.serverError("\(code): \(message)")))
+      }
+    case .notice(let line):
+      if line.hasPrefix("* rooms:") && probeRepliesExpected > 0 {
+        probeRepliesExpected -= 1
+      } else if line.hasPrefix("* server is going away") {
+        events.append(.reconnectSuggested(reason: String(line.dropFirst(2))))
+      } else {
+        events.append(.notice(line))
+      }
+    case .errorLine(let line):
+      events.append(.error(.serverError(line)))
+    case .echo(let echoed):
+      if scheme == .udp, let i = queue.firstIndex(where: { $0.written && $0.wire.first == echoed }) {
+        let item = queue.remove(at: i)
+        resumes.append(.success(item.waiter, nil))
+        events.append(.message(ChatClient.Message(room: room, author: me, text: item.text, isMine: true)))
+      }
+    case .ignored:
+      break
+    }
+    return kickWriter
+  }
+
+  // MARK: Heartbeat
+
+  enum HeartbeatAction {
+    case none, probe, dead, notViable, notViableAndDead
+  }
+
+  mutating func heartbeatTick(_ heartbeat: ChatClient.Heartbeat) -> HeartbeatAction {
+    let now = ContinuousClock.now
+    if let sent = probeSentAt {
+      if now - sent >= heartbeat.timeout {
+        // A late tick may skip the half-way mark: report the loss of viability anyway.
+        let wasViable = viable
+        viable = false
+        return wasViable ? .notViableAndDead : .dead
+      }
+      if viable && now - sent >= heartbeat.timeout / 2 {
+        viable = false
+        return .notViable
+      }
+      return .none
+    }
+    if now - lastHeard >= heartbeat.interval {
+      probeSentAt = now
+      if scheme != .ws && scheme != .wss { probeRepliesExpected += 1 }
+      return .probe
+    }
+    return .none
+  }
+}

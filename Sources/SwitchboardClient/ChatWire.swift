@@ -1,0 +1,150 @@
+import Foundation
+
+/// The client side of the chat dialects, as pure functions: what a server frame or line
+/// means, and the bytes a message becomes. No I/O, no state.
+enum ChatWire {
+  /// One decoded frame, line or datagram from the server.
+  enum Inbound: Sendable, Equatable {
+    case history([ChatClient.Message], epoch: String?, recovered: Bool)
+    case message(ChatClient.Message)
+    case presence(ChatClient.Presence)
+    case ack(ref: String, id: UInt64)
+    case color(String)
+    /// A WebSocket `error` frame.
+    case serverError(code: String, message: String)
+    /// A `* …` line that is not presence.
+    case notice(String)
+    /// A `! …` line.
+    case errorLine(String)
+    /// The UDP `Server received: …` echo (the datagram's text).
+    case echo(String)
+    /// Nothing a client shows (an unknown frame type, an empty line).
+    case ignored
+  }
+
+  // MARK: WebSocket JSON
+
+  /// Decodes one JSON protocol text frame. `room` is the room to report when a message
+  /// names none; `me` decides ``ChatClient/Message/isMine``.
+  static func decodeJSON(_ text: String, room: String, me: String) -> Inbound {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
+      let frame = object as? [String: Any], let type = frame["type"] as? String
+    else { return .ignored }
+    switch type {
+    case "message":
+      guard let data = frame["data"] as? [String: Any], let m = message(data, room: room, me: me) else { return .ignored }
+      return .message(m)
+    case "history":
+      let items = frame["data"] as? [Any] ?? []
+      let messages = items.compactMap { ($0 as? [String: Any]).flatMap { message($0, room: room, me: me) } }
+      return .history(messages, epoch: frame["epoch"] as? String, recovered: (frame["recovered"] as? Bool) ?? true)
+    case "presence":
+      guard let data = frame["data"] as? [String: Any], let author = data["author"] as? String else { return .ignored }
+      let kind: ChatClient.Presence.Kind
+      switch data["event"] as? String {
+      case "join": kind = .join
+      case "leave": kind = .leave
+      case "rename": kind = .rename(previous: data["previous"] as? String ?? "")
+      default: return .ignored
+      }
+      return .presence(
+        ChatClient.Presence(
+          kind: kind, author: author, room: data["room"] as? String, members: (data["members"] as? NSNumber)?.intValue))
+    case "ack":
+      guard let data = frame["data"] as? [String: Any], let id = (data["id"] as? NSNumber)?.uint64Value else {
+        return .ignored
+      }
+      let ref: String
+      if let s = data["ref"] as? String { ref = s } else if let n = data["ref"] as? NSNumber { ref = n.stringValue } else {
+        return .ignored
+      }
+      return .ack(ref: ref, id: id)
+    case "color":
+      return .color(frame["data"] as? String ?? "")
+    case "error":
+      let data = frame["data"] as? [String: Any] ?? [:]
+      return .serverError(code: data["code"] as? String ?? "", message: data["message"] as? String ?? "")
+    default:
+      return .ignored
+    }
+  }
+
+  private static func message(_ data: [String: Any], room: String, me: String) -> ChatClient.Message? {
+    guard let text = data["text"] as? String else { return nil }
+    let author = data["author"] as? String ?? ""
+    let time = (data["time"] as? NSNumber).map { Date(timeIntervalSince1970: $0.doubleValue / 1000) }
+    return ChatClient.Message(
+      id: (data["id"] as? NSNumber)?.uint64Value, room: data["room"] as? String ?? room, time: time, author: author,
+      text: text, isMine: author == me, isAction: data["action"] as? Bool ?? false, color: data["color"] as? String)
+  }
+
+  /// `{"type":"message","data":{"text":T,"ref":R}}`.
+  static func messageFrame(text: String, ref: String) -> String {
+    #"{"type":"message","data":{"text":"# + quote(text) + #","ref":"# + quote(ref) + "}}"
+  }
+
+  /// `s` as a JSON string literal.
+  static func quote(_ s: String) -> String {
+    var out = "\""
+    out.reserveCapacity(s.utf8.count + 2)
+    for scalar in s.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      default:
+        if scalar.value < 0x20 {
+          let hex = String(scalar.value, radix: 16)
+          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        } else {
+          out.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    return out + "\""
+  }
+
+  // MARK: Line and datagram dialect
+
+  /// Decodes one line (TCP) or datagram (UDP, trailing newline already removed).
+  static func decodeLine(_ line: String, room: String, me: String) -> Inbound {
+    if line.isEmpty { return .ignored }
+    if line.hasPrefix("Server received: ") { return .echo(String(line.dropFirst("Server received: ".count))) }
+    if line.hasPrefix("Server received:") { return .echo(String(line.dropFirst("Server received:".count))) }
+    if line.hasPrefix("! ") { return .errorLine(String(line.dropFirst(2))) }
+    if line.hasPrefix("* ") {
+      let body = line.dropFirst(2)
+      if body.hasSuffix(" has joined") {
+        return .presence(.init(kind: .join, author: String(body.dropLast(" has joined".count)), room: room, members: nil))
+      }
+      if body.hasSuffix(" has left") {
+        return .presence(.init(kind: .leave, author: String(body.dropLast(" has left".count)), room: room, members: nil))
+      }
+      if let r = body.range(of: " is now "), !body.hasPrefix("you ") {
+        return .presence(
+          .init(
+            kind: .rename(previous: String(body[..<r.lowerBound])), author: String(body[r.upperBound...]), room: room,
+            members: nil))
+      }
+      return .notice(line)
+    }
+    if let r = line.range(of: ": ") {
+      let author = String(line[..<r.lowerBound])
+      return .message(
+        ChatClient.Message(room: room, author: author, text: String(line[r.upperBound...]), isMine: author == me))
+    }
+    return .message(ChatClient.Message(room: room, author: "", text: line))
+  }
+
+  /// The lines that send `text` as messages on the line dialect: one `msg:` line per
+  /// line of `text` (the dialect has no multi-line messages), without terminators.
+  static func lineMessages(_ text: String) -> [String] {
+    text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
+      var l = String(line)
+      if l.hasSuffix("\r") { l.removeLast() }
+      return "msg:" + l
+    }
+  }
+}

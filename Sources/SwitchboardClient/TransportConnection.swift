@@ -1,0 +1,57 @@
+import SwitchboardIO
+
+/// What a transport delivers to the ``ChatClient`` driver: text units (a WebSocket text
+/// frame, a line, a datagram), liveness signals, and the end.
+enum TransportInput: Sendable {
+  case text(String)
+  case ping
+  case pong
+  /// The connection ended (the stream finishes after this).
+  case closed(code: UInt16?, reason: String)
+}
+
+/// One open connection of some transport. The driver owns it for the life of one
+/// connection: it reads ``inputs`` from one task and writes from another.
+protocol TransportConnection: Sendable {
+  /// Everything received, ending with ``TransportInput/closed(code:reason:)``.
+  var inputs: AsyncStream<TransportInput> { get }
+  /// Response headers (WebSocket), else empty.
+  var headers: [ChatClient.Header] { get }
+  /// Sends one unit as is (a JSON frame, a line without its terminator, a datagram).
+  /// Returns once it is queued on the socket.
+  func send(_ text: String) async throws(ChatClientError)
+  /// Sends a liveness probe.
+  func probe() async
+  /// Closes; ``inputs`` finishes soon after. Does not wait.
+  func close()
+}
+
+/// Connects the transport `endpoint` names.
+enum TransportFactory {
+  static func connect(
+    _ endpoint: ChatEndpoint, webSocketURL: String, hello: [String], configuration: ChatClient.Configuration
+  ) async throws(ChatClientError) -> any TransportConnection {
+    switch endpoint.scheme {
+    case .ws, .wss:
+      return try await TransportWebSocket.connect(url: webSocketURL, configuration: configuration)
+    case .tcp, .tls:
+      return try await TransportLine.connect(endpoint, hello: hello, configuration: configuration)
+    case .udp:
+      return try await TransportDatagram.connect(endpoint, hello: hello, configuration: configuration)
+    }
+  }
+
+  /// The loop to run a socket on.
+  static func loop(_ configuration: ChatClient.Configuration) throws(ChatClientError) -> EventLoopRef {
+    if let group = configuration.eventLoopGroup { return EventLoopRef(loop: group.next()) }
+    switch WebSocketClient.sharedGroup {
+    case .success(let group): return EventLoopRef(loop: group.next())
+    case .failure(let error): throw .connectFailed("no event loop: \(error)")
+    }
+  }
+}
+
+/// An event loop, named so the factory's signature reads well.
+struct EventLoopRef: Sendable {
+  let loop: EventLoop
+}

@@ -1,0 +1,63 @@
+/// The WebSocket transport: a ``WebSocketClient`` whose events are relayed as
+/// ``TransportInput``.
+final class TransportWebSocket: TransportConnection {
+  let inputs: AsyncStream<TransportInput>
+  let headers: [ChatClient.Header]
+  private let client: WebSocketClient
+
+  private init(client: WebSocketClient) {
+    self.client = client
+    self.headers = client.response.headers.map { ChatClient.Header(name: $0.name, value: $0.value) }
+    let (stream, continuation) = AsyncStream.makeStream(of: TransportInput.self)
+    inputs = stream
+    let events = client.events
+    // The relay ends when the client's stream does (after `.closed`).
+    Task {
+      for await event in events {
+        switch event {
+        case .text(let text): continuation.yield(.text(text))
+        case .binary: break
+        case .ping: continuation.yield(.ping)
+        case .pong: continuation.yield(.pong)
+        case .closed(let code, let reason): continuation.yield(.closed(code: code, reason: reason))
+        }
+      }
+      continuation.finish()
+    }
+  }
+
+  static func connect(url: String, configuration: ChatClient.Configuration) async throws(ChatClientError)
+    -> TransportWebSocket
+  {
+    var ws = WebSocketClient.Configuration(
+      compression: configuration.compression, connectTimeout: configuration.connectTimeout,
+      closeTimeout: .seconds(2))
+    ws.eventLoopGroup = configuration.eventLoopGroup
+    ws.tls = configuration.tls
+    do {
+      return TransportWebSocket(client: try await WebSocketClient.connect(to: url, configuration: ws))
+    } catch {
+      if error == .timeout { throw .timeout(error.description) }
+      if error == .invalidURL { throw .invalidURL(error.description) }
+      if error == .unsupportedScheme { throw .unsupportedScheme(error.description) }
+      throw .connectFailed(error.description)
+    }
+  }
+
+  func send(_ text: String) async throws(ChatClientError) {
+    do {
+      try await client.send(text: text)
+    } catch {
+      throw .closed(error.description)
+    }
+  }
+
+  func probe() async {
+    try? await client.ping(Array("hb".utf8))
+  }
+
+  func close() {
+    let client = self.client
+    Task { await client.close() }
+  }
+}

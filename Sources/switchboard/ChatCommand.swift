@@ -1,0 +1,347 @@
+import Dispatch
+import Foundation
+import Synchronization
+import SwitchboardClient
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `switchboard chat URL [--name N] [--room R] [--pipe]`: a terminal chat client.
+///
+/// Interactive when stdin and stdout are terminals (and `--pipe` is not given): the
+/// transcript scrolls above, a status line (connection state, reconnect countdown) and
+/// the input line sit below; the terminal is in raw mode (termios) and restored on exit,
+/// Ctrl-C, Ctrl-D, SIGINT, SIGTERM and SIGHUP. Pipe mode: each stdin line is sent as a
+/// message, received messages are printed as `AUTHOR: TEXT`, and the command exits once
+/// stdin ends and everything read was sent.
+enum ChatCommand {
+  static let help = """
+    usage: switchboard chat URL [--name NAME] [--room ROOM] [--pipe]
+
+    A chat client. URL is ws://host:1337/, tcp://host:8080, udp://host:8081
+    (tls:// with the system trust store; wss:// is not available yet).
+    Interactive on a terminal: type a message and press Enter; Ctrl-C or Ctrl-D quits.
+    With --pipe, or when stdin is not a terminal: stdin lines are sent, received
+    messages are printed as AUTHOR: TEXT, and the command exits at end of input.
+    Colours follow NO_COLOR and are off when stdout is not a terminal.
+    Exit codes: 0 ok, 1 could not connect or send, 64 bad usage.
+    """
+
+  static func run(_ argv: [String]) -> Int32 {
+    let args: Arguments
+    do {
+      args = try Arguments(argv, valued: ["name", "room"], booleans: ["help", "pipe"])
+    } catch {
+      Output.error("switchboard chat: \(error)")
+      return ExitCode.usage
+    }
+    if args.flag("help") {
+      Output.print(help)
+      return ExitCode.ok
+    }
+    guard args.positional.count == 1 else {
+      Output.error("switchboard chat: needs exactly one URL\n\n\(help)")
+      return ExitCode.usage
+    }
+    let url = args.positional[0]
+    do {
+      _ = try ChatURL(url)
+    } catch {
+      Output.error("switchboard chat: \(error)")
+      return ExitCode.usage
+    }
+    let interactive = !args.flag("pipe") && isatty(0) == 1 && isatty(1) == 1
+    var name = args.value("name") ?? ""
+    if name.isEmpty {
+      if interactive {
+        FileHandle.standardOutput.write(Data("name: ".utf8))
+        name = (readLine() ?? "").trimmingCharacters(in: .whitespaces)
+      }
+      if name.isEmpty { name = ProcessInfo.processInfo.environment["USER"] ?? "anonymous" }
+    }
+    var configuration = ChatClient.Configuration()
+    if !interactive {
+      configuration.reconnect = ReconnectPolicy(maximumDelay: .seconds(5), maxAttempts: 8)
+    }
+    let client: ChatClient
+    do {
+      client = try ChatClient(url: url, name: name, room: args.value("room"), configuration: configuration)
+    } catch {
+      Output.error("switchboard chat: \(error)")
+      return ExitCode.usage
+    }
+    return interactive ? ChatTerminalUI(client: client).run() : runPipe(client)
+  }
+
+  // MARK: Pipe mode
+
+  private static func runPipe(_ client: ChatClient) -> Int32 {
+    let code = Atomic<Int32>(ExitCode.ok)
+    let done = DispatchSemaphore(value: 0)
+    let lines = stdinLines()
+    Task {
+      do {
+        try await client.run { session in
+          await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+              for await event in session.events {
+                switch event {
+                case .message(let m) where !m.isMine: Output.print("\(m.author): \(m.text)")
+                case .history: break  // the backlog is not what a pipe asked for
+                case .error(let e) where e == .connectFailed || e == .gaveUp || e == .timeout:
+                  Output.error("switchboard chat: \(e)")
+                default: break
+                }
+              }
+            }
+            for await line in lines {
+              do {
+                try await session.send(line)
+              } catch {
+                Output.error("switchboard chat: \(error)")
+                code.store(ExitCode.failure, ordering: .relaxed)
+                break
+              }
+            }
+            session.close()
+            await group.waitForAll()
+          }
+        }
+      } catch {
+        Output.error("switchboard chat: \(error)")
+        code.store(ExitCode.failure, ordering: .relaxed)
+      }
+      done.signal()
+    }
+    done.wait()
+    return code.load(ordering: .relaxed)
+  }
+
+  /// Stdin's lines, read by a thread of their own (reads block).
+  private static func stdinLines() -> AsyncStream<String> {
+    let (stream, continuation) = AsyncStream.makeStream(of: String.self)
+    let thread = Thread {
+      while let line = readLine(strippingNewline: true) { continuation.yield(line) }
+      continuation.finish()
+    }
+    thread.start()
+    return stream
+  }
+}
+
+/// The original terminal settings, for the signal handler that restores them.
+nonisolated(unsafe) private var savedTermios = termios()
+nonisolated(unsafe) private var termiosSaved = false
+
+private func restoreTerminal() {
+  guard termiosSaved else { return }
+  var t = savedTermios
+  tcsetattr(0, TCSAFLUSH, &t)
+  let leave = "\u{1B}[?25h\u{1B}[?1049l"
+  _ = leave.withCString { write(1, $0, strlen($0)) }
+}
+
+/// The interactive screen: transcript, status line, input line.
+final class ChatTerminalUI: Sendable {
+  private struct Screen {
+    var input: [UInt8] = []
+    var dirty = true
+    var quit = false
+  }
+
+  private let client: ChatClient
+  private let model: ChatViewModel
+  private let screen = Mutex(Screen())
+  private let colors: Bool
+
+  init(client: ChatClient) {
+    self.client = client
+    self.model = ChatViewModel(client: client, maxUpdatesPerSecond: 30, maxItems: 2000)
+    self.colors = ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
+  }
+
+  func run() -> Int32 {
+    enterRawMode()
+    for sig in [SIGINT, SIGTERM, SIGHUP] {
+      signal(sig) { _ in
+        restoreTerminal()
+        _exit(130)
+      }
+    }
+    model.start()
+    let input = Thread { [self] in readInput() }
+    input.start()
+    var lastUpdates = -1
+    while !screen.withLock({ $0.quit }) {
+      let updates = model.publishedUpdates
+      let reconnecting = if case .reconnecting = model.connectionState { true } else { false }
+      let dirty = screen.withLock { s in
+        defer { s.dirty = false }
+        return s.dirty
+      }
+      if dirty || updates != lastUpdates || reconnecting {
+        lastUpdates = updates
+        render()
+      }
+      usleep(33_000)
+    }
+    model.stop()
+    restoreTerminal()
+    return ExitCode.ok
+  }
+
+  private func enterRawMode() {
+    tcgetattr(0, &savedTermios)
+    termiosSaved = true
+    var raw = savedTermios
+    raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
+    raw.c_iflag &= ~tcflag_t(IXON | ICRNL | BRKINT | INPCK | ISTRIP)
+    raw.c_cc.16 = 1  // VMIN
+    raw.c_cc.17 = 0  // VTIME
+    tcsetattr(0, TCSAFLUSH, &raw)
+    FileHandle.standardOutput.write(Data("\u{1B}[?1049h".utf8))
+  }
+
+  // MARK: Input
+
+  private func readInput() {
+    var byte: UInt8 = 0
+    var escape = 0
+    while true {
+      let n = read(0, &byte, 1)
+      if n <= 0 {
+        if n < 0 && errno == EINTR { continue }
+        screen.withLock { $0.quit = true }
+        return
+      }
+      if escape == 1 {
+        escape = byte == UInt8(ascii: "[") || byte == UInt8(ascii: "O") ? 2 : 0
+        continue
+      }
+      if escape == 2 {
+        if (0x40...0x7E).contains(byte) { escape = 0 }
+        continue
+      }
+      switch byte {
+      case 0x03:  // Ctrl-C
+        screen.withLock { $0.quit = true }
+        return
+      case 0x04:  // Ctrl-D on an empty line
+        if screen.withLock({ $0.input.isEmpty }) {
+          screen.withLock { $0.quit = true }
+          return
+        }
+      case 0x1B:
+        escape = 1
+      case 0x0D, 0x0A:
+        let line = screen.withLock { s -> String in
+          defer {
+            s.input = []
+            s.dirty = true
+          }
+          return String(decoding: s.input, as: UTF8.self)
+        }
+        if !line.trimmingCharacters(in: .whitespaces).isEmpty {
+          let model = self.model
+          Task {
+            do { try await model.send(line) } catch { model.receive(.error(error as? ChatClientError ?? .closed)) }
+          }
+        }
+      case 0x7F, 0x08:
+        screen.withLock { s in
+          var text = String(decoding: s.input, as: UTF8.self)
+          if !text.isEmpty { text.removeLast() }
+          s.input = Array(text.utf8)
+          s.dirty = true
+        }
+      case 0x15:  // Ctrl-U
+        screen.withLock { s in
+          s.input = []
+          s.dirty = true
+        }
+      default:
+        if byte >= 0x20 || byte == 0x09 {
+          screen.withLock { s in
+            s.input.append(byte == 0x09 ? 0x20 : byte)
+            s.dirty = true
+          }
+        }
+      }
+    }
+  }
+
+  // MARK: Drawing
+
+  private func render() {
+    var size = winsize()
+    if ioctl(1, UInt(TIOCGWINSZ), &size) != 0 || size.ws_row < 3 || size.ws_col < 10 {
+      size.ws_row = 24
+      size.ws_col = 80
+    }
+    let rows = Int(size.ws_row)
+    let cols = Int(size.ws_col)
+    var lines: [String] = []
+    for item in model.messages.suffix(rows * 2) {
+      lines.append(contentsOf: format(item, width: cols))
+    }
+    let visible = lines.suffix(rows - 2)
+    var out = "\u{1B}[?25l\u{1B}[H"
+    for _ in 0..<(rows - 2 - visible.count) { out += "\u{1B}[K\r\n" }
+    for line in visible { out += line + "\u{1B}[K\r\n" }
+    let status = " " + statusText()
+    let padded = String(status.prefix(cols)) + String(repeating: " ", count: max(0, cols - status.count))
+    out += (colors ? "\u{1B}[7m" + padded + "\u{1B}[0m" : padded) + "\r\n"
+    let input = screen.withLock { String(decoding: $0.input, as: UTF8.self) }
+    let shown = String(input.suffix(max(1, cols - 3)))
+    out += "> " + shown + "\u{1B}[K\u{1B}[?25h"
+    FileHandle.standardOutput.write(Data(out.utf8))
+  }
+
+  private func statusText() -> String {
+    let target = client.endpoint.description
+    var text: String
+    switch model.connectionState {
+    case .idle, .connecting: text = "connecting to \(target)…"
+    case .connected: text = "connected to \(target) as \(client.name)"
+    case .reconnecting(let attempt, let at):
+      let left = max(0, Double((at - .now).components.attoseconds) / 1e18 + Double((at - .now).components.seconds))
+      text = "reconnecting in " + String(format: "%.1f", left) + " s (attempt \(attempt))"
+    case .disconnected(let reason): text = "disconnected: \(reason)"
+    }
+    if !model.isViable { text += " (not responding)" }
+    return text + " · Ctrl-C quits"
+  }
+
+  /// The item as terminal lines at most `width` characters wide.
+  private func format(_ item: ChatViewModel.Item, width: Int) -> [String] {
+    let prefix: String
+    switch item.kind {
+    case .notice: prefix = ""
+    case .message: prefix = item.author.isEmpty ? "" : item.author + ": "
+    }
+    let body = item.kind == .notice ? "* " + item.text.replacingOccurrences(of: "* ", with: "", options: .anchored) : item.text
+    let plain = Array((prefix + body).replacingOccurrences(of: "\n", with: " "))
+    var chunks: [String] = []
+    var start = 0
+    repeat {
+      chunks.append(String(plain[start..<min(plain.count, start + width)]))
+      start += width
+    } while start < plain.count
+    guard colors else { return chunks }
+    if item.kind == .notice { return chunks.map { "\u{1B}[2m" + $0 + "\u{1B}[0m" } }
+    if !prefix.isEmpty, chunks[0].hasPrefix(prefix) {
+      let color = item.isMine ? "1;37" : Self.palette[Self.hash(item.author) % Self.palette.count]
+      chunks[0] = "\u{1B}[\(color)m" + prefix + "\u{1B}[0m" + chunks[0].dropFirst(prefix.count)
+    }
+    return chunks
+  }
+
+  private static let palette = ["31", "32", "33", "34", "35", "36", "91", "92", "93", "94", "95", "96"]
+
+  private static func hash(_ s: String) -> Int {
+    var h: UInt32 = 2_166_136_261
+    for b in s.utf8 { h = (h ^ UInt32(b)) &* 16_777_619 }
+    return Int(h % 1_000_003)
+  }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import SwitchboardClient
+import SwitchboardServer
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// ``ChatClient`` against the real in-process server over each transport.
+@Suite struct ChatClientTests {
+  @Test func webSocketClientsJoinSendAndReceive() async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let a = try ChatProbe(wsURL(server), name: "ada")
+    try await a.waitReady()
+    let b = try ChatProbe(wsURL(server), name: "bob")
+    try await b.waitReady()
+    if case .connected(let info) = try await b.waitFor("connected", { if case .connected = $0 { true } else { false } }) {
+      #expect(info.headers.contains { $0.name.lowercased() == "upgrade" })
+      #expect(info.transport == .ws)
+    }
+    try await a.waitFor("bob's join") {
+      if case .presence(let p) = $0, p.kind == .join, p.author == "bob" { return true }
+      return false
+    }
+    let id = try await a.client.send("hello from ada")
+    #expect(id != nil)
+    let seenByB = try await b.waitForMessage("hello from ada")
+    #expect(seenByB.author == "ada")
+    #expect(!seenByB.isMine)
+    #expect(seenByB.id == id)
+    let seenByA = try await a.waitForMessage("hello from ada")
+    #expect(seenByA.isMine)
+    try await b.client.send("hi ada")
+    #expect(try await a.waitForMessage("hi ada").isMine == false)
+    await b.stop()
+    try await a.waitFor("bob's leave") {
+      if case .presence(let p) = $0, p.kind == .leave, p.author == "bob" { return true }
+      return false
+    }
+    await a.stop()
+  }
+
+  @Test func lineClientTalksToWebSocketClient() async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let web = try ChatProbe(wsURL(server, path: "/rooms/dev"), name: "webby")
+    try await web.waitReady()
+    let line = try ChatProbe(tcpURL(server), name: "liner", room: "dev")
+    try await line.waitConnected()
+    try await web.waitFor("liner's join") {
+      if case .presence(let p) = $0, p.kind == .join, p.author == "liner" { return true }
+      return false
+    }
+    try await line.client.send("over tcp")
+    let got = try await web.waitForMessage("over tcp")
+    #expect(got.author == "liner")
+    #expect(got.room == "dev")
+    // The line dialect does not echo: the client reports its own message itself.
+    #expect(try await line.waitForMessage("over tcp").isMine)
+    try await web.client.send("back at you")
+    let back = try await line.waitForMessage("back at you")
+    #expect(back.author == "webby")
+    #expect(!back.isMine)
+    await web.stop()
+    try await line.waitFor("webby's leave") {
+      if case .presence(let p) = $0, p.kind == .leave, p.author == "webby" { return true }
+      return false
+    }
+    await line.stop()
+  }
+
+  @Test func datagramClientTalksToWebSocketClient() async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let web = try ChatProbe(wsURL(server), name: "webby")
+    try await web.waitReady()
+    let udp = try ChatProbe(udpURL(server), name: "dgram")
+    try await udp.waitConnected()
+    try await udp.client.send("over udp")
+    let got = try await web.waitForMessage("over udp")
+    #expect(got.author == "dgram")
+    #expect(try await udp.waitForMessage("over udp").isMine)
+    try await web.client.send("reply by ws")
+    let back = try await udp.waitForMessage("reply by ws")
+    #expect(back.author == "webby")
+    // The echo is consumed, never an event.
+    #expect(!udp.messages.contains { $0.text.hasPrefix("Server received") })
+    await udp.stop()
+    await web.stop()
+  }
+
+  @Test func sendsBeyondTheQueueBoundThrow() async throws {
+    let port = try freePort()
+    var config = ChatClient.Configuration.forTesting
+    config.maxQueuedMessages = 3
+    config.reconnect = ReconnectPolicy(initialDelay: .seconds(5))
+    let probe = try ChatProbe("ws://127.0.0.1:\(port)/", name: "q", configuration: config)
+    let client = probe.client
+    let queued = (0..<3).map { i in Task { try await client.send("m\(i)") } }
+    try await eventually("3 queued") { client.queuedCount == 3 }
+    await #expect(throws: ChatClientError.queueFull) { try await client.send("one too many") }
+    await probe.stop()
+    for task in queued {
+      await #expect(throws: ChatClientError.closed) { try await task.value }
+    }
+  }
+
+  @Test func manyTasksSendingOnOneClient() async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let sender = try ChatProbe(wsURL(server), name: "busy")
+    let reader = try ChatProbe(wsURL(server), name: "reader")
+    try await sender.waitReady()
+    try await reader.waitReady()
+    let client = sender.client
+    let ids = try await withThrowingTaskGroup(of: [UInt64].self) { group in
+      for t in 0..<8 {
+        group.addTask {
+          var ids: [UInt64] = []
+          for i in 0..<50 { ids.append(try await client.send("t\(t)-\(i)")!) }
+          return ids
+        }
+      }
+      var all: [UInt64] = []
+      for try await ids in group {
+        #expect(ids == ids.sorted())  // one task's messages keep their order
+        all += ids
+      }
+      return all
+    }
+    #expect(Set(ids).count == 400)
+    try await eventually("reader has 400") { reader.messages.count >= 400 }
+    let received = reader.messages.compactMap(\.id)
+    #expect(received == received.sorted())
+    #expect(Set(received) == Set(ids))
+    await sender.stop()
+    await reader.stop()
+  }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import SwitchboardClient
+import SwitchboardServer
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Resume without loss over WebSocket: restarts on the same SQLite data directory keep
+/// history and epoch, and the client picks up after the last id it saw.
+@Suite(.serialized) struct ChatResumeTests {
+  @Test func missedMessagesArriveExactlyOnceInOrder() async throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    var server = try startServer { c in
+      c.ephemeral = false
+      c.dataDirectory = dir
+    }
+    defer { server.shutdown() }
+    var slow = ChatClient.Configuration.forTesting
+    // A reconnects late, so B's messages go out while A is away.
+    slow.reconnect = ReconnectPolicy(initialDelay: .seconds(1), jitter: 0)
+    let a = try ChatProbe(wsURL(server), name: "ada", configuration: slow)
+    let b = try ChatProbe(wsURL(server), name: "bob")
+    try await a.waitReady()
+    try await b.waitReady()
+    for i in 0..<10 { try await b.client.send("early \(i)") }
+    try await eventually("A has the early ones") { a.messages.filter { $0.text.hasPrefix("early") }.count == 10 }
+
+    server = try restart(server)
+    try await b.waitReady(count: 2)
+    #expect(a.connectedCount == 1)
+    for i in 0..<50 { try await b.client.send("late \(i)") }
+    try await a.waitReady(count: 2)
+    try await eventually("A has all 60") { a.messages.count >= 60 }
+    try await Task.sleep(for: .milliseconds(100))  // would a duplicate follow?
+    let ids = a.messages.compactMap(\.id)
+    #expect(ids == Array(1...60))
+    #expect(a.messages.map(\.text) == (0..<10).map { "early \($0)" } + (0..<50).map { "late \($0)" })
+    #expect(!a.events.contains { if case .gap = $0 { true } else { false } })
+    // The resumed history held exactly what was missed.
+    let histories = a.events.compactMap { event -> [ChatClient.Message]? in
+      if case .history(let ms, let recovered, _) = event, recovered { return ms }
+      return nil
+    }
+    #expect(histories.last?.count == 50)
+    await a.stop()
+    await b.stop()
+  }
+
+  @Test func aResetRoomIsReportedAsAGap() async throws {
+    // Ephemeral servers lose history on restart: a new epoch, ids from 1 again.
+    var server = try startServer()
+    defer { server.shutdown() }
+    let a = try ChatProbe(wsURL(server), name: "ada")
+    try await a.waitReady()
+    try await a.client.send("one")
+    try await a.client.send("two")
+    server = try restart(server)
+    try await a.waitReady(count: 2)
+    try await a.waitFor("gap") { if case .gap(since: 2, _) = $0 { true } else { false } }
+    // Ids restart in the new epoch and are not dropped as duplicates.
+    let id = try await a.client.send("three")
+    #expect(id == 1)
+    _ = try await a.waitForMessage("three")
+    await a.stop()
+  }
+
+  @Test func chaosManyClientsRestartsEveryMessageOnceInOrder() async throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let server = ChatServerBox(
+      try startServer { c in
+        c.ephemeral = false
+        c.dataDirectory = dir
+        c.historyLimit = 20_000
+      })
+    defer { server.current.shutdown() }
+    let url = wsURL(server.current)
+    let clients = try (0..<20).map { i in try ChatProbe(url, name: "c\(i)") }
+    for c in clients { try await c.waitReady() }
+
+    let senders = 4
+    let perSender = 2500  // 10,000 messages in all
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for s in 0..<senders {
+        let client = clients[s].client
+        group.addTask {
+          // Up to 50 in flight per sender, like a busy UI.
+          try await withThrowingTaskGroup(of: Void.self) { inner in
+            for i in 0..<perSender {
+              if i >= 50 { try await inner.next() }
+              inner.addTask { try await client.send("s\(s)-\(i)") }
+            }
+            try await inner.waitForAll()
+          }
+        }
+      }
+      group.addTask {
+        // Cut every connection a few times at random moments.
+        for _ in 0..<3 {
+          try await Task.sleep(for: .milliseconds(Int.random(in: 150...600)))
+          try server.restart()
+        }
+      }
+      try await group.waitForAll()
+    }
+    let total = senders * perSender
+    for c in clients {
+      try await eventually(timeout: .seconds(20), "\(c.client.name) has \(total)") {
+        c.client.lastMessageID ?? 0 >= UInt64(total)
+      }
+    }
+    for c in clients {
+      let messages = c.messages
+      #expect(messages.compactMap(\.id) == Array(1...UInt64(total)), "\(c.client.name)")
+      #expect(Set(messages.map(\.text)).count == total, "\(c.client.name): a message was stored twice")
+      #expect(!c.events.contains { if case .gap = $0 { true } else { false } })
+    }
+    #expect(clients[0].connectedCount >= 4)
+    for c in clients { await c.stop() }
+  }
+}
+
+/// The current server of a test that restarts it.
+final class ChatServerBox: Sendable {
+  private let server: Mutex<ChatServer>
+  init(_ server: ChatServer) { self.server = Mutex(server) }
+  var current: ChatServer { server.withLock { $0 } }
+  func restart() throws {
+    try server.withLock { $0 = try SwitchboardClientTests.restart($0) }
+  }
+}

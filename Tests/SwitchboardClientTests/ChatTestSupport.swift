@@ -1,0 +1,165 @@
+import Foundation
+import SwitchboardClient
+import SwitchboardIO
+import SwitchboardServer
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A ``ChatClient`` running in a background task, its events recorded for
+/// deadline-bounded checks.
+final class ChatProbe: Sendable {
+  let client: ChatClient
+  private let log = ChatEventLog()
+  private let task = Mutex<Task<Void, Never>?>(nil)
+
+  init(_ url: String, name: String, room: String? = nil, configuration: ChatClient.Configuration = .forTesting) throws {
+    client = try ChatClient(url: url, name: name, room: room, configuration: configuration)
+    let client = self.client
+    let log = self.log
+    let running = Task {
+      _ = try? await client.run { session in
+        for await event in session.events { log.events.withLock { $0.append(event) } }
+      }
+    }
+    task.withLock { $0 = running }
+  }
+
+  var events: [ChatClient.Event] { log.events.withLock { $0 } }
+
+  /// Messages received so far.
+  var messages: [ChatClient.Message] {
+    log.events.withLock { events in
+      events.flatMap { event -> [ChatClient.Message] in
+        switch event {
+        case .message(let m): [m]
+        case .history(let ms, _, _): ms
+        default: []
+        }
+      }
+    }
+  }
+
+  /// Waits for an event matching `predicate`, counting from event index `from`.
+  @discardableResult
+  func waitFor(
+    _ what: String, from: Int = 0, timeout: Duration = .seconds(10), _ predicate: (ChatClient.Event) -> Bool
+  ) async throws -> ChatClient.Event {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+      if let hit = log.events.withLock({ $0.dropFirst(from).first(where: predicate) }) { return hit }
+      guard ContinuousClock.now < deadline else {
+        throw TestFailure("\(client.name): timed out waiting for \(what); events: \(events.suffix(12))")
+      }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+  }
+
+  func waitConnected(count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while connectedCount < count {
+      guard ContinuousClock.now < deadline else { throw TestFailure("\(client.name): not connected \(count)x; \(events.suffix(8))") }
+      try await Task.sleep(for: .milliseconds(10))
+    }
+  }
+
+  /// WebSocket: also waits for the history that makes it ready to send.
+  func waitReady(count: Int = 1) async throws {
+    try await waitConnected(count: count)
+    if client.endpoint.scheme == .ws {
+      let deadline = ContinuousClock.now + .seconds(10)
+      while log.events.withLock({ $0.filter { if case .history = $0 { true } else { false } }.count }) < count {
+        guard ContinuousClock.now < deadline else { throw TestFailure("no history") }
+        try await Task.sleep(for: .milliseconds(10))
+      }
+    }
+  }
+
+  var connectedCount: Int { log.events.withLock { $0.filter { if case .connected = $0 { true } else { false } }.count } }
+
+  func waitForMessage(_ text: String, timeout: Duration = .seconds(10)) async throws -> ChatClient.Message {
+    let event = try await waitFor("message '\(text)'", timeout: timeout) {
+      if case .message(let m) = $0, m.text == text { return true }
+      if case .history(let ms, _, _) = $0, ms.contains(where: { $0.text == text }) { return true }
+      return false
+    }
+    switch event {
+    case .message(let m): return m
+    case .history(let ms, _, _): return ms.first { $0.text == text }!
+    default: fatalError()
+    }
+  }
+
+  func stop() async {
+    client.close()
+    let task = self.task.withLock { $0 }
+    await task?.value
+  }
+}
+
+extension ChatClient.Configuration {
+  /// Quick retries and no heartbeat noise unless a test asks.
+  static var forTesting: ChatClient.Configuration {
+    ChatClient.Configuration(
+      connectTimeout: .seconds(5),
+      reconnect: ReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500)),
+      heartbeat: .disabled)
+  }
+}
+
+/// Events behind a lock, shareable between tasks.
+final class ChatEventLog: Sendable {
+  let events = Mutex<[ChatClient.Event]>([])
+}
+
+/// An in-process server on loopback ports.
+func startServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> ChatServer {
+  var config = ServerConfiguration.loopbackForTesting()
+  configure(&config)
+  let server = try ChatServer(configuration: config)
+  try server.start()
+  return server
+}
+
+/// A server on the same ports and data directory as `old`, after `old` is shut down.
+func restart(_ old: ChatServer) throws -> ChatServer {
+  let tcp = old.tcpAddress!.port
+  let udp = old.udpAddress!.port
+  let http = old.httpAddress!.port
+  old.shutdown()
+  var lastError: (any Error)?
+  for _ in 0..<50 {
+    do {
+      return try startServer { c in
+        c.tcpPort = tcp
+        c.udpPort = udp
+        c.httpPort = http
+        c.ephemeral = old.configuration.ephemeral
+        c.dataDirectory = old.configuration.dataDirectory
+      }
+    } catch {
+      lastError = error
+      usleep(20_000)
+    }
+  }
+  throw lastError!
+}
+
+func wsURL(_ server: ChatServer, path: String = "/") -> String { "ws://127.0.0.1:\(server.httpAddress!.port)\(path)" }
+func tcpURL(_ server: ChatServer) -> String { "tcp://127.0.0.1:\(server.tcpAddress!.port)" }
+func udpURL(_ server: ChatServer) -> String { "udp://127.0.0.1:\(server.udpAddress!.port)" }
+
+/// A fresh temporary directory.
+func temporaryDirectory() throws -> String {
+  var template = Array("/tmp/switchboard-chat-XXXXXX".utf8CString)
+  guard let p = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
+  return String(cString: p)
+}
+
+/// A port nothing listens on right now (bound, read, released).
+func freePort() throws -> Int {
+  let socket = try RawSocket(listen: false)
+  return socket.port
+}
