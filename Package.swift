@@ -35,7 +35,9 @@ let package = Package(
       ]),
     .target(
       name: "SwitchboardClient",
-      dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardTLS", "COpenSSL"]),
+      dependencies: [
+        "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardTLS", "SwitchboardChat", "COpenSSL",
+      ]),
     .executableTarget(
       name: "switchboard",
       dependencies: [

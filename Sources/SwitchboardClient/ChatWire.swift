@@ -1,3 +1,4 @@
+import SwitchboardChat
 import Foundation
 
 /// The client side of the chat dialects, as pure functions: what a server frame or line
@@ -83,28 +84,8 @@ enum ChatWire {
     #"{"type":"message","data":{"text":"# + quote(text) + #","ref":"# + quote(ref) + "}}"
   }
 
-  /// `s` as a JSON string literal.
-  static func quote(_ s: String) -> String {
-    var out = "\""
-    out.reserveCapacity(s.utf8.count + 2)
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
-  }
+  /// `s` as a JSON string literal (the server's own quoting, so both sides agree).
+  static func quote(_ s: String) -> String { JSONDialect.quote(s) }
 
   // MARK: Line and datagram dialect
 

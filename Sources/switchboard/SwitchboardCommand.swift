@@ -16,6 +16,7 @@ struct SwitchboardCommand {
 
     commands:
       serve            run the server (TCP lines 8080, UDP 8081, HTTP/WebSocket 1337)
+      chat URL         interactive chat (ws://, wss://, tcp://, tls://, udp://; --pipe for scripts)
       send URL TEXT…   send one message and exit (tcp://host:port, udp://host:port)
       bench URL …      load-test a server (see `switchboard bench --help`)
       store-bench      messages stored per second by the SQLite history store

@@ -29,6 +29,22 @@ final class PythonPeer: @unchecked Sendable {
     try process.run()
   }
 
+  /// Starts any program (e.g. node) the same way, with extra environment variables.
+  init(executable: String, arguments: [String], environment: [String: String]) throws {
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    process.standardOutput = stdoutPipe
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    let output = self.output
+    stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
+      let data = handle.availableData
+      output.bytes.withLock { $0.append(contentsOf: data) }
+    }
+    try process.run()
+  }
+
   /// Starts `python3 -u -m module arguments…`.
   init(module: String, arguments: [String] = []) throws {
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
