@@ -14,43 +14,27 @@ final class PythonPeer: @unchecked Sendable {
   private let stdoutPipe = Pipe()
   private let output = OutputBox()
 
-  /// Starts `python3 -u -c script arguments…`.
-  init(script: String, arguments: [String] = []) throws {
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-u", "-c", script] + arguments
-    process.standardOutput = stdoutPipe
-    process.standardError = FileHandle.standardError
-    process.standardInput = FileHandle.nullDevice
-    let output = self.output
-    stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      output.bytes.withLock { $0.append(contentsOf: data) }
-    }
-    try process.run()
-  }
-
-  /// Starts any program (e.g. node) the same way, with extra environment variables.
-  init(executable: String, arguments: [String], environment: [String: String]) throws {
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-    process.standardOutput = stdoutPipe
-    process.standardError = FileHandle.nullDevice
-    process.standardInput = FileHandle.nullDevice
-    let output = self.output
-    stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      output.bytes.withLock { $0.append(contentsOf: data) }
-    }
-    try process.run()
+  /// Starts `python3 -u -c script arguments…` (its stderr shows in the test log).
+  convenience init(script: String, arguments: [String] = []) throws {
+    try self.init(
+      executable: "/usr/bin/env", arguments: ["python3", "-u", "-c", script] + arguments, environment: [:],
+      showErrors: true)
   }
 
   /// Starts `python3 -u -m module arguments…`.
-  init(module: String, arguments: [String] = []) throws {
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = ["python3", "-u", "-m", module] + arguments
+  convenience init(module: String, arguments: [String] = []) throws {
+    try self.init(executable: "/usr/bin/env", arguments: ["python3", "-u", "-m", module] + arguments, environment: [:])
+  }
+
+  /// Starts any program (e.g. node) with extra environment variables, collecting stdout.
+  init(executable: String, arguments: [String], environment: [String: String], showErrors: Bool = false) throws {
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if !environment.isEmpty {
+      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    }
     process.standardOutput = stdoutPipe
-    process.standardError = FileHandle.nullDevice
+    process.standardError = showErrors ? FileHandle.standardError : FileHandle.nullDevice
     process.standardInput = FileHandle.nullDevice
     let output = self.output
     stdoutPipe.fileHandleForReading.readabilityHandler = { handle in
