@@ -126,6 +126,71 @@ import Testing
   }
 }
 
+extension ChatResumeTests {
+  /// The chaos test of the history issue with resets: every connection goes through a
+  /// proxy that kills connections with TCP resets at random moments, while the server
+  /// is also restarted (clean closes) on the same data directory.
+  @Test(.enabled(if: PythonPeer.hasPython, "needs python3"))
+  func chaosWithResetsAndRestartsDeliversEveryMessageOnceInOrder() async throws {
+    let dir = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: dir) }
+    let server = ChatServerBox(
+      try startServer { c in
+        c.ephemeral = false
+        c.dataDirectory = dir
+        c.historyLimit = 20_000
+      })
+    defer { server.current.shutdown() }
+    let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("peers/reset_proxy.py").path
+    let proxy = try PythonPeer(
+      executable: "/usr/bin/env",
+      arguments: ["python3", "-u", script, "\(server.current.httpAddress!.port)", "--seconds", "90"], environment: [:])
+    defer { proxy.stop() }
+    let port = try await proxy.waitForLine { line -> Int? in line.hasPrefix("port ") ? Int(line.dropFirst(5)) : nil }
+    let url = "ws://127.0.0.1:\(port)/"
+    let clients = try (0..<20).map { i in try ChatProbe(url, name: "r\(i)") }
+    for c in clients { try await c.waitReady() }
+    let senders = 4
+    let perSender = 2500
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for s in 0..<senders {
+        let client = clients[s].client
+        group.addTask {
+          try await withThrowingTaskGroup(of: Void.self) { inner in
+            for i in 0..<perSender {
+              if i >= 50 { try await inner.next() }
+              inner.addTask { try await client.send("s\(s)-\(i)") }
+            }
+            try await inner.waitForAll()
+          }
+        }
+      }
+      group.addTask {
+        for _ in 0..<2 {
+          try await Task.sleep(for: .milliseconds(Int.random(in: 300...900)))
+          try server.restart()
+        }
+      }
+      try await group.waitForAll()
+    }
+    let total = senders * perSender
+    for c in clients {
+      try await eventually(timeout: .seconds(60), "\(c.client.name) has \(total)") {
+        c.client.lastMessageID ?? 0 >= UInt64(total)
+      }
+    }
+    let cuts = proxy.stdout.split(separator: "\n").compactMap { $0.hasPrefix("reset ") ? Int($0.dropFirst(6)) : nil }
+    #expect(cuts.reduce(0, +) > 0, "the proxy never cut a connection")
+    for c in clients {
+      let messages = c.messages
+      #expect(messages.compactMap(\.id) == Array(1...UInt64(total)), "\(c.client.name)")
+      #expect(Set(messages.map(\.text)).count == total, "\(c.client.name): a message was stored twice")
+    }
+    for c in clients { await c.stop() }
+  }
+}
+
 /// The current server of a test that restarts it.
 final class ChatServerBox: Sendable {
   private let server: Mutex<ChatServer>
