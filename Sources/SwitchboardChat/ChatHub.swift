@@ -132,16 +132,21 @@ public final class ChatHub: Sendable {
     // Safety: the closure runs on the member's own shard thread (the shard's executor).
     nonisolated(unsafe) let member = member
     return state.withLock { state -> JoinResult in
-      var previous: (String, MemberInfo)? = nil
-      if let info = state.members[id] { previous = (info.room, info) }
-      if let (oldRoom, info) = previous {
-        removeLocked(&state, id: id, info: info, room: oldRoom, announceLeave: info.announced)
+      let previous = state.members[id]
+      // Joining the room one is already in (a resume) only replays: no leave/join noise.
+      let sameRoom = previous?.room == room
+      if let previous, !sameRoom {
+        removeLocked(&state, id: id, info: previous, room: previous.room, announceLeave: previous.announced)
       }
-      let color = previous?.1.color ?? nextColor(&state)
-      var info = MemberInfo(name: name, room: room, color: color, announced: false, shard: shard.index)
-      var r = roomLocked(&state, room)
-      r.members.insert(id)
-      r.shardCounts[shard.index, default: 0] += 1
+      let color = previous?.color ?? nextColor(&state)
+      _ = roomLocked(&state, room)
+      if !sameRoom {
+        // In place, so the room's member set and history are not copied per join.
+        state.rooms[room]!.members.insert(id)
+        state.rooms[room]!.shardCounts[shard.index, default: 0] += 1
+        shard.executor.execute { shard.add(member, room: room) }
+      }
+      let r = state.rooms[room]!
       let replay: [ChatMessage]
       var complete = true
       if let epoch, epoch != r.epoch {
@@ -157,10 +162,14 @@ public final class ChatHub: Sendable {
       } else {
         replay = r.history.last(historyCount)
       }
-      let lastID = r.nextID - 1
-      state.rooms[room] = r
-      shard.executor.execute { shard.add(member, room: room) }
-      if announce || previous?.1.announced == true {
+      let wasAnnounced = previous?.announced == true
+      var info = MemberInfo(
+        name: sameRoom ? previous!.name : name, room: room, color: color, announced: false, shard: shard.index)
+      if sameRoom {
+        info.announced = wasAnnounced || announce
+        state.members[id] = info
+        if announce && !wasAnnounced { emitPresence(&state, .join, id: id, info: info) }
+      } else if announce || wasAnnounced {
         info.announced = true
         state.members[id] = info
         emitPresence(&state, .join, id: id, info: info)
@@ -168,7 +177,7 @@ public final class ChatHub: Sendable {
         state.members[id] = info
       }
       return JoinResult(
-        room: room, color: color, history: replay, lastID: lastID, epoch: r.epoch, complete: complete,
+        room: room, color: color, history: replay, lastID: r.nextID - 1, epoch: r.epoch, complete: complete,
         members: r.members.count)
     }
   }
@@ -309,13 +318,14 @@ public final class ChatHub: Sendable {
   }
 
   private func removeLocked(_ state: inout State, id: MemberID, info: MemberInfo, room: String, announceLeave: Bool) {
-    guard var r = state.rooms[room] else { return }
-    r.members.remove(id)
-    r.shardCounts[info.shard, default: 1] -= 1
+    guard state.rooms[room] != nil else { return }
+    // In place (no copy of the room's member set or history per leave).
+    state.rooms[room]!.members.remove(id)
+    state.rooms[room]!.shardCounts[info.shard, default: 1] -= 1
+    if state.rooms[room]!.shardCounts[info.shard] == 0 { state.rooms[room]!.shardCounts[info.shard] = nil }
     let shard = state.shards[info.shard]
     shard.executor.execute { shard.remove(id, room: room) }
-    if r.shardCounts[info.shard] == 0 { r.shardCounts[info.shard] = nil }
-    state.rooms[room] = r
+    let r = state.rooms[room]!
     if announceLeave {
       let event = PresenceEvent(kind: .leave, author: info.name, room: room, members: r.members.count, color: info.color)
       fanOut(state, room: r, name: room, .presence(event, origin: id))

@@ -54,6 +54,24 @@ struct ChatHubTests {
     #expect(b.messages.map(\.id) == [9])
   }
 
+  @Test func rejoiningTheSameRoomOnlyReplays() {
+    let hub = ChatHub()
+    let shard = hub.makeShard(executor: InlineExecutor())
+    let watcher = RecordingMember(hub.nextMemberID())
+    hub.join(watcher, shard: shard, name: "w", room: "r", announce: true)
+    let m = RecordingMember(hub.nextMemberID())
+    hub.join(m, shard: shard, name: "m", room: "r", announce: true)
+    for i in 1...3 { hub.publish(from: watcher.memberID, text: "\(i)") }
+    let before = watcher.events.count
+    let resumed = hub.join(m, shard: shard, name: "m", room: "r", announce: true, since: 1)
+    #expect(resumed.history.map(\.id) == [2, 3])
+    #expect(resumed.complete)
+    #expect(watcher.events.count == before, "a resume must not look like a leave and a join")
+    #expect(hub.who(room: "r") == ["m", "w"])
+    hub.publish(from: watcher.memberID, text: "4")
+    #expect(m.messages.map(\.id) == [1, 2, 3, 4])
+  }
+
   @Test func presenceFollowsJoinRenameAndLeave() {
     let hub = ChatHub()
     let shard = hub.makeShard(executor: InlineExecutor())
