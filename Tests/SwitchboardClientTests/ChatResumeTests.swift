@@ -84,32 +84,8 @@ import Testing
     let clients = try (0..<20).map { i in try ChatProbe(url, name: "c\(i)") }
     for c in clients { try await c.waitReady() }
 
-    let senders = 4
-    let perSender = 2500  // 10,000 messages in all
-    try await withThrowingTaskGroup(of: Void.self) { group in
-      for s in 0..<senders {
-        let client = clients[s].client
-        group.addTask {
-          // Up to 50 in flight per sender, like a busy UI.
-          try await withThrowingTaskGroup(of: Void.self) { inner in
-            for i in 0..<perSender {
-              if i >= 50 { try await inner.next() }
-              inner.addTask { try await client.send("s\(s)-\(i)") }
-            }
-            try await inner.waitForAll()
-          }
-        }
-      }
-      group.addTask {
-        // Cut every connection a few times at random moments.
-        for _ in 0..<3 {
-          try await Task.sleep(for: .milliseconds(Int.random(in: 150...600)))
-          try server.restart()
-        }
-      }
-      try await group.waitForAll()
-    }
-    let total = senders * perSender
+    // Cut every connection a few times at random moments.
+    let total = try await sendFromFour(clients, restarting: server, times: 3, every: 150...600)
     for c in clients {
       try await eventually(timeout: .seconds(20), "\(c.client.name) has \(total)") {
         c.client.lastMessageID ?? 0 >= UInt64(total)
@@ -151,30 +127,7 @@ extension ChatResumeTests {
     let url = "ws://127.0.0.1:\(port)/"
     let clients = try (0..<20).map { i in try ChatProbe(url, name: "r\(i)") }
     for c in clients { try await c.waitReady() }
-    let senders = 4
-    let perSender = 2500
-    try await withThrowingTaskGroup(of: Void.self) { group in
-      for s in 0..<senders {
-        let client = clients[s].client
-        group.addTask {
-          try await withThrowingTaskGroup(of: Void.self) { inner in
-            for i in 0..<perSender {
-              if i >= 50 { try await inner.next() }
-              inner.addTask { try await client.send("s\(s)-\(i)") }
-            }
-            try await inner.waitForAll()
-          }
-        }
-      }
-      group.addTask {
-        for _ in 0..<2 {
-          try await Task.sleep(for: .milliseconds(Int.random(in: 300...900)))
-          try server.restart()
-        }
-      }
-      try await group.waitForAll()
-    }
-    let total = senders * perSender
+    let total = try await sendFromFour(clients, restarting: server, times: 2, every: 300...900)
     for c in clients {
       try await eventually(timeout: .seconds(60), "\(c.client.name) has \(total)") {
         c.client.lastMessageID ?? 0 >= UInt64(total)
@@ -189,6 +142,38 @@ extension ChatResumeTests {
     }
     for c in clients { await c.stop() }
   }
+}
+
+/// The first four clients send 2,500 messages each (up to 50 in flight per sender, like a
+/// busy UI) while the server is restarted `times` times at random moments; returns the
+/// total sent (10,000).
+func sendFromFour(
+  _ clients: [ChatProbe], restarting server: ChatServerBox, times: Int, every range: ClosedRange<Int>
+) async throws -> Int {
+  let senders = 4
+  let perSender = 2500
+  try await withThrowingTaskGroup(of: Void.self) { group in
+    for s in 0..<senders {
+      let client = clients[s].client
+      group.addTask {
+        try await withThrowingTaskGroup(of: Void.self) { inner in
+          for i in 0..<perSender {
+            if i >= 50 { try await inner.next() }
+            inner.addTask { try await client.send("s\(s)-\(i)") }
+          }
+          try await inner.waitForAll()
+        }
+      }
+    }
+    group.addTask {
+      for _ in 0..<times {
+        try await Task.sleep(for: .milliseconds(Int.random(in: range)))
+        try server.restart()
+      }
+    }
+    try await group.waitForAll()
+  }
+  return senders * perSender
 }
 
 /// The current server of a test that restarts it.
