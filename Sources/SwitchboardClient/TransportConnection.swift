@@ -51,6 +51,34 @@ enum TransportFactory {
   }
 }
 
+extension TransportFactory {
+  /// The endpoint's address (numeric hosts need no DNS).
+  static func resolve(_ endpoint: ChatEndpoint) throws(ChatClientError) -> SocketAddress {
+    do {
+      return try SocketAddress.resolve(host: endpoint.host, port: endpoint.port)
+    } catch {
+      throw .connectFailed("\(endpoint.host): \(error)")
+    }
+  }
+
+  /// Runs `start` on `loop` and waits for the completion it is handed; cancelling the
+  /// waiting task runs `cancel` on the loop (which must complete the start with an error).
+  static func start(
+    on loop: EventLoop,
+    _ start: @escaping @Sendable (CheckedContinuation<Result<Void, ChatClientError>, Never>) -> Void,
+    cancel: @escaping @Sendable () -> Void
+  ) async throws(ChatClientError) {
+    let result = await withTaskCancellationHandler {
+      await withCheckedContinuation { (done: CheckedContinuation<Result<Void, ChatClientError>, Never>) in
+        loop.execute { start(done) }
+      }
+    } onCancel: {
+      loop.execute(cancel)
+    }
+    try result.get()
+  }
+}
+
 /// An event loop, named so the factory's signature reads well.
 struct EventLoopRef: Sendable {
   let loop: EventLoop

@@ -23,23 +23,15 @@ final class TransportDatagram: TransportConnection {
     _ endpoint: ChatEndpoint, hello: [String], configuration: ChatClient.Configuration
   ) async throws(ChatClientError) -> TransportDatagram {
     let loop = try TransportFactory.loop(configuration).loop
-    let address: SocketAddress
-    do {
-      address = try SocketAddress.resolve(host: endpoint.host, port: endpoint.port)
-    } catch {
-      throw .connectFailed("\(endpoint.host): \(error)")
-    }
+    let address = try TransportFactory.resolve(endpoint)
     let (inputs, continuation) = AsyncStream.makeStream(of: TransportInput.self)
     let channel = LoopBound(DatagramChannel(loop: loop, server: address, inputs: continuation), loop: loop)
     let timeout = configuration.connectTimeout
-    let result = await withTaskCancellationHandler {
-      await withCheckedContinuation { (done: CheckedContinuation<Result<Void, ChatClientError>, Never>) in
-        loop.execute { channel.value.start(hello: hello, timeout: timeout, completion: done) }
-      }
-    } onCancel: {
-      loop.execute { channel.value.close() }
+    try await TransportFactory.start(on: loop) { done in
+      channel.value.start(hello: hello, timeout: timeout, completion: done)
+    } cancel: {
+      channel.value.close()
     }
-    try result.get()
     return TransportDatagram(inputs: inputs, channel: channel)
   }
 

@@ -29,12 +29,7 @@ final class TransportLine: TransportConnection {
     _ endpoint: ChatEndpoint, hello: [String], configuration: ChatClient.Configuration
   ) async throws(ChatClientError) -> TransportLine {
     let loop = try TransportFactory.loop(configuration).loop
-    let address: SocketAddress
-    do {
-      address = try SocketAddress.resolve(host: endpoint.host, port: endpoint.port)
-    } catch {
-      throw .connectFailed("\(endpoint.host): \(error)")
-    }
+    let address = try TransportFactory.resolve(endpoint)
     let (inputs, continuation) = AsyncStream.makeStream(of: TransportInput.self)
     let keepAlive = configuration.heartbeat.isEnabled ? configuration.heartbeat.interval : nil
     let channel = LoopBound(LineChannel(loop: loop, inputs: continuation, keepAlive: keepAlive), loop: loop)
@@ -46,16 +41,11 @@ final class TransportLine: TransportConnection {
     }
     let tls = tlsConfiguration
     let timeout = configuration.connectTimeout
-    let result = await withTaskCancellationHandler {
-      await withCheckedContinuation { (done: CheckedContinuation<Result<Void, ChatClientError>, Never>) in
-        loop.execute {
-          channel.value.start(address: address, tls: tls, hello: hello, timeout: timeout, completion: done)
-        }
-      }
-    } onCancel: {
-      loop.execute { channel.value.failConnect(.closed("cancelled")) }
+    try await TransportFactory.start(on: loop) { done in
+      channel.value.start(address: address, tls: tls, hello: hello, timeout: timeout, completion: done)
+    } cancel: {
+      channel.value.failConnect(.closed("cancelled"))
     }
-    try result.get()
     return TransportLine(inputs: inputs, channel: channel)
   }
 

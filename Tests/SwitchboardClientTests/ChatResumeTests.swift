@@ -73,12 +73,7 @@ import Testing
   @Test func chaosManyClientsRestartsEveryMessageOnceInOrder() async throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let server = ChatServerBox(
-      try startServer { c in
-        c.ephemeral = false
-        c.dataDirectory = dir
-        c.historyLimit = 20_000
-      })
+    let server = try chaosServer(dataDirectory: dir)
     defer { server.current.shutdown() }
     let url = wsURL(server.current)
     let clients = try (0..<20).map { i in try ChatProbe(url, name: "c\(i)") }
@@ -86,17 +81,8 @@ import Testing
 
     // Cut every connection a few times at random moments.
     let total = try await sendFromFour(clients, restarting: server, times: 3, every: 150...600)
-    for c in clients {
-      try await eventually(timeout: .seconds(20), "\(c.client.name) has \(total)") {
-        c.client.lastMessageID ?? 0 >= UInt64(total)
-      }
-    }
-    for c in clients {
-      let messages = c.messages
-      #expect(messages.compactMap(\.id) == Array(1...UInt64(total)), "\(c.client.name)")
-      #expect(Set(messages.map(\.text)).count == total, "\(c.client.name): a message was stored twice")
-      #expect(!c.events.contains { if case .gap = $0 { true } else { false } })
-    }
+    try await expectEveryMessageOnceInOrder(clients, total: total, within: .seconds(20))
+    for c in clients { #expect(!c.events.contains { if case .gap = $0 { true } else { false } }) }
     #expect(clients[0].connectedCount >= 4)
     for c in clients { await c.stop() }
   }
@@ -110,12 +96,7 @@ extension ChatResumeTests {
   func chaosWithResetsAndRestartsDeliversEveryMessageOnceInOrder() async throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let server = ChatServerBox(
-      try startServer { c in
-        c.ephemeral = false
-        c.dataDirectory = dir
-        c.historyLimit = 20_000
-      })
+    let server = try chaosServer(dataDirectory: dir)
     defer { server.current.shutdown() }
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .appendingPathComponent("peers/reset_proxy.py").path
@@ -128,19 +109,35 @@ extension ChatResumeTests {
     let clients = try (0..<20).map { i in try ChatProbe(url, name: "r\(i)") }
     for c in clients { try await c.waitReady() }
     let total = try await sendFromFour(clients, restarting: server, times: 2, every: 300...900)
-    for c in clients {
-      try await eventually(timeout: .seconds(60), "\(c.client.name) has \(total)") {
-        c.client.lastMessageID ?? 0 >= UInt64(total)
-      }
-    }
+    try await expectEveryMessageOnceInOrder(clients, total: total, within: .seconds(60))
     let cuts = proxy.stdout.split(separator: "\n").compactMap { $0.hasPrefix("reset ") ? Int($0.dropFirst(6)) : nil }
     #expect(cuts.reduce(0, +) > 0, "the proxy never cut a connection")
-    for c in clients {
-      let messages = c.messages
-      #expect(messages.compactMap(\.id) == Array(1...UInt64(total)), "\(c.client.name)")
-      #expect(Set(messages.map(\.text)).count == total, "\(c.client.name): a message was stored twice")
-    }
     for c in clients { await c.stop() }
+  }
+}
+
+/// A server keeping history on disk in `dataDirectory`, with room for every chaos message.
+func chaosServer(dataDirectory: String) throws -> ChatServerBox {
+  ChatServerBox(
+    try startServer { c in
+      c.ephemeral = false
+      c.dataDirectory = dataDirectory
+      c.historyLimit = 20_000
+    })
+}
+
+/// Waits until every client saw id `total`, then checks each has ids 1…total exactly
+/// once, in order, and no text twice (nothing stored twice by a retried send).
+func expectEveryMessageOnceInOrder(_ clients: [ChatProbe], total: Int, within timeout: Duration) async throws {
+  for c in clients {
+    try await eventually(timeout: timeout, "\(c.client.name) has \(total)") {
+      c.client.lastMessageID ?? 0 >= UInt64(total)
+    }
+  }
+  for c in clients {
+    let messages = c.messages
+    #expect(messages.compactMap(\.id) == Array(1...UInt64(total)), "\(c.client.name)")
+    #expect(Set(messages.map(\.text)).count == total, "\(c.client.name): a message was stored twice")
   }
 }
 
