@@ -2,11 +2,13 @@
 # Switchboard against node `ws`, Go gorilla/websocket's chat hub and python `websockets`,
 # side by side, with one load generator (`switchboard bench`, release build).
 #
-#   benchmarks/run.sh            # ~10 minutes: 10 s per scenario
-#   benchmarks/run.sh --quick    # ~4-5 minutes: 3 s per scenario, 5,000 idle connections
+#   benchmarks/run.sh              # ~12 minutes: 10 s per scenario, one round
+#   benchmarks/run.sh --quick      # ~5 minutes: 3 s per scenario, 5,000 idle connections
+#   benchmarks/run.sh --rounds 3   # every scenario × server three times, interleaved;
+#                                  # the table shows medians and the p99 range
 #
-# Options: --quick, --servers "switchboard gohub node python", --scenarios "fanout-100 …",
-# --duration S, --no-build. Environment: BENCH_WORK (peers, results; default
+# Options: --quick, --rounds N, --servers "switchboard floor gohub node python",
+# --scenarios "fanout-100 …", --duration S, --no-build. Environment: BENCH_WORK (peers, results; default
 # /tmp/switchboard-bench), SWIFT_SCRATCH (swift build --scratch-path; default .build).
 #
 # The server runs on CPU 0 and the generator on CPU 1 (taskset). Each scenario starts a
@@ -21,17 +23,19 @@ SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
 DURATION=10
 WARMUP=2
 IDLE_CONNS=10000
-SERVERS="switchboard gohub node python"
+SERVERS="switchboard floor gohub node python"
 SCENARIOS="fanout-100 fanout-1k chat saturation idle tcp-fanout-1k"
 BUILD=1
+ROUNDS=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) DURATION=3; WARMUP=1; IDLE_CONNS=5000 ;;
     --duration) DURATION=$2; shift ;;
+    --rounds) ROUNDS=$2; shift ;;
     --servers) SERVERS=$2; shift ;;
     --scenarios) SCENARIOS=$2; shift ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,16p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 64 ;;
   esac
   shift
@@ -57,6 +61,10 @@ setup_peers() {
     else
       log "no Go or gorilla/websocket: skipping gohub"; SERVERS=${SERVERS//gohub/}
     fi
+  fi
+  if [[ " $SERVERS " == *" floor "* ]]; then
+    log "building the floor hub (cc + libcrypto)"
+    cc -O2 -o "$WORK/floor_hub" "$ROOT/benchmarks/peers/floor_hub.c" -lcrypto || SERVERS=${SERVERS//floor/}
   fi
   if [[ " $SERVERS " == *" node "* ]]; then
     if [ ! -d "$WORK/node-ws/usr/share/nodejs/ws" ]; then
@@ -92,6 +100,7 @@ start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
         --http-port "$PORT" --no-advertise --ephemeral --loops 1 --log-level warning \
         >"$RESULTS/server-$name.log" 2>&1 &
       ;;
+    floor) taskset -c 0 "$WORK/floor_hub" "$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;
     gohub) taskset -c 0 "$WORK/gohub" -addr "127.0.0.1:$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;
     node)
       NODE_PATH="$WORK/node-ws/usr/share/nodejs" taskset -c 0 node "$ROOT/benchmarks/peers/node_ws_hub.js" \
@@ -119,6 +128,7 @@ cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
 # --- One run ---------------------------------------------------------------------------------
 run_one() {  # scenario server label bench-args…
   local scenario=$1 server=$2 label=$3; shift 3
+  local label_file=$label; [ "$ROUNDS" -gt 1 ] && label_file="$label.r$ROUND"
   start_server "$server" || return 0
   local url="ws://127.0.0.1:$PORT/"
   [ "$server" = switchboard ] && url="ws://127.0.0.1:$PORT/rooms/bench"
@@ -126,13 +136,13 @@ run_one() {  # scenario server label bench-args…
   if [ "${args[0]}" = tcp ]; then url="tcp://127.0.0.1:$TCP_PORT"; args=("${args[@]:1}"); fi
   local before; before=$(cpu_ticks "$SERVER_PID")
   log "$scenario / $label: switchboard bench $url ${args[*]}"
-  local out="$RESULTS/$scenario--$label"
+  local out="$RESULTS/$scenario--$label_file"
   taskset -c 1 "$SB" bench "$url" "${args[@]}" --duration "$DURATION" --warmup "$WARMUP" \
     --server-pid "$SERVER_PID" --json --quiet --plot "$out.svg" >"$out.json" 2>"$out.txt" || true
   local after; after=$(cpu_ticks "$SERVER_PID" 2>/dev/null || echo "$before")
   local hwm; hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$SERVER_PID/status" 2>/dev/null || echo 0)
   stop_server
-  echo "{\"scenario\":\"$scenario\",\"server\":\"$label\",\"run_cpu_ticks\":$((after - before)),\"hwm_kib\":${hwm:-0},\"bench\":$(tail -1 "$out.json" 2>/dev/null || echo null)}" \
+  echo "{\"scenario\":\"$scenario\",\"server\":\"$label\",\"round\":$ROUND,\"run_cpu_ticks\":$((after - before)),\"hwm_kib\":${hwm:-0},\"bench\":$(tail -1 "$out.json" 2>/dev/null || echo null)}" \
     >>"$RESULTS/all.jsonl"
   grep -E '^(delivered|latency|server|connect|closed)' "$out.txt" | sed 's/^/   /' >&2 || true
 }
@@ -151,9 +161,11 @@ log "servers: $SERVERS; scenarios: $SCENARIOS; $DURATION s each; results in $RES
   echo "nproc: $(nproc)"
   echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
   echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-  echo "duration: $DURATION s, warmup $WARMUP s"
+  echo "duration: $DURATION s, warmup $WARMUP s, rounds: $ROUNDS"
 } >"$RESULTS/machine.txt"
 
+for ROUND in $(seq "$ROUNDS"); do
+[ "$ROUNDS" -gt 1 ] && log "round $ROUND of $ROUNDS"
 for scenario in $SCENARIOS; do
   for server in $SERVERS; do
     case "$scenario" in
@@ -174,6 +186,7 @@ for scenario in $SCENARIOS; do
         ;;
     esac
   done
+done
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$RESULTS/machine.txt"
 

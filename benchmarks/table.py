@@ -3,9 +3,13 @@
 
 Columns: delivered msg/s and delivery ratio, latency p50/p99, server CPU µs per delivered
 message (over the measured window), peak RSS, and each number's ratio to Switchboard's
-(text dialect) in the same scenario. Idle rows show connect p99 and RSS per connection.
+(text dialect) in the same scenario; "vs floor" divides p99 and CPU/msg by the floor
+hub's (benchmarks/peers/floor_hub.c) when it ran. Idle rows show connect times and RSS per
+connection. With several rounds (run.sh --rounds N) every number is the median over the
+rounds, and the notes give the p99 range.
 """
 import json
+import statistics
 import sys
 
 
@@ -35,60 +39,101 @@ def fmt_rate(v):
     return f"{v:.0f}"
 
 
-def ratio(v, base, higher_is_better=True):
+def ratio(v, base):
     if v is None or base in (None, 0) or v == 0:
         return "–"
     return f"{v / base:.2f}×"
 
 
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def merge(runs):
+    """One row per (scenario, server): medians over the rounds that produced a result."""
+    benches = [r["bench"] for r in runs if r.get("bench")]
+    if not benches:
+        return None
+    first = benches[0]
+    m = {"rounds": len(benches), "idle": first.get("idle", False)}
+    if m["idle"]:
+        m["opened"] = min(b["opened"] for b in benches)
+        m["connections"] = first["connections"]
+        m["connect_ms"] = {k: median(b["connect_ms"][k] for b in benches) for k in ("p50", "p99", "max")}
+        m["server_rss_kib"] = median(b.get("server_rss_kib") for b in benches)
+        m["server_kib_per_connection"] = median(b.get("server_kib_per_connection") for b in benches)
+        return m
+    m["sent_per_sec"] = median(b["sent"] / b["duration"] for b in benches)
+    m["delivered_per_sec"] = median(b["delivered_per_sec"] for b in benches)
+    m["delivery_ratio"] = median(b["delivery_ratio"] for b in benches)
+    m["delivered"] = min(b["delivered"] for b in benches)
+    m["sent"] = max(b["sent"] for b in benches)
+    m["p50"] = median(b["latency_us"]["p50"] for b in benches)
+    p99s = [b["latency_us"]["p99"] for b in benches]
+    m["p99"] = median(p99s)
+    m["p99_range"] = (min(p99s), max(p99s))
+    m["cpu"] = median(b.get("server_cpu_us_per_msg") for b in benches)
+    m["hwm_kib"] = median([r.get("hwm_kib") or r["bench"].get("server_hwm_kib") or 0 for r in runs if r.get("bench")])
+    m["closed"] = max(b.get("closed_during_run") or 0 for b in benches)
+    m["failed"] = max(b.get("failed") or 0 for b in benches)
+    return m
+
+
 def main():
     rows = load(sys.argv[1])
-    base = {}
+    groups = {}
     for r in rows:
-        if r["server"] == "switchboard" and r.get("bench"):
-            base[r["scenario"]] = r["bench"]
-    print("| scenario | server | sent msg/s | delivered msg/s | ratio | p50 | p99 | server CPU µs/msg | peak RSS | msg/s vs SB | CPU/msg vs SB | notes |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+        groups.setdefault((r["scenario"], r["server"]), []).append(r)
+    merged = {k: merge(v) for k, v in groups.items()}
+    has_floor = any(k[1] == "floor" for k in merged)
+    print("| scenario | server | sent msg/s | delivered msg/s | ratio | p50 | p99 | server CPU µs/msg | peak RSS | msg/s vs SB | CPU/msg vs SB |"
+          + (" p99 vs floor | CPU/msg vs floor |" if has_floor else "") + " notes |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if has_floor else "") + "---|")
     idle = []
-    for r in rows:
-        b = r.get("bench")
-        if not b:
-            print(f"| {r['scenario']} | {r['server']} | failed | | | | | | | | | |")
+    for (scenario, server), m in merged.items():
+        if m is None:
+            print(f"| {scenario} | {server} | failed |" + " |" * (11 if has_floor else 9))
             continue
-        if b.get("idle"):
-            idle.append(r)
+        if m["idle"]:
+            idle.append((scenario, server, m))
             continue
-        sb = base.get(r["scenario"])
-        cpu = b.get("server_cpu_us_per_msg")
-        hwm = r.get("hwm_kib") or b.get("server_hwm_kib") or 0
+        sb = merged.get((scenario, "switchboard"))
+        fl = merged.get((scenario, "floor"))
         notes = []
-        if b.get("closed_during_run"):
-            notes.append(f"{b['closed_during_run']} conns closed by server")
-        if b["delivered"] == 0 and b["sent"] > 0:
+        if m["rounds"] > 1:
+            lo, hi = m["p99_range"]
+            notes.append(f"{m['rounds']} rounds, p99 {fmt_us(lo)}–{fmt_us(hi)}")
+        if m["closed"]:
+            notes.append(f"{m['closed']} conns closed by server")
+        if m["delivered"] == 0 and m["sent"] > 0:
             notes.append("no measured message arrived before the drain ended (overloaded)")
-        if b.get("failed"):
-            notes.append(f"{b['failed']} connects failed")
+        if m["failed"]:
+            notes.append(f"{m['failed']} connects failed")
+        cpu = m["cpu"]
+        floor_cols = ""
+        if has_floor:
+            floor_cols = f" {ratio(m['p99'], fl and fl['p99'])} | {ratio(cpu, fl and fl['cpu'])} |"
         print(
-            f"| {r['scenario']} | {r['server']} | {fmt_rate(b['sent'] / b['duration'])} | {fmt_rate(b['delivered_per_sec'])} | {b['delivery_ratio']:.3f} | "
-            f"{fmt_us(b['latency_us']['p50'])} | {fmt_us(b['latency_us']['p99'])} | "
-            f"{'–' if cpu is None else f'{cpu:.2f}'} | {hwm / 1024:.0f} MiB | "
-            f"{ratio(b['delivered_per_sec'], sb and sb['delivered_per_sec'])} | "
-            f"{ratio(cpu, sb and sb.get('server_cpu_us_per_msg'))} | {'; '.join(notes)} |"
+            f"| {scenario} | {server} | {fmt_rate(m['sent_per_sec'])} | {fmt_rate(m['delivered_per_sec'])} | {m['delivery_ratio']:.3f} | "
+            f"{fmt_us(m['p50'])} | {fmt_us(m['p99'])} | "
+            f"{'–' if cpu is None else f'{cpu:.2f}'} | {m['hwm_kib'] / 1024:.0f} MiB | "
+            f"{ratio(m['delivered_per_sec'], sb and sb['delivered_per_sec'])} | "
+            f"{ratio(cpu, sb and sb['cpu'])} |{floor_cols} {'; '.join(notes)} |"
         )
     if idle:
         print()
         print("| idle | server | connections open | connect p50 | connect p99 | connect max | RSS held | KiB per connection | vs SB |")
         print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-        sb = base.get("idle")
-        for r in idle:
-            b = r["bench"]
-            c = b["connect_ms"]
-            per = b.get("server_kib_per_connection")
+        sb = merged.get(("idle", "switchboard"))
+        for scenario, server, m in idle:
+            c = m["connect_ms"]
+            per = m["server_kib_per_connection"]
             print(
-                f"| {r['scenario']} | {r['server']} | {b['opened']}/{b['connections']} | {c['p50']:.1f} ms | "
-                f"{c['p99']:.1f} ms | {c['max']:.1f} ms | {(b.get('server_rss_kib') or 0) / 1024:.0f} MiB | "
+                f"| {scenario} | {server} | {m['opened']}/{m['connections']} | {c['p50']:.1f} ms | "
+                f"{c['p99']:.1f} ms | {c['max']:.1f} ms | {(m['server_rss_kib'] or 0) / 1024:.0f} MiB | "
                 f"{'–' if per is None else f'{per:.2f}'} | "
-                f"{ratio(per, sb and sb.get('server_kib_per_connection'))} |"
+                f"{ratio(per, sb and sb['server_kib_per_connection'])} |"
             )
 
 

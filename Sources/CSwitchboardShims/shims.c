@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 
 #ifdef __linux__
@@ -55,4 +56,18 @@ int sb_eventfd_signal(int fd) {
 int sb_eventfd_drain(int fd) {
   uint64_t value;
   return (int)read(fd, &value, sizeof value);
+}
+
+ssize_t sb_send_stream(int fd, const struct iovec *iov, int count) {
+#ifdef MSG_NOSIGNAL
+  const int flags = MSG_NOSIGNAL;
+#else
+  const int flags = 0;
+#endif
+  if (count == 1) return send(fd, iov[0].iov_base, iov[0].iov_len, flags);
+  struct msghdr message;
+  memset(&message, 0, sizeof message);
+  message.msg_iov = (struct iovec *)iov;
+  message.msg_iovlen = (size_t)count;
+  return sendmsg(fd, &message, flags);
 }

@@ -71,7 +71,9 @@ public final class EventLoop: @unchecked Sendable {
   private var handlers: [Int32: Selectable] = [:]
   private var interests: [Int32: Interest] = [:]
   private var timers = TimerHeap()
-  private var flushList: [Flushable] = []
+  /// Appended once per connection with new output per iteration (see TCPConnection on
+  /// why the exclusivity checks are off).
+  @exclusivity(unchecked) private var flushList: [Flushable] = []
   private let tasks = Mutex<[@Sendable () -> Void]>([])
   private let threadID = Atomic<UInt>(0)
   private let stopRequested = Atomic<Bool>(false)

@@ -6,7 +6,7 @@
 
 /// An error from a system call, carrying the call's name and `errno`.
 public struct IOError: Error, Sendable, CustomStringConvertible, Equatable {
-  /// The name of the failing call (`"bind"`, `"writev"`, …) or operation.
+  /// The name of the failing call (`"bind"`, `"send"`, …) or operation.
   public let call: String
   /// The `errno` value the call left, or 0 for errors that did not come from the kernel.
   public let errno: Int32

@@ -31,8 +31,10 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     context.hub.join(
       self, shard: context.shard, name: "Client \(memberID.raw)", room: context.configuration.defaultRoom,
       announce: false)
-    nameTimer = context.loop.scheduleLocal(after: context.configuration.nameWait) { [weak self] in
-      guard let self, !self.closing else { return }
+    // Timers find the session through the loop's table, not a weak capture: a weakly
+    // referenced object takes the slow retain path on every fan-out delivery.
+    nameTimer = context.loop.scheduleLocal(after: context.configuration.nameWait) { [context, memberID] in
+      guard let self = context.sessions[memberID] as? LineSession, !self.closing else { return }
       self.decide(.notHTTP)
       self.ensureAnnounced()
     }
@@ -102,8 +104,8 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   }
 
   private func armPause(after delay: Duration) {
-    pauseTimer = context.loop.scheduleLocal(after: delay) { [weak self] in
-      guard let self, !self.closing else { return }
+    pauseTimer = context.loop.scheduleLocal(after: delay) { [context, memberID] in
+      guard let self = context.sessions[memberID] as? LineSession, !self.closing else { return }
       self.pauseTimer = nil
       let pause = self.context.configuration.linePause
       let quiet = Deadline.now().nanoseconds &- self.lastRead.nanoseconds

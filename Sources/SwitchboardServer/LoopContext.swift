@@ -11,7 +11,8 @@ final class LoopContext {
   let loop: EventLoop
   let shard: HubShard
   let core: ServerCore
-  /// Sessions alive on this loop, owned here (connections hold their delegates weakly).
+  /// Sessions alive on this loop, owned here until their connection closes. Timers and
+  /// store completions find a session here by id instead of holding it weakly.
   var sessions: [MemberID: AnyObject] = [:]
   /// HTTP connections alive on this loop.
   var httpSessions: [ObjectIdentifier: HTTPSession] = [:]

@@ -100,7 +100,11 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   private func begin(room: String, query: [String: String]) {
     let interval = context.configuration.webSocketPingInterval
-    keepalive = context.loop.scheduleRepeatingLocal(every: interval) { [weak self] in self?.checkAlive() }
+    // Found through the loop's session table rather than a weak capture: a weakly
+    // referenced session would take the slow retain path on every delivery.
+    keepalive = context.loop.scheduleRepeatingLocal(every: interval) { [context, memberID] in
+      (context.sessions[memberID] as? WebSocketSession)?.checkAlive()
+    }
     guard mode != .echo else { return }
     var since: UInt64? = nil
     let epoch = query["epoch"]
@@ -192,7 +196,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     }
     // The ack goes out once the store holds the message, from this loop.
     let loop = context.loop
-    let box = AckTarget(session: self)
+    let box = AckTarget(context: context, memberID: memberID)
     let idBox = AckID()
     let message = context.hub.publish(from: memberID, text: text) { result in
       loop.execute {
@@ -348,8 +352,14 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 /// dereferenced back on the session's loop.
 private final class AckTarget: @unchecked Sendable {
   // Safety: read only inside `loop.execute` on the session's own loop.
-  weak var session: WebSocketSession?
-  init(session: WebSocketSession) { self.session = session }
+  let context: LoopContext
+  let memberID: MemberID
+  init(context: LoopContext, memberID: MemberID) {
+    self.context = context
+    self.memberID = memberID
+  }
+  /// The session, if it is still open (a closed one has left the loop's table).
+  var session: WebSocketSession? { context.sessions[memberID] as? WebSocketSession }
 }
 
 private final class AckID: @unchecked Sendable {
