@@ -24,7 +24,7 @@ DURATION=10
 WARMUP=2
 IDLE_CONNS=10000
 SERVERS="switchboard floor gohub node python"
-SCENARIOS="fanout-100 fanout-1k chat saturation idle tcp-fanout-1k"
+SCENARIOS="fanout-100 fanout-1k fanout-max chat saturation idle tcp-fanout-1k"
 BUILD=1
 ROUNDS=1
 while [ $# -gt 0 ]; do
@@ -176,6 +176,11 @@ for scenario in $SCENARIOS; do
           run_one "$scenario" switchboard switchboard-json --connections 1000 --senders 1 --rate "$rate" \
             --size 64 --protocol json
         fi
+        ;;
+      fanout-max)
+        # The fan-out ceiling: one sender as fast as a window of 32 in-flight messages
+        # allows (1M/s at fanout-1k keeps every server here busy but not behind).
+        run_one fanout-max "$server" "$server" --connections 1000 --senders 1 --rate 0 --window 32 --size 64
         ;;
       chat) run_one chat "$server" "$server" --connections 100 --senders 100 --rate 2000 --size 64 ;;
       saturation) run_one saturation "$server" "$server" --connections 10 --senders 10 --rate 0 --window 16 --size 64 ;;

@@ -15,7 +15,7 @@ public protocol Selectable: AnyObject {
 }
 
 /// Something with buffered output that the loop flushes once per iteration, so that many
-/// frames appended during one iteration leave in one `writev`.
+/// frames appended during one iteration leave in one system call.
 public protocol Flushable: AnyObject {
   func flush()
 }
@@ -80,7 +80,7 @@ public final class EventLoop: @unchecked Sendable {
   private let finished = DispatchSemaphore(value: 0)
   /// A read buffer shared by every connection on this loop (reads are synchronous).
   let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-  /// Scratch space for `writev`.
+  /// Scratch iovecs for the flush's `sendmsg`.
   let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 64)
   let iovecCapacity = 64
 

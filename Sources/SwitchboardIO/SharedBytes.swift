@@ -1,7 +1,7 @@
 /// Immutable bytes at a stable address, shared by every connection they are written to.
 ///
 /// A broadcast encodes a frame once into a `SharedBytes` and appends the same object to
-/// each recipient's outbound queue; `writev` points straight at its storage.
+/// each recipient's outbound queue; the flush's `sendmsg` points straight at its storage.
 public final class SharedBytes: Sendable {
   // Safety: the storage is written once in `init` and only read afterwards.
   nonisolated(unsafe) let base: UnsafeMutableRawPointer

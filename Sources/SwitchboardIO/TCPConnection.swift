@@ -40,8 +40,9 @@ public struct WriteLimits: Sendable {
 
 /// A non-blocking TCP stream bound to one event loop.
 ///
-/// Writes are appended to a queue and flushed once per loop iteration with `writev`, so a
-/// burst of frames costs one system call. Every method must be called on ``loop``.
+/// Writes are appended to a queue and flushed once per loop iteration with one
+/// `send`/`sendmsg`, so a burst of frames costs one system call. Every method must be
+/// called on ``loop``.
 public final class TCPConnection: Selectable, Flushable {
   /// The loop that owns the connection.
   public let loop: EventLoop
