@@ -2,6 +2,14 @@
 public protocol ShardExecutor: Sendable {
   /// Runs `task` on the owning thread, in submission order.
   func execute(_ task: @escaping @Sendable () -> Void)
+  /// Whether more tasks wait behind the one running now. Asked on the owning thread while
+  /// a delivery runs: when nothing else is queued, members may send at once instead of
+  /// waiting for a batched flush (see ``EncodingCache/sendNow``). Defaults to `true`.
+  var hasPendingTasks: Bool { get }
+}
+
+extension ShardExecutor {
+  public var hasPendingTasks: Bool { true }
 }
 
 /// A member as its own loop sees it: the object that turns room events into bytes on a
@@ -17,8 +25,15 @@ public protocol LocalMember: AnyObject {
 /// Per-event, per-shard storage for encodings, keyed by a small dialect number.
 public struct EncodingCache {
   private var slots: [AnyObject?] = [nil, nil, nil, nil, nil, nil, nil, nil]
+  /// `true` when no other delivery is queued behind this one on the shard's thread, so a
+  /// member with nothing else pending may hand its bytes to the socket right away: one
+  /// pass over the room's connections instead of one to queue and one to flush. When
+  /// more deliveries are queued it is `false`, and their frames share one batched write.
+  public var sendNow = false
 
-  public init() {}
+  public init(sendNow: Bool = false) {
+    self.sendNow = sendNow
+  }
 
   /// The encoding stored for `dialect` (0–7), making it with `encode` the first time.
   public mutating func value<T: AnyObject>(for dialect: Int, _ encode: () -> T) -> T {
@@ -55,7 +70,7 @@ public final class HubShard: @unchecked Sendable {
 
   func deliver(_ event: ChatEvent, room: String) {
     guard let members = rooms[room] else { return }
-    var cache = EncodingCache()
+    var cache = EncodingCache(sendNow: !executor.hasPendingTasks)
     for member in members.values { member.receive(event, cache: &cache) }
   }
 

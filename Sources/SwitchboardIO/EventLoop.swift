@@ -75,6 +75,8 @@ public final class EventLoop: @unchecked Sendable {
   /// why the exclusivity checks are off).
   @exclusivity(unchecked) private var flushList: [Flushable] = []
   private let tasks = Mutex<[@Sendable () -> Void]>([])
+  /// Tasks of the running batch not started yet (loop thread only).
+  private var batchRemaining = 0
   private let threadID = Atomic<UInt>(0)
   private let stopRequested = Atomic<Bool>(false)
   private let finished = DispatchSemaphore(value: 0)
@@ -272,7 +274,18 @@ public final class EventLoop: @unchecked Sendable {
       tasks.removeAll(keepingCapacity: true)
       return b
     }
-    for task in batch { task() }
+    batchRemaining = batch.count
+    for task in batch {
+      batchRemaining -= 1
+      task()
+    }
+  }
+
+  /// Whether more tasks wait behind the one running now: later ones of this iteration's
+  /// batch, or any queued since. Loop thread only.
+  public var hasPendingTasks: Bool {
+    assertInEventLoop()
+    return batchRemaining > 0 || tasks.withLock { !$0.isEmpty }
   }
 
   private func flushAll() {

@@ -219,13 +219,49 @@ public final class TCPConnection: Selectable, Flushable {
       fail(IOError(call: "slow consumer", errno: 0, detail: "(more than \(limits.maximumBuffered) bytes unread)"))
       return
     }
-    if isWritable && bufferedBytes > limits.highWaterMark {
-      isWritable = false
-      readPaused = true
-      updateInterest()
-      delegate?.connection(self, writabilityChanged: false)
-    }
+    pauseIfAboveHighWater()
     scheduleFlush()
+  }
+
+  /// Writes `bytes` at once when nothing is queued before them (`immediately`), queueing
+  /// only what the kernel does not take; otherwise the same as ``write(_:)``. For a
+  /// producer that knows no more output follows in this iteration: it saves the second
+  /// visit of the end-of-iteration flush, while bytes written after other queued bytes
+  /// still leave behind them, in order.
+  public func write(_ bytes: SharedBytes, immediately: Bool) {
+    guard immediately, queueHead >= queue.count, !flushScheduled, !writeInterest, !closeAfterFlush, !isClosed,
+      bytes.count > 0
+    else {
+      write(bytes)
+      return
+    }
+    let iov = loop.iovecs
+    iov[0] = iovec(iov_base: bytes.base, iov_len: bytes.count)
+    let result: IOResult<Int>
+    do {
+      result = try syscall("send") { sb_send_stream(fd, iov, 1) }
+    } catch {
+      fail(error)
+      return
+    }
+    var written = 0
+    if case .processed(let n) = result { written = n }
+    if written == bytes.count { return }
+    // The kernel's buffer is full: queue the rest; the loop's flush takes it from there.
+    queue.append(bytes)
+    headOffset = written
+    bufferedBytes += bytes.count - written
+    pauseIfAboveHighWater()
+    scheduleFlush()
+  }
+
+  /// Past the high-water mark the connection turns unwritable and stops reading.
+  private func pauseIfAboveHighWater() {
+    guard isWritable && bufferedBytes > limits.highWaterMark else { return }
+    isWritable = false
+    readPaused = true
+    updateInterest()
+    delegate?.connection(self, writabilityChanged: false)
   }
 
   /// Copies and queues `bytes`.

@@ -161,7 +161,11 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   func receive(_ event: ChatEvent, cache: inout EncodingCache) {
     guard mode != .handedOff, !connection.isClosed else { return }
     guard let bytes = lineBytes(for: event, cache: &cache) else { return }
-    write(bytes)
+    if mode == .undecided {
+      held.append(bytes)
+    } else {
+      connection.write(bytes, immediately: cache.sendNow)
+    }
     if case .shutdown = event { connection.close() }
   }
 

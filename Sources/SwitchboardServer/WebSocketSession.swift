@@ -250,29 +250,33 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       switch event {
       case .binary(_, let bytes, let origin):
         guard origin != memberID else { return }
-        connection.write(cache.value(for: DialectSlot.binary) {
-          Self.shared(WebSocketConnection.encodeServerFrame(binary: bytes))
-        })
+        connection.write(
+          cache.value(for: DialectSlot.binary) {
+            Self.shared(WebSocketConnection.encodeServerFrame(binary: bytes))
+          }, immediately: cache.sendNow)
       case .shutdown(let reason):
         goAway(reason)
       default:
         // Encoded once per shard inside the cache, not once per member.
-        connection.write(cache.value(for: DialectSlot.json) {
-          Self.shared(WebSocketConnection.encodeServerFrame(text: JSONDialect.encode(event) ?? ""))
-        })
+        connection.write(
+          cache.value(for: DialectSlot.json) {
+            Self.shared(WebSocketConnection.encodeServerFrame(text: JSONDialect.encode(event) ?? ""))
+          }, immediately: cache.sendNow)
       }
     case .text(let notifySelf):
       switch event {
       case .message(let m, let origin):
         guard origin != memberID || notifySelf else { return }
-        connection.write(cache.value(for: DialectSlot.text) {
-          Self.shared(WebSocketConnection.encodeServerFrame(text: m.text))
-        })
+        connection.write(
+          cache.value(for: DialectSlot.text) {
+            Self.shared(WebSocketConnection.encodeServerFrame(text: m.text))
+          }, immediately: cache.sendNow)
       case .binary(_, let bytes, let origin):
         guard origin != memberID else { return }
-        connection.write(cache.value(for: DialectSlot.binary) {
-          Self.shared(WebSocketConnection.encodeServerFrame(binary: bytes))
-        })
+        connection.write(
+          cache.value(for: DialectSlot.binary) {
+            Self.shared(WebSocketConnection.encodeServerFrame(binary: bytes))
+          }, immediately: cache.sendNow)
       case .shutdown(let reason):
         goAway(reason)
       case .presence:

@@ -42,6 +42,23 @@ struct EventLoopTests {
   }
 
   @Test(arguments: SelectorBackend.allCases)
+  func hasPendingTasksSaysWhetherMoreTasksWaitBehindTheRunningOne(backend: SelectorBackend) throws {
+    let loop = try EventLoop(backend: backend)
+    defer { loop.shutdownGracefully() }
+    let seen = Locked<[String: Bool]>([:])
+    loop.execute {
+      seen.withLock { $0["alone"] = loop.hasPendingTasks }
+      // Queued from inside a task: they form the next iteration's batch.
+      for name in ["first", "second", "last"] {
+        loop.execute { seen.withLock { $0[name] = loop.hasPendingTasks } }
+      }
+      seen.withLock { $0["after queueing"] = loop.hasPendingTasks }
+    }
+    #expect(eventually { seen.value.count == 5 })
+    #expect(seen.value == ["alone": false, "after queueing": true, "first": true, "second": true, "last": false])
+  }
+
+  @Test(arguments: SelectorBackend.allCases)
   func scheduledTasksFireNoSoonerThanTheirDelayInDeadlineOrder(backend: SelectorBackend) throws {
     let loop = try EventLoop(backend: backend)
     defer { loop.shutdownGracefully() }
