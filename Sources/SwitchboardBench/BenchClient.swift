@@ -15,28 +15,28 @@ final class BenchClient: TCPConnectionDelegate {
   /// The connection's index over the whole run; senders are `0..<senders`.
   let id: Int
   unowned let owner: BenchLoop
-  var state = State.idle
-  var connection: TCPConnection?
-  var connectStart: UInt64 = 0
+  @exclusivity(unchecked) var state = State.idle
+  @exclusivity(unchecked) var connection: TCPConnection?
+  @exclusivity(unchecked) var connectStart: UInt64 = 0
 
   // Sender state.
   /// Whose receipt of this sender's messages frees window slots (itself when the server
   /// echoes, otherwise another connection on the same loop); `-1` for none.
-  var observerID = -1
-  var isSender = false
-  var seq: UInt64 = 0
-  var inflight = 0
+  @exclusivity(unchecked) var observerID = -1
+  @exclusivity(unchecked) var isSender = false
+  @exclusivity(unchecked) var seq: UInt64 = 0
+  @exclusivity(unchecked) var inflight = 0
   /// Messages the rate schedule wanted sent so far.
-  var scheduleStart: UInt64 = 0
-  var queuedForRefill = false
+  @exclusivity(unchecked) var scheduleStart: UInt64 = 0
+  @exclusivity(unchecked) var queuedForRefill = false
 
   // Receiving state.
-  private var handshake: WebSocketHandshake.ClientRequest?
-  private var responseParser = HTTPResponseParser()
-  private var carry: [UInt8] = []
-  private var fragment: [UInt8] = []
-  private var fragmenting = false
-  private var maskState: UInt32
+  @exclusivity(unchecked) private var handshake: WebSocketHandshake.ClientRequest?
+  @exclusivity(unchecked) private var responseParser = HTTPResponseParser()
+  @exclusivity(unchecked) private var carry: [UInt8] = []
+  @exclusivity(unchecked) private var fragment: [UInt8] = []
+  @exclusivity(unchecked) private var fragmenting = false
+  @exclusivity(unchecked) private var maskState: UInt32
 
   init(id: Int, owner: BenchLoop) {
     self.id = id

@@ -27,7 +27,9 @@ struct BenchLoopSnapshot: Sendable {
 /// lives on loop `g % loops` at index `g / loops`.
 final class BenchLoop: @unchecked Sendable {
   // Safety: everything but `counters` is touched only on `loop`'s thread: the main
-  // thread reaches it through `loop.execute`.
+  // thread reaches it through `loop.execute`. So the per-message state skips Swift's
+  // dynamic exclusivity checks (as TCPConnection's does): the generator must stay cheaper
+  // per message than the servers it measures.
 
   let loop: EventLoop
   let index: Int
@@ -36,33 +38,33 @@ final class BenchLoop: @unchecked Sendable {
   let address: SocketAddress
   let counters = BenchCounters()
 
-  private(set) var clients: [BenchClient] = []
-  private var senders: [BenchClient] = []
-  private var nextToConnect = 0
-  private var connectsInFlight = 0
+  @exclusivity(unchecked) private(set) var clients: [BenchClient] = []
+  @exclusivity(unchecked) private var senders: [BenchClient] = []
+  @exclusivity(unchecked) private var nextToConnect = 0
+  @exclusivity(unchecked) private var connectsInFlight = 0
   private let connectLimit: Int
 
   /// Send-phase times (monotonic ns), set when the main thread starts sending.
-  private var sendStart: UInt64 = .max
-  private var measureStart: UInt64 = .max
-  private var measureEnd: UInt64 = .max
-  private var perSenderRate: Double = 0
-  private var window: Int
-  private(set) var stopping = false
+  @exclusivity(unchecked) private var sendStart: UInt64 = .max
+  @exclusivity(unchecked) private var measureStart: UInt64 = .max
+  @exclusivity(unchecked) private var measureEnd: UInt64 = .max
+  @exclusivity(unchecked) private var perSenderRate: Double = 0
+  @exclusivity(unchecked) private var window: Int
+  @exclusivity(unchecked) private(set) var stopping = false
   /// The receive time for the read being processed.
-  var now: UInt64 = 0
+  @exclusivity(unchecked) var now: UInt64 = 0
 
-  private var latency = LatencyHistogram()
-  private var connectTimes = LatencyHistogram()
-  private var notes: [String: Int] = [:]
-  private var opened = 0, failed = 0, closed = 0
-  private var sent = 0, sentMeasured = 0, delivered = 0, deliveredMeasured = 0
+  @exclusivity(unchecked) private var latency = LatencyHistogram()
+  @exclusivity(unchecked) private var connectTimes = LatencyHistogram()
+  @exclusivity(unchecked) private var notes: [String: Int] = [:]
+  @exclusivity(unchecked) private var opened = 0, failed = 0, closed = 0
+  @exclusivity(unchecked) private var sent = 0, sentMeasured = 0, delivered = 0, deliveredMeasured = 0
   /// Frames or lines received (for the settle phase).
-  var frames = 0
-  private var refillQueue: [BenchClient] = []
-  private var batch: [UInt8] = []
-  private var text: [UInt8] = []
-  private var ticker: Scheduled?
+  @exclusivity(unchecked) var frames = 0
+  @exclusivity(unchecked) private var refillQueue: [BenchClient] = []
+  @exclusivity(unchecked) private var batch: [UInt8] = []
+  @exclusivity(unchecked) private var text: [UInt8] = []
+  @exclusivity(unchecked) private var ticker: Scheduled?
 
   init(loop: EventLoop, index: Int, loopCount: Int, config: BenchConfiguration, address: SocketAddress) {
     self.loop = loop
