@@ -2,14 +2,15 @@
 # Switchboard against node `ws`, Go gorilla/websocket's chat hub and python `websockets`,
 # side by side, with one load generator (`switchboard bench`, release build).
 #
-#   benchmarks/run.sh              # ~12 minutes: 10 s per scenario, one round
-#   benchmarks/run.sh --quick      # ~5 minutes: 3 s per scenario, 5,000 idle connections
+#   benchmarks/run.sh              # ~9 minutes: 10 s per scenario, one round
+#   benchmarks/run.sh --quick      # ~4 minutes: 3 s per scenario, 5,000 idle connections
 #   benchmarks/run.sh --rounds 3   # every scenario × server three times, interleaved;
 #                                  # the table shows medians and the p99 range
 #
 # Options: --quick, --rounds N, --servers "switchboard floor gohub node python",
-# --scenarios "fanout-100 …", --duration S, --no-build. Environment: BENCH_WORK (peers, results; default
-# /tmp/switchboard-bench), SWIFT_SCRATCH (swift build --scratch-path; default .build).
+# --scenarios "fanout-100 …", --duration S, --no-build. Environment: BENCH_WORK (peers,
+# results; default /tmp/switchboard-bench), SWIFT_SCRATCH (swift build --scratch-path;
+# default .build).
 #
 # The server runs on CPU 0 and the generator on CPU 1 (taskset). Each scenario starts a
 # fresh server, so peak RSS (VmHWM) belongs to that scenario. Server CPU time is read from
@@ -178,9 +179,9 @@ for scenario in $SCENARIOS; do
         fi
         ;;
       fanout-max)
-        # The fan-out ceiling: one sender as fast as a window of 32 in-flight messages
+        # The fan-out ceiling: one sender as fast as a window of 256 in-flight messages
         # allows (1M/s at fanout-1k keeps every server here busy but not behind).
-        run_one fanout-max "$server" "$server" --connections 1000 --senders 1 --rate 0 --window 32 --size 64
+        run_one fanout-max "$server" "$server" --connections 1000 --senders 1 --rate 0 --window 256 --size 64
         ;;
       chat) run_one chat "$server" "$server" --connections 100 --senders 100 --rate 2000 --size 64 ;;
       saturation) run_one saturation "$server" "$server" --connections 10 --senders 10 --rate 0 --window 16 --size 64 ;;

@@ -76,6 +76,7 @@ def merge(runs):
     m["cpu"] = median(b.get("server_cpu_us_per_msg") for b in benches)
     m["hwm_kib"] = median([r.get("hwm_kib") or r["bench"].get("server_hwm_kib") or 0 for r in runs if r.get("bench")])
     m["closed"] = max(b.get("closed_during_run") or 0 for b in benches)
+    m["closed_rounds"] = sum(1 for b in benches if b.get("closed_during_run"))
     m["failed"] = max(b.get("failed") or 0 for b in benches)
     return m
 
@@ -105,7 +106,8 @@ def main():
             lo, hi = m["p99_range"]
             notes.append(f"{m['rounds']} rounds, p99 {fmt_us(lo)}–{fmt_us(hi)}")
         if m["closed"]:
-            notes.append(f"{m['closed']} conns closed by server")
+            where = f" in {m['closed_rounds']} of {m['rounds']} rounds" if m["rounds"] > 1 else ""
+            notes.append(f"up to {m['closed']} conns closed by server{where}")
         if m["delivered"] == 0 and m["sent"] > 0:
             notes.append("no measured message arrived before the drain ended (overloaded)")
         if m["failed"]:
