@@ -46,12 +46,14 @@ let package = Package(
       ]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
-    .testTarget(name: "SwitchboardIOTests", dependencies: ["SwitchboardIO"]),
+    // Deadline waits, loop hops and buffer checks shared by the I/O and TLS suites.
+    .target(name: "SwitchboardTestSupport", dependencies: ["SwitchboardIO"], path: "Tests/SwitchboardTestSupport"),
+    .testTarget(name: "SwitchboardIOTests", dependencies: ["SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat"]),
     .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat"]),
-    .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO"]),
+    .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(
       name: "SwitchboardClientTests",
       dependencies: ["SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat"]),

@@ -1,6 +1,7 @@
 import Dispatch
 import SwitchboardIO
 import Testing
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc

@@ -2,6 +2,7 @@ import Dispatch
 import SwitchboardIO
 import Synchronization
 import Testing
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -11,84 +12,6 @@ import Testing
 
 // Helpers shared by the I/O tests: waiting with deadlines, running code on a loop,
 // a recording connection delegate, a test server and a blocking POSIX client.
-
-/// A failure of the test harness itself (a deadline passed, a socket call failed).
-struct TestFailure: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
-}
-
-/// Polls `condition` every millisecond until it holds (`true`) or `timeout` passes
-/// (`false`). The way these tests wait for events: never a fixed sleep.
-func eventually(timeout: Duration = .seconds(5), _ condition: () throws -> Bool) rethrows -> Bool {
-  let clock = ContinuousClock()
-  let deadline = clock.now.advanced(by: timeout)
-  while true {
-    if try condition() { return true }
-    if clock.now >= deadline { return false }
-    usleep(1000)
-  }
-}
-
-/// A value behind a mutex, readable and writable from any thread.
-final class Locked<Value: Sendable>: Sendable {
-  private let mutex: Mutex<Value>
-  init(_ value: Value) { mutex = Mutex(value) }
-  func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R {
-    mutex.withLock { value in body(&value) }
-  }
-  var value: Value { withLock { $0 } }
-}
-
-/// A one-shot event another thread signals and the test waits for with a deadline.
-final class Signal: Sendable {
-  private let semaphore = DispatchSemaphore(value: 0)
-  func fire() { semaphore.signal() }
-  /// `true` when the signal fired within `timeout`.
-  func wait(timeout: Duration = .seconds(5)) -> Bool {
-    semaphore.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .success
-  }
-}
-
-/// Runs `body` on `loop` and returns its result, waiting at most `timeout`.
-@discardableResult
-func onLoop<T: Sendable>(
-  _ loop: EventLoop, timeout: Duration = .seconds(5), _ body: @escaping @Sendable () throws -> T
-) throws -> T {
-  let result = Locked<Result<T, any Error>?>(nil)
-  let done = Signal()
-  loop.execute {
-    let outcome = Result { try body() }
-    result.withLock { $0 = outcome }
-    done.fire()
-  }
-  guard done.wait(timeout: timeout) else {
-    throw TestFailure("event loop \(loop.index) did not run a task within \(timeout)")
-  }
-  return try result.value!.get()
-}
-
-/// An object that belongs to one loop, passed around the test as an opaque token.
-final class LoopBound<Value>: @unchecked Sendable {
-  // Safety: `stored` is created on `loop` and every access asserts it runs there.
-  let loop: EventLoop
-  private var stored: Value
-  init(_ value: Value, on loop: EventLoop) {
-    loop.assertInEventLoop()
-    self.loop = loop
-    self.stored = value
-  }
-  var value: Value {
-    get {
-      loop.assertInEventLoop()
-      return stored
-    }
-    set {
-      loop.assertInEventLoop()
-      stored = newValue
-    }
-  }
-}
 
 /// CPU time the calling thread has used.
 func threadCPUTime() -> Duration {
@@ -111,28 +34,6 @@ func loopCPUTime(_ loop: EventLoop, over window: Duration) throws -> Duration {
   }
   guard done.wait(timeout: window + .seconds(5)) else { throw TestFailure("loop timer did not fire") }
   return used.value!
-}
-
-/// Position-dependent pseudo-random bytes: reordered, lost or duplicated chunks show.
-func pattern(count: Int, seed: UInt64 = 0) -> [UInt8] {
-  var bytes = [UInt8](repeating: 0, count: count)
-  var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
-  for i in 0..<count {
-    state ^= state << 13
-    state ^= state >> 7
-    state ^= state << 17
-    bytes[i] = UInt8(truncatingIfNeeded: state >> 32)
-  }
-  return bytes
-}
-
-/// Where two byte sequences first differ (`nil` when equal). Tests compare large buffers
-/// through this: `#expect(a == b)` on megabytes makes a failure compute a diff for minutes.
-func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> Int? {
-  if a == b { return nil }
-  let n = min(a.count, b.count)
-  for i in 0..<n where a[i] != b[i] { return i }
-  return n
 }
 
 /// Whether this machine can bind to IPv6 loopback.

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SwitchboardIO
+import SwitchboardTestSupport
 
 /// `write(_:immediately:)`: the write-through path fan-out uses when nothing else is
 /// queued on the loop.

@@ -1,5 +1,6 @@
 import SwitchboardIO
 import Testing
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc

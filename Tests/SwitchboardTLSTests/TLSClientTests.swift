@@ -1,6 +1,7 @@
 import SwitchboardIO
 import SwitchboardTLS
 import Testing
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc

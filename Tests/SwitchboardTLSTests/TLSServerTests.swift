@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardIO
 import SwitchboardTLS
 import Testing
+import SwitchboardTestSupport
 
 /// Our server side: against our client, and against `openssl s_client`.
 @Suite(.serialized)

@@ -1,5 +1,6 @@
 import SwitchboardTLS
 import Testing
+import SwitchboardTestSupport
 
 /// The session state machine alone: two sessions in memory, no sockets.
 struct TLSSessionTests {

@@ -4,90 +4,12 @@ import SwitchboardIO
 import SwitchboardTLS
 import Synchronization
 import Testing
+import SwitchboardTestSupport
 
 // Helpers for the TLS tests: deadlines, loop hops, a throwaway PKI made with the
 // `openssl` CLI, peers nobody here wrote (a Python `ssl` server, `openssl s_client`) run as
 // child processes, and a delegate that records what a TLSConnection reports.
 
-/// A failure of the test harness itself (a deadline passed, a tool failed).
-struct TestFailure: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
-}
-
-/// Polls `condition` every millisecond until it holds or `timeout` passes. No fixed sleeps.
-func eventually(timeout: Duration = .seconds(10), _ condition: () throws -> Bool) rethrows -> Bool {
-  let clock = ContinuousClock()
-  let deadline = clock.now.advanced(by: timeout)
-  while true {
-    if try condition() { return true }
-    if clock.now >= deadline { return false }
-    usleep(1000)
-  }
-}
-
-/// A value behind a mutex, usable from any thread.
-final class Locked<Value: Sendable>: Sendable {
-  private let mutex: Mutex<Value>
-  init(_ value: Value) { mutex = Mutex(value) }
-  func withLock<R: Sendable>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-  var value: Value { withLock { $0 } }
-}
-
-/// A loop-bound object passed around the test as an opaque token.
-final class LoopBound<Value>: @unchecked Sendable {
-  // Safety: `stored` is created on `loop` and every access asserts it runs there.
-  let loop: EventLoop
-  private let stored: Value
-  init(_ value: Value, on loop: EventLoop) {
-    loop.assertInEventLoop()
-    self.loop = loop
-    self.stored = value
-  }
-  var value: Value {
-    loop.assertInEventLoop()
-    return stored
-  }
-}
-
-/// Runs `body` on `loop` and returns its result, waiting at most `timeout`.
-@discardableResult
-func onLoop<T: Sendable>(
-  _ loop: EventLoop, timeout: Duration = .seconds(10), _ body: @escaping @Sendable () throws -> T
-) throws -> T {
-  let result = Locked<Result<T, any Error>?>(nil)
-  let done = DispatchSemaphore(value: 0)
-  loop.execute {
-    let outcome = Result { try body() }
-    result.withLock { $0 = outcome }
-    done.signal()
-  }
-  guard done.wait(timeout: .now() + .nanoseconds(Int(timeout.nanoseconds))) == .success else {
-    throw TestFailure("event loop did not run a task within \(timeout)")
-  }
-  return try result.value!.get()
-}
-
-/// Position-dependent pseudo-random bytes: reordered, lost or duplicated chunks show.
-func pattern(count: Int, seed: UInt64 = 0) -> [UInt8] {
-  var bytes = [UInt8](repeating: 0, count: count)
-  var state = seed &* 0x9E37_79B9_7F4A_7C15 | 1
-  for i in 0..<count {
-    state ^= state << 13
-    state ^= state >> 7
-    state ^= state << 17
-    bytes[i] = UInt8(truncatingIfNeeded: state >> 32)
-  }
-  return bytes
-}
-
-/// Where two byte sequences first differ (`nil` when equal); cheap to report on megabytes.
-func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> Int? {
-  if a == b { return nil }
-  let n = min(a.count, b.count)
-  for i in 0..<n where a[i] != b[i] { return i }
-  return n
-}
 
 // MARK: - Child processes
 
