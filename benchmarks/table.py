@@ -2,7 +2,9 @@
 """Prints the scenario × server table from run.sh's all.jsonl as Markdown.
 
 Columns: delivered msg/s and delivery ratio, latency p50/p99, server CPU µs per delivered
-message (over the measured window), peak RSS, and each number's ratio to Switchboard's
+message (over the measured window), how busy the server's and the generator's cores were
+(a generator near 100 % while the server is not means the figure is the generator's),
+peak RSS, and each number's ratio to Switchboard's
 (text dialect) in the same scenario; "vs floor" divides p99 and CPU/msg by the floor
 hub's (benchmarks/peers/floor_hub.c) when it ran. Idle rows show connect times and RSS per
 connection. With several rounds (run.sh --rounds N) every number is the median over the
@@ -45,6 +47,10 @@ def ratio(v, base):
     return f"{v / base:.2f}×"
 
 
+def busy(v):
+    return "–" if v is None else f"{v:.0f} %"
+
+
 def median(values):
     values = [v for v in values if v is not None]
     return statistics.median(values) if values else None
@@ -74,6 +80,8 @@ def merge(runs):
     m["p99"] = median(p99s)
     m["p99_range"] = (min(p99s), max(p99s))
     m["cpu"] = median(b.get("server_cpu_us_per_msg") for b in benches)
+    m["server_busy"] = median(100 * b["server_cpu_s"] / b["duration"] for b in benches if b.get("server_cpu_s") is not None)
+    m["generator_busy"] = median(100 * b["client_cpu_s"] / b["duration"] for b in benches if b.get("client_cpu_s") is not None)
     m["hwm_kib"] = median([r.get("hwm_kib") or r["bench"].get("server_hwm_kib") or 0 for r in runs if r.get("bench")])
     m["closed"] = max(b.get("closed_during_run") or 0 for b in benches)
     m["closed_rounds"] = sum(1 for b in benches if b.get("closed_during_run"))
@@ -88,13 +96,13 @@ def main():
         groups.setdefault((r["scenario"], r["server"]), []).append(r)
     merged = {k: merge(v) for k, v in groups.items()}
     has_floor = any(k[1] == "floor" for k in merged)
-    print("| scenario | server | sent msg/s | delivered msg/s | ratio | p50 | p99 | server CPU µs/msg | peak RSS | msg/s vs SB | CPU/msg vs SB |"
+    print("| scenario | server | sent msg/s | delivered msg/s | ratio | p50 | p99 | server CPU µs/msg | server / generator core busy | peak RSS | msg/s vs SB | CPU/msg vs SB |"
           + (" p99 vs floor | CPU/msg vs floor |" if has_floor else "") + " notes |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if has_floor else "") + "---|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if has_floor else "") + "---|")
     idle = []
     for (scenario, server), m in merged.items():
         if m is None:
-            print(f"| {scenario} | {server} | failed |" + " |" * (11 if has_floor else 9))
+            print(f"| {scenario} | {server} | failed |" + " |" * (12 if has_floor else 10))
             continue
         if m["idle"]:
             idle.append((scenario, server, m))
@@ -119,7 +127,7 @@ def main():
         print(
             f"| {scenario} | {server} | {fmt_rate(m['sent_per_sec'])} | {fmt_rate(m['delivered_per_sec'])} | {m['delivery_ratio']:.3f} | "
             f"{fmt_us(m['p50'])} | {fmt_us(m['p99'])} | "
-            f"{'–' if cpu is None else f'{cpu:.2f}'} | {m['hwm_kib'] / 1024:.0f} MiB | "
+            f"{'–' if cpu is None else f'{cpu:.2f}'} | {busy(m['server_busy'])} / {busy(m['generator_busy'])} | {m['hwm_kib'] / 1024:.0f} MiB | "
             f"{ratio(m['delivered_per_sec'], sb and sb['delivered_per_sec'])} | "
             f"{ratio(cpu, sb and sb['cpu'])} |{floor_cols} {'; '.join(notes)} |"
         )
