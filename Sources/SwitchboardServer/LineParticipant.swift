@@ -19,8 +19,12 @@ extension LineParticipant {
     // not); replies to its own commands come through `reply`.
     if case .binary = event { return nil }
     if let origin = event.origin, origin == memberID { return nil }
-    guard let line = LineDialect.format(event) else { return nil }
-    return cache.value(for: DialectSlot.line) { SharedBytes(string: line + "\n") }
+    // Formatted once per shard (inside the cache), not once per member; an event with no
+    // line form is cached as empty bytes.
+    let bytes = cache.value(for: DialectSlot.line) {
+      SharedBytes(string: LineDialect.format(event).map { $0 + "\n" } ?? "")
+    }
+    return bytes.count == 0 ? nil : bytes
   }
 
   /// Joins the member's room as announced, if it was not yet (first message, or the

@@ -248,12 +248,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       return
     case .json:
       switch event {
-      case .binary(_, let bytes, let origin):
+      case .binary(_, _, let origin):
         guard origin != memberID else { return }
-        connection.write(
-          cache.value(for: DialectSlot.binary) {
-            Self.shared(WebSocketConnection.encodeServerFrame(binary: bytes))
-          }, immediately: cache.sendNow)
+        connection.write(Self.binaryFrame(event, cache: &cache), immediately: cache.sendNow)
       case .shutdown(let reason):
         goAway(reason)
       default:
@@ -265,23 +262,31 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       }
     case .text(let notifySelf):
       switch event {
-      case .message(let m, let origin):
+      case .message(_, let origin):
+        // Only the origin is bound here: binding the message would copy (retain) its
+        // strings for every member; the text is read once, inside the cache.
         guard origin != memberID || notifySelf else { return }
         connection.write(
           cache.value(for: DialectSlot.text) {
-            Self.shared(WebSocketConnection.encodeServerFrame(text: m.text))
+            guard case .message(let m, _) = event else { return SharedBytes([]) }
+            return Self.shared(WebSocketConnection.encodeServerFrame(text: m.text))
           }, immediately: cache.sendNow)
-      case .binary(_, let bytes, let origin):
+      case .binary(_, _, let origin):
         guard origin != memberID else { return }
-        connection.write(
-          cache.value(for: DialectSlot.binary) {
-            Self.shared(WebSocketConnection.encodeServerFrame(binary: bytes))
-          }, immediately: cache.sendNow)
+        connection.write(Self.binaryFrame(event, cache: &cache), immediately: cache.sendNow)
       case .shutdown(let reason):
         goAway(reason)
       case .presence:
         return
       }
+    }
+  }
+
+  /// The binary frame of a `.binary` event, encoded once per shard.
+  private static func binaryFrame(_ event: ChatEvent, cache: inout EncodingCache) -> SharedBytes {
+    cache.value(for: DialectSlot.binary) {
+      guard case .binary(_, let bytes, _) = event else { return SharedBytes([]) }
+      return shared(WebSocketConnection.encodeServerFrame(binary: bytes))
     }
   }
 
