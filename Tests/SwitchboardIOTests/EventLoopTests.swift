@@ -183,16 +183,6 @@ struct EventLoopTests {
     #expect(registered == 1)
     loop.shutdownGracefully()
     // The Dispatch backend closes once its sources are cancelled, so allow a moment.
-    let refused = eventually {
-      do {
-        _ = try BlockingClient(connectingTo: address)
-        return false
-      } catch let error as IOError {
-        return error.errno == ECONNREFUSED
-      } catch {
-        return false
-      }
-    }
-    #expect(refused)
+    #expect(eventuallyRefused(address))
   }
 }

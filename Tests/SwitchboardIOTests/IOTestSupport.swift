@@ -13,6 +13,20 @@ import SwitchboardTestSupport
 // Helpers shared by the I/O tests: waiting with deadlines, running code on a loop,
 // a recording connection delegate, a test server and a blocking POSIX client.
 
+/// Waits until connecting to `address` is refused: the listener is really gone.
+func eventuallyRefused(_ address: SocketAddress) -> Bool {
+  eventually {
+    do {
+      _ = try BlockingClient(connectingTo: address)
+      return false
+    } catch let error as IOError {
+      return error.errno == ECONNREFUSED
+    } catch {
+      return false
+    }
+  }
+}
+
 /// CPU time the calling thread has used.
 func threadCPUTime() -> Duration {
   var ts = timespec()

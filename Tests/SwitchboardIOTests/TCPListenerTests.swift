@@ -98,16 +98,6 @@ struct TCPListenerTests {
       listener.value.close()  // twice is harmless
     }
     // The Dispatch backend closes the descriptor once its sources are cancelled.
-    let refused = eventually {
-      do {
-        _ = try BlockingClient(connectingTo: address)
-        return false
-      } catch let error as IOError {
-        return error.errno == ECONNREFUSED
-      } catch {
-        return false
-      }
-    }
-    #expect(refused)
+    #expect(eventuallyRefused(address))
   }
 }
