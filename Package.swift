@@ -46,21 +46,25 @@ let package = Package(
       ]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
-    // Deadline waits, loop hops and buffer checks shared by the I/O and TLS suites.
+    // Deadline waits, loop hops, buffer checks and serialised child spawning for the suites.
     .target(name: "SwitchboardTestSupport", dependencies: ["SwitchboardIO"], path: "Tests/SwitchboardTestSupport"),
     .testTarget(name: "SwitchboardIOTests", dependencies: ["SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat"]),
-    .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat"]),
+    .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(
       name: "SwitchboardClientTests",
-      dependencies: ["SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat"]),
+      dependencies: [
+        "SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat",
+        "SwitchboardTestSupport",
+      ]),
     .testTarget(
       name: "SwitchboardServerTests",
       dependencies: [
         "SwitchboardServer", "SwitchboardIO", "SwitchboardChat", "SwitchboardWebSocket", "SwitchboardHTTP",
+        "SwitchboardTestSupport",
       ]),
   ],
   swiftLanguageModes: [.v6]

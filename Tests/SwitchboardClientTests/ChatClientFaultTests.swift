@@ -3,6 +3,7 @@ import SwitchboardClient
 import SwitchboardServer
 import Synchronization
 import Testing
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -149,7 +150,7 @@ import Testing
       let data = handle.availableData
       collected.bytes.withLock { $0.append(contentsOf: data) }
     }
-    try nc.run()
+    try runSerialized(nc)
     defer {
       output.fileHandleForReading.readabilityHandler = nil
       if nc.isRunning { kill(nc.processIdentifier, SIGKILL) }

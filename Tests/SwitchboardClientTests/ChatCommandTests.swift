@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardClient
 import SwitchboardServer
 import Testing
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -69,7 +70,7 @@ func runTool(_ path: String, _ arguments: [String]) throws -> String {
       let data = handle.availableData
       collected.bytes.withLock { $0.append(contentsOf: data) }
     }
-    try p.run()
+    try runSerialized(p)
     defer { if p.isRunning { kill(p.processIdentifier, SIGKILL) } }
     input.fileHandleForWriting.write(Data("first line\nsecond line\n".utf8))
     #expect(try await watcher.waitForMessage("first line").author == "piper")

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -41,7 +42,7 @@ final class PythonPeer: @unchecked Sendable {
       let data = handle.availableData
       output.bytes.withLock { $0.append(contentsOf: data) }
     }
-    try process.run()
+    try runSerialized(process)
   }
 
   deinit { stop() }
@@ -93,7 +94,7 @@ final class PythonPeer: @unchecked Sendable {
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     do {
-      try process.run()
+      try runSerialized(process)
     } catch {
       return false
     }

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -74,7 +75,7 @@ final class TLSPeerPKI: Sendable {
     process.standardOutput = FileHandle.nullDevice
     process.standardError = errors
     process.standardInput = FileHandle.nullDevice
-    try process.run()
+    try runSerialized(process)
     let message = errors.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
     guard process.terminationStatus == 0 else {
@@ -91,7 +92,7 @@ final class TLSPeerPKI: Sendable {
     process.standardOutput = FileHandle.nullDevice
     process.standardError = FileHandle.nullDevice
     do {
-      try process.run()
+      try runSerialized(process)
     } catch {
       return false
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import SwitchboardTestSupport
 
 /// Programs nobody here wrote — python `websockets`, node `ws`, headless Chromium —
 /// driven against the real binary by the scripts in Tests/peers.
@@ -16,7 +17,7 @@ struct PeerScriptTests {
     p.arguments = args
     p.standardOutput = FileHandle.nullDevice
     p.standardError = FileHandle.nullDevice
-    guard (try? p.run()) != nil else { return false }
+    guard (try? runSerialized(p)) != nil else { return false }
     p.waitUntilExit()
     return p.terminationStatus == 0
   }

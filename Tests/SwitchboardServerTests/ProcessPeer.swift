@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -33,7 +34,7 @@ final class ProcessPeer: @unchecked Sendable {
       let data = handle.availableData
       output.value.withLock { $0.err.append(contentsOf: data) }
     }
-    try process.run()
+    try runSerialized(process)
   }
 
   deinit {

@@ -3,6 +3,7 @@ import SwitchboardChat
 import SwitchboardStore
 import Synchronization
 import Testing
+import SwitchboardTestSupport
 
 /// Acknowledged messages must survive the process being killed: the test binary runs
 /// itself again (just `childAppendsUntilKilled`), the child appends and SIGKILLs itself
@@ -23,7 +24,7 @@ struct CrashSafetyTests {
         let output = Pipe()
         child.standardOutput = output
         child.standardError = FileHandle.nullDevice
-        try child.run()
+        try runSerialized(child)
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         child.waitUntilExit()
         #expect(child.terminationReason == .uncaughtSignal)

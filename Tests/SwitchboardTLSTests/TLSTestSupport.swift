@@ -43,7 +43,7 @@ final class ChildProcess: @unchecked Sendable {
       let data = handle.availableData
       if data.isEmpty { handle.readabilityHandler = nil } else { errors.withLock { $0 += data } }
     }
-    try process.run()
+    try runSerialized(process)
   }
 
   deinit { stop() }

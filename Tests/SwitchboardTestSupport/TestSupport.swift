@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 import SwitchboardIO
 
@@ -112,3 +113,14 @@ public func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> Int? {
   for i in 0..<n where a[i] != b[i] { return i }
   return n
 }
+
+/// One child process at a time: every suite that spawns peers goes through here.
+/// swift-corelibs-foundation's `Process.run()` crashed once (SIGSEGV in a `memmove` inside
+/// `run()`) while suites were spawning children from several threads at once; serialising
+/// the spawn — a few milliseconds — removes that overlap. Waiting for children is not
+/// serialised.
+public func runSerialized(_ process: Process) throws {
+  try spawnLock.withLock { _ in try process.run() }
+}
+
+private let spawnLock = Mutex<Void>(())
