@@ -1,3 +1,4 @@
+import CSwitchboardShims
 import Dispatch
 import Synchronization
 
@@ -85,13 +86,43 @@ public final class EventLoop: @unchecked Sendable {
   /// Scratch iovecs for the flush's `sendmsg`.
   let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 64)
   let iovecCapacity = 64
+  /// The io_uring that batches the iteration's sends (``SelectorBackend/ioUring`` only).
+  let sendRing: OpaquePointer?
+  /// Connections with a send queued in `sendRing`, indexed by the send's tag.
+  @exclusivity(unchecked) private var ringSenders: [TCPConnection] = []
+  private let ringTags: UnsafeMutablePointer<UInt64>
+  private let ringResults: UnsafeMutablePointer<Int32>
+  /// Sends per `io_uring_enter` by default: a room of up to this many members leaves in
+  /// one call.
+  static let defaultRingEntries = 1024
 
   /// Starts a loop on a new thread.
   /// - Throws: ``IOError`` when the selector cannot be created.
-  public init(index: Int = 0, backend: SelectorBackend = .platformDefault) throws(IOError) {
+  public convenience init(index: Int = 0, backend: SelectorBackend = .platformDefault) throws(IOError) {
+    try self.init(index: index, backend: backend, sendRingEntries: Self.defaultRingEntries)
+  }
+
+  /// `sendRingEntries` (a power of two): sends per `io_uring_enter` with ``SelectorBackend/ioUring``
+  /// (tests use small rings to exercise full batches).
+  init(index: Int, backend: SelectorBackend, sendRingEntries: Int) throws(IOError) {
     self.index = index
     self.backend = backend
     self.selector = try makeSelector(backend)
+    if backend == .ioUring {
+      // Every send takes at most `iovecCapacity` iovecs from the pool, so a pool of at least
+      // that many always has room for one send after a submit.
+      let pool = max(sendRingEntries * 4, 2 * iovecCapacity)
+      guard let ring = sb_send_ring_create(UInt32(sendRingEntries), UInt32(pool)) else {
+        let error = IOError(call: "io_uring_setup", errno: errno)
+        selector.close()
+        throw error
+      }
+      sendRing = ring
+    } else {
+      sendRing = nil
+    }
+    ringTags = .allocate(capacity: sendRingEntries)
+    ringResults = .allocate(capacity: sendRingEntries)
     // A write to a socket the peer closed must fail with EPIPE, not kill the process.
     signal(SIGPIPE, SIG_IGN)
     let thread = Thread(name: "switchboard-loop-\(index)") { [self] in self.run() }
@@ -101,6 +132,9 @@ public final class EventLoop: @unchecked Sendable {
   deinit {
     readBuffer.deallocate()
     iovecs.deallocate()
+    ringTags.deallocate()
+    ringResults.deallocate()
+    if let sendRing { sb_send_ring_destroy(sendRing) }
   }
 
   /// `true` when called on this loop's thread.
@@ -290,12 +324,60 @@ public final class EventLoop: @unchecked Sendable {
 
   private func flushAll() {
     var i = 0
-    while i < flushList.count {  // a flush may append (e.g. a close that flushes)
-      flushList[i].flush()
-      i += 1
-    }
+    repeat {
+      while i < flushList.count {  // a flush may append (e.g. a close that flushes)
+        flushList[i].flush()
+        i += 1
+      }
+      // With a ring, the flushes above only queued their sends: one call sends them all,
+      // and what their completions do (a close, a write elsewhere) may flush again.
+      if !ringSenders.isEmpty { submitSends() }
+    } while i < flushList.count
     flushList.removeAll(keepingCapacity: true)
   }
+
+  // MARK: Batched sends (io_uring)
+
+  /// Queues `connection`'s pending output in the ring, submitting the batch first when it
+  /// is full. Called by the connection's `flush()`.
+  func queueSend(_ connection: TCPConnection) {
+    guard let ring = sendRing else { return }
+    switch connection.queueSend(into: ring, tag: UInt64(ringSenders.count)) {
+    case .queued:
+      ringSenders.append(connection)
+    case .nothing:
+      break
+    case .full:
+      // Completions may call delegates; the connection re-checks its state after.
+      submitSends()
+      switch connection.queueSend(into: ring, tag: UInt64(ringSenders.count)) {
+      case .queued: ringSenders.append(connection)
+      case .nothing: break
+      case .full: connection.flushSynchronously()  // cannot happen with an empty ring; never strand bytes
+      }
+    }
+  }
+
+  /// Sends everything queued in the ring and waits for it, then settles the connections:
+  /// first every connection's byte count (no callbacks), then what each must do next
+  /// (wait for writability, close, tell its delegate) — so a delegate that writes or
+  /// closes never sees a connection whose send is still unaccounted.
+  private func submitSends() {
+    guard let ring = sendRing else { return }
+    let senders = ringSenders
+    ringSenders = []
+    let completed = Int(sb_send_ring_submit(ring, ringTags, ringResults))
+    if completed < 0 {
+      // The ring itself failed (not a socket): nothing is known about these sends.
+      for connection in senders { connection.sendCompleted(Int32(completed)) }
+    } else {
+      for i in 0..<completed {
+        senders[Int(ringTags[i])].sendCompleted(ringResults[i])
+      }
+    }
+    for connection in senders { connection.sendSettled() }
+  }
+
 }
 
 struct TimerEntry {

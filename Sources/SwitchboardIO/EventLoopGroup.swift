@@ -8,11 +8,16 @@ public final class EventLoopGroup: Sendable {
 
   /// Starts `count` loops (default: one per active core) on `backend`.
   /// - Throws: ``IOError`` when a selector cannot be created.
-  public init(count: Int = System.coreCount, backend: SelectorBackend = .platformDefault) throws(IOError) {
+  public convenience init(count: Int = System.coreCount, backend: SelectorBackend = .platformDefault) throws(IOError) {
+    try self.init(count: count, backend: backend, sendRingEntries: EventLoop.defaultRingEntries)
+  }
+
+  /// `sendRingEntries`: see ``EventLoop``'s internal initialiser (tests).
+  init(count: Int, backend: SelectorBackend, sendRingEntries: Int) throws(IOError) {
     var loops: [EventLoop] = []
     for i in 0..<max(1, count) {
       do {
-        loops.append(try EventLoop(index: i, backend: backend))
+        loops.append(try EventLoop(index: i, backend: backend, sendRingEntries: sendRingEntries))
       } catch {
         for loop in loops { loop.shutdownGracefully() }
         throw error

@@ -79,6 +79,12 @@ public final class TCPConnection: Selectable, Flushable {
   /// `true` once the connection is closed (no more callbacks, writes are dropped).
   @exclusivity(unchecked) public private(set) var isClosed = false
   @exclusivity(unchecked) private var readEOF = false
+  /// A send of this connection's queue is in the loop's io_uring batch (see ``flush()``).
+  @exclusivity(unchecked) private var sendQueued = false
+  /// The bytes that send asked for, and what its completion said.
+  @exclusivity(unchecked) private var sendRequested = 0
+  @exclusivity(unchecked) private var sendKernelFull = false
+  @exclusivity(unchecked) private var sendError: IOError?
   private var connecting: ((IOError?) -> Void)?
 
   /// Adopts an accepted, non-blocking socket and starts reading. Must run on `loop`.
@@ -229,8 +235,10 @@ public final class TCPConnection: Selectable, Flushable {
   /// visit of the end-of-iteration flush, while bytes written after other queued bytes
   /// still leave behind them, in order.
   public func write(_ bytes: SharedBytes, immediately: Bool) {
-    guard immediately, queueHead >= queue.count, !flushScheduled, !writeInterest, !closeAfterFlush, !isClosed,
-      bytes.count > 0
+    // With an io_uring the end-of-iteration flush sends every connection's output in one
+    // system call, which beats sending this one now.
+    guard immediately, loop.sendRing == nil, queueHead >= queue.count, !flushScheduled, !writeInterest,
+      !closeAfterFlush, !isClosed, bytes.count > 0
     else {
       write(bytes)
       return
@@ -270,10 +278,93 @@ public final class TCPConnection: Selectable, Flushable {
 
   public func flush() {
     flushScheduled = false
+    guard !isClosed && !writeInterest && !sendQueued else { return }
+    if loop.sendRing != nil {
+      loop.queueSend(self)
+    } else {
+      flushNow()
+    }
+  }
+
+  /// Sends now with a system call of its own (the ring's fallback).
+  func flushSynchronously() {
     if !isClosed && !writeInterest { flushNow() }
   }
 
+  /// What ``queueSend(into:tag:)`` did.
+  enum RingQueueing { case queued, nothing, full }
+
+  /// Describes the head of the queue (up to the loop's iovec capacity) to the loop's
+  /// io_uring as one send. No callbacks: the bytes stay queued (and alive) until
+  /// ``sendCompleted(_:)`` counts what the kernel took.
+  func queueSend(into ring: OpaquePointer, tag: UInt64) -> RingQueueing {
+    guard !isClosed, !writeInterest, !sendQueued, queueHead < queue.count else { return .nothing }
+    let count = min(queue.count - queueHead, loop.iovecCapacity)
+    guard let iov = sb_send_ring_reserve(ring, Int32(count)) else { return .full }
+    var requested = 0
+    for n in 0..<count {
+      let chunk = queue[queueHead + n]
+      let offset = n == 0 ? headOffset : 0
+      iov[n] = iovec(iov_base: chunk.base + offset, iov_len: chunk.count - offset)
+      requested += chunk.count - offset
+    }
+    sb_send_ring_push(ring, fd, iov, Int32(count), tag)
+    sendQueued = true
+    sendRequested = requested
+    return .queued
+  }
+
+  /// The first half of a batched send's completion: counts what the kernel took (`result`
+  /// is bytes or -errno). No callbacks, so that every connection of the batch is settled
+  /// before any delegate runs.
+  func sendCompleted(_ result: Int32) {
+    sendQueued = false
+    if isClosed { return }
+    if result >= 0 {
+      consume(Int(result))
+      sendKernelFull = Int(result) < sendRequested
+    } else if result == -EAGAIN || result == -EWOULDBLOCK {
+      sendKernelFull = true
+    } else if result == -EINTR {
+      sendKernelFull = false
+    } else {
+      sendError = IOError(call: "send", errno: -result)
+    }
+  }
+
+  /// The second half: what a flush does after its sends — wait for writability if the
+  /// kernel's buffer filled, flush again if more than one send's worth is queued, report
+  /// writability, finish a pending close or half-close; or fail with the send's error.
+  func sendSettled() {
+    if let error = sendError {
+      sendError = nil
+      fail(error)
+      return
+    }
+    guard !isClosed else { return }
+    afterSends(kernelFull: sendKernelFull)
+  }
+
+  /// Drops `written` bytes from the head of the queue.
+  private func consume(_ count: Int) {
+    var written = count
+    bufferedBytes -= written
+    while written > 0 {
+      let remaining = queue[queueHead].count - headOffset
+      if written >= remaining {
+        written -= remaining
+        queueHead += 1
+        headOffset = 0
+      } else {
+        headOffset += written
+        written = 0
+      }
+    }
+  }
+
   private func flushNow() {
+    // A send of this queue is in the ring; its completion continues from there.
+    guard !sendQueued else { return }
     while queueHead < queue.count && !isClosed {
       let iov = loop.iovecs
       var n = 0
@@ -292,20 +383,17 @@ public final class TCPConnection: Selectable, Flushable {
         fail(error)
         return
       }
-      guard case .processed(var written) = result else { break }
-      bufferedBytes -= written
-      while written > 0 {
-        let remaining = queue[queueHead].count - headOffset
-        if written >= remaining {
-          written -= remaining
-          queueHead += 1
-          headOffset = 0
-        } else {
-          headOffset += written
-          written = 0
-        }
-      }
+      guard case .processed(let written) = result else { break }
+      consume(written)
     }
+    afterSends(kernelFull: true)
+  }
+
+  /// Settles the connection after sends. `kernelFull`: the kernel refused part of the
+  /// queue, so the rest waits for writability; otherwise what is left (more than one
+  /// send's worth of chunks) goes with the next flush.
+  private func afterSends(kernelFull: Bool) {
+    if isClosed { return }
     compactQueue()
     // Judged after the kernel took what it could: what is left is what the peer did not
     // read. (Appends within one loop iteration are bounded by the read budgets.)
@@ -314,7 +402,8 @@ public final class TCPConnection: Selectable, Flushable {
       return
     }
     let drained = queueHead >= queue.count
-    let wantWrite = !drained && !isClosed
+    let wantWrite = !drained && !isClosed && kernelFull
+    if !drained && !kernelFull && !isClosed { scheduleFlush() }
     if wantWrite != writeInterest {
       writeInterest = wantWrite
       updateInterest()

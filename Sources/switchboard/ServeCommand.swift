@@ -28,7 +28,8 @@ enum ServeCommand {
       --durability MODE         when a message counts as stored and is acked: batched (default:
                                 after its batch commits), fsync (after an fsync'd commit), none
       --loops N                 event loops (default: one per core)
-      --backend epoll|dispatch  readiness backend (default epoll on Linux)
+      --backend NAME            I/O backend: io_uring (default on Linux where the kernel
+                                allows it: epoll + batched sends), epoll, dispatch
       --redis URL               share rooms through Redis (not in this build yet)
       --log-level LEVEL         trace, debug, info, notice, warning, error (default info)
       -h, --help                this text
@@ -96,7 +97,7 @@ enum ServeCommand {
       }
       if let b = args.value("backend") {
         guard let backend = SelectorBackend(rawValue: b) else {
-          throw Arguments.UsageError(description: "--backend must be epoll or dispatch, not '\(b)'")
+          throw Arguments.UsageError(description: "--backend must be epoll, io_uring or dispatch, not '\(b)'")
         }
         config.backend = backend
       }

@@ -10,7 +10,7 @@ import SwitchboardTestSupport
 #endif
 
 struct EventLoopTests {
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func executeRunsTasksInSubmissionOrderOnTheLoopThread(backend: SelectorBackend) throws {
     let loop = try EventLoop(backend: backend)
     defer { loop.shutdownGracefully() }
@@ -42,7 +42,7 @@ struct EventLoopTests {
     }
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func hasPendingTasksSaysWhetherMoreTasksWaitBehindTheRunningOne(backend: SelectorBackend) throws {
     let loop = try EventLoop(backend: backend)
     defer { loop.shutdownGracefully() }
@@ -59,7 +59,7 @@ struct EventLoopTests {
     #expect(seen.value == ["alone": false, "after queueing": true, "first": true, "second": true, "last": false])
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func scheduledTasksFireNoSoonerThanTheirDelayInDeadlineOrder(backend: SelectorBackend) throws {
     let loop = try EventLoop(backend: backend)
     defer { loop.shutdownGracefully() }
@@ -86,7 +86,7 @@ struct EventLoopTests {
     #expect(local.value! >= .milliseconds(30))
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func cancelledScheduledTaskDoesNotRun(backend: SelectorBackend) throws {
     let loop = try EventLoop(backend: backend)
     defer { loop.shutdownGracefully() }
@@ -105,7 +105,7 @@ struct EventLoopTests {
     #expect(ran.value == ["marker"])
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func repeatingTaskRunsUntilCancelled(backend: SelectorBackend) throws {
     let loop = try EventLoop(backend: backend)
     defer { loop.shutdownGracefully() }
@@ -141,7 +141,7 @@ struct EventLoopTests {
     #expect(selfCancelled.value == 3)
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func tasksQueuedFromInsideATaskRun(backend: SelectorBackend) throws {
     let loop = try EventLoop(backend: backend)
     defer { loop.shutdownGracefully() }
@@ -161,7 +161,7 @@ struct EventLoopTests {
     #expect(steps.value.firstIndex(of: "inner")! < steps.value.firstIndex(of: "innermost")!)
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func shutdownGracefullyRunsQueuedTasksAndIsIdempotent(backend: SelectorBackend) throws {
     let loop = try EventLoop(backend: backend)
     let ran = Locked(false)
@@ -171,7 +171,7 @@ struct EventLoopTests {
     loop.shutdownGracefully()  // a second call returns at once
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func shutdownClosesRegisteredSockets(backend: SelectorBackend) throws {
     let loop = try EventLoop(backend: backend)
     let (address, registered) = try onLoop(loop) {

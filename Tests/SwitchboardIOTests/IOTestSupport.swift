@@ -146,11 +146,18 @@ final class TestServer: Sendable {
   let errors: Locked<[String]>
   private let listener: LoopBound<TCPListener>
 
-  init(
+  convenience init(
     backend: SelectorBackend, loops: Int = 1, host: String = "127.0.0.1",
     configure: @escaping @Sendable (TCPConnection, RecordingDelegate) -> Void = { _, _ in }
   ) throws {
-    let group = try EventLoopGroup(count: loops, backend: backend)
+    try self.init(group: EventLoopGroup(count: loops, backend: backend), host: host, configure: configure)
+  }
+
+  /// A server on `group`'s loops (shut down with the server, also when this throws).
+  init(
+    group: EventLoopGroup, host: String = "127.0.0.1",
+    configure: @escaping @Sendable (TCPConnection, RecordingDelegate) -> Void = { _, _ in }
+  ) throws {
     let connections = Locked<[ConnectionLog]>([])
     let errors = Locked<[String]>([])
     let listenLoop = group.loops[0]

@@ -18,7 +18,7 @@ private func unreadBytes(_ log: ConnectionLog) throws -> Int {
 }
 
 extension TCPConnectionTests {
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func writabilityFlipsAtTheHighWaterMarkAndReadingPausesUntilTheClientDrains(
     backend: SelectorBackend
   ) throws {
@@ -51,7 +51,7 @@ extension TCPConnectionTests {
     #expect(eventually { log.closed })
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func peerHalfCloseWhileUnwritableDoesNotBusyLoop(backend: SelectorBackend) throws {
     let server = try TestServer(backend: backend) { connection, _ in
       shrinkSendBuffer(connection)
@@ -71,7 +71,7 @@ extension TCPConnectionTests {
     #expect(eventually { log.eofCount == 1 && log.closed })
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func slowConsumerIsClosedAndBufferingStaysBounded(backend: SelectorBackend) throws {
     let cap = 256 * 1024
     let chunk = 16 * 1024

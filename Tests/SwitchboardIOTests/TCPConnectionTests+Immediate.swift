@@ -6,7 +6,7 @@ import SwitchboardTestSupport
 /// `write(_:immediately:)`: the write-through path fan-out uses when nothing else is
 /// queued on the loop.
 @Suite struct TCPConnectionImmediateWriteTests {
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func immediateWritesGoOutAtOnceAndNeverOvertakeQueuedBytes(backend: SelectorBackend) throws {
     let server = try TestServer(backend: backend) { connection, delegate in
       connection.write(SharedBytes(string: "one;"), immediately: true)
@@ -28,12 +28,17 @@ import SwitchboardTestSupport
     let received = try client.receiveUntilEOF()
     #expect(String(decoding: received, as: UTF8.self) == "one;two;three;four;")
     let log = try server.waitForConnections(1)[0]
-    #expect(log.notes == ["after first": 0, "after third": 10, "after fourth": 0])
+    if backend == .ioUring {
+      // With io_uring every write waits for the iteration's one batched send instead.
+      #expect(log.notes == ["after first": 4, "after third": 14, "after fourth": 5])
+    } else {
+      #expect(log.notes == ["after first": 0, "after third": 10, "after fourth": 0])
+    }
     #expect(eventually { log.closed })
     #expect(log.closeError == nil)
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func immediateWriteLargerThanTheKernelTakesQueuesTheRestInOrder(backend: SelectorBackend) throws {
     let total = 4 << 20
     let first = pattern(count: total, seed: 11)

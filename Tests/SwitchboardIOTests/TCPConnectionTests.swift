@@ -9,7 +9,7 @@ import SwitchboardTestSupport
 #endif
 
 struct TCPConnectionTests {
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func echoServerServesFiftyConcurrentClients(backend: SelectorBackend) throws {
     let server = try TestServer(backend: backend, loops: 2) { _, delegate in
       delegate.echo = true
@@ -62,7 +62,7 @@ struct TCPConnectionTests {
 
   @Test(
     .enabled(if: ipv6LoopbackAvailable(), "IPv6 loopback is unavailable here"),
-    arguments: SelectorBackend.allCases)
+    arguments: SelectorBackend.available)
   func echoesOverIPv6Loopback(backend: SelectorBackend) throws {
     let server = try TestServer(backend: backend, host: "::1") { _, delegate in delegate.echo = true }
     defer { server.shutdown() }
@@ -83,7 +83,7 @@ struct TCPConnectionTests {
     #expect(log.closeError == nil)
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func largeWritesArriveIntactAndInOrderThroughASlowReader(backend: SelectorBackend) throws {
     let total = 8 << 20
     let payload = pattern(count: total, seed: 8)
@@ -116,7 +116,7 @@ struct TCPConnectionTests {
     #expect(log.writability == [false, true])
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func manySmallWritesInOneIterationArriveConcatenatedInOrder(backend: SelectorBackend) throws {
     let messages = (0..<10_000).map { "message \($0);" }
     let server = try TestServer(backend: backend) { connection, _ in
@@ -129,7 +129,7 @@ struct TCPConnectionTests {
     #expect(firstDifference(received, Array(messages.joined().utf8)) == nil)
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func halfCloseIsReportedAsEOFAndTheConnectionCanStillWrite(backend: SelectorBackend) throws {
     let server = try TestServer(backend: backend) { _, delegate in
       let log = delegate.log
@@ -150,7 +150,7 @@ struct TCPConnectionTests {
     #expect(log.closeError == nil)
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func shutdownOutputSendsQueuedDataBeforeTheFIN(backend: SelectorBackend) throws {
     let total = 2 << 20
     let payload = SharedBytes(pattern(count: total, seed: 4))
@@ -174,7 +174,7 @@ struct TCPConnectionTests {
     #expect(log.closeError == nil)
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func halfOpenConnectionDoesNotBusyLoop(backend: SelectorBackend) throws {
     // The delegate keeps the connection open after EOF (to answer later, say). The loop
     // must then sleep, not spin on a descriptor that stays "readable".
@@ -198,7 +198,7 @@ struct TCPConnectionTests {
     #expect(eventually { log.closed })
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func peerResetOfAHalfOpenConnectionDoesNotBusyLoop(backend: SelectorBackend) throws {
     let server = try TestServer(backend: backend) { _, delegate in delegate.onEOF = { _ in } }
     defer { server.shutdown() }
@@ -215,7 +215,7 @@ struct TCPConnectionTests {
     #expect(log.closeError?.isConnectionReset == true, "closed with \(String(describing: log.closeError))")
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func peerResetClosesTheConnectionWithAnError(backend: SelectorBackend) throws {
     let server = try TestServer(backend: backend)
     defer { server.shutdown() }
@@ -229,7 +229,7 @@ struct TCPConnectionTests {
     #expect(log.eofCount == 0)
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func peerResetWhileWritingClosesTheConnectionWithAnError(backend: SelectorBackend) throws {
     let server = try TestServer(backend: backend) { connection, _ in
       connection.limits.maximumBuffered = 64 << 20
@@ -244,7 +244,7 @@ struct TCPConnectionTests {
     #expect(log.closeError?.isConnectionReset == true, "closed with \(String(describing: log.closeError))")
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func closeFlushesQueuedDataBeforeClosing(backend: SelectorBackend) throws {
     let total = 2 << 20
     let payload = SharedBytes(pattern(count: total, seed: 3))
@@ -265,7 +265,7 @@ struct TCPConnectionTests {
     #expect(log.closeError == nil)
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func resetDropsQueuedData(backend: SelectorBackend) throws {
     let total = 1 << 20
     let server = try TestServer(backend: backend) { connection, delegate in
@@ -295,7 +295,7 @@ struct TCPConnectionTests {
     #expect(log.notes["buffered after reset"] == 0)
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func connectReachesAListener(backend: SelectorBackend) throws {
     let server = try TestServer(backend: backend) { _, delegate in delegate.echo = true }
     defer { server.shutdown() }
@@ -324,7 +324,7 @@ struct TCPConnectionTests {
     #expect(eventually { serverSide.closed })
   }
 
-  @Test(arguments: SelectorBackend.allCases)
+  @Test(arguments: SelectorBackend.available)
   func connectToAClosedPortFailsWithConnectionRefused(backend: SelectorBackend) throws {
     let (reserved, address) = try reservedClosedPort()
     defer { close(reserved) }

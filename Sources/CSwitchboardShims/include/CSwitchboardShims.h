@@ -6,6 +6,7 @@
 #include <sys/eventfd.h>
 #include <sys/timerfd.h>
 #endif
+#include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -27,6 +28,26 @@ int sb_eventfd_drain(int fd);
    measured here), and MSG_NOSIGNAL keeps a closed peer from raising SIGPIPE. Returns the
    bytes written or -1 with errno. */
 ssize_t sb_send_stream(int fd, const struct iovec *iov, int count);
+/* Batched sends through io_uring: the sends one loop iteration produces are queued and
+   handed to the kernel with one io_uring_enter instead of one system call each.
+   Linux only; elsewhere create fails with ENOSYS. One thread at a time per ring.
+   - create: a ring of `entries` (a power of two) sends and a pool of `iovecs` iovecs;
+     NULL with errno when io_uring is unavailable (old kernel, seccomp, disabled).
+   - reserve: room for one more send of `count` iovecs; NULL when the batch is full
+     (submit first). Fill the iovecs, then push.
+   - push: queues a send of iov[0..<count] to fd (MSG_DONTWAIT | MSG_NOSIGNAL: a full
+     socket answers -EAGAIN at once); `tag` comes back with its result.
+   - submit: submits the queued sends and waits until every one has completed, so the
+     buffers and descriptors need only stay valid until it returns. tags[i], results[i]
+     (bytes written or -errno) for each, in completion order; both arrays must hold
+     `entries`. Returns the count, or -errno when the ring failed (the sends are lost). */
+typedef struct sb_send_ring sb_send_ring;
+sb_send_ring *sb_send_ring_create(unsigned entries, unsigned iovecs);
+void sb_send_ring_destroy(sb_send_ring *ring);
+struct iovec *sb_send_ring_reserve(sb_send_ring *ring, int count);
+void sb_send_ring_push(sb_send_ring *ring, int fd, struct iovec *iov, int count, uint64_t tag);
+unsigned sb_send_ring_queued(const sb_send_ring *ring);
+int sb_send_ring_submit(sb_send_ring *ring, uint64_t *tags, int32_t *results);
 /* The EPOLL* and SO_* constants that import awkwardly, as plain ints. */
 extern const unsigned int sb_EPOLLIN, sb_EPOLLOUT, sb_EPOLLERR, sb_EPOLLHUP, sb_EPOLLRDHUP, sb_EPOLLET;
 extern const int sb_SO_REUSEPORT, sb_IPPROTO_IPV6, sb_IPV6_V6ONLY, sb_IP_MULTICAST_TTL;
