@@ -7,7 +7,7 @@
 #   benchmarks/run.sh --rounds 3   # every scenario × server three times, interleaved;
 #                                  # the table shows medians and the p99 range
 #
-# Options: --quick, --rounds N, --servers "switchboard floor gohub node python",
+# Options: --quick, --rounds N, --servers "switchboard switchboard-epoll floor gohub node python",
 # --scenarios "fanout-100 …", --duration S, --no-build. Environment: BENCH_WORK (peers,
 # results; default /tmp/switchboard-bench), SWIFT_SCRATCH (swift build --scratch-path;
 # default .build).
@@ -24,7 +24,7 @@ SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
 DURATION=10
 WARMUP=2
 IDLE_CONNS=10000
-SERVERS="switchboard floor gohub node python"
+SERVERS="switchboard switchboard-epoll floor gohub node python"
 SCENARIOS="fanout-100 fanout-1k fanout-max chat saturation idle tcp-fanout-1k"
 BUILD=1
 ROUNDS=1
@@ -95,10 +95,13 @@ start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
     [ -z "$(ss -Htan "( sport = :$PORT or sport = :$TCP_PORT )")" ] && break
   done
   case "$name" in
-    switchboard)
+    switchboard|switchboard-epoll)
       # One event loop: the server gets one core, like the single-threaded peers.
+      # switchboard-epoll: the same binary with a send() per connection instead of the
+      # io_uring batch (the default where the kernel allows it).
+      local backend=(); [ "$name" = switchboard-epoll ] && backend=(--backend epoll)
       taskset -c 0 "$SB" serve --host 127.0.0.1 --tcp-port "$TCP_PORT" --udp-port 0 \
-        --http-port "$PORT" --no-advertise --ephemeral --loops 1 --log-level warning \
+        --http-port "$PORT" --no-advertise --ephemeral --loops 1 --log-level warning "${backend[@]}" \
         >"$RESULTS/server-$name.log" 2>&1 &
       ;;
     floor) taskset -c 0 "$WORK/floor_hub" "$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;
@@ -132,7 +135,7 @@ run_one() {  # scenario server label bench-args…
   local label_file=$label; [ "$ROUNDS" -gt 1 ] && label_file="$label.r$ROUND"
   start_server "$server" || return 0
   local url="ws://127.0.0.1:$PORT/"
-  [ "$server" = switchboard ] && url="ws://127.0.0.1:$PORT/rooms/bench"
+  [[ "$server" == switchboard* ]] && url="ws://127.0.0.1:$PORT/rooms/bench"
   local args=("$@")
   if [ "${args[0]}" = tcp ]; then url="tcp://127.0.0.1:$TCP_PORT"; args=("${args[@]:1}"); fi
   local before; before=$(cpu_ticks "$SERVER_PID")

@@ -1,5 +1,11 @@
 import CSwitchboardShims
 
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// What a registered file descriptor wants to hear about.
 public struct Interest: OptionSet, Sendable, Hashable {
   public let rawValue: UInt8
@@ -34,15 +40,11 @@ public enum SelectorBackend: String, Sendable, CaseIterable {
   /// and readiness are the same as ``epoll``'s.
   case ioUring = "io_uring"
 
-  /// The best backend for this platform: ``ioUring`` on Linux where the kernel allows it,
-  /// else ``epoll``; ``dispatch`` elsewhere.
-  public static var platformDefault: SelectorBackend {
-    #if os(Linux)
-      return isIOUringAvailable ? .ioUring : .epoll
-    #else
-      return .dispatch
-    #endif
-  }
+  /// The default backend: the environment variable `SWITCHBOARD_BACKEND` (`epoll`,
+  /// `io_uring` or `dispatch`) when set to one this machine can run, else the best for the
+  /// platform: ``ioUring`` on Linux where the kernel allows it, else ``epoll``;
+  /// ``dispatch`` elsewhere.
+  public static var platformDefault: SelectorBackend { defaultBackend }
 
   /// The backends this machine can run (tests iterate over these).
   public static var available: [SelectorBackend] {
@@ -56,6 +58,19 @@ public enum SelectorBackend: String, Sendable, CaseIterable {
   /// Whether an io_uring can be created here (probed once per process).
   public static var isIOUringAvailable: Bool { ioUringProbe }
 }
+
+private let defaultBackend: SelectorBackend = {
+  if let name = getenv("SWITCHBOARD_BACKEND").map({ String(cString: $0) }),
+    let chosen = SelectorBackend(rawValue: name), SelectorBackend.available.contains(chosen)
+  {
+    return chosen
+  }
+  #if os(Linux)
+    return SelectorBackend.isIOUringAvailable ? .ioUring : .epoll
+  #else
+    return .dispatch
+  #endif
+}()
 
 /// Creating and destroying a small ring is the only reliable test: the system call can be
 /// missing, disabled by sysctl or refused by a seccomp filter.

@@ -395,9 +395,11 @@ public final class TCPConnection: Selectable, Flushable {
   private func afterSends(kernelFull: Bool) {
     if isClosed { return }
     compactQueue()
-    // Judged after the kernel took what it could: what is left is what the peer did not
-    // read. (Appends within one loop iteration are bounded by the read budgets.)
-    if bufferedBytes > limits.maximumBuffered && !isClosed {
+    // Judged after the kernel took what it could (it refused part of the queue): what is
+    // left is what the peer did not read. A batched send that the kernel took whole is no
+    // verdict yet — the rest goes out with the next flush first. (Appends within one loop
+    // iteration are bounded by the read budgets.)
+    if kernelFull && bufferedBytes > limits.maximumBuffered && !isClosed {
       fail(IOError(call: "slow consumer", errno: 0, detail: "(more than \(limits.maximumBuffered) bytes unread)"))
       return
     }
