@@ -7,7 +7,7 @@
 #   benchmarks/run.sh --rounds 3   # every scenario × server three times, interleaved;
 #                                  # the table shows medians and the p99 range
 #
-# Options: --quick, --rounds N, --servers "switchboard switchboard-epoll floor gohub node python",
+# Options: --quick, --rounds N, --servers "switchboard switchboard-epoll floor floor-uring gohub node python",
 # --scenarios "fanout-100 …", --duration S, --no-build. Environment: BENCH_WORK (peers,
 # results; default /tmp/switchboard-bench), SWIFT_SCRATCH (swift build --scratch-path;
 # default .build).
@@ -24,7 +24,7 @@ SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
 DURATION=10
 WARMUP=2
 IDLE_CONNS=10000
-SERVERS="switchboard switchboard-epoll floor gohub node python"
+SERVERS="switchboard switchboard-epoll floor floor-uring gohub node python"
 SCENARIOS="fanout-100 fanout-1k fanout-max chat saturation idle tcp-fanout-1k"
 BUILD=1
 ROUNDS=1
@@ -63,9 +63,12 @@ setup_peers() {
       log "no Go or gorilla/websocket: skipping gohub"; SERVERS=${SERVERS//gohub/}
     fi
   fi
-  if [[ " $SERVERS " == *" floor "* ]]; then
-    log "building the floor hub (cc + libcrypto)"
-    cc -O2 -o "$WORK/floor_hub" "$ROOT/benchmarks/peers/floor_hub.c" -lcrypto || SERVERS=${SERVERS//floor/}
+  if [[ " $SERVERS " == *" floor "* || " $SERVERS " == *" floor-uring "* ]]; then
+    log "building the floor hub (cc + libcrypto; floor-uring also with Switchboard's send_ring.c)"
+    cc -O2 -o "$WORK/floor_hub" "$ROOT/benchmarks/peers/floor_hub.c" -lcrypto || SERVERS=${SERVERS//floor /}
+    cc -O2 -DFLOOR_URING -I"$ROOT/Sources/CSwitchboardShims/include" -o "$WORK/floor_hub_uring" \
+      "$ROOT/benchmarks/peers/floor_hub.c" "$ROOT/Sources/CSwitchboardShims/send_ring.c" -lcrypto \
+      || SERVERS=${SERVERS//floor-uring/}
   fi
   if [[ " $SERVERS " == *" node "* ]]; then
     if [ ! -d "$WORK/node-ws/usr/share/nodejs/ws" ]; then
@@ -105,6 +108,7 @@ start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
         >"$RESULTS/server-$name.log" 2>&1 &
       ;;
     floor) taskset -c 0 "$WORK/floor_hub" "$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;
+    floor-uring) taskset -c 0 "$WORK/floor_hub_uring" "$PORT" --uring >"$RESULTS/server-$name.log" 2>&1 & ;;
     gohub) taskset -c 0 "$WORK/gohub" -addr "127.0.0.1:$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;
     node)
       NODE_PATH="$WORK/node-ws/usr/share/nodejs" taskset -c 0 node "$ROOT/benchmarks/peers/node_ws_hub.js" \

@@ -9,7 +9,13 @@
  * the rest queued and flushed on EPOLLOUT. No rooms, no history, no UTF-8 checks, no
  * limits beyond a 64 KiB frame: a measuring stick, not a server anyone should run.
  *
- * Build: cc -O2 -o floor_hub floor_hub.c -lcrypto     Run: ./floor_hub PORT
+ * With --uring (build with FLOOR_URING and Switchboard's send_ring.c, as run.sh does), the
+ * batch goes to every client through one io_uring submission instead of one send() each:
+ * the floor for a server that batches its sends, as Switchboard's io_uring backend does.
+ *
+ * Build: cc -O2 -o floor_hub floor_hub.c -lcrypto     Run: ./floor_hub PORT [--uring]
+ *        cc -O2 -DFLOOR_URING -I../../Sources/CSwitchboardShims/include -o floor_hub \
+ *           floor_hub.c ../../Sources/CSwitchboardShims/send_ring.c -lcrypto
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +31,10 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <unistd.h>
+
+#ifdef FLOOR_URING
+#include "CSwitchboardShims.h"
+#endif
 
 enum { MAX_FRAME = 65536, IN_CAP = 2 * MAX_FRAME + 16 };
 
@@ -173,9 +183,63 @@ static int frames(Client *c) {
   return 0;
 }
 
+#ifdef FLOOR_URING
+enum { RING = 1024 };
+static sb_send_ring *ring;
+static Client *ringClients[RING];
+static uint64_t ringTags[RING];
+static int32_t ringResults[RING];
+
+/* What a short send leaves goes to the client's queue, as in sendTo(). */
+static void ringSubmit(int queued) {
+  int done = sb_send_ring_submit(ring, ringTags, ringResults);
+  if (done < 0) abort();
+  for (int i = 0; i < done; i++) {
+    Client *c = ringClients[ringTags[i]];
+    int32_t w = ringResults[i];
+    if (w < 0 && w != -EAGAIN) { dropClient(c); continue; }
+    if (w < 0) w = 0;
+    if ((size_t)w == batchLen) continue;
+    struct epoll_event e = {.events = EPOLLIN | EPOLLOUT, .data.ptr = c};
+    epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &e);
+    append(&c->out, &c->outLen, &c->outCap, batch + w, batchLen - (size_t)w);
+  }
+  (void)queued;
+}
+
+static void broadcastRing(void) {
+  int queued = 0;
+  Client *next;
+  for (Client *c = openList; c; c = next) {
+    next = c->nextOpen;
+    if (c->outLen) {  /* behind queued bytes: no send now */
+      append(&c->out, &c->outLen, &c->outCap, batch, batchLen);
+      continue;
+    }
+    struct iovec *iov = sb_send_ring_reserve(ring, 1);
+    if (!iov) { ringSubmit(queued); queued = 0; iov = sb_send_ring_reserve(ring, 1); }
+    iov[0].iov_base = batch;
+    iov[0].iov_len = batchLen;
+    ringClients[queued] = c;
+    sb_send_ring_push(ring, c->fd, iov, 1, (uint64_t)queued);
+    queued++;
+  }
+  if (queued) ringSubmit(queued);
+}
+#endif
+
 int main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   int port = argc > 1 ? atoi(argv[1]) : 8092;
+  if (argc > 2 && strcmp(argv[2], "--uring") == 0) {
+#ifdef FLOOR_URING
+    ring = sb_send_ring_create(RING, RING);
+    if (!ring) { perror("floor_hub: io_uring"); return 1; }
+#else
+    fprintf(stderr, "floor_hub: built without FLOOR_URING\n");
+    return 1;
+#endif
+  }
   int l = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
   int one = 1;
   setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -222,10 +286,17 @@ int main(int argc, char **argv) {
       if (st < 0) dropClient(c);
     }
     if (batchLen) {
-      Client *next;
-      for (Client *c = openList; c; c = next) {
-        next = c->nextOpen;
-        if (sendTo(c, batch, batchLen) < 0) dropClient(c);
+#ifdef FLOOR_URING
+      if (ring) {
+        broadcastRing();
+      } else
+#endif
+      {
+        Client *next;
+        for (Client *c = openList; c; c = next) {
+          next = c->nextOpen;
+          if (sendTo(c, batch, batchLen) < 0) dropClient(c);
+        }
       }
       batchLen = 0;
     }
