@@ -86,8 +86,9 @@ public final class EventLoop: @unchecked Sendable {
   /// Scratch iovecs for the flush's `sendmsg`.
   let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 64)
   let iovecCapacity = 64
-  /// The io_uring that batches the iteration's sends (``SelectorBackend/ioUring`` only).
-  let sendRing: OpaquePointer?
+  /// The io_uring that batches the iteration's sends (``SelectorBackend/ioUring`` only;
+  /// `nil` again if the ring itself ever fails, and the loop then sends directly).
+  @exclusivity(unchecked) private(set) var sendRing: OpaquePointer?
   /// Connections with a send queued in `sendRing`, indexed by the send's tag.
   @exclusivity(unchecked) private var ringSenders: [TCPConnection] = []
   private let ringTags: UnsafeMutablePointer<UInt64>
@@ -368,7 +369,11 @@ public final class EventLoop: @unchecked Sendable {
     ringSenders = []
     let completed = Int(sb_send_ring_submit(ring, ringTags, ringResults))
     if completed < 0 {
-      // The ring itself failed (not a socket): nothing is known about these sends.
+      // The ring itself failed (not a socket's send): how much of each send reached the
+      // kernel is unknown, so these connections cannot go on without risking duplicated
+      // bytes; they fail with the error. The loop sends directly from now on, and the ring
+      // is left as it is (the kernel may still hold pointers into it).
+      sendRing = nil
       for connection in senders { connection.sendCompleted(Int32(completed)) }
     } else {
       for i in 0..<completed {

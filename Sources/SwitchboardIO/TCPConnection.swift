@@ -41,8 +41,10 @@ public struct WriteLimits: Sendable {
 /// A non-blocking TCP stream bound to one event loop.
 ///
 /// Writes are appended to a queue and flushed once per loop iteration with one
-/// `send`/`sendmsg`, so a burst of frames costs one system call. Every method must be
-/// called on ``loop``.
+/// `send`/`sendmsg`, so a burst of frames costs one system call — or, on a loop with the
+/// ``SelectorBackend/ioUring`` backend, with one entry of the loop's io_uring, so that the
+/// output of every connection of the iteration costs one system call together. Every
+/// method must be called on ``loop``.
 public final class TCPConnection: Selectable, Flushable {
   /// The loop that owns the connection.
   public let loop: EventLoop
