@@ -360,9 +360,10 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   /// Sends everything queued in the ring and waits for it, then settles the connections:
-  /// first every connection's byte count (no callbacks), then what each must do next
-  /// (wait for writability, close, tell its delegate) — so a delegate that writes or
-  /// closes never sees a connection whose send is still unaccounted.
+  /// first every connection's byte count (no callbacks; a connection whose queue is simply
+  /// empty now is done there), then what the others must do next (wait for writability,
+  /// flush the rest, close, tell their delegates) — so a delegate that writes or closes
+  /// never sees a connection whose send is still unaccounted.
   private func submitSends() {
     guard let ring = sendRing else { return }
     let senders = ringSenders
@@ -374,13 +375,16 @@ public final class EventLoop: @unchecked Sendable {
       // bytes; they fail with the error. The loop sends directly from now on, and the ring
       // is left as it is (the kernel may still hold pointers into it).
       sendRing = nil
-      for connection in senders { connection.sendCompleted(Int32(completed)) }
-    } else {
-      for i in 0..<completed {
-        senders[Int(ringTags[i])].sendCompleted(ringResults[i])
-      }
+      for connection in senders { _ = connection.sendCompleted(Int32(completed)) }
+      for connection in senders { connection.sendSettled() }
+      return
     }
-    for connection in senders { connection.sendSettled() }
+    var unsettled: [TCPConnection] = []
+    for i in 0..<completed {
+      let connection = senders[Int(ringTags[i])]
+      if connection.sendCompleted(ringResults[i]) { unsettled.append(connection) }
+    }
+    for connection in unsettled { connection.sendSettled() }
   }
 
 }

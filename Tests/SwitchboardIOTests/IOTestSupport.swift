@@ -236,9 +236,8 @@ final class BlockingClient {
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
     if let receiveBuffer { setOption(SOL_SOCKET, SO_RCVBUF, Int32(receiveBuffer)) }
-    let rc = address.withSockAddr { sa, len in Glibc.connect(fd, sa, len) }
-    if rc != 0 {
-      let err = errno
+    let err = blockingConnect(fd, to: address, timeout: timeout)
+    if err != 0 {
       Glibc.close(fd)
       closed = true
       throw IOError(call: "connect", errno: err, detail: address.description)

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardIO
 import SwitchboardServer
+import SwitchboardTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -42,10 +43,10 @@ final class LineClient {
   init(_ address: SocketAddress) throws {
     fd = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
-    let rc = address.withSockAddr { connect(fd, $0, $1) }
-    guard rc == 0 else {
+    let err = blockingConnect(fd, to: address)
+    guard err == 0 else {
       close(fd)
-      throw TestFailure("connect to \(address): errno \(errno)")
+      throw TestFailure("connect to \(address): errno \(err)")
     }
   }
 

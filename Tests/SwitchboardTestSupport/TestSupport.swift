@@ -124,3 +124,27 @@ public func runSerialized(_ process: Process) throws {
 }
 
 private let spawnLock = Mutex<Void>(())
+
+/// Connects the blocking socket `fd` to `address`; 0 or the errno. A blocking `connect`
+/// returns `EINTR` when a signal arrives while it waits (a child process of another suite
+/// exiting, say) although the connection goes on in the kernel: this waits for it (up to
+/// `timeout`) and returns its outcome instead.
+public func blockingConnect(_ fd: Int32, to address: SocketAddress, timeout: Duration = .seconds(5)) -> Int32 {
+  #if canImport(Glibc)
+    let rc = address.withSockAddr { sa, len in Glibc.connect(fd, sa, len) }
+  #else
+    let rc = address.withSockAddr { sa, len in Darwin.connect(fd, sa, len) }
+  #endif
+  if rc == 0 { return 0 }
+  let err = errno
+  guard err == EINTR else { return err }
+  var pfd = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+  let waitMs = Int32(clamping: timeout.components.seconds * 1000)
+  var polled: Int32
+  repeat { polled = poll(&pfd, 1, waitMs) } while polled < 0 && errno == EINTR
+  guard polled == 1 else { return ETIMEDOUT }
+  var soError: Int32 = 0
+  var len = socklen_t(MemoryLayout<Int32>.size)
+  getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &len)
+  return soError
+}
