@@ -7,14 +7,14 @@ import Testing
 struct CLITests {
   let binary = Binaries.switchboard ?? ""
 
-  private func startServer() async throws -> (ProcessPeer, tcp: Int, udp: Int, http: Int) {
+  private func startServer(_ extra: [String] = []) async throws -> (ProcessPeer, tcp: Int, udp: Int, http: Int) {
     let ports = try freePorts(3)
     let server = try ProcessPeer(
       binary,
       [
         "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "\(ports[1])", "--http-port",
         "\(ports[2])", "--no-advertise", "--ephemeral",
-      ])
+      ] + extra)
     try await server.waitForOutput("Switchboard is running")
     return (server, ports[0], ports[1], ports[2])
   }
@@ -76,6 +76,33 @@ struct CLITests {
     let refused = try ProcessPeer(binary, ["send", "tcp://127.0.0.1:\(try freePorts(1)[0])", "x"])
     #expect(try await refused.waitForExit() == 1)
     #expect(refused.stderr.contains("Connection refused"))
+  }
+
+  @Test(arguments: SelectorBackend.available)
+  func everyBackendThisMachineRunsServesTheFanOut(backend: SelectorBackend) async throws {
+    let (server, tcp, _, _) = try await startServer(["--backend", backend.rawValue])
+    let address = try SocketAddress(host: "127.0.0.1", port: tcp)
+    var clients: [LineClient] = []
+    for i in 0..<20 {
+      let client = try LineClient(address)
+      try client.sendLine("iam:c\(i)")
+      clients.append(client)
+    }
+    // Joins arrive in any order: the clients are spread over the server's loops.
+    var joined = Set<String>()
+    while joined.count < 19 { joined.insert(try clients[0].expectLine { $0.hasSuffix(" has joined") }) }
+    for round in 0..<3 { try clients[0].sendLine("round \(round)") }
+    for client in clients.dropFirst() {
+      for round in 0..<3 { try client.expectLine { $0 == "c0: round \(round)" } }
+    }
+    server.signal(SIGTERM)
+    #expect(try await server.waitForExit() == 0)
+  }
+
+  @Test func anUnknownBackendIsAUsageError() async throws {
+    let bad = try ProcessPeer(binary, ["serve", "--backend", "kqueue", "--no-advertise", "--ephemeral"])
+    #expect(try await bad.waitForExit() == 64)
+    #expect(bad.stderr.contains("--backend must be epoll, io_uring or dispatch, not 'kqueue'"))
   }
 
   @Test func aPortInUseIsAClearStartupError() async throws {

@@ -115,10 +115,11 @@ public func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> Int? {
 }
 
 /// One child process at a time: every suite that spawns peers goes through here.
-/// swift-corelibs-foundation's `Process.run()` crashed once (SIGSEGV in a `memmove` inside
-/// `run()`) while suites were spawning children from several threads at once; serialising
-/// the spawn — a few milliseconds — removes that overlap. Waiting for children is not
-/// serialised.
+/// Serialising the spawn (a few milliseconds; waiting for children is not serialised) was
+/// the first guess at a SIGSEGV in a `memmove` inside `Process.run()`. The real cause is
+/// swift-corelibs-foundation 6.3's over-read of `/proc/self/fd` entries (upstream PR
+/// #5472), worked around in `scripts/test` with `GLIBC_TUNABLES` (docs/TESTING.md); the
+/// lock stays as a harmless single place where every spawn happens.
 public func runSerialized(_ process: Process) throws {
   try spawnLock.withLock { _ in try process.run() }
 }
