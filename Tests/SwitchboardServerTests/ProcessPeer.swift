@@ -28,11 +28,19 @@ final class ProcessPeer: @unchecked Sendable {
     process.standardError = stderrPipe
     stdoutPipe.fileHandleForReading.readabilityHandler = { [output] handle in
       let data = handle.availableData
-      output.value.withLock { $0.out.append(contentsOf: data) }
+      // Empty at end of file — or after an interrupted read, so the handler stays.
+      output.value.withLock {
+        $0.out.append(contentsOf: data)
+        $0.outEOF = data.isEmpty
+      }
     }
     stderrPipe.fileHandleForReading.readabilityHandler = { [output] handle in
       let data = handle.availableData
-      output.value.withLock { $0.err.append(contentsOf: data) }
+      // Empty at end of file — or after an interrupted read, so the handler stays.
+      output.value.withLock {
+        $0.err.append(contentsOf: data)
+        $0.errEOF = data.isEmpty
+      }
     }
     try runSerialized(process)
   }
@@ -65,9 +73,15 @@ final class ProcessPeer: @unchecked Sendable {
     }
   }
 
-  /// Waits for the process to exit and returns its status.
+  /// Waits for the process to exit and returns its status. Also waits (briefly) until its
+  /// output pipes reached end of file: the exit can be seen before the last bytes it wrote
+  /// were read, and a test that reads `stdout` right after must see them.
   func waitForExit(timeout: Duration = .seconds(10)) async throws -> Int32 {
     try await eventually(timeout: timeout, "process exit") { !process.isRunning }
+    // A grandchild that inherited the pipes could hold them open: do not wait forever.
+    _ = try? await eventually(timeout: .seconds(3), "output EOF") {
+      output.value.withLock { $0.outEOF && $0.errEOF }
+    }
     return process.terminationStatus
   }
 }
@@ -98,5 +112,11 @@ func freePorts(_ count: Int) throws -> [Int] {
 }
 
 private final class OutputBox: Sendable {
-  let value = Mutex<(out: [UInt8], err: [UInt8])>(([], []))
+  struct Captured {
+    var out: [UInt8] = []
+    var err: [UInt8] = []
+    var outEOF = false
+    var errEOF = false
+  }
+  let value = Mutex(Captured())
 }
