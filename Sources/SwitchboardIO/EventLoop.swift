@@ -351,6 +351,10 @@ public final class EventLoop: @unchecked Sendable {
     case .full:
       // Completions may call delegates; the connection re-checks its state after.
       submitSends()
+      guard let ring = sendRing else {  // the ring failed: direct sends from now on
+        connection.flushSynchronously()
+        return
+      }
       switch connection.queueSend(into: ring, tag: UInt64(ringSenders.count)) {
       case .queued: ringSenders.append(connection)
       case .nothing: break
@@ -386,7 +390,6 @@ public final class EventLoop: @unchecked Sendable {
     }
     for connection in unsettled { connection.sendSettled() }
   }
-
 }
 
 struct TimerEntry {
