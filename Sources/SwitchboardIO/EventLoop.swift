@@ -342,23 +342,23 @@ public final class EventLoop: @unchecked Sendable {
   /// Queues `connection`'s pending output in the ring, submitting the batch first when it
   /// is full. Called by the connection's `flush()`.
   func queueSend(_ connection: TCPConnection) {
-    guard let ring = sendRing else { return }
-    switch connection.queueSend(into: ring, tag: UInt64(ringSenders.count)) {
-    case .queued:
-      ringSenders.append(connection)
-    case .nothing:
-      break
-    case .full:
-      // Completions may call delegates; the connection re-checks its state after.
-      submitSends()
+    for attempt in 0..<2 {
       guard let ring = sendRing else {  // the ring failed: direct sends from now on
         connection.flushSynchronously()
         return
       }
       switch connection.queueSend(into: ring, tag: UInt64(ringSenders.count)) {
-      case .queued: ringSenders.append(connection)
-      case .nothing: break
-      case .full: connection.flushSynchronously()  // cannot happen with an empty ring; never strand bytes
+      case .queued:
+        ringSenders.append(connection)
+        return
+      case .nothing:
+        return
+      case .full where attempt == 0:
+        // Completions may call delegates; the connection re-checks its state after.
+        submitSends()
+      case .full:
+        connection.flushSynchronously()  // cannot happen with an empty ring; never strand bytes
+        return
       }
     }
   }
