@@ -308,7 +308,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   }
 
   private func goAway(_ reason: String) {
-    if let frame = protocolState.close(code: 1001, reason: String(reason.prefix(100))) { write(frame) }
+    if let frame = protocolState.close(code: .goingAway, reason: String(reason.prefix(100))) { write(frame) }
     finish()
     connection.close()
   }
