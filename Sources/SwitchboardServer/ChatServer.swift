@@ -29,8 +29,7 @@ public final class ChatServer: Sendable {
   private let state = Mutex(RunState())
 
   struct RunState {
-    var started = false
-    var stopped = false
+    var lifecycle = ChatServerLifecycle.initial
     var tcpAddress: SocketAddress?
     var udpAddress: SocketAddress?
     var httpAddress: SocketAddress?
@@ -81,8 +80,28 @@ public final class ChatServer: Sendable {
   public var httpAddress: SocketAddress? { state.withLock { $0.httpAddress } }
 
   /// Binds every enabled listener.
-  /// - Throws: ``ServerError`` naming the listener that could not bind (e.g. port in use).
+  ///
+  /// A server starts once: calling this again, or after ``shutdown(reason:)``, is a
+  /// programming error and stops the process with a precondition failure (make a new
+  /// server instead).
+  /// - Throws: ``ServerError`` naming the listener that could not bind (e.g. port in use),
+  ///   or saying that ``shutdown(reason:)`` was called from another thread meanwhile. The
+  ///   server is shut down by then.
   public func start() throws {
+    if case .misuse(let message) = state.withLock({ $0.lifecycle.start() }) { preconditionFailure(message) }
+    do {
+      try bindListeners()
+    } catch {
+      if state.withLock({ $0.lifecycle.startFailed() }) == .shutDown { stop(reason: "start failed") }
+      throw error
+    }
+    if case .shutDown(let reason) = state.withLock({ $0.lifecycle.started() }) {
+      stop(reason: reason)
+      throw ServerError("shut down while starting")
+    }
+  }
+
+  private func bindListeners() throws {
     let c = configuration
     let first = contexts[0]
     let group = self.group
@@ -122,7 +141,6 @@ public final class ChatServer: Sendable {
       }
       try record(bound, "HTTP", address) { $0.httpAddress = $1 }
     }
-    state.withLock { $0.started = true }
   }
 
   private func parse(_ host: String, _ port: Int, _ what: String) throws -> SocketAddress {
@@ -142,7 +160,6 @@ public final class ChatServer: Sendable {
       state.withLock { set(&$0, bound) }
       core.logger.info("\(what) listening on \(bound)")
     case .failure(let error):
-      shutdown(reason: "start failed")
       let hint = error.errno == 98 || error.errno == 48 ? " (port in use; pick another with --\(what.lowercased())-port)" : ""
       throw ServerError("cannot listen for \(what) on \(address): \(error)\(hint)")
     }
@@ -167,14 +184,17 @@ public final class ChatServer: Sendable {
   }
 
   /// Tells every member the server is going away, flushes, closes every socket and stops
-  /// the loops. Safe to call more than once, from any thread but a loop's own.
+  /// the loops. Safe to call more than once (later calls return at once), before
+  /// ``start()`` (it just stops the loops), and from any thread but a loop's own. While
+  /// ``start()`` runs on another thread it returns at once, and that start shuts the
+  /// server down when its binds are done.
   public func shutdown(reason: String = "shutting down") {
-    let proceed = state.withLock { state -> Bool in
-      if state.stopped { return false }
-      state.stopped = true
-      return true
-    }
-    guard proceed else { return }
+    guard state.withLock({ $0.lifecycle.shutdown(reason: reason) }) == .shutDown else { return }
+    stop(reason: reason)
+  }
+
+  /// Carries out a shutdown the lifecycle agreed to.
+  private func stop(reason: String) {
     core.hub.broadcastShutdown(reason: reason)
     // Let each loop run the goodbye and close its listeners, then stop.
     for context in contexts {
@@ -190,6 +210,7 @@ public final class ChatServer: Sendable {
     group.shutdownGracefully()
     // Everything published is in the store's queue now: commit it before exiting.
     core.hub.store.close()
+    state.withLock { $0.lifecycle.stopped() }
   }
 }
 

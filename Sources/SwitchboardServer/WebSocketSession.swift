@@ -17,11 +17,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   unowned let context: LoopContext
   private let mode: Mode
   private var protocolState: WebSocketConnection
-  private var named = false
-  private var inRoom = false
-  private var finished = false
-  private var lastHeard = Deadline.now()
-  private var pingOutstanding = false
+  /// Echo or chat, in a room or not, named or not, and the peer's liveness: transitions are
+  /// checked in ``WebSocketSessionState``.
+  private var state: WebSocketSessionState
   private var keepalive: Scheduled?
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
@@ -82,6 +80,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     self.connection = connection
     self.context = context
     self.mode = mode
+    self.state = WebSocketSessionState(echo: mode == .echo, now: Deadline.now())
     self.memberID = context.hub.nextMemberID()
     let limit = context.configuration.maxMessageSize
     // A compressed frame can be larger than the message it carries (incompressible data
@@ -126,9 +125,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   }
 
   private func feed(_ bytes: UnsafeRawBufferPointer) {
-    guard !finished else { return }
-    lastHeard = Deadline.now()
-    pingOutstanding = false
+    guard state.heard(at: Deadline.now()) else { return }
     for action in protocolState.receive(bytes) {
       switch action {
       case .send(let frame):
@@ -156,7 +153,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     case .json:
       switch ClientFrame.parse(text, maxLength: context.configuration.maxMessageSize) {
       case .plain(let body):
-        if !named, let name = context.hub.sanitizeName(body) {
+        if !state.isNamed, let name = context.hub.sanitizeName(body) {
           setName(name)
         } else {
           publish(body, ref: nil)
@@ -214,11 +211,16 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   }
 
   private func joinRoom(_ room: String, since: UInt64?, epoch: String? = nil) {
+    let announce: Bool
+    switch state.join() {
+    case .join: announce = false
+    case .joinAnnounced: announce = true
+    case .ignore: return
+    }
     let name = context.hub.member(memberID)?.name ?? "Client \(memberID.raw)"
     let result = context.hub.join(
-      self, shard: context.shard, name: name, room: room, announce: named, since: since, epoch: epoch,
+      self, shard: context.shard, name: name, room: room, announce: announce, since: since, epoch: epoch,
       historyCount: context.configuration.historyOnJoin)
-    inRoom = true
     if mode == .json {
       sendText(JSONDialect.history(result.history, epoch: result.epoch, recovered: result.complete))
     }
@@ -226,23 +228,24 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   private func setName(_ name: String) {
     let hub = context.hub
+    let action = state.name()
+    guard action != .ignore else { return }
     hub.rename(memberID, to: name)
-    if !named {
-      named = true
+    if action == .announce {
       hub.announce(memberID)
       if mode == .json, let color = hub.member(memberID)?.color { sendText(JSONDialect.color(color)) }
     }
   }
 
   private func ensureNamed() {
-    guard !named else { return }
+    guard !state.isNamed else { return }
     setName(context.hub.member(memberID)?.name ?? "Client \(memberID.raw)")
   }
 
   // MARK: Output
 
   func receive(_ event: ChatEvent, cache: inout EncodingCache) {
-    guard !finished else { return }
+    guard !state.isFinished else { return }
     switch mode {
     case .echo:
       return
@@ -303,7 +306,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   }
 
   fileprivate func sendText(_ text: String) {
-    guard !finished, let frame = protocolState.sendText(text) else { return }
+    guard !state.isFinished, let frame = protocolState.sendText(text) else { return }
     write(frame)
   }
 
@@ -316,19 +319,15 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   // MARK: Liveness
 
   private func checkAlive() {
-    guard !finished else { return }
-    let interval = context.configuration.webSocketPingInterval.nanoseconds
-    let quiet = Deadline.now().nanoseconds &- lastHeard.nanoseconds
-    if pingOutstanding && quiet >= interval {
-      // A ping went unanswered for a whole interval: the peer is gone.
+    switch state.keepaliveTick(now: Deadline.now(), interval: context.configuration.webSocketPingInterval) {
+    case .none:
+      break
+    case .ping:
+      if let frame = protocolState.ping(Array("sb".utf8)) { write(frame) }
+    case .drop:
       context.logger.debug("WebSocket \(memberID) did not answer a ping; closing")
       finish()
       connection.reset()
-      return
-    }
-    if quiet >= interval / 2, let frame = protocolState.ping(Array("sb".utf8)) {
-      pingOutstanding = true
-      write(frame)
     }
   }
 
@@ -350,10 +349,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   }
 
   private func finish() {
-    guard !finished else { return }
-    finished = true
+    guard case .stop(let leaveRoom) = state.finish() else { return }
     keepalive?.cancel()
-    if inRoom { context.hub.leave(memberID) }
+    if leaveRoom { context.hub.leave(memberID) }
   }
 }
 
