@@ -25,7 +25,8 @@ let package = Package(
     .target(name: "SwitchboardHTTP"),
     .target(name: "SwitchboardTLS", dependencies: ["SwitchboardIO", "COpenSSL"]),
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
-    .target(name: "SwitchboardChat"),
+    // Chat shares the HTTP module's text helpers (trimming); both stay free of I/O.
+    .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
     .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(

@@ -1,4 +1,5 @@
 import Synchronization
+import SwitchboardHTTP
 
 /// Settings of a ``ChatHub``.
 public struct HubConfiguration: Sendable {
@@ -111,7 +112,7 @@ public final class ChatHub: Sendable {
     let cleaned = String(
       String.UnicodeScalarView(raw.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }
         .filter { $0.value >= 0x20 && $0.value != 0x7F }))
-    let trimmed = cleaned.trimmingSpaces()
+    let trimmed = cleaned.trimmingSpacesAndTabs()
     guard !trimmed.isEmpty else { return nil }
     return String(trimmed.prefix(configuration.maxNameLength))
   }
@@ -367,13 +368,4 @@ public struct JoinResult: Sendable {
   public var complete: Bool
   /// Members in the room after the join.
   public var members: Int
-}
-
-extension String {
-  func trimmingSpaces() -> String {
-    var s = Substring(self)
-    while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-    while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-    return String(s)
-  }
 }

@@ -35,7 +35,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       mode = .echo
     } else if path == "/" || path.hasPrefix("/rooms/") {
       if path.hasPrefix("/rooms/") {
-        let raw = String(path.dropFirst("/rooms/".count)).removingPercentEncodingLoosely()
+        let raw = path.dropFirst("/rooms/".count).removingURLPercentEncoding()
         guard let valid = RoomName.validate(raw) else {
           reject(connection, .text(400, "invalid room name (1-64 letters, digits, - _ .)\n"))
           return
@@ -372,23 +372,4 @@ private final class AckTarget: @unchecked Sendable {
 private final class AckID: @unchecked Sendable {
   // Safety: written on the loop right after publish returns, read on the same loop later.
   var id: UInt64?
-}
-
-extension String {
-  /// Percent-decodes `%XX` sequences; leaves malformed ones as they are.
-  func removingPercentEncodingLoosely() -> String {
-    var bytes: [UInt8] = []
-    var it = Array(utf8)[...]
-    while let b = it.popFirst() {
-      if b == UInt8(ascii: "%"), it.count >= 2,
-        let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
-      {
-        bytes.append(v)
-        it = it.dropFirst(2)
-      } else {
-        bytes.append(b)
-      }
-    }
-    return String(decoding: bytes, as: UTF8.self)
-  }
 }
