@@ -1,60 +1,32 @@
+import SwitchboardChat
 import SwitchboardIO
 
 /// The UDP transport: one datagram per unit, from a socket bound to a kernel-chosen
 /// port. "Connecting" sends the hello datagrams (`iam:NAME`, …) and waits for the
 /// server's first answer (its `Server received:` echo), resending the first one every
 /// 250 ms, so a server that is not there is noticed as a connect timeout.
-final class TransportDatagram: TransportConnection {
-  let inputs: AsyncStream<TransportInput>
-  var headers: [ChatClient.Header] { [] }
-  private let channel: LoopBound<DatagramChannel>
+typealias TransportDatagram = ChannelTransport<DatagramChannel>
 
-  private init(inputs: AsyncStream<TransportInput>, channel: LoopBound<DatagramChannel>) {
-    self.inputs = inputs
-    self.channel = channel
-  }
-
-  deinit {
-    let channel = self.channel
-    channel.loop.execute { channel.value.close() }
-  }
-
+extension ChannelTransport where Channel == DatagramChannel {
   static func connect(
     _ endpoint: ChatEndpoint, hello: [String], configuration: ChatClient.Configuration
   ) async throws(ChatClientError) -> TransportDatagram {
-    let loop = try TransportFactory.loop(configuration).loop
-    let address = try TransportFactory.resolve(endpoint)
-    let (inputs, continuation) = AsyncStream.makeStream(of: TransportInput.self)
-    let channel = LoopBound(DatagramChannel(loop: loop, server: address, inputs: continuation), loop: loop)
     let timeout = configuration.connectTimeout
-    try await TransportFactory.start(on: loop) { done in
-      channel.value.start(hello: hello, timeout: timeout, completion: done)
-    } cancel: {
-      channel.value.close()
+    return try await open(endpoint, configuration: configuration) { loop, server, inputs in
+      DatagramChannel(loop: loop, server: server, inputs: inputs)
+    } start: { channel, _, done in
+      channel.start(hello: hello, timeout: timeout, completion: done)
+    } cancel: { channel in
+      channel.close()
     }
-    return TransportDatagram(inputs: inputs, channel: channel)
-  }
-
-  func send(_ text: String) async throws(ChatClientError) {
-    let channel = self.channel
-    let ok = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-      channel.loop.execute { done.resume(returning: channel.value.send(text)) }
-    }
-    if !ok { throw .closed("socket closed or send buffer full") }
-  }
-
-  func probe() async {
-    try? await send("/rooms")
-  }
-
-  func close() {
-    let channel = self.channel
-    channel.loop.execute { channel.value.close() }
   }
 }
 
 /// The socket side of ``TransportDatagram``, on its loop.
-final class DatagramChannel: UDPSocketDelegate {
+final class DatagramChannel: TransportChannel, UDPSocketDelegate {
+  static let sendFailure = "socket closed or send buffer full"
+  /// More than a datagram can hold: no line in one is too long.
+  private static let maxLineLength = 1 << 16
   private let loop: EventLoop
   private let server: SocketAddress
   private let inputs: AsyncStream<TransportInput>.Continuation
@@ -125,8 +97,6 @@ final class DatagramChannel: UDPSocketDelegate {
 
   func socket(_ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, truncated: Bool) {
     guard sender == server else { return }
-    var text = String(decoding: bytes, as: UTF8.self)
-    if text.hasSuffix("\n") { text.removeLast() }  // "\r\n" is one Character
     if let completion {
       // The first answer: the server is there.
       self.completion = nil
@@ -134,11 +104,11 @@ final class DatagramChannel: UDPSocketDelegate {
       timers = []
       completion.resume(returning: .success(()))
     }
-    // A datagram may hold several lines (replies to /help); each is one unit.
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      var l = String(line)
-      if l.hasSuffix("\r") { l.removeLast() }
-      inputs.yield(.text(l))
-    }
+    // A datagram may hold several lines (replies to /help); each is one unit, split as
+    // the line dialect splits a stream.
+    var lines = LineFramer(maxLineLength: Self.maxLineLength)
+    lines.append(bytes)
+    while case .line(let line)? = lines.next() { inputs.yield(.text(String(decoding: line, as: UTF8.self))) }
+    if let last = lines.takePartial() { inputs.yield(.text(String(decoding: last, as: UTF8.self))) }
   }
 }

@@ -1,3 +1,4 @@
+import SwitchboardChat
 import SwitchboardIO
 import SwitchboardTLS
 
@@ -8,31 +9,15 @@ import SwitchboardTLS
 #endif
 
 /// The line transport: `tcp://` (plain) or `tls://` (``TLSConnection``). Lines go out
-/// with `\n`; received bytes are split at LF (a CR before it is dropped) and decoded as
-/// UTF-8 with invalid bytes replaced.
-final class TransportLine: TransportConnection {
-  let inputs: AsyncStream<TransportInput>
-  var headers: [ChatClient.Header] { [] }
-  private let channel: LoopBound<LineChannel>
+/// with `\n`; received bytes are split by the line dialect's ``LineFramer`` (LF or CR LF
+/// ends a line) and decoded as UTF-8 with invalid bytes replaced.
+typealias TransportLine = ChannelTransport<LineChannel>
 
-  private init(inputs: AsyncStream<TransportInput>, channel: LoopBound<LineChannel>) {
-    self.inputs = inputs
-    self.channel = channel
-  }
-
-  deinit {
-    let channel = self.channel
-    channel.loop.execute { channel.value.close() }
-  }
-
+extension ChannelTransport where Channel == LineChannel {
   static func connect(
     _ endpoint: ChatEndpoint, hello: [String], configuration: ChatClient.Configuration
   ) async throws(ChatClientError) -> TransportLine {
-    let loop = try TransportFactory.loop(configuration).loop
-    let address = try TransportFactory.resolve(endpoint)
-    let (inputs, continuation) = AsyncStream.makeStream(of: TransportInput.self)
     let keepAlive = configuration.heartbeat.isEnabled ? configuration.heartbeat.interval : nil
-    let channel = LoopBound(LineChannel(loop: loop, inputs: continuation, keepAlive: keepAlive), loop: loop)
     var tlsConfiguration: TLSConfiguration? = nil
     if endpoint.scheme == .tls {
       var c = configuration.tls ?? TLSConfiguration()
@@ -41,34 +26,23 @@ final class TransportLine: TransportConnection {
     }
     let tls = tlsConfiguration
     let timeout = configuration.connectTimeout
-    try await TransportFactory.start(on: loop) { done in
-      channel.value.start(address: address, tls: tls, hello: hello, timeout: timeout, completion: done)
-    } cancel: {
-      channel.value.failConnect(.closed("cancelled"))
+    return try await open(endpoint, configuration: configuration) { loop, _, inputs in
+      LineChannel(loop: loop, inputs: inputs, keepAlive: keepAlive)
+    } start: { channel, address, done in
+      channel.start(address: address, tls: tls, hello: hello, timeout: timeout, completion: done)
+    } cancel: { channel in
+      channel.failConnect(.closed("cancelled"))
     }
-    return TransportLine(inputs: inputs, channel: channel)
-  }
-
-  func send(_ text: String) async throws(ChatClientError) {
-    let channel = self.channel
-    let ok = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-      channel.loop.execute { done.resume(returning: channel.value.write(text + "\n")) }
-    }
-    if !ok { throw .closed("connection closed") }
-  }
-
-  func probe() async {
-    try? await send("/rooms")
-  }
-
-  func close() {
-    let channel = self.channel
-    channel.loop.execute { channel.value.close() }
   }
 }
 
 /// The socket side of ``TransportLine``, on its loop.
-final class LineChannel: TCPConnectionDelegate, TLSConnectionDelegate {
+final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionDelegate {
+  /// The longest line taken from the server, as for a WebSocket message
+  /// (``WebSocketClient/Configuration/maxMessageSize``); a longer one is dropped whole.
+  static let maxLineLength = 16 << 20
+  static let sendFailure = "connection closed"
+
   private let loop: EventLoop
   private let inputs: AsyncStream<TransportInput>.Continuation
   private let keepAlive: Duration?
@@ -76,7 +50,7 @@ final class LineChannel: TCPConnectionDelegate, TLSConnectionDelegate {
   private var tls: TLSConnection?
   private var completion: CheckedContinuation<Result<Void, ChatClientError>, Never>?
   private var timer: Scheduled?
-  private var buffer: [UInt8] = []
+  private var framer = LineFramer(maxLineLength: LineChannel.maxLineLength)
   private var finished = false
   /// Kept alive while the socket is open (connections hold their delegates weakly).
   private var keepSelf: LineChannel?
@@ -139,7 +113,7 @@ final class LineChannel: TCPConnectionDelegate, TLSConnectionDelegate {
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPCNT, &count, size)
       #endif
     }
-    for line in hello { _ = write(line + "\n") }
+    for line in hello { _ = send(line) }
     let completion = self.completion
     self.completion = nil
     completion?.resume(returning: .success(()))
@@ -156,8 +130,9 @@ final class LineChannel: TCPConnectionDelegate, TLSConnectionDelegate {
     completion.resume(returning: .failure(error))
   }
 
-  /// Queues `text`; `false` when the connection is closed.
-  func write(_ text: String) -> Bool {
+  /// Queues `line` and its `\n`; `false` when the connection is closed.
+  func send(_ line: String) -> Bool {
+    let text = line + "\n"
     if let tcp, !tcp.isClosed {
       tcp.write(string: text)
       return true
@@ -178,23 +153,20 @@ final class LineChannel: TCPConnectionDelegate, TLSConnectionDelegate {
   private func finish(code: UInt16?, reason: String) {
     guard !finished else { return }
     finished = true
-    if !buffer.isEmpty { inputs.yield(.text(String(decoding: buffer, as: UTF8.self))) }
-    buffer = []
+    if let partial = framer.takePartial() { inputs.yield(.text(String(decoding: partial, as: UTF8.self))) }
     inputs.yield(.closed(code: code, reason: reason))
     inputs.finish()
     keepSelf = nil
   }
 
   private func read(_ bytes: UnsafeRawBufferPointer) {
-    var start = 0
-    for (i, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
-      buffer.append(contentsOf: bytes[start..<i])
-      if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
-      inputs.yield(.text(String(decoding: buffer, as: UTF8.self)))
-      buffer.removeAll(keepingCapacity: true)
-      start = i + 1
+    framer.append(bytes)
+    while let output = framer.next() {
+      switch output {
+      case .line(let line): inputs.yield(.text(String(decoding: line, as: UTF8.self)))
+      case .tooLong: continue
+      }
     }
-    buffer.append(contentsOf: bytes[start...])
   }
 
   // MARK: TCPConnectionDelegate
