@@ -40,7 +40,7 @@ try:
     ok = host == "localhost" or ipaddress.ip_address(host).is_loopback
 except ValueError:
     ok = False
-sys.exit(0 if u.scheme == "ws" and ok and u.port else 1)
+sys.exit(0 if u.scheme == "ws" and ok else 1)
 PY
 
 OUT="${ABT_OUT:-$(mktemp -d /tmp/abt-server.XXXXXX)}"
