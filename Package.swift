@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
     .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
     .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
+    .library(name: "SwitchboardLog", targets: ["SwitchboardLog"]),
   ],
   targets: [
     .target(name: "CSwitchboardShims"),

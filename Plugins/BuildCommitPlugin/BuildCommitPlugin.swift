@@ -44,18 +44,22 @@ struct GitFiles {
     guard fileManager.fileExists(atPath: dotGit.path, isDirectory: &isDirectory) else { return }
     var gitDirectory = dotGit
     if !isDirectory.boolValue {
-      guard let text = try? String(contentsOf: dotGit, encoding: .utf8), text.hasPrefix("gitdir:") else { return }
+      guard let text = try? String(contentsOf: dotGit, encoding: .utf8), text.hasPrefix("gitdir:") else {
+        return
+      }
       let path = text.dropFirst("gitdir:".count).trimmingCharacters(in: .whitespacesAndNewlines)
       gitDirectory = path.hasPrefix("/") ? URL(fileURLWithPath: path) : root.appendingPathComponent(path)
     }
     var commonDirectory = gitDirectory
     if let text = try? String(contentsOf: gitDirectory.appendingPathComponent("commondir"), encoding: .utf8) {
       let path = text.trimmingCharacters(in: .whitespacesAndNewlines)
-      commonDirectory = path.hasPrefix("/") ? URL(fileURLWithPath: path) : gitDirectory.appendingPathComponent(path)
+      commonDirectory =
+        path.hasPrefix("/") ? URL(fileURLWithPath: path) : gitDirectory.appendingPathComponent(path)
     }
     let head = gitDirectory.appendingPathComponent("HEAD")
     var candidates = [
-      head, gitDirectory.appendingPathComponent("index"), commonDirectory.appendingPathComponent("packed-refs"),
+      head, gitDirectory.appendingPathComponent("index"),
+      commonDirectory.appendingPathComponent("packed-refs"),
     ]
     if !isDirectory.boolValue { candidates.append(dotGit) }
     if let text = try? String(contentsOf: head, encoding: .utf8), text.hasPrefix("ref:") {

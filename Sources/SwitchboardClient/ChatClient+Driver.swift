@@ -31,7 +31,7 @@ extension ChatClient {
         let (reason, code) = await serve(connection, events: events)
         let resumes = state.withLock { $0.connectionLost() }
         for resume in resumes { resume.run() }
-        logger.notice("disconnected", metadata: ["reason": reason, "code": code.map { "\($0)" } ?? "none"])
+        logger.info("disconnected", metadata: ["reason": reason, "code": code.map { "\($0)" } ?? "none"])
         events.yield(.disconnected(reason: reason, code: code))
       } catch {
         if Task.isCancelled || isStopping { break }

@@ -75,7 +75,9 @@ public struct Log: Sendable {
   ///   - message: What happened, in a few words (`"accepted"`, `"dropped slow consumer"`).
   ///   - metadata: Merged over the attached metadata for this line only.
   @inlinable
-  public func log(level: Level, _ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata? = nil) {
+  public func log(
+    level: Level, _ message: @autoclosure () -> String, metadata: @autoclosure () -> Metadata? = nil
+  ) {
     guard level >= logLevel else { return }
     emit(level, message(), metadata())
   }

@@ -21,30 +21,58 @@ public enum LogFormat: String, Sendable, Hashable, CaseIterable {
 
   /// The record as one line, without the newline.
   public func line(for record: LogRecord) -> String {
+    var bytes: [UInt8] = []
+    append(record, to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends the record's line, without the newline, as UTF-8.
+  public func append(_ record: LogRecord, to bytes: inout [UInt8]) {
+    bytes.reserveCapacity(bytes.count + 64 + record.message.utf8.count + 32 * record.metadata.count)
     switch self {
-    case .text: Self.textLine(record)
-    case .json: Self.jsonLine(record)
+    case .text: Self.appendText(record, to: &bytes)
+    case .json: Self.appendJSON(record, to: &bytes)
     }
   }
 
-  private static func textLine(_ record: LogRecord) -> String {
-    var line = record.time.rfc3339 + " " + record.level.name
-    line += record.label.isEmpty ? ": " : " " + record.label + ": "
-    line += escapingControlCharacters(record.message)
-    for (key, value) in record.metadata.sorted(by: { $0.key < $1.key }) {
-      line += " " + escapingControlCharacters(key) + "=" + (needsQuotes(value) ? jsonString(value) : value)
+  private static func appendText(_ record: LogRecord, to bytes: inout [UInt8]) {
+    record.time.appendRFC3339(to: &bytes)
+    bytes.append(UInt8(ascii: " "))
+    bytes += record.level.name.utf8
+    if !record.label.isEmpty {
+      bytes.append(UInt8(ascii: " "))
+      appendEscaped(record.label, quotes: false, to: &bytes)
     }
-    return line
+    bytes += ": ".utf8
+    appendEscaped(record.message, quotes: false, to: &bytes)
+    for (key, value) in record.metadata.sorted(by: { $0.key < $1.key }) {
+      bytes.append(UInt8(ascii: " "))
+      appendEscaped(key, quotes: false, to: &bytes)
+      bytes.append(UInt8(ascii: "="))
+      if needsQuotes(value) {
+        appendJSONString(value, to: &bytes)
+      } else {
+        bytes += value.utf8
+      }
+    }
   }
 
-  private static func jsonLine(_ record: LogRecord) -> String {
-    var line = "{\"ts\":\"" + record.time.rfc3339 + "\",\"level\":\"" + record.level.name + "\""
-    line += ",\"label\":" + jsonString(record.label) + ",\"msg\":" + jsonString(record.message)
+  private static func appendJSON(_ record: LogRecord, to bytes: inout [UInt8]) {
+    bytes += #"{"ts":""#.utf8
+    record.time.appendRFC3339(to: &bytes)
+    bytes += #"","level":""#.utf8
+    bytes += record.level.name.utf8
+    bytes += #"","label":"#.utf8
+    appendJSONString(record.label, to: &bytes)
+    bytes += #","msg":"#.utf8
+    appendJSONString(record.message, to: &bytes)
     for (key, value) in record.metadata.sorted(by: { $0.key < $1.key }) {
-      let name = reservedKeys.contains(key) ? "_" + key : key
-      line += "," + jsonString(name) + ":" + jsonString(value)
+      bytes.append(UInt8(ascii: ","))
+      appendJSONString(reservedKeys.contains(key) ? "_" + key : key, to: &bytes)
+      bytes.append(UInt8(ascii: ":"))
+      appendJSONString(value, to: &bytes)
     }
-    return line + "}"
+    bytes.append(UInt8(ascii: "}"))
   }
 
   /// The fields every JSON line starts with.
@@ -52,54 +80,45 @@ public enum LogFormat: String, Sendable, Hashable, CaseIterable {
 
   /// Whether a text-format value must be quoted to be read back unambiguously.
   static func needsQuotes(_ value: String) -> Bool {
-    if value.isEmpty { return true }
-    for byte in value.utf8 {
-      switch byte {
-      case 0x00...0x20, 0x7F, UInt8(ascii: "\""), UInt8(ascii: "="), UInt8(ascii: "\\"): return true
-      default: continue
+    value.isEmpty
+      || value.utf8.contains {
+        $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "=")
+          || $0 == UInt8(ascii: "\\")
       }
-    }
-    return false
   }
 
-  /// `text` as a JSON string literal, quotes included (RFC 8259 §7): `"` and `\`
-  /// escaped, control characters as `\n`, `\t`, … or `\u00XX`, everything else — non-ASCII
-  /// included — as its UTF-8.
-  static func jsonString(_ text: String) -> String {
-    var bytes: [UInt8] = [UInt8(ascii: "\"")]
-    bytes.reserveCapacity(text.utf8.count + 2)
-    appendEscaped(text, to: &bytes, escapingQuotes: true)
+  /// `text` as a JSON string literal, quotes included (RFC 8259 §7).
+  static func appendJSONString(_ text: String, to bytes: inout [UInt8]) {
     bytes.append(UInt8(ascii: "\""))
-    return String(decoding: bytes, as: UTF8.self)
+    appendEscaped(text, quotes: true, to: &bytes)
+    bytes.append(UInt8(ascii: "\""))
   }
 
-  /// `text` with control characters escaped as in JSON, quotes and backslashes as they are.
-  static func escapingControlCharacters(_ text: String) -> String {
-    guard text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else { return text }
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(text.utf8.count + 8)
-    appendEscaped(text, to: &bytes, escapingQuotes: false)
-    return String(decoding: bytes, as: UTF8.self)
-  }
-
-  private static func appendEscaped(_ text: String, to bytes: inout [UInt8], escapingQuotes: Bool) {
-    let hex = Array("0123456789abcdef".utf8)
+  /// `text` with control characters escaped as JSON escapes them (`\n`, `\t`, … or
+  /// `\u00XX`), and with `quotes`, `"` and `\` too. Everything else — non-ASCII
+  /// included — is copied as its UTF-8, which JSON allows.
+  private static func appendEscaped(_ text: String, quotes: Bool, to bytes: inout [UInt8]) {
     for byte in text.utf8 {
       switch byte {
       case UInt8(ascii: "\""), UInt8(ascii: "\\"):
-        if escapingQuotes { bytes.append(UInt8(ascii: "\\")) }
+        if quotes { bytes.append(UInt8(ascii: "\\")) }
         bytes.append(byte)
-      case 0x0A: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-      case 0x0D: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-      case 0x09: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-      case 0x08: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
-      case 0x0C: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
+      case 0x0A: bytes += #"\n"#.utf8
+      case 0x0D: bytes += #"\r"#.utf8
+      case 0x09: bytes += #"\t"#.utf8
+      case 0x08: bytes += #"\b"#.utf8
+      case 0x0C: bytes += #"\f"#.utf8
       case 0x00..<0x20, 0x7F:
-        bytes += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")]
-        bytes += [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+        bytes += #"\u00"#.utf8
+        bytes.append(hexDigit(byte >> 4))
+        bytes.append(hexDigit(byte & 0xF))
       default:
         bytes.append(byte)
       }
     }
+  }
+
+  private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
   }
 }

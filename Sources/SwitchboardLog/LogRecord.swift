@@ -12,7 +12,9 @@ public struct LogRecord: Sendable, Hashable {
   public var metadata: Log.Metadata
 
   /// A record; sinks get them from ``Log``, tests build them to check a ``LogFormat``.
-  public init(time: LogTimestamp, level: Log.Level, label: String, message: String, metadata: Log.Metadata = [:]) {
+  public init(
+    time: LogTimestamp, level: Log.Level, label: String, message: String, metadata: Log.Metadata = [:]
+  ) {
     self.time = time
     self.level = level
     self.label = label

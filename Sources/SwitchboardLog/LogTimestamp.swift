@@ -28,15 +28,40 @@ public struct LogTimestamp: Sendable, Hashable, Comparable {
 
   /// RFC 3339 in UTC with milliseconds: `2025-05-01T09:30:32.123Z`.
   public var rfc3339: String {
+    var bytes: [UInt8] = []
+    appendRFC3339(to: &bytes)
+    return String(decoding: bytes, as: UTF8.self)
+  }
+
+  /// Appends ``rfc3339``'s bytes.
+  func appendRFC3339(to bytes: inout [UInt8]) {
     let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
     let secondOfDay = seconds - days * 86_400
     let (year, month, day) = Self.civil(fromDays: days)
-    let millis = Int64(nanoseconds / 1_000_000)
-    var text = Self.padded(year, 4)
-    text += "-" + Self.padded(month, 2) + "-" + Self.padded(day, 2)
-    text += "T" + Self.padded(secondOfDay / 3600, 2) + ":" + Self.padded(secondOfDay / 60 % 60, 2)
-    text += ":" + Self.padded(secondOfDay % 60, 2) + "." + Self.padded(millis, 3) + "Z"
-    return text
+    Self.append(year, width: 4, then: "-", to: &bytes)
+    Self.append(month, width: 2, then: "-", to: &bytes)
+    Self.append(day, width: 2, then: "T", to: &bytes)
+    Self.append(secondOfDay / 3600, width: 2, then: ":", to: &bytes)
+    Self.append(secondOfDay / 60 % 60, width: 2, then: ":", to: &bytes)
+    Self.append(secondOfDay % 60, width: 2, then: ".", to: &bytes)
+    Self.append(Int64(nanoseconds / 1_000_000), width: 3, then: "Z", to: &bytes)
+  }
+
+  /// `value`'s decimal digits, zero-padded to `width` (a year past 9999 keeps them all),
+  /// then `separator`.
+  private static func append(
+    _ value: Int64, width: Int, then separator: Unicode.Scalar, to bytes: inout [UInt8]
+  ) {
+    var divisor: Int64 = 1
+    for _ in 1..<width { divisor *= 10 }
+    var rest = max(0, value)
+    while rest / divisor >= 10 { divisor *= 10 }
+    while divisor > 0 {
+      bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+      rest %= divisor
+      divisor /= 10
+    }
+    bytes.append(UInt8(ascii: separator))
   }
 
   /// Whether `a` is earlier than `b`.
@@ -56,10 +81,5 @@ public struct LogTimestamp: Sendable, Hashable, Comparable {
     let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
     let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
     return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-  }
-
-  private static func padded(_ value: Int64, _ width: Int) -> String {
-    let digits = String(value)
-    return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
   }
 }

@@ -31,7 +31,8 @@ public final class StreamLogSink: LogSink {
 
   /// Formats `record` and writes it with its newline.
   public func write(_ record: LogRecord) {
-    var bytes = Array(format.line(for: record).utf8)
+    var bytes: [UInt8] = []
+    format.append(record, to: &bytes)
     bytes.append(UInt8(ascii: "\n"))
     writing.withLock { _ in
       bytes.withUnsafeBytes { buffer in

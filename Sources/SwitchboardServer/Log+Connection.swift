@@ -7,7 +7,8 @@ extension Log.Metadata {
   /// `peer` (the remote address), `conn` (its number among accepted TCP connections),
   /// `member` (the `N` of `Client N`), `dialect` (`line`, `websocket`, `udp`) and `error`.
   static func connection(
-    peer: SocketAddress?, conn: Int? = nil, member: MemberID? = nil, dialect: String? = nil, error: String? = nil
+    peer: SocketAddress?, conn: Int? = nil, member: MemberID? = nil, dialect: String? = nil,
+    error: String? = nil
   ) -> Log.Metadata {
     var metadata = ["peer": peer?.description ?? "unknown"]
     if let conn { metadata["conn"] = "\(conn)" }

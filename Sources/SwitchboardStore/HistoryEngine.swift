@@ -32,7 +32,8 @@ final class HistoryEngine: Sendable {
       try db.prune(
         rooms: nil, keep: max(0, configuration.retentionCount), olderThan: Self.cutoff(configuration))
     } catch {
-      configuration.logger.warning("history pruning at open failed", metadata: ["path": path, "error": "\(error)"])
+      configuration.logger.warning(
+        "history pruning at open failed", metadata: ["path": path, "error": "\(error)"])
     }
     self.database = Mutex(db)
     self.queue = Mutex(

@@ -17,7 +17,8 @@ struct LogOptions {
     if let name = args.value("log-level") {
       guard let parsed = Log.Level(name: name) else {
         throw Arguments.UsageError(
-          description: "--log-level must be one of trace, debug, info, notice, warning, error, critical, not '\(name)'")
+          description:
+            "--log-level must be one of trace, debug, info, notice, warning, error, critical, not '\(name)'")
       }
       self.level = parsed
     }

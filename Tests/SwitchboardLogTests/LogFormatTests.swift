@@ -5,9 +5,9 @@ import Testing
 struct LogFormatTests {
   private let time = LogTimestamp(seconds: 1_746_091_832, nanoseconds: 123_456_789)
 
-  private func record(_ message: String = "accepted", metadata: Log.Metadata = [:], label: String = "switchboard")
-    -> LogRecord
-  {
+  private func record(
+    _ message: String = "accepted", metadata: Log.Metadata = [:], label: String = "switchboard"
+  ) -> LogRecord {
     LogRecord(time: time, level: .info, label: label, message: message, metadata: metadata)
   }
 
@@ -19,8 +19,10 @@ struct LogFormatTests {
   }
 
   @Test func textWithoutMetadataIsTodaysLine() {
-    #expect(LogFormat.text.line(for: record("stopped")) == "2025-05-01T09:30:32.123Z info switchboard: stopped")
-    #expect(LogFormat.text.line(for: record("stopped", label: "")) == "2025-05-01T09:30:32.123Z info: stopped")
+    #expect(
+      LogFormat.text.line(for: record("stopped")) == "2025-05-01T09:30:32.123Z info switchboard: stopped")
+    #expect(
+      LogFormat.text.line(for: record("stopped", label: "")) == "2025-05-01T09:30:32.123Z info: stopped")
   }
 
   @Test func textQuotesValuesThatWouldReadAmbiguously() {
@@ -55,8 +57,8 @@ struct LogFormatTests {
         + #""conn":"7","peer":"127.0.0.1:50712"}"#)
     #expect(
       try parse(line) == [
-        "ts": "2025-05-01T09:30:32.123Z", "level": "info", "label": "switchboard", "msg": "accepted", "conn": "7",
-        "peer": "127.0.0.1:50712",
+        "ts": "2025-05-01T09:30:32.123Z", "level": "info", "label": "switchboard", "msg": "accepted",
+        "conn": "7", "peer": "127.0.0.1:50712",
       ])
   }
 
@@ -92,7 +94,8 @@ struct LogFormatTests {
     let object = try parse(line)
     #expect(object["msg"] == "accepted")
     #expect(object["level"] == "info")
-    #expect(object["_msg"] == "m" && object["_ts"] == "t" && object["_level"] == "l" && object["_label"] == "b")
+    #expect(
+      object["_msg"] == "m" && object["_ts"] == "t" && object["_level"] == "l" && object["_label"] == "b")
     #expect(object["other"] == "o")
   }
 
@@ -128,7 +131,9 @@ struct LogFormatTests {
   }
 
   @Test func nanosecondsOutOfRangeCarryIntoSeconds() {
-    #expect(LogTimestamp(seconds: 10, nanoseconds: 1_500_000_000) == LogTimestamp(seconds: 11, nanoseconds: 500_000_000))
+    #expect(
+      LogTimestamp(seconds: 10, nanoseconds: 1_500_000_000)
+        == LogTimestamp(seconds: 11, nanoseconds: 500_000_000))
     #expect(LogTimestamp(seconds: 10, nanoseconds: -1) == LogTimestamp(seconds: 9, nanoseconds: 999_999_999))
   }
 }

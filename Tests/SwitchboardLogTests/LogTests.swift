@@ -1,5 +1,5 @@
-import Synchronization
 import SwitchboardLog
+import Synchronization
 import Testing
 
 struct LogTests {
@@ -46,7 +46,8 @@ struct LogTests {
     #expect(Log.Level(name: "WARN") == .warning)
     #expect(Log.Level(name: "Debug") == .debug)
     #expect(Log.Level(name: "verbose") == nil)
-    #expect(Log.Level.allCases.map(\.name) == ["trace", "debug", "info", "notice", "warning", "error", "critical"])
+    #expect(
+      Log.Level.allCases.map(\.name) == ["trace", "debug", "info", "notice", "warning", "error", "critical"])
   }
 
   @Test func callMetadataOverridesChildMetadataWhichOverridesTheParents() {
