@@ -60,7 +60,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     let options = WebSocketHandshake.ServerOptions(deflate: PerMessageDeflate.Parameters())
     switch WebSocketHandshake.serverResponse(to: head, options: options) {
     case .reject(let response, let reason):
-      context.logger.debug("WebSocket upgrade refused: \(reason)")
+      context.logger.debug(
+        "WebSocket upgrade refused", metadata: .connection(peer: connection.remoteAddress, error: reason))
       reject(connection, response)
     case .accept(let accept):
       connection.write(accept.responseBytes)
@@ -321,7 +322,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     let quiet = Deadline.now().nanoseconds &- lastHeard.nanoseconds
     if pingOutstanding && quiet >= interval {
       // A ping went unanswered for a whole interval: the peer is gone.
-      context.logger.debug("WebSocket \(memberID) did not answer a ping; closing")
+      context.logger.debug(
+        "closing: no answer to a ping",
+        metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "websocket"))
       finish()
       connection.reset()
       return
@@ -342,7 +345,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
     if let error, error.call == "slow consumer" {
       context.metrics.slowConsumers.add(1, ordering: .relaxed)
-      context.logger.notice("dropped WebSocket \(memberID): \(error)")
+      context.logger.notice(
+        "dropped a slow consumer",
+        metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "websocket", error: "\(error)"))
     }
     finish()
     context.sessions[memberID] = nil
