@@ -15,6 +15,7 @@ let package = Package(
     .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
     .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
     .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
+    .library(name: "SwitchboardLog", targets: ["SwitchboardLog"]),
   ],
   targets: [
     .target(name: "CSwitchboardShims"),
@@ -23,6 +24,8 @@ let package = Package(
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "SwitchboardIO", dependencies: ["CSwitchboardShims"]),
     .target(name: "SwitchboardHTTP"),
+    // Leveled logs with metadata (swift-log's shape); no dependencies, so any module may log.
+    .target(name: "SwitchboardLog"),
     .target(name: "SwitchboardTLS", dependencies: ["SwitchboardIO", "COpenSSL"]),
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
     // Chat shares the HTTP module's text helpers (trimming); both stay free of I/O.
@@ -44,7 +47,11 @@ let package = Package(
       dependencies: [
         "SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO",
         "SwitchboardStore",
-      ]),
+      ],
+      plugins: ["BuildCommitPlugin"]),
+    // Writes the git commit being built into the switchboard binary (for --version).
+    .plugin(name: "BuildCommitPlugin", capability: .buildTool(), dependencies: ["build-commit"]),
+    .executableTarget(name: "build-commit"),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     // Deadline waits, loop hops, buffer checks and serialised child spawning for the suites.
@@ -67,6 +74,15 @@ let package = Package(
         "SwitchboardServer", "SwitchboardIO", "SwitchboardChat", "SwitchboardWebSocket", "SwitchboardHTTP",
         "SwitchboardTestSupport",
       ]),
+    .testTarget(name: "SwitchboardLogTests", dependencies: ["SwitchboardLog"]),
   ],
   swiftLanguageModes: [.v6]
 )
+
+// Logging cuts across the I/O modules: each of these takes a `Log` from its configuration
+// (the CLI makes the real one). SwitchboardLog depends on nothing, so this adds no edge
+// between the others; the codecs and SwitchboardChat never log.
+for target in package.targets
+where ["SwitchboardStore", "SwitchboardServer", "SwitchboardClient", "switchboard"].contains(target.name) {
+  target.dependencies.append("SwitchboardLog")
+}

@@ -1,4 +1,5 @@
 import SwitchboardIO
+import SwitchboardLog
 import SwitchboardTLS
 import SwitchboardWebSocket
 
@@ -40,6 +41,8 @@ extension WebSocketClient {
     /// (`serverName`, also sent as SNI). When ``TLSConfiguration/serverName`` is `nil` the
     /// URL's host is used. A failure is ``WebSocketClientError/tlsFailed``.
     public var tls: TLSConfiguration?
+    /// Where the client logs (at debug: the handshake's outcome). The default writes nothing.
+    public var logger = Log.disabled
 
     /// Creates a configuration; every parameter has the documented default.
     public init(

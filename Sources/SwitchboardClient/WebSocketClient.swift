@@ -153,9 +153,15 @@ public final class WebSocketClient: Sendable {
     }
     switch result {
     case .success(let outcome):
+      configuration.logger.debug(
+        "WebSocket connected",
+        metadata: [
+          "url": "\(url)", "subprotocol": outcome.subprotocol ?? "none", "compressed": "\(outcome.deflate != nil)",
+        ])
       return WebSocketClient(
         url: url, outcome: outcome, events: events, channel: channel, lifecycle: lifecycle)
     case .failure(let error):
+      configuration.logger.debug("WebSocket connect failed", metadata: ["url": "\(url)", "error": "\(error)"])
       throw error
     }
   }

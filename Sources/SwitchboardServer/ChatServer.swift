@@ -39,7 +39,7 @@ public final class ChatServer: Sendable {
   /// - Throws: ``IOError`` when the event loops cannot be created.
   /// - Throws: ``ServerError`` when the history store cannot be opened (a corrupt file,
   ///   an unwritable data directory), ``IOError`` when the event loops cannot start.
-  public init(configuration: ServerConfiguration, logger: Logger = .silent) throws {
+  public init(configuration: ServerConfiguration) throws {
     self.configuration = configuration
     let store: HistoryStore
     if configuration.ephemeral {
@@ -50,14 +50,20 @@ public final class ChatServer: Sendable {
       storeConfig.retentionAge = configuration.historyMaxAge
       storeConfig.durability = configuration.durability
       storeConfig.maxDatabaseBytes = configuration.historyMaxBytes
+      storeConfig.logger = configuration.logger
       do {
         store = try SQLiteHistoryStore(directory: configuration.dataDirectory, configuration: storeConfig)
       } catch {
         throw ServerError("\(error) (use --data-dir to choose another place, or --ephemeral to keep nothing on disk)")
       }
-      logger.info("history kept in \(configuration.dataDirectory)/\(SQLiteHistoryStore.fileName)")
+      configuration.logger.info(
+        "history kept",
+        metadata: [
+          "path": "\(configuration.dataDirectory)/\(SQLiteHistoryStore.fileName)",
+          "durability": "\(configuration.durability)",
+        ])
     }
-    self.core = ServerCore(configuration: configuration, logger: logger, store: store)
+    self.core = ServerCore(configuration: configuration, store: store)
     self.group = try EventLoopGroup(count: configuration.loopCount, backend: configuration.backend)
     var contexts: [LoopBoundContext] = []
     for loop in group.loops {
@@ -158,7 +164,7 @@ public final class ChatServer: Sendable {
     switch result {
     case .success(let bound):
       state.withLock { set(&$0, bound) }
-      core.logger.info("\(what) listening on \(bound)")
+      core.logger.info("listening", metadata: ["listener": what.lowercased(), "address": "\(bound)"])
     case .failure(let error):
       let hint = error.errno == 98 || error.errno == 48 ? " (port in use; pick another with --\(what.lowercased())-port)" : ""
       throw ServerError("cannot listen for \(what) on \(address): \(error)\(hint)")
@@ -175,10 +181,11 @@ public final class ChatServer: Sendable {
       let context = target.context
       do {
         let connection = try TCPConnection(fd: fd, loop: context.loop, remoteAddress: peer)
-        context.metrics.tcpAccepted.add(1, ordering: .relaxed)
+        let serial = context.metrics.tcpAccepted.add(1, ordering: .relaxed).newValue
+        context.logger.debug("accepted", metadata: .connection(peer: connection.remoteAddress, conn: serial))
         make(connection, context)
       } catch {
-        context.logger.warning("could not adopt a connection: \(error)")
+        context.logger.warning("could not adopt a connection", metadata: .connection(peer: peer, error: "\(error)"))
       }
     }
   }

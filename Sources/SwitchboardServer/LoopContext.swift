@@ -2,6 +2,7 @@ import SwitchboardChat
 import SwitchboardHTTP
 import Synchronization
 import SwitchboardIO
+import SwitchboardLog
 
 extension EventLoop: ShardExecutor {}
 
@@ -30,7 +31,7 @@ final class LoopContext {
   var hub: ChatHub { core.hub }
   var configuration: ServerConfiguration { core.configuration }
   var metrics: ServerMetrics { core.metrics }
-  var logger: Logger { core.logger }
+  var logger: Log { core.logger }
 }
 
 /// The parts of a running server every loop may read.
@@ -38,11 +39,11 @@ final class ServerCore: Sendable {
   let configuration: ServerConfiguration
   let hub: ChatHub
   let metrics = ServerMetrics()
-  let logger: Logger
+  let logger: Log
 
-  init(configuration: ServerConfiguration, logger: Logger, store: HistoryStore) {
+  init(configuration: ServerConfiguration, store: HistoryStore) {
     self.configuration = configuration
-    self.logger = logger
+    self.logger = configuration.logger
     let reporter = StoreFailureReporter(logger: logger, metrics: metrics)
     self.hub = ChatHub(
       configuration: configuration.hubConfiguration, store: store,
@@ -64,11 +65,11 @@ final class ServerCore: Sendable {
 /// Logs history-store failures at most every 10 s, so a full disk cannot flood the log;
 /// live delivery goes on regardless.
 final class StoreFailureReporter: Sendable {
-  private let logger: Logger
+  private let logger: Log
   private let metrics: ServerMetrics
   private let state = Mutex<(lastWarning: Int64, failures: Int)>((0, 0))
 
-  init(logger: Logger, metrics: ServerMetrics) {
+  init(logger: Log, metrics: ServerMetrics) {
     self.logger = logger
     self.metrics = metrics
   }
@@ -84,8 +85,8 @@ final class StoreFailureReporter: Sendable {
     }
     if let count {
       logger.warning(
-        "history store failed to keep message \(message.id) in \(message.room): \(error) (\(count) failed so far; live delivery continues)"
-      )
+        "history store failed to keep a message; live delivery continues",
+        metadata: ["room": message.room, "id": "\(message.id)", "error": "\(error)", "failures": "\(count)"])
     }
   }
 }

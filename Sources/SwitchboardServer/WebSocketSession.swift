@@ -58,7 +58,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     let options = WebSocketHandshake.ServerOptions(deflate: PerMessageDeflate.Parameters())
     switch WebSocketHandshake.serverResponse(to: head, options: options) {
     case .reject(let response, let reason):
-      context.logger.debug("WebSocket upgrade refused: \(reason)")
+      context.logger.debug(
+        "WebSocket upgrade refused", metadata: .connection(peer: connection.remoteAddress, error: reason))
       reject(connection, response)
     case .accept(let accept):
       connection.write(accept.responseBytes)
@@ -325,7 +326,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     case .ping:
       if let frame = protocolState.ping(Array("sb".utf8)) { write(frame) }
     case .drop:
-      context.logger.debug("WebSocket \(memberID) did not answer a ping; closing")
+      // A ping went unanswered for a whole interval: the peer is gone.
+      context.logger.debug(
+        "closing: no answer to a ping",
+        metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "websocket"))
       finish()
       connection.reset()
     }
@@ -341,7 +345,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
     if let error, error.call == "slow consumer" {
       context.metrics.slowConsumers.add(1, ordering: .relaxed)
-      context.logger.notice("dropped WebSocket \(memberID): \(error)")
+      context.logger.notice(
+        "dropped a slow consumer",
+        metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "websocket", error: "\(error)"))
     }
     finish()
     context.sessions[memberID] = nil
