@@ -106,8 +106,8 @@ def _escape_kinds(body):
 
 
 def _bytes_literal(tok, where):
-    """For a Python 2 `str` literal token, return (python2_value, bytes_literal_text),
-    or None if the token is not a plain `str` literal (u'', b'')."""
+    """For a Python 2 `str` literal token: (its Python 2 value as bytes, the text of an
+    equal Python 3 bytes literal, the set of escape letters used); None for u'' and b''."""
     m = re.match(r"([A-Za-z]*)(.*)\Z", tok, re.S)
     prefix, body = m.group(1), m.group(2)
     p = prefix.lower()
@@ -131,7 +131,8 @@ def _bytes_literal(tok, where):
     if not (kinds & set("uUN")) and all(ord(c) < 0x80 for c in body):
         # Cross-check with an independent reading: a Python 3 str literal with
         # \xNN escapes gives U+00NN, i.e. the octet in Latin-1.
-        assert ast.literal_eval(tok).encode("latin-1") == value, tok
+        if ast.literal_eval(tok).encode("latin-1") != value:
+            raise PortError("%s: two readings of %s disagree" % (where, tok[:40]))
     return value, text, kinds
 
 
