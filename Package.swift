@@ -11,6 +11,7 @@ let package = Package(
     .library(name: "SwitchboardIO", targets: ["SwitchboardIO"]),
     .library(name: "SwitchboardHTTP", targets: ["SwitchboardHTTP"]),
     .library(name: "SwitchboardWebSocket", targets: ["SwitchboardWebSocket"]),
+    .library(name: "SwitchboardDNS", targets: ["SwitchboardDNS"]),
     .library(name: "SwitchboardChat", targets: ["SwitchboardChat"]),
     .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
     .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
@@ -30,6 +31,8 @@ let package = Package(
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
     // Chat shares the HTTP module's text helpers (trimming); both stay free of I/O.
     .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
+    // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
+    .target(name: "SwitchboardDNS"),
     .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
@@ -60,6 +63,7 @@ let package = Package(
     .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat"]),
+    .testTarget(name: "SwitchboardDNSTests", dependencies: ["SwitchboardDNS"], exclude: ["Fixtures"]),
     .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(
