@@ -55,6 +55,8 @@ let package = Package(
     // Writes the git commit being built into the switchboard binary (for --version).
     .plugin(name: "BuildCommitPlugin", capability: .buildTool(), dependencies: ["build-commit"]),
     .executableTarget(name: "build-commit"),
+    // libFuzzer target for the DNS decoder; the fuzzer itself only with -DFUZZ_DNS (docs/DISCOVERY.md).
+    .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     // Deadline waits, loop hops, buffer checks and serialised child spawning for the suites.

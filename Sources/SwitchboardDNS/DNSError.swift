@@ -42,7 +42,8 @@ public struct DNSError: Error, Sendable, Hashable, CustomStringConvertible {
   /// The message is shorter than the 12-byte header.
   public static let truncatedHeader = DNSError(.truncatedHeader, "message shorter than the 12-byte header")
   /// A question's name, type or class runs past the end of the message.
-  public static let truncatedQuestion = DNSError(.truncatedQuestion, "question runs past the end of the message")
+  public static let truncatedQuestion = DNSError(
+    .truncatedQuestion, "question runs past the end of the message")
   /// A record's name or fixed fields (type, class, TTL, length) run past the end of the message.
   public static let truncatedRecord = DNSError(.truncatedRecord, "record runs past the end of the message")
   /// A record's rdata length reaches past the end of the message.

@@ -79,7 +79,8 @@ public struct DNSIPv6Address: Sendable, Hashable, CustomStringConvertible {
           guard let v4 = DNSIPv4Address(String(piece)) else { return nil }
           result += [UInt16(v4.rawValue >> 16), UInt16(truncatingIfNeeded: v4.rawValue)]
         } else {
-          guard (1...4).contains(piece.count), piece.allSatisfy(\.isHexDigit), let group = UInt16(piece, radix: 16)
+          guard (1...4).contains(piece.count), piece.allSatisfy(\.isHexDigit),
+            let group = UInt16(piece, radix: 16)
           else { return nil }
           result.append(group)
         }

@@ -42,7 +42,8 @@ public struct DNSMessage: Sendable, Hashable, CustomStringConvertible {
   /// - Throws: a ``DNSError`` saying what was wrong and where; see ``DNSLimits`` for the limits.
   public init(decoding bytes: [UInt8], limits: DNSLimits = .default) throws(DNSError) {
     guard bytes.count <= limits.maxMessageSize else {
-      throw DNSError.messageTooLarge.with("message of \(bytes.count) bytes (the limit is \(limits.maxMessageSize))")
+      throw DNSError.messageTooLarge.with(
+        "message of \(bytes.count) bytes (the limit is \(limits.maxMessageSize))")
     }
     guard bytes.count >= 12 else {
       throw DNSError.truncatedHeader.with("message of \(bytes.count) bytes, shorter than the 12-byte header")
@@ -58,7 +59,8 @@ public struct DNSMessage: Sendable, Hashable, CustomStringConvertible {
     let smallest = counts[0] * 5 + (counts[1] + counts[2] + counts[3]) * 11
     guard smallest <= reader.remaining else {
       throw DNSError.countExceedsPacket.with(
-        "counts \(counts) need at least \(smallest) bytes, the message has \(reader.remaining) after the header")
+        "counts \(counts) need at least \(smallest) bytes, the message has \(reader.remaining) after the header"
+      )
     }
     let total = counts.reduce(0, +)
     guard total <= limits.maxRecordCount else {
@@ -102,8 +104,13 @@ public struct DNSMessage: Sendable, Hashable, CustomStringConvertible {
   /// A multi-line dump in the style of `dig`: header, then each section.
   public var description: String {
     var lines = ["id=\(id) \(flags)"]
-    if !questions.isEmpty { lines.append(";; questions"); lines += questions.map(\.description) }
-    for (title, records) in [("answers", answers), ("authorities", authorities), ("additionals", additionals)]
+    if !questions.isEmpty {
+      lines.append(";; questions")
+      lines += questions.map(\.description)
+    }
+    for (title, records) in [
+      ("answers", answers), ("authorities", authorities), ("additionals", additionals),
+    ]
     where !records.isEmpty {
       lines.append(";; \(title)")
       lines += records.map(\.description)

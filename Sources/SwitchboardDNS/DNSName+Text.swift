@@ -44,7 +44,9 @@ extension DNSName {
             throw DNSError.invalidName.with("\\DDD needs three digits in \"\(text)\"")
           }
           let value = Int(next - 48) * 100 + Int(bytes[index + 2] - 48) * 10 + Int(bytes[index + 3] - 48)
-          guard value <= 255 else { throw DNSError.invalidName.with("\\\(value) is not a byte in \"\(text)\"") }
+          guard value <= 255 else {
+            throw DNSError.invalidName.with("\\\(value) is not a byte in \"\(text)\"")
+          }
           label.append(UInt8(value))
           index += 4
         } else {

@@ -11,7 +11,9 @@ public struct DNSQuestion: Sendable, Hashable, CustomStringConvertible {
   public var unicastResponse: Bool
 
   /// A question; class IN and QM unless given.
-  public init(name: DNSName, type: DNSRecordType, unicastResponse: Bool = false, dnsClass: DNSClass = .internet) {
+  public init(
+    name: DNSName, type: DNSRecordType, unicastResponse: Bool = false, dnsClass: DNSClass = .internet
+  ) {
     self.name = name
     self.type = type
     self.dnsClass = dnsClass

@@ -11,6 +11,9 @@ struct DNSReader {
 
   var remaining: Int { bytes.count - offset }
 
+  /// A name and the offset just after its in-place part.
+  typealias NameEnd = (name: DNSName, end: Int)
+
   mutating func u16(_ truncated: DNSError) throws(DNSError) -> UInt16 {
     guard remaining >= 2 else { throw truncated.with("\(truncated.message) at offset \(offset)") }
     defer { offset += 2 }
@@ -36,7 +39,7 @@ struct DNSReader {
   ///   - limit: the in-place part must end by here (the end of the rdata for a name inside one).
   ///   - overrun: thrown when the in-place part runs past `limit`.
   ///   - truncated: thrown when a label reached through a pointer runs past the message.
-  func name(at start: Int, limit: Int, overrun: DNSError, truncated: DNSError) throws(DNSError) -> (DNSName, Int) {
+  func name(at start: Int, limit: Int, overrun: DNSError, truncated: DNSError) throws(DNSError) -> NameEnd {
     var wire: [UInt8] = []
     var position = start
     var bound = limit
@@ -82,14 +85,16 @@ struct DNSReader {
         }
         if target >= lowest {
           let error: DNSError = target > position ? .forwardPointer : .pointerLoop
-          throw error.with("pointer at offset \(position) to \(target), not before the name read so far (\(lowest))")
+          throw error.with(
+            "pointer at offset \(position) to \(target), not before the name read so far (\(lowest))")
         }
         lowest = target
         position = target
         bound = bytes.count
       default:
+        let labelType = length >> 6 == 1 ? "0x40" : "0x80"
         throw DNSError.badLabelType.with(
-          "length byte 0x\(String(length, radix: 16)) at offset \(position) (label type \(length >> 6 == 1 ? "0x40" : "0x80"))")
+          "length byte 0x\(String(length, radix: 16)) at offset \(position) (label type \(labelType))")
       }
     }
   }
@@ -116,7 +121,8 @@ struct DNSReader {
     let rdata = try recordData(type: type, start: offset, end: offset + length)
     offset += length
     return DNSRecord(
-      name: name, ttl: ttl, rdata: rdata, cacheFlush: rawClass & 0x8000 != 0, dnsClass: DNSClass(rawValue: rawClass))
+      name: name, ttl: ttl, rdata: rdata, cacheFlush: rawClass & 0x8000 != 0,
+      dnsClass: DNSClass(rawValue: rawClass))
   }
 
   private func mismatch(_ type: DNSRecordType, _ start: Int, _ end: Int, _ why: String) -> DNSError {
@@ -124,9 +130,9 @@ struct DNSReader {
   }
 
   /// A name inside rdata `start..<end`; its in-place part must end by `end`.
-  private func rdataName(_ type: DNSRecordType, at position: Int, _ start: Int, _ end: Int) throws(DNSError) -> (
-    DNSName, Int
-  ) {
+  private func rdataName(_ type: DNSRecordType, at position: Int, _ start: Int, _ end: Int) throws(DNSError)
+    -> NameEnd
+  {
     try name(
       at: position, limit: end, overrun: mismatch(type, start, end, "a name runs past the data"),
       truncated: .truncatedRecordData)
@@ -147,7 +153,9 @@ struct DNSReader {
       return .ptr(target)
     case .srv:
       guard end - start >= 7 else { throw mismatch(type, start, end, "shorter than 7") }
-      func field(_ index: Int) -> UInt16 { UInt16(bytes[start + index]) << 8 | UInt16(bytes[start + index + 1]) }
+      func field(_ index: Int) -> UInt16 {
+        UInt16(bytes[start + index]) << 8 | UInt16(bytes[start + index + 1])
+      }
       let (target, after) = try rdataName(type, at: start + 6, start, end)
       guard after == end else { throw mismatch(type, start, end, "bytes after the target") }
       return .srv(priority: field(0), weight: field(2), port: field(4), target: target)

@@ -36,9 +36,11 @@ public struct DNSRecord: Sendable, Hashable, CustomStringConvertible {
     case .a(let address): data = address.description
     case .aaaa(let address): data = address.description
     case .ptr(let target): data = target.description
-    case .srv(let priority, let weight, let port, let target): data = "\(priority) \(weight) \(port) \(target)"
+    case .srv(let priority, let weight, let port, let target):
+      data = "\(priority) \(weight) \(port) \(target)"
     case .txt(let txt): data = txt.isEmpty ? "\"\"" : txt.description
-    case .nsec(let next, let types): data = ([next.description] + types.sorted().map(\.description)).joined(separator: " ")
+    case .nsec(let next, let types):
+      data = ([next.description] + types.sorted().map(\.description)).joined(separator: " ")
     case .unknown(_, let bytes):
       // RFC 3597 §5: \# length hex
       data = "\\# \(bytes.count)" + (bytes.isEmpty ? "" : " " + bytes.map { hex($0) }.joined())

@@ -37,7 +37,8 @@ public struct DNSTXT: Sendable, Hashable, CustomStringConvertible {
     ///   printable ASCII (RFC 6763 §6.4), or the entry is longer than 255 bytes.
     public init(key: String, value: [UInt8]?) throws(DNSError) {
       let keyBytes = Array(key.utf8)
-      guard !keyBytes.isEmpty, keyBytes.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E && $0 != UInt8(ascii: "=") }) else {
+      guard !keyBytes.isEmpty, keyBytes.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E && $0 != UInt8(ascii: "=") })
+      else {
         throw DNSError.invalidTXTEntry.with("TXT key \"\(key)\" must be printable ASCII without '='")
       }
       try self.init(bytes: value.map { keyBytes + [UInt8(ascii: "=")] + $0 } ?? keyBytes)

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SwitchboardDNS
@@ -50,7 +51,10 @@ struct DNSFuzzTests {
       var bytes = (0..<count).map { _ in UInt8.random(in: 0...255, using: &random) }
       // Small counts make it past the header checks more often.
       if bytes.count >= 12 {
-        for index in stride(from: 4, to: 12, by: 2) { bytes[index] = 0; bytes[index + 1] &= 3 }
+        for index in stride(from: 4, to: 12, by: 2) {
+          bytes[index] = 0
+          bytes[index + 1] &= 3
+        }
       }
       if Self.check(bytes) { decoded += 1 }
     }
@@ -67,5 +71,16 @@ struct DNSFuzzTests {
       if Self.check(bytes) { decoded += 1 }
     }
     #expect(decoded > 1_000)
+  }
+
+  @Test func committedFuzzCorpusReplaysCleanly() throws {
+    let directory = Fixture.directory.deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fuzz/dns/corpus")
+    let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+    #expect(files.count > 50)
+    for file in files {
+      let data = try #require(FileManager.default.contents(atPath: directory.appendingPathComponent(file).path))
+      Self.check(Array(data))
+    }
   }
 }

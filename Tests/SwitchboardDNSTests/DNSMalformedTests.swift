@@ -48,7 +48,9 @@ struct DNSMalformedTests {
 
   @Test func pointerBackIntoTheSameNameIsALoop() {
     // offset 12: label "a", then a pointer back to 12: a, a, a, ...
-    #expect(throws: DNSError.pointerLoop) { try decode(Self.oneQuestion + [1, 0x61] + pointer(12) + [0, 1, 0, 1]) }
+    #expect(throws: DNSError.pointerLoop) {
+      try decode(Self.oneQuestion + [1, 0x61] + pointer(12) + [0, 1, 0, 1])
+    }
     // Two names pointing at each other: the second (at 18) points to the first (12), which
     // points forward to the second.
     let bytes = header(counts: [2, 0, 0, 0]) + pointer(18) + [0, 1, 0, 1] + pointer(12) + [0, 1, 0, 1]
@@ -80,17 +82,23 @@ struct DNSMalformedTests {
   }
 
   @Test func pointerOutOfBounds() {
-    #expect(throws: DNSError.pointerOutOfBounds) { try decode(Self.oneQuestion + pointer(0x3FFF) + [0, 1, 0, 1]) }
+    #expect(throws: DNSError.pointerOutOfBounds) {
+      try decode(Self.oneQuestion + pointer(0x3FFF) + [0, 1, 0, 1])
+    }
   }
 
   @Test(arguments: [UInt8(0x40), 0x41, 0x7F, 0x80, 0xBF])
   func badLabelType(lengthByte: UInt8) {
-    #expect(throws: DNSError.badLabelType) { try decode(Self.oneQuestion + [lengthByte] + Array(repeating: 0x61, count: 70) + [0, 0, 1, 0, 1]) }
+    #expect(throws: DNSError.badLabelType) {
+      try decode(Self.oneQuestion + [lengthByte] + Array(repeating: 0x61, count: 70) + [0, 0, 1, 0, 1])
+    }
   }
 
   @Test func labelOf64BytesHasTheReservedTypeBits() {
     // On the wire a length over 63 cannot be written: 64 is 0x40, the extended label type.
-    #expect(throws: DNSError.badLabelType) { try decode(Self.oneQuestion + wire(String(repeating: "x", count: 64)) + [0, 1, 0, 1]) }
+    #expect(throws: DNSError.badLabelType) {
+      try decode(Self.oneQuestion + wire(String(repeating: "x", count: 64)) + [0, 1, 0, 1])
+    }
   }
 
   @Test func nameOver255Bytes() {
@@ -101,14 +109,19 @@ struct DNSMalformedTests {
     // Through compression: two names of 130 bytes each are fine, the second prefixed onto
     // the first (via a pointer) is 2 * 129 + 1 = 259.
     let half = label63 + label63 + [1, 0x7A]
-    let bytes = header(counts: [2, 0, 0, 0]) + half + [0] + [0, 1, 0, 1] + half + pointer(12) + [0, 1, 0, 1]
+    let bytes =
+      header(counts: [2, 0, 0, 0]) + half + [0] + [0, 1, 0, 1] + half + pointer(12) + [0, 1, 0, 1]
     #expect(throws: DNSError.nameTooLong) { try decode(bytes) }
   }
 
   @Test func countsLargerThanThePacket() {
-    #expect(throws: DNSError.countExceedsPacket) { try decode(header(counts: [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF])) }
+    #expect(throws: DNSError.countExceedsPacket) {
+      try decode(header(counts: [0xFFFF, 0xFFFF, 0xFFFF, 0xFFFF]))
+    }
     #expect(throws: DNSError.countExceedsPacket) { try decode(header(counts: [1, 0, 0, 0]) + [0, 0, 1, 0]) }
-    #expect(throws: DNSError.countExceedsPacket) { try decode(header(counts: [0, 0, 0, 2]) + wire("a") + recordTail(type: 1, rdata: [1, 2, 3, 4])) }
+    #expect(throws: DNSError.countExceedsPacket) {
+      try decode(header(counts: [0, 0, 0, 2]) + wire("a") + recordTail(type: 1, rdata: [1, 2, 3, 4]))
+    }
   }
 
   @Test func recordCountLimit() {
@@ -138,12 +151,16 @@ struct DNSMalformedTests {
 
   @Test(arguments: wrongLengths)
   func recordDataLengthMismatch(type: UInt16, rdata: [UInt8]) {
-    #expect(throws: DNSError.recordDataLengthMismatch) { try decode(Self.oneAnswer + [0] + recordTail(type: type, rdata: rdata)) }
+    #expect(throws: DNSError.recordDataLengthMismatch) {
+      try decode(Self.oneAnswer + [0] + recordTail(type: type, rdata: rdata))
+    }
   }
 
   @Test func nameInsideRecordDataMayPointOutOfIt() throws {
     // SRV target compressed against the owner name: legal, pointers leave the rdata.
-    let bytes = Self.oneAnswer + wire("vm", "local") + recordTail(type: 33, rdata: [0, 0, 0, 0, 0x1F, 0x90] + pointer(12))
+    let bytes =
+      Self.oneAnswer + wire("vm", "local")
+      + recordTail(type: 33, rdata: [0, 0, 0, 0, 0x1F, 0x90] + pointer(12))
     let message = try decode(bytes)
     #expect(message.answers[0].rdata == .srv(priority: 0, weight: 0, port: 8080, target: name("vm.local")))
   }
@@ -155,7 +172,9 @@ struct DNSMalformedTests {
     [0],  // window without length
   ])
   func malformedNSECBitmap(bitmap: [UInt8]) {
-    #expect(throws: DNSError.malformedRecordData) { try decode(Self.oneAnswer + [0] + recordTail(type: 47, rdata: [0] + bitmap)) }
+    #expect(throws: DNSError.malformedRecordData) {
+      try decode(Self.oneAnswer + [0] + recordTail(type: 47, rdata: [0] + bitmap))
+    }
   }
 
   @Test func nsecBitmapDecodesEveryWindow() throws {
@@ -168,7 +187,9 @@ struct DNSMalformedTests {
   }
 
   @Test func malformedTXT() {
-    #expect(throws: DNSError.malformedRecordData) { try decode(Self.oneAnswer + [0] + recordTail(type: 16, rdata: [3, 0x61])) }
+    #expect(throws: DNSError.malformedRecordData) {
+      try decode(Self.oneAnswer + [0] + recordTail(type: 16, rdata: [3, 0x61]))
+    }
   }
 
   @Test func errorsSayWhere() {

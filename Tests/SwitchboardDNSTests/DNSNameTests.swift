@@ -5,7 +5,10 @@ import Testing
 struct DNSNameTests {
   @Test func parsesAndPrintsPresentationForm() throws {
     let instance = try DNSName("My Room\\.v2 ☕._switchboard._tcp.local.")
-    #expect(instance.labels == [Array("My Room.v2 ☕".utf8), Array("_switchboard".utf8), Array("_tcp".utf8), Array("local".utf8)])
+    #expect(
+      instance.labels == [
+        Array("My Room.v2 ☕".utf8), Array("_switchboard".utf8), Array("_tcp".utf8), Array("local".utf8),
+      ])
     #expect(instance.description == "My Room\\.v2 ☕._switchboard._tcp.local.")
     #expect(try DNSName(instance.description).labels == instance.labels)
     #expect(try DNSName("a.b").labels == (try DNSName("a.b.").labels))
@@ -55,7 +58,8 @@ struct DNSNameTests {
 
   @Test func namesAreAtMost255BytesOnTheWire() throws {
     // 3 labels of 63 + 1 of 61: 4 length bytes + 250 + root = 255.
-    let longest = [String](repeating: String(repeating: "x", count: 63), count: 3) + [String(repeating: "y", count: 61)]
+    let longest =
+      [String](repeating: String(repeating: "x", count: 63), count: 3) + [String(repeating: "y", count: 61)]
     #expect(try DNSName(labels: longest).wireLength == 255)
     #expect(throws: DNSError.nameTooLong) {
       try DNSName(labels: longest.dropLast() + [String(repeating: "y", count: 62)])

@@ -7,7 +7,10 @@ struct DNSTXTTests {
     let record = txt("flag", "note=", "version=1", "eq=a=b")
     #expect(record.entries.map(\.keyString) == ["flag", "note", "version", "eq"])
     #expect(record.entries.map(\.value) == [nil, [], Array("1".utf8), Array("a=b".utf8)])
-    #expect(record.wire == [4] + Array("flag".utf8) + [5] + Array("note=".utf8) + [9] + Array("version=1".utf8) + [6] + Array("eq=a=b".utf8))
+    #expect(
+      record.wire == [4] + Array("flag".utf8) + [5] + Array("note=".utf8) + [9] + Array("version=1".utf8) + [
+        6
+      ] + Array("eq=a=b".utf8))
     let decoded = try DNSTXT(wire: record.wire[...])
     #expect(decoded == record)
     #expect(decoded.entry(forKey: "flag")?.value == nil)
@@ -38,10 +41,14 @@ struct DNSTXTTests {
     #expect(throws: DNSError.invalidTXTEntry) { try DNSTXT.Entry(key: "", value: "x") }
     #expect(throws: DNSError.invalidTXTEntry) { try DNSTXT.Entry(key: "a=b", value: "x") }
     #expect(throws: DNSError.invalidTXTEntry) { try DNSTXT.Entry(key: "ключ", value: "x") }
-    #expect(throws: DNSError.invalidTXTEntry) { try DNSTXT.Entry(key: "k", value: String(repeating: "x", count: 254)) }
+    #expect(throws: DNSError.invalidTXTEntry) {
+      try DNSTXT.Entry(key: "k", value: String(repeating: "x", count: 254))
+    }
     #expect(try DNSTXT.Entry(key: "k", value: String(repeating: "x", count: 253)).bytes.count == 255)
     #expect(throws: DNSError.invalidTXTEntry) { try DNSTXT.Entry("") }
-    #expect(throws: DNSError.invalidTXTEntry) { try DNSTXT.Entry(bytes: [UInt8](repeating: 0x61, count: 256)) }
+    #expect(throws: DNSError.invalidTXTEntry) {
+      try DNSTXT.Entry(bytes: [UInt8](repeating: 0x61, count: 256))
+    }
   }
 
   @Test func stringRunningPastTheRecordIsMalformed() {

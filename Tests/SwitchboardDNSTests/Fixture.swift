@@ -19,11 +19,14 @@ struct Fixture: CustomTestStringConvertible, Sendable {
 
   /// Every fixture listed in Fixtures/manifest.tsv, in capture order.
   static let all: [Fixture] = {
-    guard let manifest = try? String(contentsOf: directory.appendingPathComponent("manifest.tsv"), encoding: .utf8)
+    guard
+      let manifest = try? String(
+        contentsOf: directory.appendingPathComponent("manifest.tsv"), encoding: .utf8)
     else { return [] }
     return manifest.split(separator: "\n").filter { !$0.hasPrefix("#") }.compactMap { line in
       let fields = line.split(separator: "\t").map(String.init)
-      guard fields.count >= 2, let data = FileManager.default.contents(atPath: directory.appendingPathComponent(fields[0]).path)
+      guard fields.count >= 2,
+        let data = FileManager.default.contents(atPath: directory.appendingPathComponent(fields[0]).path)
       else { return nil }
       return Fixture(file: fields[0], source: fields[1], bytes: Array(data))
     }

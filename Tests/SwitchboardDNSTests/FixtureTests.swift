@@ -35,7 +35,9 @@ struct FixtureTests {
     }
     // Our compression does at least as well as the responder's own (zeroconf sends an empty
     // TXT as zero bytes of data, which we write as one zero byte).
-    let emptyTXTs = (message.answers + message.authorities + message.additionals).filter { $0.rdata == .txt(.empty) }
+    let emptyTXTs = (message.answers + message.authorities + message.additionals).filter {
+      $0.rdata == .txt(.empty)
+    }
     #expect(message.encode().count <= fixture.bytes.count + emptyTXTs.count)
   }
 
@@ -60,7 +62,11 @@ struct FixtureTests {
     #expect(text.cacheFlush && text.ttl == 4500)
     #expect(records.contains { $0.rdata == .a(DNSIPv4Address(10, 231, 7, 1)) && $0.cacheFlush })
     #expect(records.contains { $0.rdata == .aaaa(DNSIPv6Address("fe80::5b:d0ff:fe00:1")!) && $0.cacheFlush })
-    #expect(records.contains { $0.name == name("_services._dns-sd._udp.local") && $0.rdata == .ptr(name("_switchboard._tcp.local")) && !$0.cacheFlush })
+    #expect(
+      records.contains {
+        $0.name == name("_services._dns-sd._udp.local") && $0.rdata == .ptr(name("_switchboard._tcp.local"))
+          && !$0.cacheFlush
+      })
     // One label holding a space, a dot and UTF-8; printed the way avahi-browse printed it.
     #expect(srv.name.labels[0] == Array("Avahi Chat.v2 ☕".utf8))
     #expect(srv.name.formatted(.avahi) == "Avahi\\032Chat\\.v2\\032\\226\\152\\149._switchboard._tcp.local")
@@ -100,7 +106,10 @@ struct FixtureTests {
     #expect(nsec.name == name("zc-host.local"))
     #expect(nsec.rdata == .nsec(nextName: name("zc-host.local"), types: [.a]))
     #expect(nsec.cacheFlush && nsec.ttl == 120)
-    #expect(all.contains { $0.rdata == .srv(priority: 0, weight: 0, port: 7200, target: name("zc-host.local")) && $0.cacheFlush })
+    #expect(
+      all.contains {
+        $0.rdata == .srv(priority: 0, weight: 0, port: 7200, target: name("zc-host.local")) && $0.cacheFlush
+      })
     #expect(all.contains { $0.rdata == .a(DNSIPv4Address(10, 231, 7, 2)) && $0.cacheFlush })
     #expect(all.contains { $0.rdata == .txt(txt("version=1", "flag", "note=")) && $0.cacheFlush })
     #expect(all.contains { $0.rdata == .ptr(Self.zeroconfInstance) && !$0.cacheFlush })
@@ -150,13 +159,17 @@ struct FixtureTests {
   }
 
   @Test func goodbyesHaveTTLZero() throws {
-    let zeroconf = try Self.response(from: "zeroconf") { message in message.answers.allSatisfy { $0.ttl == 0 } }
+    let zeroconf = try Self.response(from: "zeroconf") { message in message.answers.allSatisfy { $0.ttl == 0 }
+    }
     #expect(Set(zeroconf.answers.map(\.type)) == [.ptr, .srv, .txt, .a, .nsec])
     let avahi = try Self.response(from: "avahi") { message in
       message.answers.contains { $0.type == .ptr && $0.ttl == 0 }
     }
     // avahi says goodbye to the service records, not to its host's addresses.
-    #expect(avahi.answers.filter { $0.type == .srv || $0.type == .txt || $0.type == .ptr }.allSatisfy { $0.ttl == 0 })
+    #expect(
+      avahi.answers.filter { $0.type == .srv || $0.type == .txt || $0.type == .ptr }.allSatisfy {
+        $0.ttl == 0
+      })
   }
 
   @Test func cacheFlushOnUniqueRecordsNeverOnServicePTRs() throws {
@@ -165,7 +178,8 @@ struct FixtureTests {
       guard message.flags.isResponse else { continue }
       for record in message.answers + message.additionals {
         switch record.type {
-        case .ptr where record.name.hasSuffix(name("_tcp.local")) || record.name.hasSuffix(name("_udp.local")):
+        case .ptr
+        where record.name.hasSuffix(name("_tcp.local")) || record.name.hasSuffix(name("_udp.local")):
           #expect(!record.cacheFlush, "\(fixture.file): \(record)")
         case .srv, .txt, .a, .aaaa, .nsec:
           #expect(record.cacheFlush, "\(fixture.file): \(record)")

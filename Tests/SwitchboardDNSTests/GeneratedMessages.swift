@@ -30,21 +30,31 @@ enum GeneratedMessages {
   static func rdata(_ random: inout TestRandom) -> DNSRecordData {
     switch Int.random(in: 0...7, using: &random) {
     case 0: return .a(DNSIPv4Address(rawValue: UInt32.random(in: 0...UInt32.max, using: &random)))
-    case 1: return .aaaa(DNSIPv6Address(high: .random(in: 0...UInt64.max, using: &random), low: .random(in: 0...UInt64.max, using: &random)))
+    case 1:
+      return .aaaa(
+        DNSIPv6Address(
+          high: .random(in: 0...UInt64.max, using: &random), low: .random(in: 0...UInt64.max, using: &random))
+      )
     case 2: return .ptr(randomName(&random))
     case 3:
       return .srv(
-        priority: .random(in: 0...UInt16.max, using: &random), weight: .random(in: 0...UInt16.max, using: &random),
+        priority: .random(in: 0...UInt16.max, using: &random),
+        weight: .random(in: 0...UInt16.max, using: &random),
         port: .random(in: 0...UInt16.max, using: &random), target: randomName(&random))
     case 4:
-      let entries = (0..<Int.random(in: 0...4, using: &random)).compactMap { _ in try? DNSTXT.Entry(bytes: bytes(&random, 1...40)) }
+      let entries = (0..<Int.random(in: 0...4, using: &random)).compactMap { _ in
+        try? DNSTXT.Entry(bytes: bytes(&random, 1...40))
+      }
       return .txt(DNSTXT(entries))
     case 5:
       let types = (0..<Int.random(in: 0...6, using: &random)).map { _ in
-        DNSRecordType(Bool.random(using: &random) ? .random(in: 0...255, using: &random) : .random(in: 0...UInt16.max, using: &random))
+        DNSRecordType(
+          Bool.random(using: &random)
+            ? .random(in: 0...255, using: &random) : .random(in: 0...UInt16.max, using: &random))
       }
       return .nsec(nextName: randomName(&random), types: Set(types))
-    case 6: return .unknown(DNSRecordType(UInt16.random(in: 256...65000, using: &random)), bytes(&random, 0...30))
+    case 6:
+      return .unknown(DNSRecordType(UInt16.random(in: 256...65000, using: &random)), bytes(&random, 0...30))
     default: return .unknown(.cname, randomName(&random).wire + [0])
     }
   }
@@ -52,7 +62,8 @@ enum GeneratedMessages {
   static func record(_ random: inout TestRandom) -> DNSRecord {
     DNSRecord(
       name: randomName(&random), ttl: .random(in: 0...UInt32.max, using: &random), rdata: rdata(&random),
-      cacheFlush: .random(using: &random), dnsClass: DNSClass(rawValue: Bool.random(using: &random) ? 1 : .random(in: 0...0x7FFF, using: &random)))
+      cacheFlush: .random(using: &random),
+      dnsClass: DNSClass(rawValue: Bool.random(using: &random) ? 1 : .random(in: 0...0x7FFF, using: &random)))
   }
 
   static func message(_ random: inout TestRandom) -> DNSMessage {
@@ -65,7 +76,9 @@ enum GeneratedMessages {
         unicastResponse: .random(using: &random))
     }
     return DNSMessage(
-      id: .random(in: 0...UInt16.max, using: &random), flags: DNSFlags(rawValue: .random(in: 0...UInt16.max, using: &random)),
-      questions: questions, answers: records(&random), authorities: records(&random), additionals: records(&random))
+      id: .random(in: 0...UInt16.max, using: &random),
+      flags: DNSFlags(rawValue: .random(in: 0...UInt16.max, using: &random)),
+      questions: questions, answers: records(&random), authorities: records(&random),
+      additionals: records(&random))
   }
 }

@@ -24,7 +24,9 @@ func wire(_ labels: String...) -> [UInt8] {
 func pointer(_ offset: Int) -> [UInt8] { [0xC0 | UInt8(offset >> 8), UInt8(offset & 0xFF)] }
 
 /// Type, class, TTL and rdata length of a record, then the rdata.
-func recordTail(type: UInt16, rawClass: UInt16 = 1, ttl: UInt32 = 120, rdata: [UInt8], length: Int? = nil) -> [UInt8] {
+func recordTail(type: UInt16, rawClass: UInt16 = 1, ttl: UInt32 = 120, rdata: [UInt8], length: Int? = nil)
+  -> [UInt8]
+{
   let count = UInt16(length ?? rdata.count)
   return [UInt8(type >> 8), UInt8(type & 0xFF), UInt8(rawClass >> 8), UInt8(rawClass & 0xFF)]
     + [24, 16, 8, 0].map { UInt8((ttl >> $0) & 0xFF) } + [UInt8(count >> 8), UInt8(count & 0xFF)] + rdata
