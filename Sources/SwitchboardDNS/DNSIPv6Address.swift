@@ -41,7 +41,7 @@ public struct DNSIPv6Address: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// RFC 5952 text: lowercase hex, no leading zeros, the longest run of two or more zero
-  /// groups (the first of equal runs) as `::`.
+  /// groups (the first of equal runs) as `::`. IPv4-mapped addresses print in hex too (`::ffff:a00:1`).
   public var description: String {
     let groups = self.groups
     var bestStart = -1
