@@ -34,7 +34,10 @@ struct DNSAddressTests {
   }
 
   @Test func ipv6RejectsMalformedText() {
-    for bad in ["", ":", ":::", "1::2::3", "1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8:9", "12345::", "g::1", "fe80::1%eth0", "1:2:3:4:5:6:7::8"] {
+    for bad in [
+      "", ":", ":::", "1::2::3", "1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8:9", "12345::", "g::1", "fe80::1%eth0",
+      "1:2:3:4:5:6:7::8",
+    ] {
       #expect(DNSIPv6Address(bad) == nil, "\(bad)")
     }
     #expect(DNSIPv6Address(bytes: [UInt8](repeating: 0, count: 15)) == nil)
