@@ -79,7 +79,8 @@ struct DNSFuzzTests {
     let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
     #expect(files.count > 50)
     for file in files {
-      let data = try #require(FileManager.default.contents(atPath: directory.appendingPathComponent(file).path))
+      let data = try #require(
+        FileManager.default.contents(atPath: directory.appendingPathComponent(file).path))
       Self.check(Array(data))
     }
   }
