@@ -62,8 +62,10 @@ struct FixtureTests {
     #expect(text.cacheFlush && text.ttl == 4500)
     #expect(records.contains { $0.rdata == .a(DNSIPv4Address(10, 231, 7, 1)) && $0.cacheFlush })
     #expect(records.contains { $0.rdata == .aaaa(DNSIPv6Address("fe80::5b:d0ff:fe00:1")!) && $0.cacheFlush })
+    // The service type itself is announced under _services._dns-sd._udp (RFC 6763 §9).
+    let types = try Self.messages(from: "avahi").filter(\.flags.isResponse).flatMap(\.answers)
     #expect(
-      records.contains {
+      types.contains {
         $0.name == name("_services._dns-sd._udp.local") && $0.rdata == .ptr(name("_switchboard._tcp.local"))
           && !$0.cacheFlush
       })
