@@ -54,6 +54,13 @@ import SwitchboardTestSupport
       }
     }.filter { !$0.isEmpty }
     #expect(kinds.firstIndex(of: "reconnecting")! < kinds.lastIndex(of: "connected")!)
+    // A WebSocket server shutting down says so (1001); lines and datagrams carry no code.
+    let disconnect = client.events[mark...].first { if case .disconnected = $0 { true } else { false } }
+    if case .disconnected(_, let code)? = disconnect {
+      #expect(code == (scheme == "ws" ? .goingAway : nil))
+    } else {
+      Issue.record("no disconnected event after the restart")
+    }
     await client.stop()
     await watcher.stop()
   }
