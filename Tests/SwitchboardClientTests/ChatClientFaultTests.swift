@@ -11,6 +11,9 @@ import SwitchboardTestSupport
 
 /// Servers that go away, never were, never answer; a line server nobody here wrote.
 @Suite struct ChatClientFaultTests {
+  /// netcat, the line server of ``plainLineServerNobodyHereWrote()``.
+  static let netcat = executableOnPath("nc")
+
   @Test(arguments: ["ws", "tcp", "udp"])
   func reconnectsToARestartedServer(scheme: String) async throws {
     var server = try startServer()
@@ -141,12 +144,13 @@ import SwitchboardTestSupport
     await probe.stop()
   }
 
-  @Test func plainLineServerNobodyHereWrote() async throws {
+  @Test(.enabled(if: netcat != nil, "needs nc (netcat-openbsd) on PATH"))
+  func plainLineServerNobodyHereWrote() async throws {
     // netcat-openbsd as the server: it prints what the client sends, and what is typed
     // into its stdin reaches the client as lines.
     let port = try freePort()
     let nc = Process()
-    nc.executableURL = URL(fileURLWithPath: "/usr/bin/nc")
+    nc.executableURL = URL(fileURLWithPath: try #require(Self.netcat))
     nc.arguments = ["-l", "127.0.0.1", "\(port)"]
     let input = Pipe()
     let output = Pipe()
