@@ -62,9 +62,10 @@ struct WebSocketClientConnectTests {
     let listener = try RawSocket(listen: true)
     var configuration = WebSocketClient.Configuration()
     configuration.connectTimeout = .seconds(60)
+    let url = "ws://127.0.0.1:\(listener.port)/"
     let attempt = Task {
       withUnsafeCurrentTask { $0?.cancel() }
-      return try await WebSocketClient.connect(to: "ws://127.0.0.1:\(listener.port)/", configuration: configuration)
+      return try await WebSocketClient.connect(to: url, configuration: configuration)
     }
     let start = ContinuousClock.now
     let result = await attempt.result
