@@ -1,3 +1,5 @@
+import SwitchboardWebSocket
+
 /// The connection loop behind ``ChatClient/run(isolation:_:)``: connect, serve one
 /// connection with a reader, a writer and a heartbeat task, wait, reconnect.
 extension ChatClient {
@@ -77,7 +79,7 @@ extension ChatClient {
 
   /// Runs one connection until it ends; returns why.
   private func serve(_ connection: any TransportConnection, events: AsyncStream<Event>.Continuation) async
-    -> (String, UInt16?)
+    -> (String, WebSocketCloseCode?)
   {
     let (kicks, kick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let readyNow = state.withLock { s -> Bool in
@@ -91,7 +93,7 @@ extension ChatClient {
     }
     if readyNow { kick.yield() }
     let heartbeat = configuration.heartbeat
-    let result = await withTaskGroup(of: (String, UInt16?)?.self) { group in
+    let result = await withTaskGroup(of: (String, WebSocketCloseCode?)?.self) { group in
       group.addTask { await self.read(connection, events: events) }
       group.addTask {
         await self.write(connection, kicks: kicks, events: events)
@@ -100,7 +102,7 @@ extension ChatClient {
       if heartbeat.isEnabled {
         group.addTask { await self.beat(connection, heartbeat: heartbeat, events: events) }
       }
-      var outcome: (String, UInt16?) = ("closed", nil)
+      var outcome: (String, WebSocketCloseCode?) = ("closed", nil)
       while let next = await group.next() {
         if let next {
           outcome = next
@@ -116,7 +118,7 @@ extension ChatClient {
   }
 
   private func read(_ connection: any TransportConnection, events: AsyncStream<Event>.Continuation) async
-    -> (String, UInt16?)
+    -> (String, WebSocketCloseCode?)
   {
     var pending: [Event] = []
     var resumes: [ChatResume] = []
@@ -174,7 +176,7 @@ extension ChatClient {
 
   private func beat(
     _ connection: any TransportConnection, heartbeat: Heartbeat, events: AsyncStream<Event>.Continuation
-  ) async -> (String, UInt16?)? {
+  ) async -> (String, WebSocketCloseCode?)? {
     let tick = max(min(heartbeat.interval, heartbeat.timeout) / 4, .milliseconds(10))
     while !Task.isCancelled {
       try? await Task.sleep(for: tick)

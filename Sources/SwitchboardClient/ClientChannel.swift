@@ -42,6 +42,9 @@ final class ClientChannel {
   private enum Stage {
     /// Created; ``start(address:completion:)`` not yet run.
     case idle
+    /// The connecting task was cancelled before ``start(address:completion:)`` ran, which
+    /// will then fail at once.
+    case cancelledBeforeStart
     /// The TCP connect (and for `wss://` the TLS handshake) is in flight.
     case connecting
     /// The upgrade request is written; reading the response head.
@@ -63,7 +66,6 @@ final class ClientChannel {
   private let events: AsyncStream<WebSocketClient.Event>.Continuation
 
   private var stage = Stage.idle
-  private var cancelledBeforeStart = false
   private var connectCompletion: ConnectCompletion?
   private var connection: ClientTransport?
   private var parser = HTTPResponseParser()
@@ -97,7 +99,7 @@ final class ClientChannel {
   /// `completion` gets the handshake's outcome. The connect timeout covers all of it.
   func start(address: SocketAddress, completion: ConnectCompletion) {
     loop.assertInEventLoop()
-    guard stage == .idle, !cancelledBeforeStart else {
+    guard stage == .idle else {
       stage = .closed
       events.finish()
       completion.resume(returning: .failure(.cancelled))
@@ -136,9 +138,9 @@ final class ClientChannel {
   /// The connecting task was cancelled.
   func cancelConnect() {
     switch stage {
-    case .idle: cancelledBeforeStart = true
+    case .idle: stage = .cancelledBeforeStart
     case .connecting, .handshaking: failConnect(.cancelled)
-    case .open, .closing, .closed: break
+    case .cancelledBeforeStart, .open, .closing, .closed: break
     }
   }
 
@@ -320,7 +322,7 @@ final class ClientChannel {
     switch stage {
     case .handshaking: readHandshake(bytes)
     case .open: if websocket != nil { perform(websocket!.receive(bytes)) }
-    case .idle, .connecting, .closing, .closed: break
+    case .idle, .cancelledBeforeStart, .connecting, .closing, .closed: break
     }
   }
 
@@ -332,7 +334,7 @@ final class ClientChannel {
     case .open:
       webSocketFinished(code: .abnormalClosure, reason: "connection closed without a close frame")
       connection?.close()
-    case .idle, .connecting, .closing, .closed:
+    case .idle, .cancelledBeforeStart, .connecting, .closing, .closed:
       connection?.close()
     }
   }
@@ -350,7 +352,7 @@ final class ClientChannel {
       return
     case .open:
       webSocketFinished(code: .abnormalClosure, reason: error ?? "connection lost")
-    case .idle, .closing, .closed:
+    case .idle, .cancelledBeforeStart, .closing, .closed:
       break
     }
     timer?.cancel()

@@ -1,4 +1,5 @@
 import SwitchboardIO
+import SwitchboardWebSocket
 
 /// What a transport delivers to the ``ChatClient`` driver: text units (a WebSocket text
 /// frame, a line, a datagram), liveness signals, and the end.
@@ -6,8 +7,9 @@ enum TransportInput: Sendable {
   case text(String)
   case ping
   case pong
-  /// The connection ended (the stream finishes after this).
-  case closed(code: UInt16?, reason: String)
+  /// The connection ended (the stream finishes after this); `code` is the WebSocket
+  /// close code, `nil` on the other transports.
+  case closed(code: WebSocketCloseCode?, reason: String)
 }
 
 /// One open connection of some transport. The driver owns it for the life of one

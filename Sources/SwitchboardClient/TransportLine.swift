@@ -126,7 +126,7 @@ final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionD
     timer = nil
     tcp?.close()
     tls?.close()
-    finish(code: nil, reason: error.description)
+    finish(reason: error.description)
     completion.resume(returning: .failure(error))
   }
 
@@ -150,11 +150,11 @@ final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionD
     tls?.close()
   }
 
-  private func finish(code: UInt16?, reason: String) {
+  private func finish(reason: String) {
     guard !finished else { return }
     finished = true
     if let partial = framer.takePartial() { inputs.yield(.text(String(decoding: partial, as: UTF8.self))) }
-    inputs.yield(.closed(code: code, reason: reason))
+    inputs.yield(.closed(code: nil, reason: reason))
     inputs.finish()
     keepSelf = nil
   }
@@ -174,7 +174,7 @@ final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionD
   func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) { read(bytes) }
   func connectionDidReadEOF(_ connection: TCPConnection) { connection.close() }
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
-    finish(code: nil, reason: error.map { "\($0)" } ?? "closed by the server")
+    finish(reason: error.map { "\($0)" } ?? "closed by the server")
   }
 
   // MARK: TLSConnectionDelegate
@@ -182,6 +182,6 @@ final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionD
   func connection(_ connection: TLSConnection, didRead bytes: UnsafeRawBufferPointer) { read(bytes) }
   func connectionDidReadEOF(_ connection: TLSConnection) { connection.close() }
   func connection(_ connection: TLSConnection, didCloseWith error: TLSError?) {
-    finish(code: nil, reason: error.map { "\($0)" } ?? "closed by the server")
+    finish(reason: error.map { "\($0)" } ?? "closed by the server")
   }
 }

@@ -19,7 +19,7 @@ final class TransportWebSocket: TransportConnection {
         case .binary: break
         case .ping: continuation.yield(.ping)
         case .pong: continuation.yield(.pong)
-        case .closed(let code, let reason): continuation.yield(.closed(code: code?.code, reason: reason))
+        case .closed(let code, let reason): continuation.yield(.closed(code: code, reason: reason))
         }
       }
       continuation.finish()

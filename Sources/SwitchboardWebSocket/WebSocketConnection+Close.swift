@@ -32,7 +32,7 @@ extension WebSocketConnection {
 
   /// A close frame payload: the code big-endian, then the reason cut to at most 123
   /// bytes on a character boundary.
-  static func closePayload(code: WebSocketCloseCode?, reason: String) -> [UInt8] {
+  package static func closePayload(code: WebSocketCloseCode?, reason: String) -> [UInt8] {
     guard let code = code?.code else { return [] }
     var payload: [UInt8] = [UInt8(code >> 8), UInt8(code & 0xFF)]
     var reasonBytes = 0

@@ -39,6 +39,50 @@ struct LineFramerTests {
     #expect(drain(&f) == [.line(Array("x".utf8))])
   }
 
+  @Test func oneReadOfManyLinesGivesThemAllInOrder() {
+    // A pasted block or a burst from a client arrives as one read. (That this takes
+    // linear time is measured, not asserted: a timed check would fail under load.)
+    let count = 100_000
+    var input: [UInt8] = []
+    for i in 0..<count { input += Array("line \(i)\(i % 3 == 0 ? "\r" : "")\n".utf8) }
+    input += Array("tail".utf8)
+    var f = LineFramer()
+    input.withUnsafeBytes { f.append($0) }
+    var n = 0
+    while let output = f.next() {
+      guard output == .line(Array("line \(n)".utf8)) else {
+        Issue.record("line \(n) came out as \(output)")
+        return
+      }
+      n += 1
+    }
+    #expect(n == count)
+    #expect(f.pendingCount == 4)
+    #expect(f.takePartial() == Array("tail".utf8))
+  }
+
+  @Test func bytesAppendedBeforeTheLastLineIsTakenFollowIt() {
+    var f = LineFramer()
+    f.append(contentsOf: Array("a\nb\n".utf8))
+    #expect(f.next() == .line(Array("a".utf8)))
+    f.append(contentsOf: Array("c\r\nd".utf8))
+    #expect(drain(&f) == [.line(Array("b".utf8)), .line(Array("c".utf8))])
+    #expect(f.takePartial() == Array("d".utf8))
+  }
+
+  @Test func pendingCountLeavesOutLinesAlreadyTaken() {
+    var f = LineFramer()
+    f.append(contentsOf: Array("one\ntwo\nthr".utf8))
+    #expect(f.pendingCount == 11)
+    #expect(f.next() == .line(Array("one".utf8)))
+    #expect(f.pendingCount == 7)
+    #expect(drain(&f) == [.line(Array("two".utf8))])
+    #expect(f.pendingCount == 3)
+    f.append(contentsOf: Array("ee\n".utf8))
+    #expect(drain(&f) == [.line(Array("three".utf8))])
+    #expect(f.pendingCount == 0)
+  }
+
   @Test(arguments: [1, 2, 3, 7, 64])
   func anySplitGivesTheSameLines(chunk: Int) {
     var generator = SplitMix(seed: UInt64(chunk))

@@ -11,6 +11,9 @@ import SwitchboardTestSupport
 
 /// Servers that go away, never were, never answer; a line server nobody here wrote.
 @Suite struct ChatClientFaultTests {
+  /// netcat, the line server of ``plainLineServerNobodyHereWrote()``.
+  static let netcat = executableOnPath("nc")
+
   @Test(arguments: ["ws", "tcp", "udp"])
   func reconnectsToARestartedServer(scheme: String) async throws {
     var server = try startServer()
@@ -54,6 +57,13 @@ import SwitchboardTestSupport
       }
     }.filter { !$0.isEmpty }
     #expect(kinds.firstIndex(of: "reconnecting")! < kinds.lastIndex(of: "connected")!)
+    // A WebSocket server shutting down says so (1001); lines and datagrams carry no code.
+    let disconnect = client.events[mark...].first { if case .disconnected = $0 { true } else { false } }
+    if case .disconnected(_, let code)? = disconnect {
+      #expect(code == (scheme == "ws" ? .goingAway : nil))
+    } else {
+      Issue.record("no disconnected event after the restart")
+    }
     await client.stop()
     await watcher.stop()
   }
@@ -134,12 +144,13 @@ import SwitchboardTestSupport
     await probe.stop()
   }
 
-  @Test func plainLineServerNobodyHereWrote() async throws {
+  @Test(.enabled(if: netcat != nil, "needs nc (netcat-openbsd) on PATH"))
+  func plainLineServerNobodyHereWrote() async throws {
     // netcat-openbsd as the server: it prints what the client sends, and what is typed
     // into its stdin reaches the client as lines.
     let port = try freePort()
     let nc = Process()
-    nc.executableURL = URL(fileURLWithPath: "/usr/bin/nc")
+    nc.executableURL = URL(fileURLWithPath: try #require(Self.netcat))
     nc.arguments = ["-l", "127.0.0.1", "\(port)"]
     let input = Pipe()
     let output = Pipe()

@@ -56,6 +56,23 @@ struct WebSocketClientConnectTests {
     #expect(throws: WebSocketClientError.cancelled) { try result.get() }
   }
 
+  @Test func connectingFromACancelledTaskFailsAtOnce() async throws {
+    // The cancellation reaches the channel before its start does: it must not connect
+    // and then wait out the connect timeout on a server that never answers.
+    let listener = try RawSocket(listen: true)
+    var configuration = WebSocketClient.Configuration()
+    configuration.connectTimeout = .seconds(60)
+    let url = "ws://127.0.0.1:\(listener.port)/"
+    let attempt = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await WebSocketClient.connect(to: url, configuration: configuration)
+    }
+    let start = ContinuousClock.now
+    let result = await attempt.result
+    #expect(ContinuousClock.now - start < .seconds(30))  // did not wait for the timeout
+    #expect(throws: WebSocketClientError.cancelled) { try result.get() }
+  }
+
   @Test func unknownSchemeIsUnsupported() async {
     await #expect(throws: WebSocketClientError.unsupportedScheme) {
       _ = try await WebSocketClient.connect(to: "http://127.0.0.1:1/")
