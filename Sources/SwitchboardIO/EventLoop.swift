@@ -8,51 +8,6 @@ import Synchronization
   import Darwin
 #endif
 
-/// Something registered with an ``EventLoop`` for readiness events. Called on the loop's
-/// thread only.
-public protocol Selectable: AnyObject {
-  /// The descriptor is ready as `events` says.
-  func handle(_ events: ReadyEvents)
-}
-
-/// Something with buffered output that the loop flushes once per iteration, so that many
-/// frames appended during one iteration leave in one system call.
-public protocol Flushable: AnyObject {
-  func flush()
-}
-
-/// A monotonic time in nanoseconds.
-public struct Deadline: Comparable, Sendable, Hashable {
-  public var nanoseconds: UInt64
-  public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
-  /// The current monotonic time.
-  public static func now() -> Deadline { Deadline(nanoseconds: DispatchTime.now().uptimeNanoseconds) }
-  /// `self` plus `duration`.
-  public func adding(_ duration: Duration) -> Deadline {
-    Deadline(nanoseconds: nanoseconds &+ duration.nanoseconds)
-  }
-  public static func < (a: Deadline, b: Deadline) -> Bool { a.nanoseconds < b.nanoseconds }
-}
-
-extension Duration {
-  /// The duration in whole nanoseconds (negative durations count as zero).
-  public var nanoseconds: UInt64 {
-    let (s, atto) = components
-    if s < 0 { return 0 }
-    return UInt64(s) &* 1_000_000_000 &+ UInt64(max(atto, 0) / 1_000_000_000)
-  }
-}
-
-/// A scheduled task that can be cancelled from any thread.
-public final class Scheduled: Sendable {
-  let cancelledFlag = Atomic<Bool>(false)
-  /// Stops the task from running (again). Safe from any thread; a task already running
-  /// finishes.
-  public func cancel() { cancelledFlag.store(true, ordering: .relaxed) }
-  /// Whether ``cancel()`` was called.
-  public var isCancelled: Bool { cancelledFlag.load(ordering: .relaxed) }
-}
-
 /// One thread running a selector, timers and a task queue.
 ///
 /// Everything about sockets happens on the loop's thread: handlers registered with
@@ -389,48 +344,5 @@ public final class EventLoop: @unchecked Sendable {
       if connection.sendCompleted(ringResults[i]) { unsettled.append(connection) }
     }
     for connection in unsettled { connection.sendSettled() }
-  }
-}
-
-struct TimerEntry {
-  var deadline: Deadline
-  var interval: Duration?
-  let handle: Scheduled
-  let task: () -> Void
-}
-
-/// A binary min-heap of timers by deadline.
-struct TimerHeap {
-  private var items: [TimerEntry] = []
-
-  var nextDeadline: Deadline? { items.first?.deadline }
-
-  mutating func push(_ entry: TimerEntry) {
-    items.append(entry)
-    var i = items.count - 1
-    while i > 0 {
-      let parent = (i - 1) / 2
-      if items[parent].deadline <= items[i].deadline { break }
-      items.swapAt(parent, i)
-      i = parent
-    }
-  }
-
-  mutating func popExpired(now: Deadline) -> TimerEntry? {
-    guard let first = items.first, first.deadline <= now else { return nil }
-    let last = items.removeLast()
-    if items.isEmpty { return first }
-    items[0] = last
-    var i = 0
-    while true {
-      let l = 2 * i + 1, r = l + 1
-      var smallest = i
-      if l < items.count && items[l].deadline < items[smallest].deadline { smallest = l }
-      if r < items.count && items[r].deadline < items[smallest].deadline { smallest = r }
-      if smallest == i { break }
-      items.swapAt(i, smallest)
-      i = smallest
-    }
-    return first
   }
 }
