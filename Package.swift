@@ -1,8 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The dependency direction is the architecture: codecs (HTTP, WebSocket) do no I/O,
-// Chat uses the codecs, Server and Client add the event loops, the CLI sits on top.
+// The dependency direction is the architecture: the codecs (HTTP, WebSocket) and Chat (rooms,
+// dialects) import nothing that does I/O, and Chat no codec either; Store keeps Chat's history
+// (and starts its writer thread with IO's thread wrapper); Server and Client bring the event
+// loops, codecs and Chat together; the CLI sits on top.
 let package = Package(
   name: "Switchboard",
   platforms: [.macOS(.v14), .iOS(.v17)],
@@ -26,7 +28,7 @@ let package = Package(
     .target(name: "SwitchboardTLS", dependencies: ["SwitchboardIO", "COpenSSL"]),
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
     .target(name: "SwitchboardChat"),
-    .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "CSQLite"]),
+    .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
       name: "SwitchboardServer",

@@ -52,8 +52,8 @@ public final class EventLoop: @unchecked Sendable {
   /// one call.
   static let defaultRingEntries = 1024
 
-  /// Starts a loop on a new thread.
-  /// - Throws: ``IOError`` when the selector cannot be created.
+  /// Starts a loop on a new thread, named `sb-loop-INDEX` (as `top -H` and debuggers show it).
+  /// - Throws: ``IOError`` when the selector or the thread cannot be created.
   public convenience init(index: Int = 0, backend: SelectorBackend = .platformDefault) throws(IOError) {
     try self.init(index: index, backend: backend, sendRingEntries: Self.defaultRingEntries)
   }
@@ -81,8 +81,12 @@ public final class EventLoop: @unchecked Sendable {
     ringResults = .allocate(capacity: sendRingEntries)
     // A write to a socket the peer closed must fail with EPIPE, not kill the process.
     signal(SIGPIPE, SIG_IGN)
-    let thread = Thread(name: "switchboard-loop-\(index)") { [self] in self.run() }
-    thread.start()
+    do throws(IOError) {
+      try SystemThread.start(name: "sb-loop-\(index)") { [self] in self.run() }
+    } catch {
+      selector.close()
+      throw error
+    }
   }
 
   deinit {
@@ -94,7 +98,7 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   /// `true` when called on this loop's thread.
-  public var inEventLoop: Bool { threadID.load(ordering: .acquiring) == Thread.currentID }
+  public var inEventLoop: Bool { threadID.load(ordering: .acquiring) == SystemThread.currentID }
 
   /// Traps unless called on the loop's thread.
   public func assertInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
@@ -214,7 +218,7 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   private func run() {
-    threadID.store(Thread.currentID, ordering: .releasing)
+    threadID.store(SystemThread.currentID, ordering: .releasing)
     while !stopRequested.load(ordering: .acquiring) {
       let hasTasks = tasks.withLock { !$0.isEmpty }
       var timeout: UInt64? = nil
