@@ -25,7 +25,7 @@ final class TransportDatagram: TransportConnection {
     let loop = try TransportFactory.loop(configuration).loop
     let address = try TransportFactory.resolve(endpoint)
     let (inputs, continuation) = AsyncStream.makeStream(of: TransportInput.self)
-    let channel = LoopBound(DatagramChannel(loop: loop, server: address, inputs: continuation), loop: loop)
+    let channel = LoopBound(sending: DatagramChannel(loop: loop, server: address, inputs: continuation), on: loop)
     let timeout = configuration.connectTimeout
     try await TransportFactory.start(on: loop) { done in
       channel.value.start(hello: hello, timeout: timeout, completion: done)

@@ -32,7 +32,7 @@ final class TransportLine: TransportConnection {
     let address = try TransportFactory.resolve(endpoint)
     let (inputs, continuation) = AsyncStream.makeStream(of: TransportInput.self)
     let keepAlive = configuration.heartbeat.isEnabled ? configuration.heartbeat.interval : nil
-    let channel = LoopBound(LineChannel(loop: loop, inputs: continuation, keepAlive: keepAlive), loop: loop)
+    let channel = LoopBound(sending: LineChannel(loop: loop, inputs: continuation, keepAlive: keepAlive), on: loop)
     var tlsConfiguration: TLSConfiguration? = nil
     if endpoint.scheme == .tls {
       var c = configuration.tls ?? TLSConfiguration()
