@@ -1,0 +1,9 @@
+/// What a transport delivers to the ``ChatClient`` driver: text units (a WebSocket text
+/// frame, a line, a datagram), liveness signals, and the end.
+enum TransportInput: Sendable {
+  case text(String)
+  case ping
+  case pong
+  /// The connection ended (the stream finishes after this).
+  case closed(code: UInt16?, reason: String)
+}
