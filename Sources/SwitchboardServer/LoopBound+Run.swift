@@ -1,11 +1,13 @@
 import Dispatch
-import Synchronization
 import SwitchboardIO
+import Synchronization
 
 extension LoopBound where Value == LoopContext {
   /// Runs `body` with the context on its loop and waits for the result (never call from
   /// the loop: it would wait for itself).
-  func run<T: Sendable>(_ body: @escaping @Sendable (LoopContext) throws(IOError) -> T) -> Result<T, IOError> {
+  func run<T: Sendable>(
+    _ body: @escaping @Sendable (LoopContext) throws(IOError) -> T
+  ) -> Result<T, IOError> {
     precondition(!loop.inEventLoop, "run would deadlock on the loop's own thread")
     let slot = ResultSlot<T>()
     let done = DispatchSemaphore(value: 0)

@@ -203,7 +203,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     let messageID = LoopBound<UInt64?>(nil, on: loop)
     let message = context.hub.publish(from: memberID, text: text) { result in
       loop.execute {
-        guard let session = boundContext.value.sessions[memberID] as? WebSocketSession, let id = messageID.value
+        guard let session = boundContext.value.sessions[memberID] as? WebSocketSession,
+          let id = messageID.value
         else { return }
         switch result {
         case .success:
