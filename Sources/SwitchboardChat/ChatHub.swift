@@ -1,4 +1,5 @@
 import Synchronization
+import SwitchboardHTTP
 
 /// The rooms, their members and their message sequence: the one place where a message
 /// gets its id.
@@ -100,7 +101,7 @@ public final class ChatHub: Sendable {
     let cleaned = String(
       String.UnicodeScalarView(raw.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }
         .filter { $0.value >= 0x20 && $0.value != 0x7F }))
-    let trimmed = cleaned.trimmingSpaces()
+    let trimmed = cleaned.trimmingSpacesAndTabs()
     guard !trimmed.isEmpty else { return nil }
     return String(trimmed.prefix(configuration.maxNameLength))
   }
@@ -341,14 +342,5 @@ public final class ChatHub: Sendable {
       let shard = state.shards[shardIndex]
       shard.executor.execute { shard.deliver(event, room: name) }
     }
-  }
-}
-
-extension String {
-  func trimmingSpaces() -> String {
-    var s = Substring(self)
-    while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-    while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-    return String(s)
   }
 }

@@ -1,3 +1,5 @@
+import SwitchboardHTTP
+
 /// One line of the TCP/UDP line dialect, parsed.
 public enum LineCommand: Equatable, Sendable {
   /// `iam:NAME` (seed protocol): set the name.
@@ -46,7 +48,7 @@ public enum LineCommand: Equatable, Sendable {
     if line.hasPrefix("//") { return .message(String(line.dropFirst())) }
     let body = line.dropFirst()
     let name = body.prefix { $0 != " " }.lowercased()
-    let argument = String(body.dropFirst(name.count)).trimmingSpaces()
+    let argument = String(body.dropFirst(name.count).trimmingSpacesAndTabs())
     switch name {
     case "nick", "name":
       return argument.isEmpty ? .invalid("usage: /nick NAME") : .nick(argument)

@@ -5,6 +5,7 @@ extension ChatClient {
     var attempt = 0
     var reconnects = 0
     var finalError = ChatClientError.closed("the client was closed")
+    let logger = configuration.logger.child(metadata: ["endpoint": endpoint.description])
     while !Task.isCancelled && !isStopping {
       let (url, hello) = connectParameters()
       do {
@@ -20,6 +21,7 @@ extension ChatClient {
           break
         }
         attempt = 0
+        logger.info("connected", metadata: ["reconnects": "\(reconnects)"])
         events.yield(
           .connected(
             Connection(
@@ -29,9 +31,11 @@ extension ChatClient {
         let (reason, code) = await serve(connection, events: events)
         let resumes = state.withLock { $0.connectionLost() }
         for resume in resumes { resume.run() }
+        logger.info("disconnected", metadata: ["reason": reason, "code": code.map { "\($0)" } ?? "none"])
         events.yield(.disconnected(reason: reason, code: code))
       } catch {
         if Task.isCancelled || isStopping { break }
+        logger.warning("connect failed", metadata: ["error": "\(error)"])
         events.yield(.error(error))
       }
       if Task.isCancelled || isStopping { break }
@@ -40,8 +44,10 @@ extension ChatClient {
         let tries = configuration.reconnect.maxAttempts ?? 0
         finalError = tries == 0 ? .closed("the connection ended (reconnect policy: never)") : .gaveUp("gave up after \(tries) reconnect attempts")
         if tries > 0 { events.yield(.error(finalError)) }
+        logger.error("stopped reconnecting", metadata: ["error": "\(finalError)"])
         break
       }
+      logger.info("reconnecting", metadata: ["attempt": "\(attempt)", "delay": "\(delay)"])
       events.yield(.reconnecting(attempt: attempt, delay: delay))
       // Sleep in slices so close() is noticed promptly.
       let wake = ContinuousClock.now + delay

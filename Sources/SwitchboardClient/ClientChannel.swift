@@ -73,7 +73,7 @@ final class ClientChannel {
   /// Senders whose frame is queued while the connection is over its high-water mark.
   private var writeWaiters: [SendCompletion] = []
   /// The code the WebSocket conversation ended with.
-  private var closeCode: UInt16?
+  private var closeCode: WebSocketCloseCode?
   private var keepAlive: ClientChannel?
 
   init(
@@ -272,7 +272,7 @@ final class ClientChannel {
   // MARK: Closing
 
   /// Sends a close frame and waits (bounded by the close timeout) for the server's.
-  func startClose(code: UInt16, reason: String) {
+  func startClose(code: WebSocketCloseCode, reason: String) {
     guard stage == .open, let connection, let bytes = websocket?.close(code: code, reason: reason) else {
       return
     }
@@ -282,12 +282,12 @@ final class ClientChannel {
 
   /// The client was released: close politely ("going away") if still open.
   func abandon() {
-    if stage == .open { startClose(code: 1001, reason: "") }
+    if stage == .open { startClose(code: .goingAway, reason: "") }
   }
 
   /// The WebSocket conversation is over: tell the consumer, then wait (bounded) for the
   /// server to close the connection, as RFC 6455 section 7.1.1 asks of clients.
-  private func webSocketFinished(code: UInt16?, reason: String) {
+  private func webSocketFinished(code: WebSocketCloseCode?, reason: String) {
     guard stage == .open else { return }
     stage = .closing
     closeCode = code
@@ -307,7 +307,7 @@ final class ClientChannel {
     timer = nil
     if stage == .open {
       webSocketFinished(
-        code: 1006, reason: "no close frame from the server within \(configuration.closeTimeout)")
+        code: .abnormalClosure, reason: "no close frame from the server within \(configuration.closeTimeout)")
     }
     guard let connection else { return }
     // `close()` would wait for a peer that does not read to take the queued output.
@@ -330,7 +330,7 @@ final class ClientChannel {
     case .handshaking:
       failConnect(.handshakeInvalid("connection closed before the handshake response was complete"))
     case .open:
-      webSocketFinished(code: 1006, reason: "connection closed without a close frame")
+      webSocketFinished(code: .abnormalClosure, reason: "connection closed without a close frame")
       connection?.close()
     case .idle, .connecting, .closing, .closed:
       connection?.close()
@@ -349,7 +349,7 @@ final class ClientChannel {
         .handshakeInvalid("connection closed during the handshake" + (error.map { ": \($0)" } ?? "")))
       return
     case .open:
-      webSocketFinished(code: 1006, reason: error ?? "connection lost")
+      webSocketFinished(code: .abnormalClosure, reason: error ?? "connection lost")
     case .idle, .closing, .closed:
       break
     }

@@ -1,7 +1,11 @@
+import SwitchboardChat
 import SwitchboardIO
 
 /// The socket side of ``TransportDatagram``, on its loop.
-final class DatagramChannel: UDPSocketDelegate {
+final class DatagramChannel: TransportChannel, UDPSocketDelegate {
+  static let sendFailure = "socket closed or send buffer full"
+  /// More than a datagram can hold: no line in one is too long.
+  private static let maxLineLength = 1 << 16
   private let loop: EventLoop
   private let server: SocketAddress
   private let inputs: AsyncStream<TransportInput>.Continuation
@@ -72,8 +76,6 @@ final class DatagramChannel: UDPSocketDelegate {
 
   func socket(_ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, truncated: Bool) {
     guard sender == server else { return }
-    var text = String(decoding: bytes, as: UTF8.self)
-    if text.hasSuffix("\n") { text.removeLast() }  // "\r\n" is one Character
     if let completion {
       // The first answer: the server is there.
       self.completion = nil
@@ -81,11 +83,11 @@ final class DatagramChannel: UDPSocketDelegate {
       timers = []
       completion.resume(returning: .success(()))
     }
-    // A datagram may hold several lines (replies to /help); each is one unit.
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      var l = String(line)
-      if l.hasSuffix("\r") { l.removeLast() }
-      inputs.yield(.text(l))
-    }
+    // A datagram may hold several lines (replies to /help); each is one unit, split as
+    // the line dialect splits a stream.
+    var lines = LineFramer(maxLineLength: Self.maxLineLength)
+    lines.append(bytes)
+    while case .line(let line)? = lines.next() { inputs.yield(.text(String(decoding: line, as: UTF8.self))) }
+    if let last = lines.takePartial() { inputs.yield(.text(String(decoding: last, as: UTF8.self))) }
   }
 }

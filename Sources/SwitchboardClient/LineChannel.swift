@@ -1,3 +1,4 @@
+import SwitchboardChat
 import SwitchboardIO
 import SwitchboardTLS
 
@@ -8,7 +9,12 @@ import SwitchboardTLS
 #endif
 
 /// The socket side of ``TransportLine``, on its loop.
-final class LineChannel: TCPConnectionDelegate, TLSConnectionDelegate {
+final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionDelegate {
+  /// The longest line taken from the server, as for a WebSocket message
+  /// (``WebSocketClient/Configuration/maxMessageSize``); a longer one is dropped whole.
+  static let maxLineLength = 16 << 20
+  static let sendFailure = "connection closed"
+
   private let loop: EventLoop
   private let inputs: AsyncStream<TransportInput>.Continuation
   private let keepAlive: Duration?
@@ -16,7 +22,7 @@ final class LineChannel: TCPConnectionDelegate, TLSConnectionDelegate {
   private var tls: TLSConnection?
   private var completion: CheckedContinuation<Result<Void, ChatClientError>, Never>?
   private var timer: Scheduled?
-  private var buffer: [UInt8] = []
+  private var framer = LineFramer(maxLineLength: LineChannel.maxLineLength)
   private var finished = false
   /// Kept alive while the socket is open (a TLS connection holds its delegate weakly).
   private var keepSelf: LineChannel?
@@ -79,7 +85,7 @@ final class LineChannel: TCPConnectionDelegate, TLSConnectionDelegate {
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPCNT, &count, size)
       #endif
     }
-    for line in hello { _ = write(line + "\n") }
+    for line in hello { _ = send(line) }
     let completion = self.completion
     self.completion = nil
     completion?.resume(returning: .success(()))
@@ -96,8 +102,9 @@ final class LineChannel: TCPConnectionDelegate, TLSConnectionDelegate {
     completion.resume(returning: .failure(error))
   }
 
-  /// Queues `text`; `false` when the connection is closed.
-  func write(_ text: String) -> Bool {
+  /// Queues `line` and its `\n`; `false` when the connection is closed.
+  func send(_ line: String) -> Bool {
+    let text = line + "\n"
     if let tcp, !tcp.isClosed {
       tcp.write(string: text)
       return true
@@ -118,23 +125,20 @@ final class LineChannel: TCPConnectionDelegate, TLSConnectionDelegate {
   private func finish(code: UInt16?, reason: String) {
     guard !finished else { return }
     finished = true
-    if !buffer.isEmpty { inputs.yield(.text(String(decoding: buffer, as: UTF8.self))) }
-    buffer = []
+    if let partial = framer.takePartial() { inputs.yield(.text(String(decoding: partial, as: UTF8.self))) }
     inputs.yield(.closed(code: code, reason: reason))
     inputs.finish()
     keepSelf = nil
   }
 
   private func read(_ bytes: UnsafeRawBufferPointer) {
-    var start = 0
-    for (i, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
-      buffer.append(contentsOf: bytes[start..<i])
-      if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
-      inputs.yield(.text(String(decoding: buffer, as: UTF8.self)))
-      buffer.removeAll(keepingCapacity: true)
-      start = i + 1
+    framer.append(bytes)
+    while let output = framer.next() {
+      switch output {
+      case .line(let line): inputs.yield(.text(String(decoding: line, as: UTF8.self)))
+      case .tooLong: continue
+      }
     }
-    buffer.append(contentsOf: bytes[start...])
   }
 
   // MARK: TCPConnectionDelegate

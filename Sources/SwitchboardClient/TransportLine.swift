@@ -1,32 +1,15 @@
-import SwitchboardIO
 import SwitchboardTLS
 
 /// The line transport: `tcp://` (plain) or `tls://` (``TLSConnection``). Lines go out
-/// with `\n`; received bytes are split at LF (a CR before it is dropped) and decoded as
-/// UTF-8 with invalid bytes replaced.
-final class TransportLine: TransportConnection {
-  let inputs: AsyncStream<TransportInput>
-  var headers: [ChatClient.Header] { [] }
-  private let channel: LoopBound<LineChannel>
+/// with `\n`; received bytes are split by the line dialect's ``LineFramer`` (LF or CR LF
+/// ends a line) and decoded as UTF-8 with invalid bytes replaced.
+typealias TransportLine = ChannelTransport<LineChannel>
 
-  private init(inputs: AsyncStream<TransportInput>, channel: LoopBound<LineChannel>) {
-    self.inputs = inputs
-    self.channel = channel
-  }
-
-  deinit {
-    let channel = self.channel
-    channel.loop.execute { channel.value.close() }
-  }
-
+extension ChannelTransport where Channel == LineChannel {
   static func connect(
     _ endpoint: ChatEndpoint, hello: [String], configuration: ChatClient.Configuration
   ) async throws(ChatClientError) -> TransportLine {
-    let loop = try TransportFactory.loop(configuration).loop
-    let address = try TransportFactory.resolve(endpoint)
-    let (inputs, continuation) = AsyncStream.makeStream(of: TransportInput.self)
     let keepAlive = configuration.heartbeat.isEnabled ? configuration.heartbeat.interval : nil
-    let channel = LoopBound(sending: LineChannel(loop: loop, inputs: continuation, keepAlive: keepAlive), on: loop)
     var tlsConfiguration: TLSConfiguration? = nil
     if endpoint.scheme == .tls {
       var c = configuration.tls ?? TLSConfiguration()
@@ -35,28 +18,12 @@ final class TransportLine: TransportConnection {
     }
     let tls = tlsConfiguration
     let timeout = configuration.connectTimeout
-    try await TransportFactory.start(on: loop) { done in
-      channel.value.start(address: address, tls: tls, hello: hello, timeout: timeout, completion: done)
-    } cancel: {
-      channel.value.failConnect(.closed("cancelled"))
+    return try await open(endpoint, configuration: configuration) { loop, _, inputs in
+      LineChannel(loop: loop, inputs: inputs, keepAlive: keepAlive)
+    } start: { channel, address, done in
+      channel.start(address: address, tls: tls, hello: hello, timeout: timeout, completion: done)
+    } cancel: { channel in
+      channel.failConnect(.closed("cancelled"))
     }
-    return TransportLine(inputs: inputs, channel: channel)
-  }
-
-  func send(_ text: String) async throws(ChatClientError) {
-    let channel = self.channel
-    let ok = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-      channel.loop.execute { done.resume(returning: channel.value.write(text + "\n")) }
-    }
-    if !ok { throw .closed("connection closed") }
-  }
-
-  func probe() async {
-    try? await send("/rooms")
-  }
-
-  func close() {
-    let channel = self.channel
-    channel.loop.execute { channel.value.close() }
   }
 }

@@ -19,7 +19,7 @@ final class TransportWebSocket: TransportConnection {
         case .binary: break
         case .ping: continuation.yield(.ping)
         case .pong: continuation.yield(.pong)
-        case .closed(let code, let reason): continuation.yield(.closed(code: code, reason: reason))
+        case .closed(let code, let reason): continuation.yield(.closed(code: code?.code, reason: reason))
         }
       }
       continuation.finish()
@@ -34,6 +34,7 @@ final class TransportWebSocket: TransportConnection {
       closeTimeout: .seconds(2))
     ws.eventLoopGroup = configuration.eventLoopGroup
     ws.tls = configuration.tls
+    ws.logger = configuration.logger
     do {
       return TransportWebSocket(client: try await WebSocketClient.connect(to: url, configuration: ws))
     } catch {

@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardLog
 
 /// What every session on one event loop shares: the loop, its hub shard, and the
 /// sessions it owns (loop-confined, so plain dictionaries).
@@ -26,5 +27,5 @@ final class LoopContext {
   var hub: ChatHub { core.hub }
   var configuration: ServerConfiguration { core.configuration }
   var metrics: ServerMetrics { core.metrics }
-  var logger: Logger { core.logger }
+  var logger: Log { core.logger }
 }

@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardLog
 import SwitchboardStore
 
 /// Everything `switchboard serve` can be told. The defaults are the CLI's (`switchboard serve
@@ -61,6 +62,9 @@ public struct ServerConfiguration: Sendable {
   /// When a message counts as stored (and its `ack` is sent): after its batch commits
   /// (default), after an fsync'd commit, or at once.
   public var durability = SQLiteStoreConfiguration.Durability.batched
+  /// Where the server (and its history store) log. The default writes nothing;
+  /// `switchboard serve` sets one that writes to stderr at `--log-level`.
+  public var logger = Log.disabled
 
   public init() {}
 

@@ -1,17 +1,18 @@
 import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO
+import SwitchboardLog
 
 /// The parts of a running server every loop may read.
 final class ServerCore: Sendable {
   let configuration: ServerConfiguration
   let hub: ChatHub
   let metrics = ServerMetrics()
-  let logger: Logger
+  let logger: Log
 
-  init(configuration: ServerConfiguration, logger: Logger, store: HistoryStore) {
+  init(configuration: ServerConfiguration, store: HistoryStore) {
     self.configuration = configuration
-    self.logger = logger
+    self.logger = configuration.logger
     let reporter = StoreFailureReporter(logger: logger, metrics: metrics)
     self.hub = ChatHub(
       configuration: configuration.hubConfiguration, store: store,

@@ -1,14 +1,15 @@
 import SwitchboardChat
+import SwitchboardLog
 import Synchronization
 
 /// Logs history-store failures at most every 10 s, so a full disk cannot flood the log;
 /// live delivery goes on regardless.
 final class StoreFailureReporter: Sendable {
-  private let logger: Logger
+  private let logger: Log
   private let metrics: ServerMetrics
   private let state = Mutex<(lastWarning: Int64, failures: Int)>((0, 0))
 
-  init(logger: Logger, metrics: ServerMetrics) {
+  init(logger: Log, metrics: ServerMetrics) {
     self.logger = logger
     self.metrics = metrics
   }
@@ -24,8 +25,8 @@ final class StoreFailureReporter: Sendable {
     }
     if let count {
       logger.warning(
-        "history store failed to keep message \(message.id) in \(message.room): \(error) (\(count) failed so far; live delivery continues)"
-      )
+        "history store failed to keep a message; live delivery continues",
+        metadata: ["room": message.room, "id": "\(message.id)", "error": "\(error)", "failures": "\(count)"])
     }
   }
 }

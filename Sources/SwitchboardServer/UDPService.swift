@@ -23,7 +23,9 @@ final class UDPService: UDPSocketDelegate {
     metrics.udpReceived.add(1, ordering: .relaxed)
     guard !truncated, bytes.count <= context.configuration.maxDatagramSize else {
       metrics.udpDropped.add(1, ordering: .relaxed)
-      context.logger.debug("dropped an oversized datagram (\(bytes.count) bytes) from \(sender)")
+      context.logger.debug(
+        "dropped an oversized datagram",
+        metadata: .connection(peer: sender, dialect: "udp").merging(["bytes": "\(bytes.count)"]) { $1 })
       return
     }
     var text = LineDialect.decode(bytes)

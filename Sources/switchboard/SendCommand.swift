@@ -8,7 +8,7 @@ enum SendCommand {
 
     Sends TEXT (the remaining arguments joined by spaces) as one message and exits.
     URL is tcp://host:port or udp://host:port. With --name the message is sent as NAME
-    (iam:NAME first).
+    (iam:NAME first). --version prints the version and the commit it was built from.
     Exit codes: 0 sent, 1 could not connect or send, 64 bad usage.
     """
 
@@ -20,10 +20,7 @@ enum SendCommand {
       Output.error("switchboard send: \(error)")
       return ExitCode.usage
     }
-    if args.flag("help") {
-      Output.print(help)
-      return ExitCode.ok
-    }
+    if let code = args.helpOrVersion(help) { return code }
     guard args.positional.count >= 2 else {
       Output.error("switchboard send: needs a URL and some text\n\n\(help)")
       return ExitCode.usage

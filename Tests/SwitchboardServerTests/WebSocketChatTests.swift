@@ -132,15 +132,15 @@ struct WebSocketChatTests {
       _ = try a.nextJSON(type: "color")
       // Too big → 1009.
       try a.send(text: String(repeating: "x", count: 2000))
-      #expect(try a.nextClose() == 1009)
+      #expect(try a.nextClose() == .messageTooBig)
       // Invalid UTF-8 → 1007 (a masked text frame with bytes FF FE).
       let b = try WebSocketTestClient(server.httpAddress!)
       try b.sendRaw([0x81, 0x82, 0, 0, 0, 0, 0xFF, 0xFE])
-      #expect(try b.nextClose() == 1007)
+      #expect(try b.nextClose() == .invalidFramePayloadData)
       // An unmasked client frame → 1002.
       let c = try WebSocketTestClient(server.httpAddress!)
       try c.sendRaw([0x81, 0x02, 0x68, 0x69])
-      #expect(try c.nextClose() == 1002)
+      #expect(try c.nextClose() == .protocolError)
     }
   }
 
@@ -159,6 +159,14 @@ struct WebSocketChatTests {
       let garbage = try LineClient(server.httpAddress!)
       try garbage.send("BLAH\r\n\r\n")
       try garbage.expectLine { $0.hasPrefix("HTTP/1.1 400") }
+      // The room name is percent-decoded before it is checked: `a b` is not a room name.
+      for target in ["/rooms/a%20b", "/rooms/%zz", "/?format=xml"] {
+        let bad = try LineClient(server.httpAddress!)
+        try bad.send(
+          "GET \(target) HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        try bad.expectLine("HTTP/1.1 400 Bad Request\r")
+      }
     }
   }
 

@@ -11,7 +11,7 @@ final class WebSocketTestClient {
   private var connection = WebSocketConnection(role: .client)
   private var pending: [WebSocketAction] = []
   /// The close code the server sent, once it did.
-  private(set) var closeCode: UInt16?
+  private(set) var closeCode: WebSocketCloseCode?
 
   init(_ address: SocketAddress, path: String = "/") throws {
     socket = try LineClient(address)
@@ -79,7 +79,7 @@ final class WebSocketTestClient {
   }
 
   /// Skips messages until the server's close frame; returns its code.
-  func nextClose(timeout: Duration = .seconds(5)) throws -> UInt16? {
+  func nextClose(timeout: Duration = .seconds(5)) throws -> WebSocketCloseCode? {
     let deadline = ContinuousClock.now + timeout
     while true {
       let left = deadline - ContinuousClock.now

@@ -89,7 +89,7 @@ func closeCode(ofServerFrame bytes: [UInt8]) -> UInt16? {
 
 extension Array where Element == WebSocketAction {
   /// The code in the final `.close` action, if any.
-  var closeCode: UInt16?? {
+  var closeCode: WebSocketCloseCode?? {
     for action in reversed() {
       if case .close(let code, _) = action { return .some(code) }
     }

@@ -148,7 +148,7 @@ struct WebSocketConnectionTests {
     var ws = server()
     let actions = ws.receive(clientFrame(.close, [UInt8(code >> 8), UInt8(code & 0xFF)]))
     #expect(actions.sentCloseCode == code)
-    #expect(actions.closeCode == .some(code))
+    #expect(actions.closeCode == .some(WebSocketCloseCode(code)))
   }
 
   @Test(arguments: invalidCodes)
