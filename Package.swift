@@ -1,8 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The dependency direction is the architecture: codecs (HTTP, WebSocket) do no I/O,
-// Chat uses the codecs, Server and Client add the event loops, the CLI sits on top.
+// The dependency direction is the architecture: the codecs (HTTP, WebSocket, DNS) and Chat
+// (rooms, dialects; it borrows HTTP's text helpers) import nothing that does I/O; Store keeps
+// Chat's history (and starts its writer thread with IO's thread wrapper); Server and Client
+// bring the event loops, codecs and Chat together; the CLI sits on top.
 let package = Package(
   name: "Switchboard",
   platforms: [.macOS(.v14), .iOS(.v17)],
@@ -33,7 +35,7 @@ let package = Package(
     .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
-    .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "CSQLite"]),
+    .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
       name: "SwitchboardServer",

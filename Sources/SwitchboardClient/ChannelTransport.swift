@@ -31,7 +31,7 @@ final class ChannelTransport<Channel: TransportChannel>: TransportConnection {
   ///     start with an error.
   static func open(
     _ endpoint: ChatEndpoint, configuration: ChatClient.Configuration,
-    make: (EventLoop, SocketAddress, AsyncStream<TransportInput>.Continuation) -> Channel,
+    make: (EventLoop, SocketAddress, AsyncStream<TransportInput>.Continuation) -> sending Channel,
     start: @escaping @Sendable (Channel, SocketAddress, CheckedContinuation<Result<Void, ChatClientError>, Never>)
       -> Void,
     cancel: @escaping @Sendable (Channel) -> Void
@@ -39,7 +39,7 @@ final class ChannelTransport<Channel: TransportChannel>: TransportConnection {
     let loop = try TransportFactory.loop(configuration).loop
     let address = try TransportFactory.resolve(endpoint)
     let (inputs, continuation) = AsyncStream.makeStream(of: TransportInput.self)
-    let channel = LoopBound(make(loop, address, continuation), loop: loop)
+    let channel = LoopBound(sending: make(loop, address, continuation), on: loop)
     try await TransportFactory.start(on: loop) { done in
       start(channel.value, address, done)
     } cancel: {
@@ -65,15 +65,4 @@ final class ChannelTransport<Channel: TransportChannel>: TransportConnection {
     let channel = self.channel
     channel.loop.execute { channel.value.close() }
   }
-}
-
-/// The loop side of a ``ChannelTransport``: called on its loop only.
-protocol TransportChannel: AnyObject, SendableMetatype {
-  /// Queues one unit (a line without its terminator, a datagram); `false` when it cannot
-  /// be sent.
-  func send(_ text: String) -> Bool
-  /// Closes the socket (or gives up connecting); the inputs finish soon after.
-  func close()
-  /// Why a ``send(_:)`` that returned `false` failed, for the caller's error.
-  static var sendFailure: String { get }
 }

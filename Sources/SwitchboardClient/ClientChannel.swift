@@ -36,8 +36,8 @@ struct ClientTLSSettings: Sendable {
 /// leave whole and in the order their `send` calls were made. Events go out through the
 /// `AsyncStream` continuation; lifecycle transitions go to ``ClientLifecycle``.
 ///
-/// While the connection is open the channel keeps itself alive (the connection's delegate
-/// reference is weak), so a dropped client still finishes its close handshake.
+/// While the connection is open the channel keeps itself alive (a TLS connection holds its
+/// delegate weakly), so a dropped client still finishes its close handshake.
 final class ClientChannel {
   private enum Stage {
     /// Created; ``start(address:completion:)`` not yet run.

@@ -134,10 +134,10 @@ public final class WebSocketClient: Sendable {
     let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
     let lifecycle = ClientLifecycle()
     let channel = LoopBound(
-      ClientChannel(
+      sending: ClientChannel(
         url: url, configuration: configuration, tls: tls, lifecycle: lifecycle, events: continuation,
         loop: loop),
-      loop: loop)
+      on: loop)
     continuation.onTermination = { [weak channel] termination in
       // The consumer's task was cancelled: close the connection.
       guard case .cancelled = termination, let channel else { return }

@@ -16,7 +16,8 @@
 /// - `Host` is not required, so a request typed by hand into `nc` works.
 /// - After an error the parser stays failed: every later ``next()`` throws the same error.
 ///   The caller answers with ``HTTPResponse/error(_:)`` and closes the connection.
-/// - Results do not depend on how the bytes were split across ``append(_:)`` calls.
+/// - Results do not depend on how the bytes were split across ``append(_:)-(Sequence<UInt8>)``
+///   calls.
 public struct HTTPRequestParser: Sendable {
   private enum State: Sendable {
     case requestLine

@@ -25,7 +25,7 @@ public final class ChatServer: Sendable {
   /// The loops the server runs on.
   public let group: EventLoopGroup
   let core: ServerCore
-  private let contexts: [LoopBoundContext]
+  private let contexts: [LoopBound<LoopContext>]
   private let state = Mutex(RunState())
 
   struct RunState {
@@ -65,10 +65,10 @@ public final class ChatServer: Sendable {
     }
     self.core = ServerCore(configuration: configuration, store: store)
     self.group = try EventLoopGroup(count: configuration.loopCount, backend: configuration.backend)
-    var contexts: [LoopBoundContext] = []
+    var contexts: [LoopBound<LoopContext>] = []
     for loop in group.loops {
       let shard = core.hub.makeShard(executor: loop)
-      contexts.append(LoopBoundContext(loop: loop, shard: shard, core: core))
+      contexts.append(LoopBound(sending: LoopContext(loop: loop, shard: shard, core: core), on: loop))
     }
     self.contexts = contexts
   }
@@ -173,12 +173,12 @@ public final class ChatServer: Sendable {
 
   /// Hands an accepted descriptor to the next loop and builds its session there.
   private static func adopt(
-    fd: Int32, peer: SocketAddress?, group: EventLoopGroup, contexts: [LoopBoundContext],
+    fd: Int32, peer: SocketAddress?, group: EventLoopGroup, contexts: [LoopBound<LoopContext>],
     make: @escaping @Sendable (TCPConnection, LoopContext) -> Void
   ) {
     let target = contexts[group.next().index]
     target.loop.execute {
-      let context = target.context
+      let context = target.value
       do {
         let connection = try TCPConnection(fd: fd, loop: context.loop, remoteAddress: peer)
         let serial = context.metrics.tcpAccepted.add(1, ordering: .relaxed).newValue
@@ -219,44 +219,4 @@ public final class ChatServer: Sendable {
     core.hub.store.close()
     state.withLock { $0.lifecycle.stopped() }
   }
-}
-
-/// A ``LoopContext`` reachable from other threads only by running work on its loop.
-final class LoopBoundContext: @unchecked Sendable {
-  // Safety: `storage` is only touched inside tasks executed on `loop`.
-  let loop: EventLoop
-  private let storage: LoopContext
-
-  init(loop: EventLoop, shard: HubShard, core: ServerCore) {
-    self.loop = loop
-    self.storage = LoopContext(loop: loop, shard: shard, core: core)
-  }
-
-  /// The context; loop thread only.
-  var context: LoopContext {
-    loop.assertInEventLoop()
-    return storage
-  }
-
-  /// Runs `body` on the loop and waits for its result (never call from the loop).
-  func run<T>(_ body: @escaping (LoopContext) throws(IOError) -> T) -> Result<T, IOError> {
-    let box = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) let body = body
-    loop.execute { [self] in
-      do throws(IOError) {
-        box.value = .success(try body(self.context))
-      } catch {
-        box.value = .failure(error)
-      }
-      done.signal()
-    }
-    done.wait()
-    return box.value!
-  }
-}
-
-private final class ResultBox<T>: @unchecked Sendable {
-  // Safety: written on the loop before the semaphore is signalled, read after the wait.
-  var value: Result<T, IOError>?
 }

@@ -3,7 +3,8 @@ import SwitchboardIO
 import SwitchboardLog
 import SwitchboardStore
 
-/// Everything `switchboard serve` can be told. The defaults are DESIGN.md's.
+/// Everything `switchboard serve` can be told. The defaults are the CLI's (`switchboard serve
+/// --help`; limits and retention in docs/OPERATIONS.md).
 public struct ServerConfiguration: Sendable {
   /// The address every listener binds (`0.0.0.0`: all IPv4 interfaces; `::` all).
   public var host = "0.0.0.0"

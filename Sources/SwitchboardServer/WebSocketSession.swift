@@ -192,13 +192,18 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       }
       return
     }
-    // The ack goes out once the store holds the message, from this loop.
+    // The ack goes out once the store holds the message, from this loop: the completion
+    // may run on the store's thread, so it reaches the session (if it is still open: a
+    // closed one has left the loop's table) and the id (set once publish returns) only there.
     let loop = context.loop
-    let box = AckTarget(context: context, memberID: memberID)
-    let idBox = AckID()
+    let memberID = self.memberID
+    let boundContext = LoopBound(context, on: loop)
+    let messageID = LoopBound<UInt64?>(nil, on: loop)
     let message = context.hub.publish(from: memberID, text: text) { result in
       loop.execute {
-        guard let session = box.session, let id = idBox.id else { return }
+        guard let session = boundContext.value.sessions[memberID] as? WebSocketSession,
+          let id = messageID.value
+        else { return }
         switch result {
         case .success:
           session.sendText(JSONDialect.ack(ref: ref, id: id))
@@ -207,7 +212,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         }
       }
     }
-    idBox.id = message?.id
+    messageID.value = message?.id
     if message != nil { context.metrics.messagesPublished.add(1, ordering: .relaxed) }
   }
 
@@ -359,23 +364,4 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     keepalive?.cancel()
     if leaveRoom { context.hub.leave(memberID) }
   }
-}
-
-/// Loop-confined handles for an `ack` completion that may run on another thread; only
-/// dereferenced back on the session's loop.
-private final class AckTarget: @unchecked Sendable {
-  // Safety: read only inside `loop.execute` on the session's own loop.
-  let context: LoopContext
-  let memberID: MemberID
-  init(context: LoopContext, memberID: MemberID) {
-    self.context = context
-    self.memberID = memberID
-  }
-  /// The session, if it is still open (a closed one has left the loop's table).
-  var session: WebSocketSession? { context.sessions[memberID] as? WebSocketSession }
-}
-
-private final class AckID: @unchecked Sendable {
-  // Safety: written on the loop right after publish returns, read on the same loop later.
-  var id: UInt64?
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import SwitchboardChat
+import SwitchboardIO
 import Synchronization
 
 /// The working part of `SQLiteHistoryStore`: the write queue, the writer thread's loop and
@@ -40,14 +41,14 @@ final class HistoryEngine: Sendable {
       WriteQueue(
         maxBatch: configuration.maxBatch, maxPending: configuration.maxPending,
         lingers: configuration.batchInterval > .zero))
-    do {
-      try WriterThread.start { [self] in runWriter() }
+    do throws(IOError) {
+      try SystemThread.start(name: "sb-store-writer") { [self] in runWriter() }
     } catch {
       database.withLock { db in
         db?.close()
         db = nil
       }
-      throw error
+      throw StoreError("cannot start the history writer thread: \(FileSystem.describe(error.errno))")
     }
     configuration.logger.debug(
       "history opened", metadata: ["path": path, "durability": "\(configuration.durability)"])
@@ -60,7 +61,7 @@ final class HistoryEngine: Sendable {
     return overflow ? .min : now
   }
 
-  private var onWriterThread: Bool { writerID.load(ordering: .relaxed) == WriterThread.currentID }
+  private var onWriterThread: Bool { writerID.load(ordering: .relaxed) == SystemThread.currentID }
 
   // MARK: Callers
 
@@ -136,7 +137,7 @@ final class HistoryEngine: Sendable {
   // MARK: The writer thread
 
   private func runWriter() {
-    writerID.store(WriterThread.currentID, ordering: .relaxed)
+    writerID.store(SystemThread.currentID, ordering: .relaxed)
     let pruneEvery = max(1, configuration.pruneEveryBatches)
     var batchesSincePrune = 0
     var touchedRooms: Set<String> = []

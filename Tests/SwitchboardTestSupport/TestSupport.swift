@@ -70,28 +70,6 @@ public func onLoop<T: Sendable>(
   return try result.value!.get()
 }
 
-/// An object that belongs to one loop, passed around the test as an opaque token.
-public final class LoopBound<Value>: @unchecked Sendable {
-  // Safety: `stored` is created on `loop` and every access asserts it runs there.
-  public let loop: EventLoop
-  private var stored: Value
-  public init(_ value: Value, on loop: EventLoop) {
-    loop.assertInEventLoop()
-    self.loop = loop
-    self.stored = value
-  }
-  public var value: Value {
-    get {
-      loop.assertInEventLoop()
-      return stored
-    }
-    set {
-      loop.assertInEventLoop()
-      stored = newValue
-    }
-  }
-}
-
 /// Position-dependent pseudo-random bytes: reordered, lost or duplicated chunks show.
 public func pattern(count: Int, seed: UInt64 = 0) -> [UInt8] {
   var bytes = [UInt8](repeating: 0, count: count)

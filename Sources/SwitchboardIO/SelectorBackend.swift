@@ -6,26 +6,6 @@ import CSwitchboardShims
   import Darwin
 #endif
 
-/// What a registered file descriptor wants to hear about.
-public struct Interest: OptionSet, Sendable, Hashable {
-  public let rawValue: UInt8
-  public init(rawValue: UInt8) { self.rawValue = rawValue }
-  /// Readable (or accept-able, or closed by the peer).
-  public static let read = Interest(rawValue: 1)
-  /// Writable.
-  public static let write = Interest(rawValue: 2)
-}
-
-/// Readiness reported for one file descriptor.
-public struct ReadyEvents: OptionSet, Sendable, Hashable {
-  public let rawValue: UInt8
-  public init(rawValue: UInt8) { self.rawValue = rawValue }
-  public static let readable = ReadyEvents(rawValue: 1)
-  public static let writable = ReadyEvents(rawValue: 2)
-  /// Hang-up or error: the handler should read (to learn the error) and close.
-  public static let hangup = ReadyEvents(rawValue: 4)
-}
-
 /// Which readiness mechanism an ``EventLoop`` uses, and how it sends.
 public enum SelectorBackend: String, Sendable, CaseIterable {
   /// Linux epoll with an eventfd for wake-ups; each connection's output leaves with its
@@ -79,39 +59,3 @@ private let ioUringProbe: Bool = {
   sb_send_ring_destroy(ring)
   return true
 }()
-
-/// The readiness notifier under an event loop. Every method except ``wakeup()`` is called
-/// on the loop's thread only; both backends give level-triggered semantics.
-protocol IOSelector: AnyObject {
-  func register(fd: Int32, interest: Interest) throws(IOError)
-  func reregister(fd: Int32, interest: Interest) throws(IOError)
-  /// Stops watching `fd` and closes it (the Dispatch backend must close only after its
-  /// sources are cancelled).
-  func deregisterAndClose(fd: Int32)
-  /// Blocks until something is ready, a wake-up arrives or `timeoutNanos` passes (`nil`:
-  /// no limit), then calls `body` for each ready descriptor.
-  func wait(timeoutNanos: UInt64?, _ body: (Int32, ReadyEvents) -> Void) throws(IOError)
-  /// Interrupts a `wait` in progress or the next one. Thread-safe.
-  func wakeup()
-  /// Releases the selector's own descriptors.
-  func close()
-}
-
-func makeSelector(_ backend: SelectorBackend) throws(IOError) -> IOSelector {
-  switch backend {
-  case .epoll:
-    #if os(Linux)
-      return try EpollSelector()
-    #else
-      throw IOError(call: "epoll_create1", errno: 38, detail: "(epoll exists only on Linux)")
-    #endif
-  case .dispatch:
-    return DispatchSelector()
-  case .ioUring:
-    #if os(Linux)
-      return try EpollSelector()
-    #else
-      throw IOError(call: "io_uring_setup", errno: 38, detail: "(io_uring exists only on Linux)")
-    #endif
-  }
-}
