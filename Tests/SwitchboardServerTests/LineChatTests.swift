@@ -1,9 +1,11 @@
 import Foundation
 import SwitchboardIO
 import SwitchboardServer
+import SwitchboardTestSupport
 import Testing
 
 /// The TCP line dialect end to end, over real sockets.
+@Suite(.onTestThreads)
 struct LineChatTests {
   @Test func manyClientsInARoomSeeEachOthersMessagesButNotTheirOwn() async throws {
     try await withServer { server in

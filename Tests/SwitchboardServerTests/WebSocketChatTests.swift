@@ -2,10 +2,12 @@ import Foundation
 import SwitchboardIO
 import SwitchboardServer
 import SwitchboardWebSocket
+import SwitchboardTestSupport
 import Testing
 
 /// The WebSocket listener end to end: JSON protocol, text dialect, echo, bridging to the
 /// line dialect, and the answers to bad input.
+@Suite(.onTestThreads)
 struct WebSocketChatTests {
   private func data(_ frame: [String: Any]) -> [String: Any] { frame["data"] as? [String: Any] ?? [:] }
 
@@ -46,6 +48,7 @@ struct WebSocketChatTests {
       let tcp = try LineClient(server.tcpAddress!)
       try tcp.sendLine("iam:ncuser")
       let joined = try ws.nextJSON(type: "presence") { self.data($0)["author"] as? String == "ncuser" }
+      #expect(data(joined)["event"] as? String == "join")
       try tcp.sendLine("hello from nc")
       let m = data(try ws.nextJSON(type: "message"))
       #expect(m["author"] as? String == "ncuser")

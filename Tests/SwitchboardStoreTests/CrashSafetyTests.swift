@@ -9,6 +9,7 @@ import SwitchboardTestSupport
 /// itself again (just `childAppendsUntilKilled`), the child appends and SIGKILLs itself
 /// from the completion of message `acknowledgedBeforeKill`, with later writes still
 /// queued, and the parent reopens the history.
+@Suite(.onTestThreads)
 struct CrashSafetyTests {
   static let directoryVariable = "SWITCHBOARD_STORE_CRASH_CHILD_DIR"
   static let acknowledgedBeforeKill = 1000

@@ -1,0 +1,41 @@
+import SwitchboardIO
+
+/// An object that belongs to one loop, passed around the test as an opaque token.
+public final class LoopBound<Value>: @unchecked Sendable {
+  // Safety: `stored` is created on `loop` and every access asserts it runs there.
+  public let loop: EventLoop
+  private var stored: Value
+  public init(_ value: Value, on loop: EventLoop) {
+    loop.assertInEventLoop()
+    self.loop = loop
+    self.stored = value
+  }
+  public var value: Value {
+    get {
+      loop.assertInEventLoop()
+      return stored
+    }
+    set {
+      loop.assertInEventLoop()
+      stored = newValue
+    }
+  }
+}
+
+/// Runs `body` on `loop` and returns its result, waiting at most `timeout`.
+@discardableResult
+public func onLoop<T: Sendable>(
+  _ loop: EventLoop, timeout: Duration = .seconds(10), _ body: @escaping @Sendable () throws -> T
+) throws -> T {
+  let result = Locked<Result<T, any Error>?>(nil)
+  let done = Signal()
+  loop.execute {
+    let outcome = Result { try body() }
+    result.withLock { $0 = outcome }
+    done.fire()
+  }
+  guard done.wait(timeout: timeout) else {
+    throw TestFailure("event loop \(loop.index) did not run a task within \(timeout)")
+  }
+  return try result.value!.get()
+}
