@@ -53,12 +53,12 @@ struct ChatCommandTests {
     let bob = try ChatProbe(wsURL(server), name: "bob")
     try await bob.waitReady()
     let session = "sbchat-test-\(getpid())"
-    // runTool sends output to files: the tmux server this starts inherits them.
+    // Registered first: a session left behind would keep its tmux server running.
+    defer { _ = try? runTool(["/usr/bin/tmux", "kill-session", "-t", session]) }
     try runTool([
       "/usr/bin/tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30",
       "\(ChatBinary.path!) chat \(wsURL(server))",
     ])
-    defer { _ = try? runTool(["/usr/bin/tmux", "kill-session", "-t", session]) }
     let pane = { (try? runTool(["/usr/bin/tmux", "capture-pane", "-t", session, "-p"])) ?? "" }
     try await eventually("the name prompt") { pane().contains("name:") }
     try runTool(["/usr/bin/tmux", "send-keys", "-t", session, "alice", "Enter"])

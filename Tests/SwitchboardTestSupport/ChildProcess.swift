@@ -7,54 +7,50 @@ import Synchronization
 
 /// A child process the test talks to (our CLI, `nc`, python and node peers, `openssl
 /// s_client`): stdin is a pipe, stdout and stderr are collected (by a thread of its own)
-/// for deadline-bounded checks. ``stop()`` kills it by its PID (SIGKILL: a child started
-/// from a test thread can inherit a blocked SIGTERM), at the latest on deinit.
-public final class ChildProcess: @unchecked Sendable {
-  // Safety: `process` and `stdinPipe` are set up in init and then used only through their
-  // thread-safe Foundation APIs; the output pipes belong to the reader thread; the
-  // collected output is behind a mutex.
-  private let process = Process()
-  private let stdinPipe: Pipe
-  private let output = OutputBox()
+/// for deadline-bounded checks. ``stop()`` kills it by its PID with SIGKILL, at the
+/// latest on deinit.
+public final class ChildProcess: Sendable {
+  /// The child's process id.
+  public let pid: pid_t
   private let name: String
+  private let stdinFD: Int32
+  private let state = Mutex(State())
+  private let output = OutputBox()
+
+  private struct State {
+    var termination: ChildTermination?
+    var stdinOpen = true
+  }
 
   /// Starts `executable` with `arguments`, `environment` added to this process's, in
   /// `directory` (this process's by default).
   public init(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:], directory: URL? = nil
   ) throws {
+    _ = Self.ignoreSIGPIPE
     name = ([URL(fileURLWithPath: executable).lastPathComponent] + arguments.prefix(2)).joined(separator: " ")
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if !environment.isEmpty {
-      process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    // Close-on-exec, so that no other child inherits them (this one gets copies as its
+    // standard descriptors); made while no child is being spawned.
+    let pipes = try spawnLock.withLock { _ in try [Self.pipe(), Self.pipe(), Self.pipe()] }
+    let (stdin, stdout, stderr) = (pipes[0], pipes[1], pipes[2])
+    do {
+      pid = try spawnChild(
+        [executable] + arguments, environment: environment, directory: directory,
+        stdin: .descriptor(stdin.read), stdout: .descriptor(stdout.write), stderr: .descriptor(stderr.write))
+    } catch {
+      for pipe in pipes { close(pipe.read); close(pipe.write) }
+      throw error
     }
-    if let directory { process.currentDirectoryURL = directory }
-    let process = self.process
-    let (stdin, stdout, stderr) = try spawnLock.withLock { _ in
-      // Pipes are inheritable: made (and marked close-on-exec) while no other child is
-      // being spawned, so none but this one gets a copy that would hold them open.
-      let pipes = (Pipe(), Pipe(), Pipe())
-      for pipe in [pipes.0, pipes.1, pipes.2] {
-        for handle in [pipe.fileHandleForReading, pipe.fileHandleForWriting] {
-          _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
-        }
-      }
-      process.standardInput = pipes.0
-      process.standardOutput = pipes.1
-      process.standardError = pipes.2
-      try process.run()
-      return pipes
-    }
-    stdinPipe = stdin
-    Self.startReader(stdout: stdout, stderr: stderr, into: output)
+    close(stdin.read)
+    close(stdout.write)
+    close(stderr.write)
+    stdinFD = stdin.write
+    Self.startReader(stdout: stdout.read, stderr: stderr.read, into: output)
   }
 
   /// Starts `command[0]`, found on `PATH`, with the rest as its arguments.
-  public convenience init(command: [String], environment: [String: String] = [:], directory: URL? = nil)
-    throws
-  {
-    try self.init("/usr/bin/env", command, environment: environment, directory: directory)
+  public convenience init(command: [String], environment: [String: String] = [:], directory: URL? = nil) throws {
+    try self.init(command[0], Array(command.dropFirst()), environment: environment, directory: directory)
   }
 
   deinit {
@@ -66,31 +62,61 @@ public final class ChildProcess: @unchecked Sendable {
   public var stdout: String { output.value.withLock { String(decoding: $0.out, as: UTF8.self) } }
   /// Everything written to stderr so far, as text.
   public var stderr: String { output.value.withLock { String(decoding: $0.err, as: UTF8.self) } }
-  public var isRunning: Bool { process.isRunning }
-  /// The exit status (or the signal that ended it); only meaningful once it has exited.
-  public var exitStatus: Int32 { process.terminationStatus }
 
-  /// Writes `text` to its stdin.
+  /// How it ended; `nil` while it runs.
+  public var termination: ChildTermination? {
+    state.withLock { state in
+      if state.termination == nil { state.termination = reap(pid) }
+      return state.termination
+    }
+  }
+
+  public var isRunning: Bool { termination == nil }
+
+  /// The exit status, or the number of the signal that ended it (as Foundation's
+  /// `terminationStatus`); only meaningful once it has ended.
+  public var exitStatus: Int32 {
+    switch termination {
+    case .exited(let status): status
+    case .signalled(let signal): signal
+    case nil: -1
+    }
+  }
+
+  /// Writes `text` to its stdin (dropped once the child closed it).
   public func write(_ text: String) {
-    stdinPipe.fileHandleForWriting.write(Data(text.utf8))
+    state.withLock { state in
+      guard state.stdinOpen else { return }
+      var bytes = Array(text.utf8)[...]
+      while !bytes.isEmpty {
+        let n = bytes.withUnsafeBytes { Glibc.write(stdinFD, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        if n <= 0 { return }
+        bytes = bytes.dropFirst(n)
+      }
+    }
   }
 
   /// Closes its stdin (end of input).
   public func closeInput() {
-    try? stdinPipe.fileHandleForWriting.close()
-  }
-
-  /// Sends `sig` to this process only (by its PID).
-  public func signal(_ sig: Int32) {
-    if process.isRunning { kill(process.processIdentifier, sig) }
-  }
-
-  /// Kills the process with SIGKILL (by its PID) and waits (briefly) until it is reaped.
-  public func stop() {
-    if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      _ = eventually(timeout: .seconds(5)) { !process.isRunning }
+    state.withLock { state in
+      if state.stdinOpen { close(stdinFD) }
+      state.stdinOpen = false
     }
+  }
+
+  /// Sends `sig` to this process (by its PID, which stays its own until it is reaped).
+  public func signal(_ sig: Int32) {
+    state.withLock { state in
+      if state.termination == nil { state.termination = reap(pid) }
+      if state.termination == nil { kill(pid, sig) }
+    }
+  }
+
+  /// Kills the process with SIGKILL and waits (briefly) until it is reaped.
+  public func stop() {
+    signal(SIGKILL)
+    _ = eventually(timeout: .seconds(5)) { !isRunning }
     closeInput()
   }
 
@@ -99,6 +125,17 @@ public final class ChildProcess: @unchecked Sendable {
   private func describe(_ what: String) -> String {
     "\(name): \(what) (stdout: \(stdout.suffix(2000).debugDescription), stderr: \(stderr.suffix(2000).debugDescription))"
   }
+
+  private static func pipe() throws -> (read: Int32, write: Int32) {
+    var fds: [Int32] = [-1, -1]
+    guard Glibc.pipe(&fds) == 0 else { throw TestFailure("pipe: errno \(errno)") }
+    for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+    return (fds[0], fds[1])
+  }
+
+  /// A write to a child that has closed its stdin fails (EPIPE) instead of killing the
+  /// test process.
+  private static let ignoreSIGPIPE: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
 }
 
 // MARK: - Waiting for it
@@ -123,7 +160,7 @@ extension ChildProcess {
     var found: T?
     try await eventually(timeout: timeout, describe("a matching line")) {
       found = stdout.split(separator: "\n").lazy.compactMap(parse).first
-      if found == nil && !process.isRunning { throw TestFailure(describe("exited")) }
+      if found == nil && !isRunning { throw TestFailure(describe("exited")) }
       return found != nil
     }
     return found!
@@ -133,19 +170,19 @@ extension ChildProcess {
   /// output pipes reached end of file: the exit can be seen before the last bytes it wrote
   /// were read, and a test that reads `stdout` right after must see them.
   public func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
-    try await eventually(timeout: timeout, describe("exit")) { !process.isRunning }
+    try await eventually(timeout: timeout, describe("exit")) { !isRunning }
     // A grandchild that inherited the pipes could hold them open: do not wait forever.
     _ = try? await eventually(timeout: .seconds(3), "output EOF") { outputEOF }
-    return process.terminationStatus
+    return exitStatus
   }
 
   /// ``waitForExit(timeout:)`` for synchronous tests.
   public func waitForExit(timeout: Duration = .seconds(15)) throws -> Int32 {
-    guard eventually(timeout: timeout, { !process.isRunning }) else {
+    guard eventually(timeout: timeout, { !isRunning }) else {
       throw TestFailure(describe("still running after \(timeout)"))
     }
     _ = eventually(timeout: .seconds(3)) { outputEOF }
-    return process.terminationStatus
+    return exitStatus
   }
 }
 
@@ -153,15 +190,13 @@ extension ChildProcess {
 
 extension ChildProcess {
   /// Reads both pipes on a thread of its own until each reaches end of file (or the
-  /// process object is gone), so that no output and no end of file is missed: Foundation's
-  /// `readabilityHandler` runs on libdispatch, whose Linux sources report readiness
-  /// transitions, so end of file right behind the last bytes was not always reported.
-  /// The thread owns the pipes until it ends (their descriptors cannot be reused under it).
-  private static func startReader(stdout: Pipe, stderr: Pipe, into output: OutputBox) {
+  /// ``ChildProcess`` is gone), so that no output and no end of file is missed. The thread
+  /// owns the two descriptors and closes them when it ends.
+  private static func startReader(stdout: Int32, stderr: Int32, into output: OutputBox) {
     Thread.detachNewThread {
       var fds = [
-        pollfd(fd: stdout.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0),
-        pollfd(fd: stderr.fileHandleForReading.fileDescriptor, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: stdout, events: Int16(POLLIN), revents: 0),
+        pollfd(fd: stderr, events: Int16(POLLIN), revents: 0),
       ]
       var buffer = [UInt8](repeating: 0, count: 65536)
       while fds.contains(where: { $0.fd >= 0 }) && !output.value.withLock({ $0.abandoned }) {
@@ -179,10 +214,13 @@ extension ChildProcess {
               captured.errEOF = true
             }
           }
-          if n <= 0 { fds[i].fd = -1 }
+          if n <= 0 {
+            close(fds[i].fd)
+            fds[i].fd = -1
+          }
         }
       }
-      withExtendedLifetime((stdout, stderr)) {}
+      for fd in fds where fd.fd >= 0 { close(fd.fd) }
     }
   }
 }
@@ -199,71 +237,3 @@ private final class OutputBox: Sendable {
   }
   let value = Mutex(Captured())
 }
-
-// MARK: - Running a tool to completion
-
-/// Runs `command[0]` (found on `PATH`) with the rest as arguments, in `directory`, to
-/// completion, and returns its stdout; throws a ``TestFailure`` with its stderr when it
-/// fails or outlives `timeout` (then it is killed). Its output goes to files, not pipes:
-/// a daemon it starts (`tmux new-session` starts the tmux server) inherits them and would
-/// hold a pipe open for ever.
-@discardableResult
-public func runTool(_ command: [String], in directory: URL? = nil, timeout: Duration = .seconds(30)) throws
-  -> String
-{
-  let base = FileManager.default.temporaryDirectory.appendingPathComponent(
-    "switchboard-tool-\(getpid())-\(UInt64.random(in: 0 ... .max))")
-  let outURL = base.appendingPathExtension("out")
-  let errURL = base.appendingPathExtension("err")
-  _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-  _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-  defer {
-    try? FileManager.default.removeItem(at: outURL)
-    try? FileManager.default.removeItem(at: errURL)
-  }
-  let outHandle = try FileHandle(forWritingTo: outURL)
-  let errHandle = try FileHandle(forWritingTo: errURL)
-  defer {
-    try? outHandle.close()
-    try? errHandle.close()
-  }
-  let process = Process()
-  process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-  process.arguments = command
-  if let directory { process.currentDirectoryURL = directory }
-  process.standardInput = FileHandle.nullDevice
-  process.standardOutput = outHandle
-  process.standardError = errHandle
-  try runSerialized(process)
-  let finished = eventually(timeout: timeout) { !process.isRunning }
-  if !finished {
-    kill(process.processIdentifier, SIGKILL)
-    _ = eventually(timeout: .seconds(5)) { !process.isRunning }
-  }
-  let stdout = (try? String(contentsOf: outURL, encoding: .utf8)) ?? ""
-  let stderr = (try? String(contentsOf: errURL, encoding: .utf8)) ?? ""
-  guard finished else {
-    throw TestFailure("\(command.joined(separator: " ")) did not finish within \(timeout)")
-  }
-  guard process.terminationReason == .exit && process.terminationStatus == 0 else {
-    throw TestFailure("\(command.joined(separator: " ")) failed (\(process.terminationStatus)): \(stderr)")
-  }
-  return stdout
-}
-
-/// Whether `command` runs and exits with 0 (for `.enabled(if:)` checks).
-public func commandSucceeds(_ command: [String]) -> Bool {
-  (try? runTool(command)) != nil
-}
-
-/// One child process at a time: every suite that spawns peers goes through here.
-/// Serialising the spawn (a few milliseconds; waiting for children is not serialised) was
-/// the first guess at a SIGSEGV in a `memmove` inside `Process.run()`. The real cause is
-/// swift-corelibs-foundation 6.3's over-read of `/proc/self/fd` entries (upstream PR
-/// #5472), worked around in `scripts/test` with `GLIBC_TUNABLES` (docs/TESTING.md); the
-/// lock stays as a harmless single place where every spawn happens.
-public func runSerialized(_ process: Process) throws {
-  try spawnLock.withLock { _ in try process.run() }
-}
-
-private let spawnLock = Mutex<Void>(())

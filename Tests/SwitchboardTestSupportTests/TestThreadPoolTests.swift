@@ -23,27 +23,39 @@ import Testing
   }
 
   @Test func blockedJobsDoNotQueueBehindEachOther() async {
-    let clock = ContinuousClock()
-    let start = clock.now
+    // Each job blocks its thread until all eight run: queued behind one another they
+    // never would (the deadline makes that a failure, not a hang).
+    let started = Locked(0)
+    let allRan = Locked<[Bool]>([])
     await withTaskGroup(of: Void.self) { group in
-      for _ in 0..<8 { group.addTask { usleep(300_000) } }
-    }
-    // One after another they would take 2.4 s.
-    #expect(start.duration(to: clock.now) < .seconds(2))
-  }
-
-  @Test func theCooperativePoolStaysFreeWhileTestThreadsBlock() async throws {
-    let clock = ContinuousClock()
-    let start = clock.now
-    let answered = Locked<Duration?>(nil)
-    await withTaskGroup(of: Void.self) { group in
-      for _ in 0..<4 { group.addTask { usleep(1_500_000) } }
-      group.addTask {
-        let value = await Task { start.duration(to: clock.now) }.value
-        answered.withLock { $0 = value }
+      for _ in 0..<8 {
+        group.addTask {
+          started.withLock { $0 += 1 }
+          let ok = eventually(timeout: .seconds(30)) { started.value == 8 }
+          allRan.withLock { $0.append(ok) }
+        }
       }
     }
-    #expect(try #require(answered.value) < .seconds(1))
+    #expect(allRan.value == Array(repeating: true, count: 8))
+  }
+
+  @Test func theCooperativePoolRunsWhileTestThreadsBlock() async {
+    // Four test threads block until a task on the cooperative pool has run: were the
+    // test threads the pool's (two threads here), it could not run until they stopped.
+    let answered = Locked(false)
+    let sawIt = Locked<[Bool]>([])
+    await withTaskGroup(of: Void.self) { group in
+      for _ in 0..<4 {
+        group.addTask {
+          let ok = eventually(timeout: .seconds(30)) { answered.value }
+          sawIt.withLock { $0.append(ok) }
+        }
+      }
+      group.addTask {
+        await Task { answered.withLock { $0 = true } }.value
+      }
+    }
+    #expect(sawIt.value == Array(repeating: true, count: 4))
   }
 }
 
