@@ -144,8 +144,8 @@ func expectEveryMessageOnceInOrder(_ clients: [ChatProbe], total: Int, within ti
 }
 
 /// The first four clients send 2,500 messages each (up to 50 in flight per sender, like a
-/// busy UI) while the server is restarted `times` times at random moments; returns the
-/// total sent (10,000).
+/// busy UI) while the server is restarted `times` times at random moments (each once the
+/// first client is connected again); returns the total sent (10,000).
 func sendFromFour(
   _ clients: [ChatProbe], restarting server: ChatServerBox, times: Int, every range: ClosedRange<Int>
 ) async throws -> Int {
@@ -165,7 +165,11 @@ func sendFromFour(
       }
     }
     group.addTask {
-      for _ in 0..<times {
+      for restart in 0..<times {
+        // Each restart cuts a connection: the first client is back from the last one.
+        try await eventually("\(clients[0].client.name) reconnected after restart \(restart)") {
+          clients[0].connectedCount > restart
+        }
         try await Task.sleep(for: .milliseconds(Int.random(in: range)))
         try server.restart()
       }

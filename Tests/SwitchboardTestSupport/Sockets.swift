@@ -1,3 +1,4 @@
+import Foundation
 import SwitchboardIO
 
 #if canImport(Glibc)
@@ -34,23 +35,49 @@ public func blockingConnect(_ fd: Int32, to address: SocketAddress, timeout: Dur
   return soError
 }
 
-/// `count` TCP ports on 127.0.0.1 that were free a moment ago (bound to port 0 together,
-/// so they differ, and released), for a child process whose port 0 means "off".
+/// `count` different ports on 127.0.0.1, free for TCP and UDP a moment ago, for a child
+/// process whose port 0 means "off" (the CLI). They are picked at random below the
+/// kernel's ephemeral range (`net.ipv4.ip_local_port_range`), from which it takes the
+/// ports of every port-0 bind and every outgoing connection: with a thousand client
+/// connections in the run, a port from that range that was free when probed is soon
+/// somebody's.
 public func freePorts(_ count: Int) throws -> [Int] {
-  var fds: [Int32] = []
-  defer { fds.forEach { close($0) } }
+  let ephemeral = ephemeralPorts()
+  let candidates =
+    ephemeral.lowerBound > 12_000 ? 10_000...(ephemeral.lowerBound - 1) : (ephemeral.upperBound + 1)...65_535
+  var held: [Int32] = []
+  defer { held.forEach { close($0) } }
   var ports: [Int] = []
-  for _ in 0..<count {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
-    fds.append(fd)
-    let any = try SocketAddress(host: "127.0.0.1", port: 0)
-    guard any.withSockAddr({ sa, len in bind(fd, sa, len) }) == 0, let bound = boundAddress(of: fd) else {
-      throw TestFailure("could not probe a free port: errno \(errno)")
-    }
-    ports.append(bound.port)
+  for _ in 0..<1000 where ports.count < count {
+    let port = Int.random(in: candidates)
+    guard !ports.contains(port) else { continue }
+    let tcp = try boundSocket(Int32(SOCK_STREAM.rawValue), port: port)
+    let udp = try boundSocket(Int32(SOCK_DGRAM.rawValue), port: port)
+    held += [tcp, udp].filter { $0 >= 0 }
+    if tcp >= 0 && udp >= 0 { ports.append(port) }
   }
+  guard ports.count == count else { throw TestFailure("found only \(ports.count) of \(count) free ports") }
   return ports
+}
+
+/// A socket bound to 127.0.0.1:`port`, or -1 when that port is taken.
+private func boundSocket(_ type: Int32, port: Int) throws -> Int32 {
+  let fd = socket(AF_INET, type | Int32(SOCK_CLOEXEC.rawValue), 0)
+  guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+  let address = try SocketAddress(host: "127.0.0.1", port: port)
+  guard address.withSockAddr({ sa, len in bind(fd, sa, len) }) == 0 else {
+    close(fd)
+    return -1
+  }
+  return fd
+}
+
+/// The kernel's ephemeral port range (32768…60999 where it cannot be read).
+private func ephemeralPorts() -> ClosedRange<Int> {
+  let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+  let bounds = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
+  guard bounds.count == 2, bounds[0] <= bounds[1] else { return 32_768...60_999 }
+  return bounds[0]...bounds[1]
 }
 
 /// The local address a socket is bound to (`getsockname`), `nil` if that fails.
