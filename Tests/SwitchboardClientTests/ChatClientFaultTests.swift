@@ -82,7 +82,10 @@ import SwitchboardTestSupport
     config.reconnect = .never
     let probe = try ChatProbe("ws://nonexistent.invalid/", name: "x", configuration: config)
     let event = try await probe.waitFor("an error", timeout: .seconds(30)) { if case .error = $0 { true } else { false } }
-    guard case .error(let error) = event else { return }
+    guard case .error(let error) = event else {
+      Issue.record("waited for an error, got \(event)")
+      return
+    }
     #expect(error == .connectFailed)
     #expect(error.description.contains("nonexistent.invalid"))
     await probe.stop()

@@ -44,6 +44,14 @@ struct TLSServerTests {
       self.loop = loop
     }
 
+    /// A server with the test PKI's server certificate.
+    convenience init(pki: TestPKI) throws {
+      try self.init(
+        context: TLSContext(
+          serverConfiguration: TLSServerConfiguration(
+            certificateChainPEMFile: pki.serverCertificate, privateKeyPEMFile: pki.serverKey)))
+    }
+
     func waitForConnection(_ index: Int = 0) throws -> TLSConnectionLog {
       guard eventually({ connections.value.count > index }) else {
         throw TestFailure("no connection accepted")
@@ -56,6 +64,16 @@ struct TLSServerTests {
       _ = try? onLoop(loop) { listener.value.close() }
       loop.shutdownGracefully()
     }
+  }
+
+  /// `openssl s_client` connecting to `server` as `localhost`, failing on a certificate it
+  /// cannot verify, quiet, with `options` added.
+  private func sClient(to server: EchoServer, pki: TestPKI, _ options: [String]) throws -> ChildProcess {
+    try ChildProcess(
+      command: [
+        "openssl", "s_client", "-connect", "127.0.0.1:\(server.address.port)", "-servername", "localhost",
+        "-verify_return_error", "-quiet",
+      ] + options, directory: pki.directory)
   }
 
   @Test func ourClientAndOurServerEchoAndAgreeOnALPN() throws {
@@ -95,18 +113,11 @@ struct TLSServerTests {
   @Test func opensslSClientTalksToOurServer() throws {
     let pki = try TestPKI()
     defer { pki.remove() }
-    let context = try TLSContext(
-      serverConfiguration: TLSServerConfiguration(
-        certificateChainPEMFile: pki.serverCertificate, privateKeyPEMFile: pki.serverKey))
-    let server = try EchoServer(context: context)
+    let server = try EchoServer(pki: pki)
     defer { server.shutdown() }
 
-    let client = try ChildProcess(
-      command: [
-        "openssl", "s_client", "-connect", "127.0.0.1:\(server.address.port)", "-servername", "localhost",
-        "-CAfile", pki.caFile, "-verify_hostname", "localhost", "-verify_return_error", "-quiet",
-        "-no_ign_eof",
-      ], directory: pki.directory)
+    let client = try sClient(
+      to: server, pki: pki, ["-CAfile", pki.caFile, "-verify_hostname", "localhost", "-no_ign_eof"])
     defer { client.stop() }
     client.write("ping from s_client\n")
     try client.waitForOutput("ping from s_client")
@@ -122,17 +133,10 @@ struct TLSServerTests {
   @Test func aClientThatRejectsOurCertificateEndsTheHandshakeWithAnAlert() throws {
     let pki = try TestPKI()
     defer { pki.remove() }
-    let context = try TLSContext(
-      serverConfiguration: TLSServerConfiguration(
-        certificateChainPEMFile: pki.serverCertificate, privateKeyPEMFile: pki.serverKey))
-    let server = try EchoServer(context: context)
+    let server = try EchoServer(pki: pki)
     defer { server.shutdown() }
     // s_client without the test CA: verification fails and it sends "unknown CA".
-    let client = try ChildProcess(
-      command: [
-        "openssl", "s_client", "-connect", "127.0.0.1:\(server.address.port)", "-servername", "localhost",
-        "-CAfile", pki.selfSignedCertificate, "-verify_return_error", "-quiet",
-      ], directory: pki.directory)
+    let client = try sClient(to: server, pki: pki, ["-CAfile", pki.selfSignedCertificate])
     defer { client.stop() }
     #expect(try client.waitForExit() != 0)
     let serverSide = try server.waitForConnection()

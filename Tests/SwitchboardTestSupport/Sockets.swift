@@ -79,14 +79,3 @@ private func ephemeralPorts() -> ClosedRange<Int> {
   guard bounds.count == 2, bounds[0] <= bounds[1] else { return 32_768...60_999 }
   return bounds[0]...bounds[1]
 }
-
-/// The local address a socket is bound to (`getsockname`), `nil` if that fails.
-public func boundAddress(of fd: Int32) -> SocketAddress? {
-  var storage = sockaddr_storage()
-  var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
-  return withUnsafeMutablePointer(to: &storage) { p in
-    p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa in
-      getsockname(fd, sa, &len) == 0 ? SocketAddress(sa) : nil
-    }
-  }
-}
