@@ -38,7 +38,10 @@ public final class ChildProcess: Sendable {
         [executable] + arguments, environment: environment, directory: directory,
         stdin: .descriptor(stdin.read), stdout: .descriptor(stdout.write), stderr: .descriptor(stderr.write))
     } catch {
-      for pipe in pipes { close(pipe.read); close(pipe.write) }
+      for pipe in pipes {
+        close(pipe.read)
+        close(pipe.write)
+      }
       throw error
     }
     close(stdin.read)
@@ -49,7 +52,9 @@ public final class ChildProcess: Sendable {
   }
 
   /// Starts `command[0]`, found on `PATH`, with the rest as its arguments.
-  public convenience init(command: [String], environment: [String: String] = [:], directory: URL? = nil) throws {
+  public convenience init(command: [String], environment: [String: String] = [:], directory: URL? = nil)
+    throws
+  {
     try self.init(command[0], Array(command.dropFirst()), environment: environment, directory: directory)
   }
 

@@ -24,7 +24,11 @@ public func runTool(_ command: [String], in directory: URL? = nil, timeout: Dura
   }
   let pid = try spawnChild(command, directory: directory, stdout: .file(outPath), stderr: .file(errPath))
   var termination: ChildTermination?
-  if !eventually(timeout: timeout, { termination = reap(pid); return termination != nil }) {
+  let finished = eventually(timeout: timeout) {
+    termination = reap(pid)
+    return termination != nil
+  }
+  if !finished {
     kill(pid, SIGKILL)
     _ = reap(pid, blocking: true)
   }

@@ -46,7 +46,7 @@ public func freePorts(_ count: Int) throws -> [Int] {
   let candidates =
     ephemeral.lowerBound > 12_000 ? 10_000...(ephemeral.lowerBound - 1) : (ephemeral.upperBound + 1)...65_535
   var held: [Int32] = []
-  defer { held.forEach { close($0) } }
+  defer { for fd in held { close(fd) } }
   var ports: [Int] = []
   for _ in 0..<1000 where ports.count < count {
     let port = Int.random(in: candidates)

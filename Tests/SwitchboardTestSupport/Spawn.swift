@@ -34,8 +34,10 @@ func spawnChild(
   defer { posix_spawn_file_actions_destroy(&actions) }
   for (target, source) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
     switch source {
-    case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
-    case .file(let path): posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+    case .null:
+      posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == 0 ? O_RDONLY : O_WRONLY, 0)
+    case .file(let path):
+      posix_spawn_file_actions_addopen(&actions, target, path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
     case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
     }
   }
@@ -59,10 +61,10 @@ func spawnChild(
     arguments = ["/bin/sh", "-c", #"cd "$0" && exec "$@""#, directory.path] + command
   }
   let argv = arguments.map { strdup($0) } + [nil]
-  defer { argv.forEach { free($0) } }
+  defer { for p in argv { free(p) } }
   let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
   let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
-  defer { envp.forEach { free($0) } }
+  defer { for p in envp { free(p) } }
   var pid: pid_t = 0
   let rc = spawnLock.withLock { _ in posix_spawnp(&pid, argv[0]!, &actions, &attributes, argv, envp) }
   guard rc == 0 else { throw TestFailure("cannot start \(command[0]): \(String(cString: strerror(rc)))") }
