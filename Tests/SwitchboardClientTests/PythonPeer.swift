@@ -28,13 +28,18 @@ extension PythonPeer {
   /// `/close` closes with 4001 "bye"; `/ping` pings with "hello"; `/info` sends the
   /// chosen subprotocol and the `X-Test` request header as two text messages. Then it
   /// echoes every message.
-  /// Arguments: `deflate` or `off`; then the subprotocols it speaks.
+  /// Arguments: `deflate` or `off`; a certificate chain PEM and its key PEM for TLS
+  /// (Python's `ssl`, TLS 1.2+), or `-` and `-`; then the subprotocols it speaks.
   static let echoServerScript = """
-    import asyncio, sys
+    import asyncio, ssl, sys
     import websockets
 
     compression = "deflate" if sys.argv[1] == "deflate" else None
-    subprotocols = sys.argv[2:] or None
+    context = None
+    if sys.argv[2] != "-":
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[2], sys.argv[3])
+    subprotocols = sys.argv[4:] or None
 
     def request_info(ws):
         request = getattr(ws, "request", None)
@@ -61,7 +66,7 @@ extension PythonPeer {
 
     async def main():
         async with websockets.serve(handler, "127.0.0.1", 0, max_size=None, compression=compression,
-                                    subprotocols=subprotocols) as server:
+                                    subprotocols=subprotocols, ssl=context) as server:
             print("port", server.sockets[0].getsockname()[1], flush=True)
             await asyncio.Future()
 
@@ -72,7 +77,8 @@ extension PythonPeer {
   static func echoServer(compression: Bool = false, subprotocols: [String] = []) async throws -> (
     ChildProcess, Int
   ) {
-    let peer = try script(echoServerScript, arguments: [compression ? "deflate" : "off"] + subprotocols)
+    let peer = try script(
+      echoServerScript, arguments: [compression ? "deflate" : "off", "-", "-"] + subprotocols)
     let port = try await peer.waitForLine { line -> Int? in
       line.hasPrefix("port ") ? Int(line.dropFirst(5)) : nil
     }
