@@ -61,13 +61,17 @@ let package = Package(
     .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
-    // Deadline waits, loop hops, buffer checks and serialised child spawning for the suites.
+    // What every suite shares: the test threads, deadline waits, child processes, a test PKI,
+    // seeded randomness, loop hops and buffer checks (docs/TESTING.md).
     .target(name: "SwitchboardTestSupport", dependencies: ["SwitchboardIO"], path: "Tests/SwitchboardTestSupport"),
     .testTarget(name: "SwitchboardIOTests", dependencies: ["SwitchboardIO", "SwitchboardTestSupport"]),
-    .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
-    .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),
-    .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat"]),
-    .testTarget(name: "SwitchboardDNSTests", dependencies: ["SwitchboardDNS"], exclude: ["Fixtures"]),
+    .testTarget(name: "SwitchboardTestSupportTests", dependencies: ["SwitchboardTestSupport"]),
+    .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP", "SwitchboardTestSupport"]),
+    .testTarget(
+      name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardTestSupport"]),
+    .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat", "SwitchboardTestSupport"]),
+    .testTarget(
+      name: "SwitchboardDNSTests", dependencies: ["SwitchboardDNS", "SwitchboardTestSupport"], exclude: ["Fixtures"]),
     .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(
@@ -82,7 +86,7 @@ let package = Package(
         "SwitchboardServer", "SwitchboardIO", "SwitchboardChat", "SwitchboardWebSocket", "SwitchboardHTTP",
         "SwitchboardTestSupport",
       ]),
-    .testTarget(name: "SwitchboardLogTests", dependencies: ["SwitchboardLog"]),
+    .testTarget(name: "SwitchboardLogTests", dependencies: ["SwitchboardLog", "SwitchboardTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

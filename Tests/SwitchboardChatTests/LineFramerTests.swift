@@ -1,6 +1,8 @@
 import SwitchboardChat
+import SwitchboardTestSupport
 import Testing
 
+@Suite(.onTestThreads)
 struct LineFramerTests {
   private func drain(_ framer: inout LineFramer) -> [LineFramer.Output] {
     var out: [LineFramer.Output] = []
@@ -85,7 +87,7 @@ struct LineFramerTests {
 
   @Test(arguments: [1, 2, 3, 7, 64])
   func anySplitGivesTheSameLines(chunk: Int) {
-    var generator = SplitMix(seed: UInt64(chunk))
+    var generator = SeededGenerator(seed: UInt64(chunk))
     var input: [UInt8] = []
     for _ in 0..<300 {
       let length = Int(generator.next() % 20)
@@ -105,18 +107,5 @@ struct LineFramerTests {
       i += n
     }
     #expect(got == expected)
-  }
-}
-
-/// A small deterministic generator for reproducible random inputs.
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardClient
 import SwitchboardServer
 import Synchronization
+import SwitchboardTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Testing
 #endif
 
 /// ``ChatClient`` against the real in-process server over each transport.
-@Suite struct ChatClientTests {
+@Suite(.onTestThreads) struct ChatClientTests {
   @Test func webSocketClientsJoinSendAndReceive() async throws {
     let server = try startServer()
     defer { server.shutdown() }

@@ -1,9 +1,10 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardClient
 
 /// The pure encode side of the line dialect.
-struct ChatWireTests {
+@Suite(.onTestThreads) struct ChatWireTests {
   @Test(arguments: [
     ("one line", ["msg:one line"]),
     ("a\nb", ["msg:a", "msg:b"]),

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardClient
 import SwitchboardIO
+import SwitchboardTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,6 +9,7 @@ import Testing
 #endif
 
 /// Connection failures: refused, rejected, silent servers, bad URLs.
+@Suite(.onTestThreads)
 struct WebSocketClientConnectTests {
   @Test func refusedConnectionIsConnectFailed() async throws {
     let bound = try RawSocket(listen: false)  // bound, not listening: connects are refused
@@ -48,7 +50,8 @@ struct WebSocketClientConnectTests {
     let attempt = Task {
       try await WebSocketClient.connect(to: "ws://127.0.0.1:\(listener.port)/")
     }
-    try await Task.sleep(for: .milliseconds(50))
+    // Cancelled once its TCP connection is in (it then waits for a handshake answer).
+    try await eventually("the client's TCP connection") { listener.hasPendingConnection }
     attempt.cancel()
     let start = ContinuousClock.now
     let result = await attempt.result
@@ -90,6 +93,7 @@ struct WebSocketClientConnectTests {
   }
 }
 
+@Suite(.onTestThreads)
 struct WebSocketURLTests {
   @Test func partsAreParsed() throws {
     let url = try WebSocketURL("WS://example.com:8080/rooms/lobby?since=3")

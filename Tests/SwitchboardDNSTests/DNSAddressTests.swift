@@ -1,8 +1,9 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardDNS
 
-struct DNSAddressTests {
+@Suite(.onTestThreads) struct DNSAddressTests {
   @Test func ipv4ParsesAndPrints() {
     let address = DNSIPv4Address(10, 231, 7, 1)
     #expect(address.rawValue == 0x0AE7_0701)

@@ -1,8 +1,9 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardDNS
 
-struct DNSFlagsTests {
+@Suite(.onTestThreads) struct DNSFlagsTests {
   @Test func accessorsReadAndWriteTheirBits() {
     var flags = DNSFlags.query
     flags.isResponse = true

@@ -1,3 +1,4 @@
+import SwitchboardTestSupport
 import Foundation
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// Random and mutated packets never crash the decoder: each either decodes (and then survives
 /// encode → decode unchanged) or throws a DNSError. The libFuzzer target (`fuzz-dns`) checks
 /// the same property for much longer; this is its deterministic, always-run cousin.
-struct DNSFuzzTests {
+@Suite(.onTestThreads) struct DNSFuzzTests {
   /// Decodes; when that works, checks the round trip. Returns whether it decoded.
   @discardableResult
   static func check(_ bytes: [UInt8]) -> Bool {

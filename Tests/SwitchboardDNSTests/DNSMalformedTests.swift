@@ -1,9 +1,10 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardDNS
 
 /// Every way a packet can be malformed ends in its own ``DNSError``, never a crash.
-struct DNSMalformedTests {
+@Suite(.onTestThreads) struct DNSMalformedTests {
   static let oneAnswer = header(counts: [0, 1, 0, 0])
   static let oneQuestion = header(counts: [1, 0, 0, 0])
 

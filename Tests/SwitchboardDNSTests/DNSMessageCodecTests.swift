@@ -1,8 +1,9 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardDNS
 
-struct DNSMessageCodecTests {
+@Suite(.onTestThreads) struct DNSMessageCodecTests {
   static let instance = name("Switchboard on vm._switchboard._tcp.local")
   static let host = name("vm.local")
 

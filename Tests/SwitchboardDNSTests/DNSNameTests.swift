@@ -1,8 +1,9 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardDNS
 
-struct DNSNameTests {
+@Suite(.onTestThreads) struct DNSNameTests {
   @Test func parsesAndPrintsPresentationForm() throws {
     let instance = try DNSName("My Room\\.v2 ☕._switchboard._tcp.local.")
     #expect(

@@ -1,8 +1,9 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardDNS
 
-struct DNSTXTTests {
+@Suite(.onTestThreads) struct DNSTXTTests {
   @Test func keyKeyEqualsAndKeyValueStayDistinct() throws {
     let record = txt("flag", "note=", "version=1", "eq=a=b")
     #expect(record.entries.map(\.keyString) == ["flag", "note", "version", "eq"])

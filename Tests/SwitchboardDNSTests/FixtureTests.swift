@@ -1,10 +1,11 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardDNS
 
 /// Packets captured from avahi 0.8 and python-zeroconf 0.154 (scripts/discovery/capture-fixtures.sh).
 /// Fixtures are picked by content, not file name, so a new capture keeps these tests valid.
-struct FixtureTests {
+@Suite(.onTestThreads) struct FixtureTests {
   static let avahiInstance = name("Avahi Chat\\.v2 ☕._switchboard._tcp.local")
   static let avahiPeer = name("avahi peer._networkplayground._udp.local")
   static let zeroconfInstance = name("zc chat ☕._switchboard._tcp.local")

@@ -1,8 +1,9 @@
+import SwitchboardTestSupport
 import SwitchboardHTTP
 import Testing
 
 /// The package's one percent-decoder, `removingURLPercentEncoding`.
-struct PercentDecodingTests {
+@Suite(.onTestThreads) struct PercentDecodingTests {
   static let vectors: [(String, String)] = [
     ("", ""),
     ("lobby", "lobby"),

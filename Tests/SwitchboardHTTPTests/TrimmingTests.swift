@@ -1,8 +1,9 @@
+import SwitchboardTestSupport
 import SwitchboardHTTP
 import Testing
 
 /// The package's one trimmer, `trimmingSpacesAndTabs`, for text and for bytes.
-struct TrimmingTests {
+@Suite(.onTestThreads) struct TrimmingTests {
   static let vectors: [(String, String)] = [
     ("", ""),
     ("a", "a"),

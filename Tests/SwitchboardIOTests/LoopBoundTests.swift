@@ -2,7 +2,7 @@ import SwitchboardIO
 import SwitchboardTestSupport
 import Testing
 
-struct LoopBoundTests {
+@Suite(.onTestThreads) struct LoopBoundTests {
   final class Counter {
     var count = 0
   }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import SwitchboardIO
 
-struct SystemThreadTests {
+@Suite(.onTestThreads) struct SystemThreadTests {
   @Test(arguments: SelectorBackend.available)
   func loopThreadCarriesItsName(backend: SelectorBackend) throws {
     let loop = try EventLoop(index: 42, backend: backend)

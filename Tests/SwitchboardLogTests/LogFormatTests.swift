@@ -1,8 +1,9 @@
+import SwitchboardTestSupport
 import Foundation
 import SwitchboardLog
 import Testing
 
-struct LogFormatTests {
+@Suite(.onTestThreads) struct LogFormatTests {
   private let time = LogTimestamp(seconds: 1_746_091_832, nanoseconds: 123_456_789)
 
   private func record(

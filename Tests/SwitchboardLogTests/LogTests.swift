@@ -1,8 +1,9 @@
+import SwitchboardTestSupport
 import SwitchboardLog
 import Synchronization
 import Testing
 
-struct LogTests {
+@Suite(.onTestThreads) struct LogTests {
   private func logger(level: Log.Level = .info, metadata: Log.Metadata = [:]) -> (Log, MemoryLogSink) {
     let sink = MemoryLogSink()
     return (Log(label: "test", level: level, metadata: metadata, sink: sink), sink)

@@ -1,3 +1,4 @@
+import SwitchboardTestSupport
 import Foundation
 import SwitchboardLog
 import Testing
@@ -6,7 +7,7 @@ import Testing
   import Glibc
 #endif
 
-struct StreamLogSinkTests {
+@Suite(.onTestThreads) struct StreamLogSinkTests {
   /// Reads everything `body` writes into a pipe's write end.
   private func captured(_ body: (Int32) -> Void) -> String {
     var fds: [Int32] = [0, 0]

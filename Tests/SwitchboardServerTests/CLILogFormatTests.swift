@@ -1,3 +1,4 @@
+import SwitchboardTestSupport
 import Foundation
 import SwitchboardIO
 import Testing
@@ -7,13 +8,13 @@ import Testing
 #endif
 
 /// `serve --log-format` and `--log-level` on the real binary: what lands on stderr.
-@Suite(.enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
 struct CLILogFormatTests {
   let binary = Binaries.switchboard ?? ""
 
-  private func startServer(_ extra: [String]) async throws -> (ProcessPeer, tcp: Int) {
+  private func startServer(_ extra: [String]) async throws -> (ChildProcess, tcp: Int) {
     let ports = try freePorts(3)
-    let server = try ProcessPeer(
+    let server = try ChildProcess(
       binary,
       [
         "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "\(ports[1])",
@@ -74,10 +75,10 @@ struct CLILogFormatTests {
   }
 
   @Test func aBadLogFormatOrLevelIsAUsageError() async throws {
-    let format = try ProcessPeer(binary, ["serve", "--log-format", "xml", "--no-advertise", "--ephemeral"])
+    let format = try ChildProcess(binary, ["serve", "--log-format", "xml", "--no-advertise", "--ephemeral"])
     #expect(try await format.waitForExit() == 64)
     #expect(format.stderr.contains("--log-format must be text or json, not 'xml'"))
-    let level = try ProcessPeer(binary, ["serve", "--log-level", "loud", "--no-advertise", "--ephemeral"])
+    let level = try ChildProcess(binary, ["serve", "--log-level", "loud", "--no-advertise", "--ephemeral"])
     #expect(try await level.waitForExit() == 64)
     #expect(level.stderr.contains("--log-level must be one of trace, debug, info"))
   }

@@ -1,9 +1,10 @@
+import SwitchboardTestSupport
 import Foundation
 import Testing
 
 /// `--version` on the real binary: every command answers it the same way, with the
 /// commit the binary was built from.
-@Suite(.enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
 struct CLIVersionTests {
   let binary = Binaries.switchboard ?? ""
 
@@ -15,7 +16,7 @@ struct CLIVersionTests {
 
   @Test(arguments: invocations)
   func everyCommandPrintsTheVersionAndTheCommitItWasBuiltFrom(arguments: [String]) async throws {
-    let run = try ProcessPeer(binary, arguments)
+    let run = try ChildProcess(binary, arguments)
     #expect(try await run.waitForExit() == 0)
     #expect(run.stderr.isEmpty)
     let match = try #require(
@@ -30,7 +31,7 @@ struct CLIVersionTests {
 
   @Test func theUsageTextsMentionVersion() async throws {
     for arguments in [["--help"], ["serve", "--help"]] {
-      let run = try ProcessPeer(binary, arguments)
+      let run = try ChildProcess(binary, arguments)
       #expect(try await run.waitForExit() == 0)
       #expect(run.stdout.contains("--version"))
     }
@@ -44,7 +45,7 @@ struct CLIVersionTests {
     guard FileManager.default.fileExists(atPath: root + "/.git"), let git = Binaries.tool("git") else {
       return nil
     }
-    let run = try ProcessPeer(git, ["-C", root, "rev-parse", "--short", "HEAD"])
+    let run = try ChildProcess(git, ["-C", root, "rev-parse", "--short", "HEAD"])
     guard try await run.waitForExit() == 0 else { return nil }
     return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
   }

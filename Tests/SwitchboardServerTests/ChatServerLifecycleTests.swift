@@ -1,10 +1,11 @@
+import SwitchboardTestSupport
 import SwitchboardIO
 import Testing
 
 @testable import SwitchboardServer
 
 /// The server's lifecycle: the transitions on their own, then a real server.
-struct ChatServerLifecycleTests {
+@Suite(.onTestThreads) struct ChatServerLifecycleTests {
   @Test func startsOnceThenShutsDownOnce() {
     var lifecycle = ChatServerLifecycle.initial
     #expect(lifecycle.start() == .bind)

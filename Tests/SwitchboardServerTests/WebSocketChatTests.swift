@@ -2,10 +2,12 @@ import Foundation
 import SwitchboardIO
 import SwitchboardServer
 import SwitchboardWebSocket
+import SwitchboardTestSupport
 import Testing
 
 /// The WebSocket listener end to end: JSON protocol, text dialect, echo, bridging to the
 /// line dialect, and the answers to bad input.
+@Suite(.onTestThreads)
 struct WebSocketChatTests {
   private func data(_ frame: [String: Any]) -> [String: Any] { frame["data"] as? [String: Any] ?? [:] }
 
@@ -46,6 +48,7 @@ struct WebSocketChatTests {
       let tcp = try LineClient(server.tcpAddress!)
       try tcp.sendLine("iam:ncuser")
       let joined = try ws.nextJSON(type: "presence") { self.data($0)["author"] as? String == "ncuser" }
+      #expect(data(joined)["event"] as? String == "join")
       try tcp.sendLine("hello from nc")
       let m = data(try ws.nextJSON(type: "message"))
       #expect(m["author"] as? String == "ncuser")
@@ -185,14 +188,16 @@ struct WebSocketChatTests {
   }
 
   @Test func silentPeersArePingedAndDroppedLivePeersKept() async throws {
-    try await withServer({ $0.webSocketPingInterval = .milliseconds(300) }) { server in
+    // A live peer must answer a ping before the next one: 1.5 s leaves the test thread
+    // time for that on a loaded machine, and drops the silent one within seconds.
+    try await withServer({ $0.webSocketPingInterval = .milliseconds(1500) }) { server in
       // Both handshakes completed (101 received), so both sessions exist on the server.
       let live = try WebSocketTestClient(server.httpAddress!)
       let dead = try WebSocketTestClient(server.httpAddress!)
       try live.send(text: "live")
       try dead.send(text: "dead")
       // `live` keeps answering pings (its reads process them); `dead` never reads.
-      let deadline = ContinuousClock.now + .seconds(10)
+      let deadline = ContinuousClock.now + .seconds(20)
       while ContinuousClock.now < deadline,
         server.metrics.webSocketOpen.load(ordering: .relaxed) != 1 || server.hub.who(room: "lobby") != ["live"]
       {

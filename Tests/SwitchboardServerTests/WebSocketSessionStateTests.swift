@@ -1,10 +1,11 @@
+import SwitchboardTestSupport
 import SwitchboardIO
 import Testing
 
 @testable import SwitchboardServer
 
 /// The WebSocket session's state machine, without sockets: a manual clock.
-struct WebSocketSessionStateTests {
+@Suite(.onTestThreads) struct WebSocketSessionStateTests {
   static let interval = Duration.seconds(30)
 
   func at(_ seconds: UInt64) -> Deadline { Deadline(nanoseconds: seconds * 1_000_000_000) }

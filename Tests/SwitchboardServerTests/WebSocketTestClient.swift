@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardHTTP
 import SwitchboardIO
+import SwitchboardTestSupport
 import SwitchboardWebSocket
 
 /// A blocking WebSocket client for tests: a `LineClient` socket under the project's

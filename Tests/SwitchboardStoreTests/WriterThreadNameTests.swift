@@ -2,7 +2,7 @@ import SwitchboardStore
 import SwitchboardTestSupport
 import Testing
 
-struct WriterThreadNameTests {
+@Suite(.onTestThreads) struct WriterThreadNameTests {
   #if os(Linux)
     @Test func writerThreadCarriesItsName() throws {
       try withTemporaryDirectory { dir in

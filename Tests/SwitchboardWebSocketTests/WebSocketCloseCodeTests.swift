@@ -1,8 +1,9 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardWebSocket
 
-struct WebSocketCloseCodeTests {
+@Suite(.onTestThreads) struct WebSocketCloseCodeTests {
   static let named: [(WebSocketCloseCode, UInt16)] = [
     (.normalClosure, 1000), (.goingAway, 1001), (.protocolError, 1002), (.unacceptableData, 1003),
     (.noStatus, 1005), (.abnormalClosure, 1006), (.invalidFramePayloadData, 1007), (.policyViolation, 1008),

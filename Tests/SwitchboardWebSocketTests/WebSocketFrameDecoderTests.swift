@@ -1,7 +1,9 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardWebSocket
 
+@Suite(.onTestThreads)
 struct WebSocketFrameDecoderTests {
   static let hello = Array("Hello".utf8)
 
