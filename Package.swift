@@ -12,6 +12,7 @@ let package = Package(
     .library(name: "SwitchboardHTTP", targets: ["SwitchboardHTTP"]),
     .library(name: "SwitchboardWebSocket", targets: ["SwitchboardWebSocket"]),
     .library(name: "SwitchboardDNS", targets: ["SwitchboardDNS"]),
+    .library(name: "SwitchboardDiscovery", targets: ["SwitchboardDiscovery"]),
     .library(name: "SwitchboardChat", targets: ["SwitchboardChat"]),
     .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
     .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
@@ -33,6 +34,8 @@ let package = Package(
     .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
+    // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
+    .target(name: "SwitchboardDiscovery", dependencies: ["SwitchboardDNS", "SwitchboardIO", "SwitchboardLog"]),
     .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
@@ -49,7 +52,7 @@ let package = Package(
       name: "switchboard",
       dependencies: [
         "SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO",
-        "SwitchboardStore",
+        "SwitchboardStore", "SwitchboardDiscovery", "SwitchboardDNS",
       ],
       plugins: ["BuildCommitPlugin"]),
     // Writes the git commit being built into the switchboard binary (for --version).
@@ -65,6 +68,9 @@ let package = Package(
     .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),
     .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat"]),
+    .testTarget(
+      name: "SwitchboardDiscoveryTests",
+      dependencies: ["SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardDNSTests", dependencies: ["SwitchboardDNS"], exclude: ["Fixtures"]),
     .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO", "SwitchboardTestSupport"]),
