@@ -12,6 +12,10 @@ public struct InterfaceAddress: Sendable, Hashable {
   public let address: SocketAddress
   /// `true` for loopback interfaces.
   public let isLoopback: Bool
+  /// The interface index (`if_nametoindex`), what multicast options and IPv6 scopes use.
+  public var index: UInt32 = 0
+  /// Whether the interface can multicast (`IFF_MULTICAST`).
+  public var supportsMulticast = false
 }
 
 /// The machine's interface addresses, for printing the URLs a phone on the LAN can use.
@@ -29,10 +33,12 @@ public enum NetworkInterfaces {
       guard flags & Int32(IFF_UP) != 0, let sa = entry.pointee.ifa_addr,
         let address = SocketAddress(sa)
       else { continue }
-      result.append(
-        InterfaceAddress(
-          name: String(cString: entry.pointee.ifa_name), address: address,
-          isLoopback: flags & Int32(IFF_LOOPBACK) != 0))
+      var interface = InterfaceAddress(
+        name: String(cString: entry.pointee.ifa_name), address: address,
+        isLoopback: flags & Int32(IFF_LOOPBACK) != 0)
+      interface.index = if_nametoindex(entry.pointee.ifa_name)
+      interface.supportsMulticast = flags & Int32(IFF_MULTICAST) != 0
+      result.append(interface)
     }
     return result.filter { !$0.isLoopback } + result.filter { $0.isLoopback }
   }
