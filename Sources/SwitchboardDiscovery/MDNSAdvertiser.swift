@@ -1,4 +1,3 @@
-import Dispatch
 import SwitchboardDNS
 import SwitchboardIO
 import SwitchboardLog
@@ -24,7 +23,7 @@ import Synchronization
 /// Interfaces are read again every ``Configuration/interfacePollInterval``: new ones are
 /// joined and announced on, vanished ones dropped.
 public final class MDNSAdvertiser: @unchecked Sendable {
-  // Safety: `responder`, `sockets`, `timer` and `joined` are used only on `loop`'s thread
+  // Safety: `responder`, `transport`, `timer` and `poll` are used only on `loop`'s thread
   // (every public method hops there); `lifecycle` is behind its mutex.
 
   /// What the advertiser needs besides the services.
@@ -57,20 +56,13 @@ public final class MDNSAdvertiser: @unchecked Sendable {
     case stopped
   }
 
-  /// 224.0.0.251:5353.
-  static let groupV4 = try! SocketAddress(host: "224.0.0.251", port: 5353)
-  /// [ff02::fb]:5353.
-  static let groupV6 = try! SocketAddress(host: "ff02::fb", port: 5353)
-
   /// The loop the responder runs on.
   public let loop: EventLoop
   private let ownsLoop: Bool
   private let configuration: Configuration
   private let onEvent: @Sendable (MDNSEvent) -> Void
   private var responder: MDNSResponder
-  private var sockets: [Int32: UDPSocket] = [:]  // by family
-  private var receiver: Receiver?
-  private var joined: Set<String> = []  // "family/index"
+  private var transport: MDNSTransport?
   private var timer: Scheduled?
   private var poll: Scheduled?
   private let lifecycle = Mutex(Lifecycle.running)
@@ -99,7 +91,7 @@ public final class MDNSAdvertiser: @unchecked Sendable {
     self.configuration = configuration
     self.onEvent = onEvent
     var responderConfiguration = MDNSResponderConfiguration(
-      hostName: configuration.hostName, interfaces: Self.interfaces(configuration.interfaceNames))
+      hostName: configuration.hostName, interfaces: MDNSTransport.interfaces(configuration.interfaceNames))
     configuration.responder(&responderConfiguration)
     do {
       responder = try MDNSResponder(configuration: responderConfiguration, now: .now())
@@ -109,8 +101,13 @@ public final class MDNSAdvertiser: @unchecked Sendable {
     }
     let result = onLoop { () -> Result<Void, DiscoveryError> in
       do throws(DiscoveryError) {
-        try self.openSockets()
-        self.joinGroups()
+        let transport = try MDNSTransport(loop: self.loop, log: configuration.log) {
+          [weak self] message, sender, index in
+          guard let self else { return }
+          self.perform(self.responder.receive(message, from: sender, interface: index, now: .now()))
+        }
+        transport.use(self.responder.interfaces)
+        self.transport = transport
         self.perform(self.responder.scheduleIfNeeded())
         self.poll = self.loop.scheduleRepeatingLocal(every: configuration.interfacePollInterval) {
           [weak self] in
@@ -166,8 +163,8 @@ public final class MDNSAdvertiser: @unchecked Sendable {
       self.perform(self.responder.shutdown(now: .now()))
       self.timer?.cancel()
       self.poll?.cancel()
-      for socket in self.sockets.values { socket.close() }
-      self.sockets = [:]
+      self.transport?.close()
+      self.transport = nil
     }
     if ownsLoop { loop.shutdownGracefully() }
   }
@@ -176,95 +173,23 @@ public final class MDNSAdvertiser: @unchecked Sendable {
 
   // MARK: Loop side
 
-  private func onLoop<R>(_ body: @escaping () -> R) -> R {
-    if loop.inEventLoop { return body() }
-    let box = ResultBox<R>()
-    let done = DispatchSemaphore(value: 0)
-    // Safety: `body` runs exactly once on the loop while this thread waits for it.
-    nonisolated(unsafe) let work = body
-    loop.execute {
-      box.value = work()
-      done.signal()
-    }
-    done.wait()
-    return box.value!
-  }
-
-  private func openSockets() throws(DiscoveryError) {
-    var options = SocketOptions()
-    options.reuseAddress = true
-    options.reusePort = true
-    let receiver = Receiver(owner: self)
-    self.receiver = receiver
-    do {
-      let v4 = try UDPSocket(
-        bindingTo: try SocketAddress(host: "0.0.0.0", port: 5353), options: options, loop: loop)
-      try v4.enableMulticast(hops: 255)
-      v4.delegate = receiver
-      sockets[AF_INET] = v4
-    } catch {
-      throw DiscoveryError.socket.with("IPv4 port 5353: \(error)")
-    }
-    options.v6Only = true
-    do {
-      let v6 = try UDPSocket(
-        bindingTo: try SocketAddress(host: "::", port: 5353), options: options, loop: loop)
-      try v6.enableMulticast(hops: 255)
-      v6.delegate = receiver
-      sockets[AF_INET6] = v6
-    } catch {
-      configuration.log.info("mDNS over IPv6 is off", metadata: ["error": "\(error)"])
-    }
-  }
-
-  /// Joins the groups on every interface that has an address of the family.
-  private func joinGroups() {
-    for interface in responder.interfaces {
-      for (family, group, has) in [
-        (AF_INET, Self.groupV4, !interface.ipv4.isEmpty), (AF_INET6, Self.groupV6, !interface.ipv6.isEmpty),
-      ] where has {
-        let key = "\(family)/\(interface.index)"
-        guard let socket = sockets[family], !joined.contains(key) else { continue }
-        do {
-          try socket.joinMulticastGroup(group, interface: interface.index)
-          joined.insert(key)
-        } catch {
-          configuration.log.warning(
-            "could not join the mDNS group", metadata: ["interface": interface.name, "error": "\(error)"])
-        }
-      }
-    }
-  }
+  private func onLoop<R>(_ body: @escaping () -> R) -> R { loop.runAndWait(body) }
 
   private func pollInterfaces() {
-    let current = Self.interfaces(configuration.interfaceNames)
+    let current = MDNSTransport.interfaces(configuration.interfaceNames)
     guard current != responder.interfaces else { return }
-    let kept = Set(current.map(\.index))
-    joined = joined.filter { key in kept.contains(UInt32(key.split(separator: "/")[1]) ?? 0) }
+    transport?.use(current)
     perform(responder.updateInterfaces(current, now: .now()))
-    joinGroups()
-  }
-
-  fileprivate func received(_ bytes: UnsafeRawBufferPointer, from sender: SocketAddress, interface: UInt32) {
-    guard let message = try? DNSMessage(decoding: Array(bytes)) else {
-      configuration.log.debug("undecodable mDNS packet", metadata: ["from": "\(sender)"])
-      return
-    }
-    // IPv6 link-local senders carry their interface as scope; pktinfo says it for IPv4.
-    let index = interface != 0 ? interface : sender.scope
-    perform(responder.receive(message, from: sender, interface: index, now: .now()))
   }
 
   private func perform(_ actions: [MDNSResponderAction]) {
     for action in actions {
       switch action {
       case .send(let message, let destination):
-        send(message, to: destination)
+        transport?.send(message, to: destination)
       case .scheduleTimer(let at):
         timer?.cancel()
-        let now = Deadline.now()
-        let delay: Duration = at > now ? .nanoseconds(Int64(at.nanoseconds - now.nanoseconds)) : .zero
-        timer = loop.scheduleLocal(after: delay) { [weak self] in
+        timer = loop.scheduleLocal(at: at) { [weak self] in
           guard let self else { return }
           self.timer = nil
           self.perform(self.responder.timerFired(now: .now()))
@@ -279,78 +204,7 @@ public final class MDNSAdvertiser: @unchecked Sendable {
     }
   }
 
-  private func send(_ message: DNSMessage, to destination: MDNSDestination) {
-    let bytes = message.encode()
-    bytes.withUnsafeBytes { raw in
-      switch destination {
-      case .multicast(let index):
-        guard let interface = responder.interfaces.first(where: { $0.index == index }) else { return }
-        if !interface.ipv4.isEmpty { sockets[AF_INET]?.send(raw, toGroup: Self.groupV4, interface: index) }
-        if !interface.ipv6.isEmpty { sockets[AF_INET6]?.send(raw, toGroup: Self.groupV6, interface: index) }
-      case .unicast(let address, _):
-        sockets[address.family]?.send(raw, to: address)
-      }
-    }
-  }
-
-  // MARK: The machine
-
-  /// This machine's host name up to the first dot, made into one DNS label (`localhost` and
-  /// empty names become `switchboard`).
-  public static func machineHostName() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard gethostname(&buffer, buffer.count) == 0 else { return "switchboard" }
-    let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let label = name.split(separator: ".").first.map(String.init) ?? ""
-    return label.isEmpty || label == "localhost" ? "switchboard" : String(label.prefix(63))
-  }
-
-  /// The up, multicast-capable, non-loopback interfaces with their addresses (or the named ones).
-  static func interfaces(_ names: [String]?) -> [MDNSInterface] {
-    var byIndex: [UInt32: MDNSInterface] = [:]
-    for entry in NetworkInterfaces.addresses() {
-      if let names {
-        guard names.contains(entry.name) else { continue }
-      } else {
-        guard !entry.isLoopback, entry.supportsMulticast else { continue }
-      }
-      var interface = byIndex[entry.index] ?? MDNSInterface(index: entry.index, name: entry.name)
-      let bytes = entry.address.addressBytes
-      if entry.address.family == AF_INET, let v4 = DNSIPv4Address(bytes: bytes) {
-        interface.ipv4.append(v4)
-      } else if let v6 = DNSIPv6Address(bytes: bytes) {
-        interface.ipv6.append(v6)
-      }
-      byIndex[entry.index] = interface
-    }
-    return byIndex.keys.sorted().map { byIndex[$0]! }
-  }
-}
-
-/// The sockets' delegate: hands datagrams to the advertiser (weakly held by the sockets).
-private final class Receiver: UDPSocketDelegate {
-  weak var owner: MDNSAdvertiser?
-
-  init(owner: MDNSAdvertiser) { self.owner = owner }
-
-  func socket(
-    _ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, truncated: Bool
-  ) {
-    owner?.received(bytes, from: sender, interface: sender.scope)
-  }
-
-  func socket(
-    _ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress,
-    interface: UInt32,
-    truncated: Bool
-  ) {
-    guard !truncated else { return }
-    owner?.received(bytes, from: sender, interface: interface)
-  }
-}
-
-/// A value handed from the loop back to a waiting thread.
-private final class ResultBox<Value>: @unchecked Sendable {
-  // Safety: written once on the loop before the semaphore is signalled, read after the wait.
-  var value: Value?
+  /// This machine's host name up to the first dot, as one DNS label (`localhost` and empty
+  /// names become `switchboard`).
+  public static func machineHostName() -> String { MDNSTransport.machineHostName() }
 }

@@ -20,6 +20,7 @@ struct SwitchboardCommand {
       send URL TEXT…   send one message and exit (tcp://host:port, udp://host:port)
       bench URL …      load-test a server (see `switchboard bench --help`)
       store-bench      messages stored per second by the SQLite history store
+      browse [TYPE…]   list services found over mDNS (avahi-browse -r -p style; --json)
       advertise NAME TYPE PORT [KEY=VALUE…]   publish a service over mDNS until killed
       help             this text
 
@@ -42,13 +43,14 @@ struct SwitchboardCommand {
     case "store-bench": code = StoreBenchCommand.run(args)
     case "chat": code = ChatCommand.run(args)
     case "advertise": code = AdvertiseCommand.run(args)
+    case "browse": code = BrowseCommand.run(args)
     case "help", "--help", "-h":
       Output.print(usage)
       code = ExitCode.ok
     case "--version":
       Output.print(SwitchboardVersion.line)
       code = ExitCode.ok
-    case "browse", "peer":
+    case "peer":
       if args.contains("--version") {
         Output.print(SwitchboardVersion.line)
         code = ExitCode.ok

@@ -9,7 +9,8 @@ import Testing
 /// `scripts/discovery/interop.sh`: `switchboard advertise` against avahi and python-zeroconf in
 /// network namespaces the script creates (and deletes). Runs only as root where `ip netns`
 /// works and the binary is built.
-@Suite(.enabled(if: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")))
+@Suite(
+  .enabled(if: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")))
 struct InteropScriptTests {
   @Test(.timeLimit(.minutes(3)))
   func avahiAndZeroconfSeeAdvertiseAndItsGoodbyeAndRenames() throws {

@@ -236,6 +236,36 @@ grep -qE "^=;$VETH_B;IPv4;Twin;_switchboard\._tcp;local;sbmdns-a\.local;$ADDR_A;
   pass "conflict: avahi sees Twin on sbmdns-a:7400 and Twin (2) on sbmdns-c:7401" ||
   fail "conflict: avahi sees both" "$(cat "$RUN/avahi-twins.log")"
 
+# --- switchboard browse sees avahi-publish and zeroconf ---------------------------------------
+ip netns exec "$NS_B" avahi-publish -s "avahi svc" _switchboard._tcp 7500 k=v >"$RUN/avahi-publish.log" 2>&1 &
+PIDS+=($!)
+ip netns exec "$NS_B" "$VENV/bin/python" scripts/discovery/zc-advertise.py "zc svc" _switchboard._tcp 7600 "$ADDR_B" k=z \
+  >"$RUN/zc-advertise.log" 2>&1 &
+ZCADV=$!
+PIDS+=($ZCADV)
+wait_for "$RUN/avahi-publish.log" "Established" 100
+wait_for "$RUN/zc-advertise.log" "REGISTERED" 100
+ip netns exec "$NS_A" "$SB" browse _switchboard._tcp --timeout 4 >"$RUN/browse.log" 2>&1
+rc=$?
+grep -qE "^=;$VETH_A;IPv4;avahi\\\\032svc;_switchboard\._tcp;local;sbmdns-b\.local;$ADDR_B;7500;\"k=v\"$" "$RUN/browse.log" &&
+  pass "browse: avahi-publish's avahi svc on sbmdns-b.local $ADDR_B:7500 TXT k=v" || fail "browse: avahi-publish" "$(cat "$RUN/browse.log")"
+grep -qE "^=;$VETH_A;IPv4;zc\\\\032svc;_switchboard\._tcp;local;zc-zc-svc\.local;$ADDR_B;7600;\"k=z\"$" "$RUN/browse.log" &&
+  pass "browse: zeroconf's zc svc on zc-zc-svc.local $ADDR_B:7600 TXT k=z" || fail "browse: zeroconf" "$(cat "$RUN/browse.log")"
+grep -qE "^=;$VETH_A;IPv4;Twin;_switchboard\._tcp;local;sbmdns-a\.local;$ADDR_A;7400;" "$RUN/browse.log" &&
+  pass "browse: our own advertise in the same namespace (multicast loop)" || fail "browse: own advertise" "$(cat "$RUN/browse.log")"
+[ "$rc" = 0 ] && pass "browse --timeout: exit 0 when something was found" || fail "browse exit code" "exit $rc"
+ip netns exec "$NS_A" "$SB" browse _nothing._tcp --timeout 2 >"$RUN/browse-none.log" 2>&1
+rc=$?
+[ "$rc" = 1 ] && pass "browse --timeout: exit 1 when nothing was found" || fail "browse: nothing" "exit $rc"
+# A goodbye from zeroconf: browse reports the removal.
+ip netns exec "$NS_A" "$SB" browse _switchboard._tcp --timeout 12 >"$RUN/browse-bye.log" 2>&1 &
+BROWSE=$!
+PIDS+=($BROWSE)
+wait_for "$RUN/browse-bye.log" "^=;.*zc\\\\032svc" 40
+kill -TERM "$ZCADV"
+wait_for "$RUN/browse-bye.log" "^-;$VETH_A;IPv4;zc\\\\032svc;_switchboard\._tcp;local" 60 &&
+  pass "browse: zeroconf's goodbye removes zc svc" || fail "browse: goodbye" "$(cat "$RUN/browse-bye.log")"
+
 echo "(logs in $RUN)"
 if [ "$FAILS" -gt 0 ]; then
   echo "interop.sh: $FAILS check(s) failed"
