@@ -30,45 +30,16 @@ ADDR_A=10.231.8.1 ADDR_B=10.231.8.2
 [ -x "$SB" ] || { echo "interop.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
 SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
 
-# --- peers ------------------------------------------------------------------------------
-missing=""
-for p in avahi-daemon avahi-utils dbus iproute2; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  made_policy=0
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && made_policy=1
-  fi
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
-  [ "$made_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d
-fi
-if ! "$VENV/bin/python" -c "import zeroconf" 2>/dev/null; then
-  python3 -m venv "$VENV" || {
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null && /usr/bin/python3 -m venv "$VENV"; }
-  "$VENV/bin/pip" install -q "zeroconf==$ZC_VERSION"
-fi
+. scripts/discovery/lib.sh
+install_peers "$VENV" "$ZC_VERSION"
 ip netns list >/dev/null 2>&1 || { echo "interop.sh: ip netns does not work here" >&2; exit 2; }
 
 # --- cleanup: our PIDs, then our namespaces ---------------------------------------------
 PIDS=()
-stop() { # PID: SIGTERM (goodbyes), SIGKILL after 3 s
-  kill -0 "$1" 2>/dev/null || return 0
-  kill "$1" 2>/dev/null || true
-  for _ in $(seq 30); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-  kill -9 "$1" 2>/dev/null || true
-}
 cleanup() {
-  local pid
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop "${PIDS[i]}"; done
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
   PIDS=()
-  for ns in "$NS_A" "$NS_B"; do
-    if ip netns list | awk '{print $1}' | grep -qx "$ns"; then
-      for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
-      ip netns del "$ns"
-    fi
-  done
+  delete_netns "$NS_A" "$NS_B"
 }
 trap cleanup EXIT
 cleanup
@@ -81,71 +52,11 @@ wait_for() { # FILE PATTERN TENTHS
   return 1
 }
 
-# --- namespaces ---------------------------------------------------------------------------
-rm -rf "$RUN" && mkdir -p "$RUN/b/run" "$RUN/b/services"
-for ns in "$NS_A" "$NS_B"; do
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.accept_dad=0
-done
-ip link add "$VETH_A" address "$MAC_A" netns "$NS_A" type veth peer name "$VETH_B" address "$MAC_B" netns "$NS_B"
-for end in "$NS_A $VETH_A $ADDR_A" "$NS_B $VETH_B $ADDR_B"; do
-  set -- $end
-  ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.accept_dad=0"
-  ip -n "$1" addr add "$3/24" dev "$2"
-  ip -n "$1" link set "$2" multicast on up
-done
-for _ in $(seq 50); do
-  ip -n "$NS_A" -6 addr show dev "$VETH_A" scope link | grep -q inet6 &&
-    ip -n "$NS_B" -6 addr show dev "$VETH_B" scope link | grep -q inet6 && break
-  sleep 0.1
-done
-
-# --- avahi in sbmdns-b, with a private system bus ------------------------------------------
-cat >"$RUN/b/dbus.conf" <<XML
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$RUN/b/dbus.sock</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/> <allow own="*"/>
-    <allow send_type="method_call"/> <allow receive_type="method_call"/>
-    <allow send_type="method_return"/> <allow receive_type="method_return"/>
-    <allow send_type="signal"/> <allow receive_type="signal"/>
-    <allow send_type="error"/> <allow receive_type="error"/>
-  </policy>
-</busconfig>
-XML
-ip netns exec "$NS_B" dbus-daemon --config-file="$RUN/b/dbus.conf" --nofork --nopidfile 2>"$RUN/dbus.log" &
-PIDS+=($!)
-for _ in $(seq 50); do [ -S "$RUN/b/dbus.sock" ] && break; sleep 0.1; done
-export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$RUN/b/dbus.sock"
-cat >"$RUN/b/avahi-daemon.conf" <<CONF
-[server]
-host-name=sbmdns-b
-use-ipv4=yes
-use-ipv6=yes
-allow-interfaces=$VETH_B
-enable-dbus=yes
-ratelimit-interval-usec=1000000
-ratelimit-burst=1000
-[wide-area]
-enable-wide-area=no
-[publish]
-publish-hinfo=no
-publish-workstation=no
-[reflector]
-enable-reflector=no
-CONF
-mkdir -p /run/avahi-daemon
-ip netns exec "$NS_B" sh -c '
-  mount --bind "$1/run" /run/avahi-daemon && mount --bind "$1/services" /etc/avahi/services &&
-  exec avahi-daemon -f "$1/avahi-daemon.conf" --no-drop-root --no-chroot --no-rlimits --debug
-' sh "$RUN/b" >"$RUN/avahi.log" 2>&1 &
-PIDS+=($!)
-wait_for "$RUN/avahi.log" "Server startup complete" 100 || { cat "$RUN/avahi.log" >&2; exit 1; }
+# --- namespaces, avahi in sbmdns-b with a private system bus ----------------------------
+rm -rf "$RUN" && mkdir -p "$RUN"
+make_link "$NS_A" "$VETH_A" "$MAC_A" "$ADDR_A" "$NS_B" "$VETH_B" "$MAC_B" "$ADDR_B"
+wait_link_local "$NS_A" "$VETH_A" "$NS_B" "$VETH_B"
+start_avahi "$NS_B" "$RUN/b" sbmdns-b "$VETH_B" || exit 1
 
 # --- switchboard advertise in sbmdns-a ------------------------------------------------------
 # ip netns exec execs the command, so $! is switchboard's own PID.
