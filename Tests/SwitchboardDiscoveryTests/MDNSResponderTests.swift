@@ -155,22 +155,30 @@ struct MDNSResponderTests {
     #expect(target == H.name("sbtest-2.local"))
   }
 
-  /// §8.2: simultaneous probes compare the proposed records; the lexicographically later
-  /// set wins, the loser waits one second and probes again.
-  @Test func aSimultaneousProbeWithLaterRecordsMakesUsWaitASecond() throws {
-    var h = H { $0.initialProbeDelay = .zero }
-    h.register("Chat Room", port: 7000)
-    h.advance(by: .milliseconds(300))
+  /// Our latest probe for the instance, and the same probe with another SRV port (a rival's).
+  static func ourProbeAndTheirs(in h: H, port: UInt16) throws -> (
+    (at: Deadline, message: DNSMessage), DNSMessage
+  ) {
     let probe = try #require(
       h.probes.last { $0.message.questions.contains { $0.name == H.name(Self.instance) } })
     var theirs = probe.message
     theirs.authorities = theirs.authorities.map { record in
       var record = record
       if case .srv(let p, let w, _, let t) = record.rdata {
-        record.rdata = .srv(priority: p, weight: w, port: 8000, target: t)
+        record.rdata = .srv(priority: p, weight: w, port: port, target: t)
       }
       return record
     }
+    return (probe, theirs)
+  }
+
+  /// §8.2: simultaneous probes compare the proposed records; the lexicographically later
+  /// set wins, the loser waits one second and probes again.
+  @Test func aSimultaneousProbeWithLaterRecordsMakesUsWaitASecond() throws {
+    var h = H { $0.initialProbeDelay = .zero }
+    h.register("Chat Room", port: 7000)
+    h.advance(by: .milliseconds(300))
+    var (_, theirs) = try Self.ourProbeAndTheirs(in: h, port: 8000)
     theirs.questions = theirs.questions.filter { $0.name == H.name(Self.instance) }
     theirs.authorities = theirs.authorities.filter { $0.name == H.name(Self.instance) }
     let before = h.now
@@ -189,16 +197,7 @@ struct MDNSResponderTests {
     var h = H { $0.initialProbeDelay = .zero }
     h.register("Chat Room", port: 7000)
     h.advance(by: .milliseconds(300))
-    let probe = try #require(
-      h.probes.last { $0.message.questions.contains { $0.name == H.name(Self.instance) } })
-    var theirs = probe.message
-    theirs.authorities = theirs.authorities.map { record in
-      var record = record
-      if case .srv(let p, let w, _, let t) = record.rdata {
-        record.rdata = .srv(priority: p, weight: w, port: 6000, target: t)
-      }
-      return record
-    }
+    let (probe, theirs) = try Self.ourProbeAndTheirs(in: h, port: 6000)
     func serviceProbes() -> [Deadline] {
       h.probes.filter { $0.message.questions.contains { $0.name == H.name(Self.instance) } }.map(\.at)
     }
