@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "SwitchboardHTTP", targets: ["SwitchboardHTTP"]),
     .library(name: "SwitchboardWebSocket", targets: ["SwitchboardWebSocket"]),
     .library(name: "SwitchboardDNS", targets: ["SwitchboardDNS"]),
+    .library(name: "SwitchboardDiscovery", targets: ["SwitchboardDiscovery"]),
     .library(name: "SwitchboardChat", targets: ["SwitchboardChat"]),
     .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
     .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
@@ -36,7 +37,9 @@ let package = Package(
     .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
-    .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "SwitchboardLog", "CSQLite"]),
+    // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
+    .target(name: "SwitchboardDiscovery", dependencies: ["SwitchboardDNS", "SwitchboardIO", "SwitchboardLog"]),
+        .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "SwitchboardLog", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
       name: "SwitchboardServer",
@@ -54,7 +57,7 @@ let package = Package(
       name: "switchboard",
       dependencies: [
         "SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO",
-        "SwitchboardStore", "SwitchboardLog",
+        "SwitchboardStore", "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS",
       ],
       plugins: ["BuildCommitPlugin"]),
     // Writes the git commit being built into the switchboard binary (for --version).
@@ -75,6 +78,9 @@ let package = Package(
     .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat", "SwitchboardTestSupport"]),
     .testTarget(
       name: "SwitchboardDNSTests", dependencies: ["SwitchboardDNS", "SwitchboardTestSupport"], exclude: ["Fixtures"]),
+    .testTarget(
+      name: "SwitchboardDiscoveryTests",
+      dependencies: ["SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(
