@@ -92,15 +92,7 @@ enum AdvertiseCommand {
       Output.error("switchboard advertise: \(error.message)")
       return error == .socket ? ExitCode.failure : ExitCode.usage
     }
-    let signalQueue = DispatchQueue(label: "switchboard.signals")
-    var sources: [DispatchSourceSignal] = []
-    for sig in [SIGINT, SIGTERM] {
-      signal(sig, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
-      source.setEventHandler { @Sendable in stop.signal() }
-      source.resume()
-      sources.append(source)
-    }
+    let sources = StopSignals.install { _ in stop.signal() }
     stop.wait()
     advertiser.shutdown()
     _ = sources

@@ -82,15 +82,7 @@ enum BrowseCommand {
     }
     names.withLock { table in for interface in session.interfaces { table[interface.index] = interface.name }
     }
-    let signalQueue = DispatchQueue(label: "switchboard.signals")
-    var sources: [DispatchSourceSignal] = []
-    for sig in [SIGINT, SIGTERM] {
-      signal(sig, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
-      source.setEventHandler { @Sendable in stop.signal() }
-      source.resume()
-      sources.append(source)
-    }
+    let sources = StopSignals.install { _ in stop.signal() }
     let signalled: Bool
     if let timeout {
       signalled = stop.wait(timeout: .now() + timeout) == .success

@@ -133,17 +133,9 @@ enum ServeCommand {
     printBanner(server)
 
     let stop = DispatchSemaphore(value: 0)
-    let signalQueue = DispatchQueue(label: "switchboard.signals")
-    var sources: [DispatchSourceSignal] = []
-    for sig in [SIGINT, SIGTERM] {
-      signal(sig, SIG_IGN)
-      let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
-      source.setEventHandler { @Sendable in
-        logger.notice("shutting down", metadata: ["signal": sig == SIGINT ? "SIGINT" : "SIGTERM"])
-        stop.signal()
-      }
-      source.resume()
-      sources.append(source)
+    let sources = StopSignals.install { sig in
+      logger.notice("shutting down", metadata: ["signal": sig == SIGINT ? "SIGINT" : "SIGTERM"])
+      stop.signal()
     }
     stop.wait()
     server.shutdown(reason: "server shutting down")
