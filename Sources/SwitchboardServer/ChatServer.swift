@@ -143,7 +143,7 @@ public final class ChatServer: Sendable {
       core.logger.info("\(what) listening on \(bound)")
     case .failure(let error):
       shutdown(reason: "start failed")
-      let hint = error.errno == 98 || error.errno == 48 ? " (port in use; pick another with --\(what.lowercased())-port)" : ""
+      let hint = error.kind == .addressInUse ? " (port in use; pick another with --\(what.lowercased())-port)" : ""
       throw ServerError("cannot listen for \(what) on \(address): \(error)\(hint)")
     }
   }
