@@ -84,6 +84,9 @@ public final class TCPConnection: Selectable, Flushable {
   @exclusivity(unchecked) private var sendRequested = 0
   @exclusivity(unchecked) private var sendKernelFull = false
   @exclusivity(unchecked) private var sendError: IOError?
+  /// `connect`'s callback, while the state is `.connecting` (beside the state rather than
+  /// in it, so that the state stays a plain value).
+  private var connectCompletion: ((IOError?) -> Void)?
 
   /// Bytes waiting to be written.
   public var bufferedBytes: Int { pending.bufferedBytes }
@@ -116,7 +119,8 @@ public final class TCPConnection: Selectable, Flushable {
     self.fd = fd
     self.loop = loop
     self.remoteAddress = remote
-    state = .connecting({ [unowned self] error in completion(self, error) })
+    state = .connecting
+    connectCompletion = { [unowned self] error in completion(self, error) }
     try loop.register(self, fd: fd, interest: .write)
   }
 
@@ -173,18 +177,20 @@ public final class TCPConnection: Selectable, Flushable {
   // MARK: Events
 
   public func handle(_ events: ReadyEvents) {
-    if case .connecting(let completion) = state {
+    if case .connecting = state {
+      let completion = connectCompletion
+      connectCompletion = nil
       var soError: Int32 = 0
       var len = socklen_t(MemoryLayout<Int32>.size)
       getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &len)
       if soError != 0 {
         move(to: .closed)
         loop.deregisterAndClose(fd: fd)
-        completion(IOError(call: "connect", errno: soError))
+        completion?(IOError(call: "connect", errno: soError))
         return
       }
       move(to: .open(Flow()))
-      completion(nil)
+      completion?(nil)
       return
     }
     if events.contains(.writable) && !state.isClosed {
@@ -221,7 +227,7 @@ public final class TCPConnection: Selectable, Flushable {
         return
       case .processed(0):
         ends.inputEnded = true
-        move(to: state.with(ends, flow))
+        move(to: state.with(flow, ends))
         if let delegate { delegate.connectionDidReadEOF(self) } else { close() }
         return
       case .processed(let n):
@@ -235,20 +241,20 @@ public final class TCPConnection: Selectable, Flushable {
 
   /// Queues `bytes` for writing; they leave with the loop's next flush.
   public func write(_ bytes: SharedBytes) {
-    let flow: Flow
-    switch state {
-    case .open(let f), .halfClosed(_, let f): flow = f
-    case .connecting, .closing, .closed: return
-    }
-    guard bytes.count > 0 else { return }
+    // One test of the state for the common case: this runs for every member of every fan-out.
+    guard let flow = state.writerFlow, bytes.count > 0 else { return }
     pending.append(bytes)
-    if flow.awaitingWritable && pending.bufferedBytes > limits.maximumBuffered {
-      // The kernel's buffer is already full and the queue is past the cap.
-      fail(.slowConsumer(limit: limits.maximumBuffered))
-      return
+    if flow.awaitingWritable {
+      // The kernel's buffer is already full: no flush until it is writable again.
+      if pending.bufferedBytes > limits.maximumBuffered {
+        // And the queue is past the cap.
+        failSlowConsumer()
+        return
+      }
+    } else {
+      scheduleFlush()
     }
-    pauseIfAboveHighWater()
-    scheduleFlush()
+    if pending.bufferedBytes > limits.highWaterMark { pauseIfAboveHighWater() }
   }
 
   /// Writes `bytes` at once when nothing is queued before them (`immediately`), queueing
@@ -259,8 +265,8 @@ public final class TCPConnection: Selectable, Flushable {
   public func write(_ bytes: SharedBytes, immediately: Bool) {
     // With an io_uring the end-of-iteration flush sends every connection's output in one
     // system call, which beats sending this one now.
-    guard immediately, loop.sendRing == nil, pending.isEmpty, !flushScheduled, state.acceptsWrites,
-      state.canFlush, bytes.count > 0
+    guard immediately, loop.sendRing == nil, pending.isEmpty, !flushScheduled, let flow = state.writerFlow,
+      !flow.awaitingWritable, bytes.count > 0
     else {
       write(bytes)
       return
@@ -269,10 +275,13 @@ public final class TCPConnection: Selectable, Flushable {
     // does not take stays queued and waits for writability like any other output.
     pending.append(bytes)
     flushNow()
-    pauseIfAboveHighWater()
+    if pending.bufferedBytes > limits.highWaterMark { pauseIfAboveHighWater() }
   }
 
-  /// Past the high-water mark the connection turns unwritable and stops reading.
+  /// Past the high-water mark the connection turns unwritable and stops reading. (Callers
+  /// check the mark first: this is the rare path, kept out of line so that the write path
+  /// stays small.)
+  @inline(never)
   private func pauseIfAboveHighWater() {
     guard pending.bufferedBytes > limits.highWaterMark, var flow = state.flow, flow.isWritable else { return }
     flow.isWritable = false
@@ -298,10 +307,10 @@ public final class TCPConnection: Selectable, Flushable {
 
   public func flush() {
     flushScheduled = false
-    guard state.canFlush && !sendQueued else { return }
+    guard !sendQueued else { return }
     if loop.sendRing != nil {
-      loop.queueSend(self)
-    } else {
+      loop.queueSend(self)  // which checks the state itself
+    } else if state.canFlush {
       flushNow()
     }
   }
@@ -318,10 +327,10 @@ public final class TCPConnection: Selectable, Flushable {
   /// io_uring as one send. No callbacks: the bytes stay queued (and alive) until
   /// ``sendCompleted(_:)`` counts what the kernel took.
   func queueSend(into ring: OpaquePointer, tag: UInt64) -> RingQueueing {
-    guard state.canFlush, !sendQueued, !pending.isEmpty else { return .nothing }
-    let capacity = min(pending.unsentChunks, loop.iovecCapacity)
-    guard let iov = sb_send_ring_reserve(ring, Int32(capacity)) else { return .full }
-    let (count, requested) = pending.fill(iov, capacity: capacity)
+    guard !sendQueued, !pending.isEmpty, state.canFlush else { return .nothing }
+    let count = pending.iovecCount(capacity: loop.iovecCapacity)
+    guard let iov = sb_send_ring_reserve(ring, Int32(count)) else { return .full }
+    let requested = pending.fill(iov, count: count)
     sb_send_ring_push(ring, fd, iov, Int32(count), tag)
     sendQueued = true
     sendRequested = requested
@@ -335,11 +344,11 @@ public final class TCPConnection: Selectable, Flushable {
   /// that a fan-out visits each connection once less.
   func sendCompleted(_ result: Int32) -> Bool {
     sendQueued = false
-    guard let flow = state.flow else { return false }
+    if state.isClosed { return false }
     if result >= 0 {
       pending.consume(Int(result))
       sendKernelFull = Int(result) < sendRequested
-      if pending.isEmpty && flow.isWritable && !flow.awaitingWritable && !state.waitsForDrain {
+      if pending.isEmpty && state.idlesWhenDrained {
         pending.compact()
         return false
       }
@@ -371,7 +380,8 @@ public final class TCPConnection: Selectable, Flushable {
     guard !sendQueued else { return }
     while !pending.isEmpty && !state.isClosed {
       let iov = loop.iovecs
-      let (count, _) = pending.fill(iov, capacity: loop.iovecCapacity)
+      let count = pending.iovecCount(capacity: loop.iovecCapacity)
+      _ = pending.fill(iov, count: count)
       let result: IOResult<Int>
       do {
         result = try syscall("send") { sb_send_stream(fd, iov, Int32(count)) }
@@ -389,14 +399,15 @@ public final class TCPConnection: Selectable, Flushable {
   /// queue, so the rest waits for writability; otherwise what is left (more than one
   /// send's worth of chunks) goes with the next flush.
   private func afterSends(kernelFull: Bool) {
-    guard var flow = state.flow else { return }
+    guard let before = state.flow else { return }
+    var flow = before
     pending.compact()
     // Judged after the kernel took what it could (it refused part of the queue): what is
     // left is what the peer did not read. A batched send that the kernel took whole is no
     // verdict yet — the rest goes out with the next flush first. (Appends within one loop
     // iteration are bounded by the read budgets.)
     if kernelFull && pending.bufferedBytes > limits.maximumBuffered {
-      fail(.slowConsumer(limit: limits.maximumBuffered))
+      failSlowConsumer()
       return
     }
     let drained = pending.isEmpty
@@ -404,13 +415,13 @@ public final class TCPConnection: Selectable, Flushable {
     flow.awaitingWritable = !drained && kernelFull
     let regained = !flow.isWritable && pending.bufferedBytes < limits.lowWaterMark
     if regained { flow.isWritable = true }
-    if flow != state.flow { move(to: state.with(flow)) }
+    if flow != before { move(to: state.with(flow)) }
     if regained { delegate?.connection(self, writabilityChanged: true) }
-    // The delegate may have closed, written or shut down meanwhile: look again.
-    guard state.waitsForDrain, pending.isEmpty, var ends = state.ends else { return }
+    // (The delegate may have closed, written or shut down meanwhile: this looks again.)
+    guard pending.isEmpty, state.waitsForDrain, var ends = state.ends else { return }
     if ends.output == .shutdownAfterFlush {
       ends.output = .shutDown
-      move(to: state.with(ends, state.flow!))
+      move(to: state.with(state.flow!, ends))
       _ = shutdown(fd, Int32(SHUT_WR))
     }
     if case .closing = state { finish(nil) }
@@ -425,7 +436,7 @@ public final class TCPConnection: Selectable, Flushable {
       finish(nil)
       return
     }
-    move(to: .closing(ends, flow))
+    move(to: .closing(flow, ends))
     scheduleFlush()
   }
 
@@ -445,12 +456,19 @@ public final class TCPConnection: Selectable, Flushable {
     guard var ends = state.ends, let flow = state.flow, ends.output == .open else { return }
     if pending.isEmpty {
       ends.output = .shutDown
-      move(to: state.with(ends, flow))
+      move(to: state.with(flow, ends))
       _ = shutdown(fd, Int32(SHUT_WR))
     } else {
       ends.output = .shutdownAfterFlush
-      move(to: state.with(ends, flow))
+      move(to: state.with(flow, ends))
     }
+  }
+
+  /// The slow-consumer verdict (out of line: building the error would bloat the callers,
+  /// which are the write path).
+  @inline(never)
+  private func failSlowConsumer() {
+    fail(.slowConsumer(limit: limits.maximumBuffered))
   }
 
   private func fail(_ error: IOError) {
@@ -466,6 +484,7 @@ public final class TCPConnection: Selectable, Flushable {
     guard !state.isClosed else { return }
     move(to: .closed)
     pending.removeAll()
+    connectCompletion = nil
     loop.deregisterAndClose(fd: fd)
     let delegate = self.delegate
     self.delegate = nil

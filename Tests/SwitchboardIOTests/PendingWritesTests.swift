@@ -27,11 +27,13 @@ import Testing
     return queue
   }
 
-  /// What a send of up to `capacity` iovecs would carry: the bytes `fill` describes.
+  /// What a send of up to `capacity` iovecs would carry: the bytes `fill` describes in
+  /// the iovecs `iovecCount` asks for.
   static func described(_ queue: PendingWrites, capacity: Int = 64) -> (iovecs: Int, bytes: [UInt8]) {
     let iov = UnsafeMutablePointer<iovec>.allocate(capacity: capacity)
     defer { iov.deallocate() }
-    let (count, total) = queue.fill(iov, capacity: capacity)
+    let count = queue.iovecCount(capacity: capacity)
+    let total = queue.fill(iov, count: count)
     var bytes: [UInt8] = []
     for n in 0..<count {
       bytes += UnsafeRawBufferPointer(start: iov[n].iov_base, count: iov[n].iov_len)

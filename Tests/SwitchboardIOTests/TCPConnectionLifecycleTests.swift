@@ -16,24 +16,24 @@ import Testing
   static let kernelFull = Flow(isWritable: true, awaitingWritable: true)
 
   @Test func connectingEndsOpenOrClosed() {
-    let connecting = Lifecycle.connecting { _ in }
+    let connecting = Lifecycle.connecting
     #expect(Lifecycle.allows(connecting, .open(Flow())))
     #expect(Lifecycle.allows(connecting, .closed))
     #expect(!Lifecycle.allows(connecting, .open(Self.unwritable)))
-    #expect(!Lifecycle.allows(connecting, .halfClosed(Self.inputEnded, Flow())))
-    #expect(!Lifecycle.allows(connecting, .closing(.none, Flow())))
+    #expect(!Lifecycle.allows(connecting, .halfClosed(Flow(), Self.inputEnded)))
+    #expect(!Lifecycle.allows(connecting, .closing(Flow(), .none)))
   }
 
   @Test func theLifecycleOnlyMovesForward() {
     let open = Lifecycle.open(Flow())
-    let half = Lifecycle.halfClosed(Self.inputEnded, Flow())
-    let closing = Lifecycle.closing(Self.inputEnded, Flow())
+    let half = Lifecycle.halfClosed(Flow(), Self.inputEnded)
+    let closing = Lifecycle.closing(Flow(), Self.inputEnded)
     #expect(Lifecycle.allows(open, half))
-    #expect(Lifecycle.allows(open, .closing(.none, Flow())))
+    #expect(Lifecycle.allows(open, .closing(Flow(), .none)))
     #expect(Lifecycle.allows(half, closing))
     for state in [open, half, closing] {
       #expect(Lifecycle.allows(state, .closed), "\(state) → closed")
-      #expect(!Lifecycle.allows(state, .connecting { _ in }), "\(state) → connecting")
+      #expect(!Lifecycle.allows(state, .connecting), "\(state) → connecting")
       #expect(!Lifecycle.allows(.closed, state), "closed → \(state)")
     }
     #expect(!Lifecycle.allows(half, open))
@@ -44,17 +44,17 @@ import Testing
 
   @Test func halfClosedEndsNeverReopen() {
     let both = Ends(inputEnded: true, output: .shutDown)
-    #expect(Lifecycle.allows(.halfClosed(Self.inputEnded, Flow()), .halfClosed(both, Flow())))
-    #expect(Lifecycle.allows(.halfClosed(Self.shutdownPending, Flow()), .halfClosed(Self.outputShutDown, Flow())))
-    #expect(!Lifecycle.allows(.halfClosed(both, Flow()), .halfClosed(Self.inputEnded, Flow())))
-    #expect(!Lifecycle.allows(.halfClosed(Self.outputShutDown, Flow()), .halfClosed(Self.shutdownPending, Flow())))
-    #expect(!Lifecycle.allows(.halfClosed(Self.inputEnded, Flow()), .closing(.none, Flow())))
-    #expect(!Lifecycle.allows(.open(Flow()), .halfClosed(.none, Flow())), "half-closed means something is")
+    #expect(Lifecycle.allows(.halfClosed(Flow(), Self.inputEnded), .halfClosed(Flow(), both)))
+    #expect(Lifecycle.allows(.halfClosed(Flow(), Self.shutdownPending), .halfClosed(Flow(), Self.outputShutDown)))
+    #expect(!Lifecycle.allows(.halfClosed(Flow(), both), .halfClosed(Flow(), Self.inputEnded)))
+    #expect(!Lifecycle.allows(.halfClosed(Flow(), Self.outputShutDown), .halfClosed(Flow(), Self.shutdownPending)))
+    #expect(!Lifecycle.allows(.halfClosed(Flow(), Self.inputEnded), .closing(Flow(), .none)))
+    #expect(!Lifecycle.allows(.open(Flow()), .halfClosed(Flow(), .none)), "half-closed means something is")
   }
 
   @Test func theFlowChangesInEveryLiveState() {
     for state in [
-      Lifecycle.open(Flow()), .halfClosed(Self.inputEnded, Flow()), .closing(.none, Flow()),
+      Lifecycle.open(Flow()), .halfClosed(Flow(), Self.inputEnded), .closing(Flow(), .none),
     ] {
       #expect(Lifecycle.allows(state, state.with(Self.unwritable)))
       #expect(Lifecycle.allows(state.with(Self.unwritable), state))
@@ -63,12 +63,12 @@ import Testing
   }
 
   @Test func withEndsTurnsOpenIntoHalfClosedAndKeepsClosing() {
-    if case .halfClosed(let ends, _) = Lifecycle.open(Flow()).with(Self.inputEnded, Flow()) {
+    if case .halfClosed(_, let ends) = Lifecycle.open(Flow()).with(Flow(), Self.inputEnded) {
       #expect(ends == Self.inputEnded)
     } else {
       Issue.record("open with an ended input is half-closed")
     }
-    if case .closing(let ends, _) = Lifecycle.closing(.none, Flow()).with(Self.shutdownPending, Flow()) {
+    if case .closing(_, let ends) = Lifecycle.closing(Flow(), .none).with(Flow(), Self.shutdownPending) {
       #expect(ends == Self.shutdownPending)
     } else {
       Issue.record("closing stays closing")
@@ -78,40 +78,40 @@ import Testing
   @Test func readingNeedsOpenInputAndWritability() {
     #expect(Lifecycle.open(Flow()).readsInput)
     #expect(!Lifecycle.open(Self.unwritable).readsInput)
-    #expect(Lifecycle.halfClosed(Self.outputShutDown, Flow()).readsInput)
-    #expect(!Lifecycle.halfClosed(Self.inputEnded, Flow()).readsInput)
-    #expect(!Lifecycle.closing(.none, Flow()).readsInput)
-    #expect(!Lifecycle.connecting { _ in }.readsInput)
+    #expect(Lifecycle.halfClosed(Flow(), Self.outputShutDown).readsInput)
+    #expect(!Lifecycle.halfClosed(Flow(), Self.inputEnded).readsInput)
+    #expect(!Lifecycle.closing(Flow(), .none).readsInput)
+    #expect(!Lifecycle.connecting.readsInput)
     #expect(!Lifecycle.closed.readsInput)
   }
 
   @Test func writesAndFlushesFollowTheState() {
     #expect(Lifecycle.open(Flow()).acceptsWrites)
-    #expect(Lifecycle.halfClosed(Self.outputShutDown, Flow()).acceptsWrites)
-    #expect(!Lifecycle.closing(.none, Flow()).acceptsWrites)
+    #expect(Lifecycle.halfClosed(Flow(), Self.outputShutDown).acceptsWrites)
+    #expect(!Lifecycle.closing(Flow(), .none).acceptsWrites)
     #expect(!Lifecycle.closed.acceptsWrites)
-    #expect(Lifecycle.closing(.none, Flow()).canFlush)
+    #expect(Lifecycle.closing(Flow(), .none).canFlush)
     #expect(!Lifecycle.open(Self.kernelFull).canFlush)
-    #expect(!Lifecycle.connecting { _ in }.canFlush)
-    #expect(Lifecycle.closing(.none, Flow()).waitsForDrain)
-    #expect(Lifecycle.halfClosed(Self.shutdownPending, Flow()).waitsForDrain)
-    #expect(!Lifecycle.halfClosed(Self.outputShutDown, Flow()).waitsForDrain)
+    #expect(!Lifecycle.connecting.canFlush)
+    #expect(Lifecycle.closing(Flow(), .none).waitsForDrain)
+    #expect(Lifecycle.halfClosed(Flow(), Self.shutdownPending).waitsForDrain)
+    #expect(!Lifecycle.halfClosed(Flow(), Self.outputShutDown).waitsForDrain)
   }
 
   @Test func theInterestFollowsTheState() {
-    #expect(Lifecycle.connecting { _ in }.interest == .write)
+    #expect(Lifecycle.connecting.interest == .write)
     #expect(Lifecycle.open(Flow()).interest == .read)
     #expect(Lifecycle.open(Self.kernelFull).interest == [.read, .write])
     #expect(Lifecycle.open(Self.unwritable).interest == [])
-    #expect(Lifecycle.halfClosed(Self.inputEnded, Self.kernelFull).interest == .write)
-    #expect(Lifecycle.closing(.none, Flow()).interest == [])
+    #expect(Lifecycle.halfClosed(Self.kernelFull, Self.inputEnded).interest == .write)
+    #expect(Lifecycle.closing(Flow(), .none).interest == [])
     #expect(Lifecycle.closed.interest == nil)
   }
 
   @Test func statesDescribeThemselvesForTheTransitionCheck() {
     #expect("\(Lifecycle.open(Flow()))" == "open")
-    #expect("\(Lifecycle.halfClosed(Self.inputEnded, Self.unwritable))" == "halfClosed(input ended, unwritable)")
-    #expect("\(Lifecycle.closing(Self.shutdownPending, Self.kernelFull))"
+    #expect("\(Lifecycle.halfClosed(Self.unwritable, Self.inputEnded))" == "halfClosed(input ended, unwritable)")
+    #expect("\(Lifecycle.closing(Self.kernelFull, Self.shutdownPending))"
       == "closing(output shut down after flush, awaiting writability)")
   }
 }
