@@ -45,10 +45,12 @@ extension TCPConnection {
   /// with ``interest``.
   ///
   /// ```
-  /// connecting ──connected──▶ open ──read EOF / shutdownOutput()──▶ halfClosed
-  ///      │                     │ │                                   │   │
-  ///      │                     │ └──────────close() with output queued───▶ closing
-  ///      └──connect failed──▶ closed ◀──close() drained, reset(), errors──┴────┘
+  /// connecting ──connected──▶ open ──read EOF / shutdownOutput()──▶ halfClosed ⟲ (the other end)
+  ///     │                      │                                      │
+  ///     │                      └──close(), output queued──▶ closing ◀──┘ close(), output queued
+  ///     ▼ connect failed                                      │ queue drained
+  ///   closed ◀────────────────────────────────────────────────┘
+  ///          ◀── also from any live state: reset(), close() with nothing queued, errors
   /// ```
   ///
   /// A plain value (no payload needs retaining), so that reading it on the write path costs
