@@ -1,8 +1,10 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The dependency direction is the architecture: codecs (HTTP, WebSocket) do no I/O,
-// Chat uses the codecs, Server and Client add the event loops, the CLI sits on top.
+// The dependency direction is the architecture: the codecs (HTTP, WebSocket, DNS) and Chat
+// (rooms, dialects; it borrows HTTP's text helpers) import nothing that does I/O; Store keeps
+// Chat's history (and starts its writer thread with IO's thread wrapper); Server and Client
+// bring the event loops, codecs and Chat together; the CLI sits on top.
 let package = Package(
   name: "Switchboard",
   platforms: [.macOS(.v14), .iOS(.v17)],
@@ -11,10 +13,12 @@ let package = Package(
     .library(name: "SwitchboardIO", targets: ["SwitchboardIO"]),
     .library(name: "SwitchboardHTTP", targets: ["SwitchboardHTTP"]),
     .library(name: "SwitchboardWebSocket", targets: ["SwitchboardWebSocket"]),
+    .library(name: "SwitchboardDNS", targets: ["SwitchboardDNS"]),
     .library(name: "SwitchboardChat", targets: ["SwitchboardChat"]),
     .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
     .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
     .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
+    .library(name: "SwitchboardLog", targets: ["SwitchboardLog"]),
   ],
   targets: [
     .target(name: "CSwitchboardShims"),
@@ -23,10 +27,15 @@ let package = Package(
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "SwitchboardIO", dependencies: ["CSwitchboardShims"]),
     .target(name: "SwitchboardHTTP"),
+    // Leveled logs with metadata (swift-log's shape); no dependencies, so any module may log.
+    .target(name: "SwitchboardLog"),
     .target(name: "SwitchboardTLS", dependencies: ["SwitchboardIO", "COpenSSL"]),
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
-    .target(name: "SwitchboardChat"),
-    .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "CSQLite"]),
+    // Chat shares the HTTP module's text helpers (trimming); both stay free of I/O.
+    .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
+    // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
+    .target(name: "SwitchboardDNS"),
+    .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
       name: "SwitchboardServer",
@@ -43,15 +52,26 @@ let package = Package(
       dependencies: [
         "SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO",
         "SwitchboardStore",
-      ]),
+      ],
+      plugins: ["BuildCommitPlugin"]),
+    // Writes the git commit being built into the switchboard binary (for --version).
+    .plugin(name: "BuildCommitPlugin", capability: .buildTool(), dependencies: ["build-commit"]),
+    .executableTarget(name: "build-commit"),
+    // libFuzzer target for the DNS decoder; the fuzzer itself only with -DFUZZ_DNS (docs/DISCOVERY.md).
+    .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
-    // Deadline waits, loop hops, buffer checks and serialised child spawning for the suites.
+    // What every suite shares: the test threads, deadline waits, child processes, a test PKI,
+    // seeded randomness, loop hops and buffer checks (docs/TESTING.md).
     .target(name: "SwitchboardTestSupport", dependencies: ["SwitchboardIO"], path: "Tests/SwitchboardTestSupport"),
     .testTarget(name: "SwitchboardIOTests", dependencies: ["SwitchboardIO", "SwitchboardTestSupport"]),
-    .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP"]),
-    .testTarget(name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP"]),
-    .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat"]),
+    .testTarget(name: "SwitchboardTestSupportTests", dependencies: ["SwitchboardTestSupport"]),
+    .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP", "SwitchboardTestSupport"]),
+    .testTarget(
+      name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardTestSupport"]),
+    .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat", "SwitchboardTestSupport"]),
+    .testTarget(
+      name: "SwitchboardDNSTests", dependencies: ["SwitchboardDNS", "SwitchboardTestSupport"], exclude: ["Fixtures"]),
     .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(
@@ -66,6 +86,15 @@ let package = Package(
         "SwitchboardServer", "SwitchboardIO", "SwitchboardChat", "SwitchboardWebSocket", "SwitchboardHTTP",
         "SwitchboardTestSupport",
       ]),
+    .testTarget(name: "SwitchboardLogTests", dependencies: ["SwitchboardLog", "SwitchboardTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
+
+// Logging cuts across the I/O modules: each of these takes a `Log` from its configuration
+// (the CLI makes the real one). SwitchboardLog depends on nothing, so this adds no edge
+// between the others; the codecs and SwitchboardChat never log.
+for target in package.targets
+where ["SwitchboardStore", "SwitchboardServer", "SwitchboardClient", "switchboard"].contains(target.name) {
+  target.dependencies.append("SwitchboardLog")
+}

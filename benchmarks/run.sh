@@ -6,9 +6,13 @@
 #   benchmarks/run.sh --quick      # ~4 minutes: 3 s per scenario, 5,000 idle connections
 #   benchmarks/run.sh --rounds 3   # every scenario × server three times, interleaved;
 #                                  # the table shows medians and the p99 range
+#   benchmarks/run.sh --baseline OLD/switchboard --servers "switchboard switchboard-base"
+#                                  # a change's before and after, interleaved in one table
 #
 # Options: --quick, --rounds N, --servers "switchboard switchboard-epoll floor floor-uring gohub node python",
-# --scenarios "fanout-100 …", --duration S, --no-build. Environment: BENCH_WORK (peers,
+# --scenarios "fanout-100 …", --duration S, --no-build, --baseline BIN (an older switchboard
+# binary, served as the rows switchboard-base and switchboard-base-epoll; the load generator
+# is always the current build's, so both rows are measured by the same client). Environment: BENCH_WORK (peers,
 # results; default /tmp/switchboard-bench), SWIFT_SCRATCH (swift build --scratch-path;
 # default .build).
 #
@@ -28,6 +32,7 @@ SERVERS="switchboard switchboard-epoll floor floor-uring gohub node python"
 SCENARIOS="fanout-100 fanout-1k fanout-max chat saturation idle tcp-fanout-1k"
 BUILD=1
 ROUNDS=1
+SB_BASE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) DURATION=3; WARMUP=1; IDLE_CONNS=5000 ;;
@@ -36,6 +41,7 @@ while [ $# -gt 0 ]; do
     --servers) SERVERS=$2; shift ;;
     --scenarios) SCENARIOS=$2; shift ;;
     --no-build) BUILD=0 ;;
+    --baseline) SB_BASE=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 64 ;;
   esac
@@ -98,12 +104,13 @@ start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
     [ -z "$(ss -Htan "( sport = :$PORT or sport = :$TCP_PORT )")" ] && break
   done
   case "$name" in
-    switchboard|switchboard-epoll)
+    switchboard|switchboard-epoll|switchboard-base|switchboard-base-epoll)
       # One event loop: the server gets one core, like the single-threaded peers.
       # switchboard-epoll: the same binary with a send() per connection instead of the
-      # io_uring batch (the default where the kernel allows it).
-      local backend=(); [ "$name" = switchboard-epoll ] && backend=(--backend epoll)
-      taskset -c 0 "$SB" serve --host 127.0.0.1 --tcp-port "$TCP_PORT" --udp-port 0 \
+      # io_uring batch (the default where the kernel allows it). *-base: --baseline's binary.
+      local backend=(); [[ "$name" == *-epoll ]] && backend=(--backend epoll)
+      local bin=$SB; [[ "$name" == switchboard-base* ]] && bin=$SB_BASE
+      taskset -c 0 "$bin" serve --host 127.0.0.1 --tcp-port "$TCP_PORT" --udp-port 0 \
         --http-port "$PORT" --no-advertise --ephemeral --loops 1 --log-level warning "${backend[@]}" \
         >"$RESULTS/server-$name.log" 2>&1 &
       ;;
@@ -161,6 +168,10 @@ if [ "$BUILD" = 1 ]; then
   (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product switchboard 2>&1 | tail -1)
 fi
 SB="$SCRATCH/release/switchboard"
+if [[ " $SERVERS " == *" switchboard-base"* ]] && [ ! -x "$SB_BASE" ]; then
+  echo "run.sh: the switchboard-base rows need --baseline BIN (an executable switchboard)" >&2
+  exit 64
+fi
 setup_peers
 SERVERS=$(echo $SERVERS)
 log "servers: $SERVERS; scenarios: $SCENARIOS; $DURATION s each; results in $RESULTS"

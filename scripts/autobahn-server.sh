@@ -7,13 +7,13 @@
 # env:
 #   SWITCHBOARD_BIN  the server binary (default: `swift build --show-bin-path`/switchboard,
 #                    built first if missing)
-#   AUTOBAHN_DIR     the tools/autobahn directory (default ../shared/tools/autobahn next to
-#                    the repository, else /work/shared/tools/autobahn)
-#   ABT_VENV         venv for wstest (default /tmp/abt-venv), made by AUTOBAHN_DIR/setup.sh
+#   ABT_VENV         venv for wstest (default /tmp/abt-venv-sb); scripts/autobahn/setup.sh
+#                    makes it (from PyPI) the first time and checks it afterwards
 #   ABT_OUT          report directory (default: a fresh /tmp/sb-autobahn.XXXXXX)
-#   ABT_EXCLUDE, ABT_TIMEOUT, ABT_AGENT  passed through to run-server-suite.sh
+#   ABT_EXCLUDE, ABT_TIMEOUT, ABT_AGENT  passed through to scripts/autobahn/run-server-suite.sh
 # Starts the server on free loopback ports (line and datagram ports off), runs the suite,
 # prints the summary, stops the server by its PID and exits with the suite's status.
+# Everything it uses is in this repository (scripts/autobahn/; docs/TESTING.md).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$(pwd)"
@@ -21,16 +21,8 @@ ROOT="$(pwd)"
 CASES="${1:-1.*,2.*,3.*,4.*,5.*,6.*,7.*,9.*,10.*}"
 [ "$CASES" = all ] && CASES='*'
 
-if [ -n "${AUTOBAHN_DIR:-}" ]; then
-  ABT="$AUTOBAHN_DIR"
-elif [ -x "$ROOT/../shared/tools/autobahn/run-server-suite.sh" ]; then
-  ABT="$(cd "$ROOT/../shared/tools/autobahn" && pwd)"
-else
-  ABT=/work/shared/tools/autobahn
-fi
-[ -x "$ABT/run-server-suite.sh" ] || { echo "autobahn-server: no run-server-suite.sh in $ABT" >&2; exit 2; }
-
-export ABT_VENV="${ABT_VENV:-/tmp/abt-venv}"
+ABT="$ROOT/scripts/autobahn"
+# idempotent: a no-op (no network) once the venv is current
 "$ABT/setup.sh"
 
 BIN="${SWITCHBOARD_BIN:-}"

@@ -2,6 +2,7 @@
 #include "CSwitchboardShims.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
@@ -71,3 +72,13 @@ ssize_t sb_send_stream(int fd, const struct iovec *iov, int count) {
   message.msg_iovlen = (size_t)count;
   return sendmsg(fd, &message, flags);
 }
+
+int sb_thread_set_name(const char *name) {
+#ifdef __APPLE__
+  return pthread_setname_np(name);  /* Darwin names only the calling thread */
+#else
+  return pthread_setname_np(pthread_self(), name);
+#endif
+}
+
+int sb_thread_get_name(char *buf, size_t len) { return pthread_getname_np(pthread_self(), buf, len); }

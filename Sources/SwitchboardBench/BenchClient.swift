@@ -256,8 +256,10 @@ final class BenchClient: TCPConnectionDelegate {
       connection?.write(
         SharedBytes(WebSocketFrameEncoder.encode(opcode: .pong, payload: payload, maskKey: nextMask())))
     case 0x8:
+      // Close: answer with our own close frame (normal closure), then drop the connection.
+      let payload = WebSocketConnection.closePayload(code: .normalClosure, reason: "")
       connection?.write(
-        SharedBytes(WebSocketFrameEncoder.encode(opcode: .close, payload: [0x03, 0xE8], maskKey: nextMask())))
+        SharedBytes(WebSocketFrameEncoder.encode(opcode: .close, payload: payload, maskKey: nextMask())))
       let c = connection
       if !owner.stopping { owner.closedUnexpectedly(self, nil) }
       state = .closed

@@ -149,9 +149,3 @@ public struct BenchConfiguration: Sendable {
     if duration <= 0 { throw BenchError("--duration must be positive") }
   }
 }
-
-/// A problem with the benchmark's options or its run.
-public struct BenchError: Error, Sendable, CustomStringConvertible {
-  public let description: String
-  public init(_ description: String) { self.description = description }
-}

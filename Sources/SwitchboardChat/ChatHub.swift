@@ -1,15 +1,5 @@
 import Synchronization
-
-/// Settings of a ``ChatHub``.
-public struct HubConfiguration: Sendable {
-  /// The room a new member lands in.
-  public var defaultRoom = "lobby"
-  /// Messages kept per room for `history`, `/history` and `since`.
-  public var historyLimit = 1000
-  /// Longest accepted name, in characters.
-  public var maxNameLength = 64
-  public init() {}
-}
+import SwitchboardHTTP
 
 /// The rooms, their members and their message sequence: the one place where a message
 /// gets its id.
@@ -22,7 +12,7 @@ public struct HubConfiguration: Sendable {
 /// which is what makes "history up to K, then live from K+1" exact.
 ///
 /// This is also the seam for scale-out: a cluster broker replaces the id assignment and
-/// fan-out of ``publish(from:text:isAction:)`` without changing the dialects.
+/// fan-out of ``publish(from:text:isAction:stored:)`` without changing the dialects.
 public final class ChatHub: Sendable {
   struct MemberInfo {
     var name: String
@@ -111,7 +101,7 @@ public final class ChatHub: Sendable {
     let cleaned = String(
       String.UnicodeScalarView(raw.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }
         .filter { $0.value >= 0x20 && $0.value != 0x7F }))
-    let trimmed = cleaned.trimmingSpaces()
+    let trimmed = cleaned.trimmingSpacesAndTabs()
     guard !trimmed.isEmpty else { return nil }
     return String(trimmed.prefix(configuration.maxNameLength))
   }
@@ -218,9 +208,13 @@ public final class ChatHub: Sendable {
   }
 
   /// Publishes a chat message from `id` to its room.
+  /// - Parameters:
+  ///   - id: the sender.
+  ///   - text: the message text.
+  ///   - isAction: a `/me` action rather than a plain message.
+  ///   - stored: called once the store holds the message durably (or failed); the server
+  ///     sends the `ack` frame then.
   /// - Returns: the message with its id, or `nil` when the member is unknown.
-  /// - Parameter stored: called once the store holds the message durably (or failed);
-  ///   the server sends the `ack` frame then.
   @discardableResult
   public func publish(
     from id: MemberID, text: String, isAction: Bool = false,
@@ -348,32 +342,5 @@ public final class ChatHub: Sendable {
       let shard = state.shards[shardIndex]
       shard.executor.execute { shard.deliver(event, room: name) }
     }
-  }
-}
-
-/// What ``ChatHub/join(_:shard:name:room:announce:since:historyCount:)`` returns.
-public struct JoinResult: Sendable {
-  /// The room joined.
-  public var room: String
-  /// The member's colour.
-  public var color: String
-  /// Kept messages to show the member first.
-  public var history: [ChatMessage]
-  /// The room's newest id at the moment of joining (0 when empty).
-  public var lastID: UInt64
-  /// The room history's epoch.
-  public var epoch: String
-  /// `false` when `since` asked for messages that are no longer kept.
-  public var complete: Bool
-  /// Members in the room after the join.
-  public var members: Int
-}
-
-extension String {
-  func trimmingSpaces() -> String {
-    var s = Substring(self)
-    while let f = s.first, f == " " || f == "\t" { s = s.dropFirst() }
-    while let l = s.last, l == " " || l == "\t" { s = s.dropLast() }
-    return String(s)
   }
 }

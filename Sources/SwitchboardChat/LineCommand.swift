@@ -1,3 +1,5 @@
+import SwitchboardHTTP
+
 /// One line of the TCP/UDP line dialect, parsed.
 public enum LineCommand: Equatable, Sendable {
   /// `iam:NAME` (seed protocol): set the name.
@@ -46,7 +48,7 @@ public enum LineCommand: Equatable, Sendable {
     if line.hasPrefix("//") { return .message(String(line.dropFirst())) }
     let body = line.dropFirst()
     let name = body.prefix { $0 != " " }.lowercased()
-    let argument = String(body.dropFirst(name.count)).trimmingSpaces()
+    let argument = String(body.dropFirst(name.count).trimmingSpacesAndTabs())
     switch name {
     case "nick", "name":
       return argument.isEmpty ? .invalid("usage: /nick NAME") : .nick(argument)
@@ -71,18 +73,5 @@ public enum LineCommand: Equatable, Sendable {
     default:
       return .invalid("unknown command /\(name) (try /help)")
     }
-  }
-}
-
-/// Room name rules shared by every dialect.
-public enum RoomName {
-  /// Returns the name if it is 1–64 characters of letters, digits, `-`, `_`, `.`.
-  public static func validate(_ raw: String) -> String? {
-    guard !raw.isEmpty, raw.count <= 64,
-      raw.unicodeScalars.allSatisfy({
-        ($0.properties.isAlphabetic || $0.properties.numericType != nil || "-_.".unicodeScalars.contains($0))
-      })
-    else { return nil }
-    return raw
   }
 }

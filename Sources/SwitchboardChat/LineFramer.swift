@@ -2,7 +2,10 @@
 /// unterminated one (the caller decides when: ``takePartial()``), and a line over the
 /// limit is discarded up to its newline and reported once.
 ///
-/// A pure value type: bytes in, lines out; no clock inside.
+/// A pure value type: bytes in, lines out; no clock inside. Taking a line only moves a
+/// read index; consumed bytes are dropped once per ``append(_:)``, so one read holding
+/// many lines costs time linear in its size (removing each line from the front of the
+/// buffer would move the rest once per line).
 public struct LineFramer: Sendable {
   /// What the framer produced.
   public enum Output: Equatable, Sendable {
@@ -14,7 +17,11 @@ public struct LineFramer: Sendable {
 
   /// The longest line kept, in bytes (without the terminator).
   public let maxLineLength: Int
+  /// Received bytes; those before `head` are already taken.
   private var buffer: [UInt8] = []
+  /// Where the bytes not yet taken start.
+  private var head = 0
+  /// Where the search for the next newline resumes (`head...scanned` has none).
   private var scanned = 0
   private var discarding = false
 
@@ -24,15 +31,17 @@ public struct LineFramer: Sendable {
   }
 
   /// Bytes buffered without a newline yet.
-  public var pendingCount: Int { buffer.count }
+  public var pendingCount: Int { buffer.count - head }
 
   /// Adds received bytes.
   public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    compact()
     buffer.append(contentsOf: bytes)
   }
 
   /// Adds received bytes.
   public mutating func append(contentsOf bytes: some Sequence<UInt8>) {
+    compact()
     buffer.append(contentsOf: bytes)
   }
 
@@ -42,30 +51,26 @@ public struct LineFramer: Sendable {
       guard let newline = buffer[scanned...].firstIndex(of: 0x0A) else {
         scanned = buffer.count
         // +1: the line may still end in CR LF, and the CR does not count.
-        if !discarding && buffer.count > maxLineLength + 1 {
+        if !discarding && pendingCount > maxLineLength + 1 {
           // Over the limit with no end in sight: drop what we have, keep dropping.
-          buffer.removeAll(keepingCapacity: false)
-          scanned = 0
+          clear()
           discarding = true
           return .tooLong(limit: maxLineLength)
         }
-        if discarding {
-          buffer.removeAll(keepingCapacity: false)
-          scanned = 0
-        }
+        if discarding { clear() }
         return nil
       }
-      var end = newline
-      if end > 0 && buffer[end - 1] == 0x0D { end -= 1 }
-      let line = Array(buffer[0..<end])
-      buffer.removeSubrange(0...newline)
-      scanned = 0
+      let start = head
+      head = newline + 1
+      scanned = head
       if discarding {
         discarding = false
         continue
       }
-      if line.count > maxLineLength { return .tooLong(limit: maxLineLength) }
-      return .line(line)
+      var end = newline
+      if end > start && buffer[end - 1] == 0x0D { end -= 1 }
+      if end - start > maxLineLength { return .tooLong(limit: maxLineLength) }
+      return .line(Array(buffer[start..<end]))
     }
   }
 
@@ -73,15 +78,39 @@ public struct LineFramer: Sendable {
   public mutating func takePartial() -> [UInt8]? {
     if discarding {
       buffer.removeAll()
+      head = 0
       scanned = 0
       discarding = false
       return nil
     }
-    guard !buffer.isEmpty else { return nil }
-    var line = buffer
-    if line.last == 0x0D { line.removeLast() }
+    guard pendingCount > 0 else { return nil }
+    var end = buffer.count
+    if buffer[end - 1] == 0x0D { end -= 1 }
+    let line = Array(buffer[head..<end])
     buffer.removeAll(keepingCapacity: true)
+    head = 0
     scanned = 0
     return line.isEmpty ? nil : line
+  }
+
+  /// Drops the bytes already taken: at most once per read, and moving only the bytes
+  /// after the last line taken.
+  private mutating func compact() {
+    guard head > 0 else { return }
+    if head == buffer.count {
+      buffer.removeAll(keepingCapacity: true)
+    } else {
+      buffer.removeSubrange(0..<head)
+    }
+    scanned -= head
+    head = 0
+  }
+
+  /// Forgets everything buffered, giving back its memory (a line over the limit may
+  /// have made the buffer large).
+  private mutating func clear() {
+    buffer.removeAll(keepingCapacity: false)
+    head = 0
+    scanned = 0
   }
 }

@@ -1,4 +1,5 @@
 import SwitchboardIO
+import SwitchboardLog
 import SwitchboardTLS
 
 extension ChatClient {
@@ -24,6 +25,9 @@ extension ChatClient {
     /// The event loops to run sockets on; `nil` uses the shared one-loop group of
     /// ``WebSocketClient``.
     public var eventLoopGroup: EventLoopGroup?
+    /// Where the client logs connects, disconnects and reconnect attempts (every line
+    /// carries `endpoint`). The default writes nothing.
+    public var logger = Log.disabled
 
     /// Creates a configuration; every parameter has the documented default.
     public init(

@@ -1,3 +1,5 @@
+import SwitchboardWebSocket
+
 /// The connection loop behind ``ChatClient/run(isolation:_:)``: connect, serve one
 /// connection with a reader, a writer and a heartbeat task, wait, reconnect.
 extension ChatClient {
@@ -5,6 +7,7 @@ extension ChatClient {
     var attempt = 0
     var reconnects = 0
     var finalError = ChatClientError.closed("the client was closed")
+    let logger = configuration.logger.child(metadata: ["endpoint": endpoint.description])
     while !Task.isCancelled && !isStopping {
       let (url, hello) = connectParameters()
       do {
@@ -20,6 +23,7 @@ extension ChatClient {
           break
         }
         attempt = 0
+        logger.info("connected", metadata: ["reconnects": "\(reconnects)"])
         events.yield(
           .connected(
             Connection(
@@ -29,9 +33,11 @@ extension ChatClient {
         let (reason, code) = await serve(connection, events: events)
         let resumes = state.withLock { $0.connectionLost() }
         for resume in resumes { resume.run() }
+        logger.info("disconnected", metadata: ["reason": reason, "code": code.map { "\($0)" } ?? "none"])
         events.yield(.disconnected(reason: reason, code: code))
       } catch {
         if Task.isCancelled || isStopping { break }
+        logger.warning("connect failed", metadata: ["error": "\(error)"])
         events.yield(.error(error))
       }
       if Task.isCancelled || isStopping { break }
@@ -40,8 +46,10 @@ extension ChatClient {
         let tries = configuration.reconnect.maxAttempts ?? 0
         finalError = tries == 0 ? .closed("the connection ended (reconnect policy: never)") : .gaveUp("gave up after \(tries) reconnect attempts")
         if tries > 0 { events.yield(.error(finalError)) }
+        logger.error("stopped reconnecting", metadata: ["error": "\(finalError)"])
         break
       }
+      logger.info("reconnecting", metadata: ["attempt": "\(attempt)", "delay": "\(delay)"])
       events.yield(.reconnecting(attempt: attempt, delay: delay))
       // Sleep in slices so close() is noticed promptly.
       let wake = ContinuousClock.now + delay
@@ -71,7 +79,7 @@ extension ChatClient {
 
   /// Runs one connection until it ends; returns why.
   private func serve(_ connection: any TransportConnection, events: AsyncStream<Event>.Continuation) async
-    -> (String, UInt16?)
+    -> (String, WebSocketCloseCode?)
   {
     let (kicks, kick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let readyNow = state.withLock { s -> Bool in
@@ -85,7 +93,7 @@ extension ChatClient {
     }
     if readyNow { kick.yield() }
     let heartbeat = configuration.heartbeat
-    let result = await withTaskGroup(of: (String, UInt16?)?.self) { group in
+    let result = await withTaskGroup(of: (String, WebSocketCloseCode?)?.self) { group in
       group.addTask { await self.read(connection, events: events) }
       group.addTask {
         await self.write(connection, kicks: kicks, events: events)
@@ -94,7 +102,7 @@ extension ChatClient {
       if heartbeat.isEnabled {
         group.addTask { await self.beat(connection, heartbeat: heartbeat, events: events) }
       }
-      var outcome: (String, UInt16?) = ("closed", nil)
+      var outcome: (String, WebSocketCloseCode?) = ("closed", nil)
       while let next = await group.next() {
         if let next {
           outcome = next
@@ -110,7 +118,7 @@ extension ChatClient {
   }
 
   private func read(_ connection: any TransportConnection, events: AsyncStream<Event>.Continuation) async
-    -> (String, UInt16?)
+    -> (String, WebSocketCloseCode?)
   {
     var pending: [Event] = []
     var resumes: [ChatResume] = []
@@ -168,7 +176,7 @@ extension ChatClient {
 
   private func beat(
     _ connection: any TransportConnection, heartbeat: Heartbeat, events: AsyncStream<Event>.Continuation
-  ) async -> (String, UInt16?)? {
+  ) async -> (String, WebSocketCloseCode?)? {
     let tick = max(min(heartbeat.interval, heartbeat.timeout) / 4, .milliseconds(10))
     while !Task.isCancelled {
       try? await Task.sleep(for: tick)

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardWebSocket
 
 extension ChatClient {
   /// Something that happened, in order. The stream of a ``ChatClient/run(isolation:_:)``
@@ -29,8 +30,10 @@ extension ChatClient {
     case reconnectSuggested(reason: String)
     /// The next connect attempt starts after `delay`; `attempt` counts from 1.
     case reconnecting(attempt: Int, delay: Duration)
-    /// The connection ended. `code` is the WebSocket close code when there was one.
-    case disconnected(reason: String, code: UInt16?)
+    /// The connection ended. `code` is the WebSocket close code when there was one
+    /// (`.goingAway` from a server shutting down, `.abnormalClosure` when the connection
+    /// was lost without a close frame); always `nil` on the line and UDP transports.
+    case disconnected(reason: String, code: WebSocketCloseCode?)
     /// A connect attempt failed, the server reported an error, or the client gave up
     /// (``ChatClientError/gaveUp``, the last event).
     case error(ChatClientError)

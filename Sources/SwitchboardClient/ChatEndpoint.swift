@@ -1,3 +1,5 @@
+import SwitchboardHTTP
+
 /// Where a ``ChatClient`` connects: `ws://`, `wss://`, `tcp://`, `tls://` or `udp://`,
 /// a host, a port and (WebSocket) a path and query.
 public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
@@ -91,7 +93,7 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
   public var roomInPath: String? {
     guard path.hasPrefix("/rooms/") else { return nil }
     let name = path.dropFirst("/rooms/".count).prefix { $0 != "/" }
-    return name.isEmpty ? nil : String(name).removingPercentEncodingLoosely
+    return name.isEmpty ? nil : name.removingURLPercentEncoding()
   }
 
   /// `host` with brackets for IPv6, and the port.
@@ -132,24 +134,5 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
       }
     }
     return out
-  }
-}
-
-extension String {
-  /// Decodes `%XX` escapes, leaving malformed ones as they are.
-  fileprivate var removingPercentEncodingLoosely: String {
-    var bytes: [UInt8] = []
-    let utf8 = Array(self.utf8)
-    var i = 0
-    while i < utf8.count {
-      if utf8[i] == UInt8(ascii: "%"), i + 2 < utf8.count, let v = UInt8(String(decoding: utf8[i + 1...i + 2], as: UTF8.self), radix: 16) {
-        bytes.append(v)
-        i += 3
-      } else {
-        bytes.append(utf8[i])
-        i += 1
-      }
-    }
-    return String(decoding: bytes, as: UTF8.self)
   }
 }

@@ -121,11 +121,16 @@ enum ChatWire {
 
   /// The lines that send `text` as messages on the line dialect: one `msg:` line per
   /// line of `text` (the dialect has no multi-line messages), without terminators.
+  ///
+  /// Lines end where the server's ``LineFramer`` ends them: at LF, with a CR before it
+  /// dropped. Split as UTF-8, not as `Character`s: a `String` holds CR LF as one
+  /// `Character`, which is not `"\n"`, so a character split would send CR LF inside one
+  /// line and the server would take the rest as a line without its `msg:` prefix (a
+  /// command, if it starts with `/`).
   static func lineMessages(_ text: String) -> [String] {
-    text.split(separator: "\n", omittingEmptySubsequences: false).map { line in
-      var l = String(line)
-      if l.hasSuffix("\r") { l.removeLast() }
-      return "msg:" + l
+    text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
+      let content = line.last == 0x0D ? line.dropLast() : line
+      return "msg:" + String(Substring(content))
     }
   }
 }

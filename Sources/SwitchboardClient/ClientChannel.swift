@@ -36,12 +36,15 @@ struct ClientTLSSettings: Sendable {
 /// leave whole and in the order their `send` calls were made. Events go out through the
 /// `AsyncStream` continuation; lifecycle transitions go to ``ClientLifecycle``.
 ///
-/// While the connection is open the channel keeps itself alive (the connection's delegate
-/// reference is weak), so a dropped client still finishes its close handshake.
+/// While the connection is open the channel keeps itself alive (a TLS connection holds its
+/// delegate weakly), so a dropped client still finishes its close handshake.
 final class ClientChannel {
   private enum Stage {
     /// Created; ``start(address:completion:)`` not yet run.
     case idle
+    /// The connecting task was cancelled before ``start(address:completion:)`` ran, which
+    /// will then fail at once.
+    case cancelledBeforeStart
     /// The TCP connect (and for `wss://` the TLS handshake) is in flight.
     case connecting
     /// The upgrade request is written; reading the response head.
@@ -63,7 +66,6 @@ final class ClientChannel {
   private let events: AsyncStream<WebSocketClient.Event>.Continuation
 
   private var stage = Stage.idle
-  private var cancelledBeforeStart = false
   private var connectCompletion: ConnectCompletion?
   private var connection: ClientTransport?
   private var parser = HTTPResponseParser()
@@ -73,7 +75,7 @@ final class ClientChannel {
   /// Senders whose frame is queued while the connection is over its high-water mark.
   private var writeWaiters: [SendCompletion] = []
   /// The code the WebSocket conversation ended with.
-  private var closeCode: UInt16?
+  private var closeCode: WebSocketCloseCode?
   private var keepAlive: ClientChannel?
 
   init(
@@ -97,7 +99,7 @@ final class ClientChannel {
   /// `completion` gets the handshake's outcome. The connect timeout covers all of it.
   func start(address: SocketAddress, completion: ConnectCompletion) {
     loop.assertInEventLoop()
-    guard stage == .idle, !cancelledBeforeStart else {
+    guard stage == .idle else {
       stage = .closed
       events.finish()
       completion.resume(returning: .failure(.cancelled))
@@ -136,9 +138,9 @@ final class ClientChannel {
   /// The connecting task was cancelled.
   func cancelConnect() {
     switch stage {
-    case .idle: cancelledBeforeStart = true
+    case .idle: stage = .cancelledBeforeStart
     case .connecting, .handshaking: failConnect(.cancelled)
-    case .open, .closing, .closed: break
+    case .cancelledBeforeStart, .open, .closing, .closed: break
     }
   }
 
@@ -272,7 +274,7 @@ final class ClientChannel {
   // MARK: Closing
 
   /// Sends a close frame and waits (bounded by the close timeout) for the server's.
-  func startClose(code: UInt16, reason: String) {
+  func startClose(code: WebSocketCloseCode, reason: String) {
     guard stage == .open, let connection, let bytes = websocket?.close(code: code, reason: reason) else {
       return
     }
@@ -282,12 +284,12 @@ final class ClientChannel {
 
   /// The client was released: close politely ("going away") if still open.
   func abandon() {
-    if stage == .open { startClose(code: 1001, reason: "") }
+    if stage == .open { startClose(code: .goingAway, reason: "") }
   }
 
   /// The WebSocket conversation is over: tell the consumer, then wait (bounded) for the
   /// server to close the connection, as RFC 6455 section 7.1.1 asks of clients.
-  private func webSocketFinished(code: UInt16?, reason: String) {
+  private func webSocketFinished(code: WebSocketCloseCode?, reason: String) {
     guard stage == .open else { return }
     stage = .closing
     closeCode = code
@@ -307,7 +309,7 @@ final class ClientChannel {
     timer = nil
     if stage == .open {
       webSocketFinished(
-        code: 1006, reason: "no close frame from the server within \(configuration.closeTimeout)")
+        code: .abnormalClosure, reason: "no close frame from the server within \(configuration.closeTimeout)")
     }
     guard let connection else { return }
     // `close()` would wait for a peer that does not read to take the queued output.
@@ -320,7 +322,7 @@ final class ClientChannel {
     switch stage {
     case .handshaking: readHandshake(bytes)
     case .open: if websocket != nil { perform(websocket!.receive(bytes)) }
-    case .idle, .connecting, .closing, .closed: break
+    case .idle, .cancelledBeforeStart, .connecting, .closing, .closed: break
     }
   }
 
@@ -330,9 +332,9 @@ final class ClientChannel {
     case .handshaking:
       failConnect(.handshakeInvalid("connection closed before the handshake response was complete"))
     case .open:
-      webSocketFinished(code: 1006, reason: "connection closed without a close frame")
+      webSocketFinished(code: .abnormalClosure, reason: "connection closed without a close frame")
       connection?.close()
-    case .idle, .connecting, .closing, .closed:
+    case .idle, .cancelledBeforeStart, .connecting, .closing, .closed:
       connection?.close()
     }
   }
@@ -349,8 +351,8 @@ final class ClientChannel {
         .handshakeInvalid("connection closed during the handshake" + (error.map { ": \($0)" } ?? "")))
       return
     case .open:
-      webSocketFinished(code: 1006, reason: error ?? "connection lost")
-    case .idle, .closing, .closed:
+      webSocketFinished(code: .abnormalClosure, reason: error ?? "connection lost")
+    case .idle, .cancelledBeforeStart, .closing, .closed:
       break
     }
     timer?.cancel()

@@ -1,4 +1,5 @@
 import Synchronization
+import SwitchboardWebSocket
 
 /// The part of a client's state that any thread reads: where the connection is in its
 /// life, and who waits for it to end. One lock around one small state machine; the
@@ -13,9 +14,9 @@ final class ClientLifecycle: Sendable {
     /// ``WebSocketClient/close(code:reason:)`` was called; the loop is closing.
     case closing
     /// The WebSocket close handshake is over (or failed); TCP may still be open.
-    case closed(code: UInt16?)
+    case closed(code: WebSocketCloseCode?)
     /// TCP is closed: nothing more will happen.
-    case finished(code: UInt16?)
+    case finished(code: WebSocketCloseCode?)
   }
 
   private struct State {
@@ -64,7 +65,7 @@ final class ClientLifecycle: Sendable {
   }
 
   /// The WebSocket conversation is over (the close handshake finished or failed).
-  func webSocketClosed(code: UInt16?) {
+  func webSocketClosed(code: WebSocketCloseCode?) {
     state.withLock { state in
       switch state.phase {
       case .open, .closing: state.phase = .closed(code: code)
@@ -74,7 +75,7 @@ final class ClientLifecycle: Sendable {
   }
 
   /// TCP is closed: wakes every ``WebSocketClient/close(code:reason:)`` caller.
-  func finished(code: UInt16?) {
+  func finished(code: WebSocketCloseCode?) {
     let waiters = state.withLock { state in
       switch state.phase {
       case .closed(let recorded): state.phase = .finished(code: recorded)

@@ -3,7 +3,7 @@ import SwitchboardTLS
 
 /// The byte stream under one ``ClientChannel``: plain TCP for `ws://`, TLS for `wss://`.
 ///
-/// Both connections have the same shape (loop-bound, a weak delegate, writes queue,
+/// Both connections have the same shape (loop-bound, one delegate, writes queue,
 /// `close` flushes first), so the channel's handshake and frame code runs unchanged on
 /// either; this enum is the only place that tells them apart. Output limits and
 /// backpressure always come from the TCP connection (under TLS, its ciphertext buffer).

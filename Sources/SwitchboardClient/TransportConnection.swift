@@ -1,15 +1,3 @@
-import SwitchboardIO
-
-/// What a transport delivers to the ``ChatClient`` driver: text units (a WebSocket text
-/// frame, a line, a datagram), liveness signals, and the end.
-enum TransportInput: Sendable {
-  case text(String)
-  case ping
-  case pong
-  /// The connection ended (the stream finishes after this).
-  case closed(code: UInt16?, reason: String)
-}
-
 /// One open connection of some transport. The driver owns it for the life of one
 /// connection: it reads ``inputs`` from one task and writes from another.
 protocol TransportConnection: Sendable {
@@ -24,62 +12,4 @@ protocol TransportConnection: Sendable {
   func probe() async
   /// Closes; ``inputs`` finishes soon after. Does not wait.
   func close()
-}
-
-/// Connects the transport `endpoint` names.
-enum TransportFactory {
-  static func connect(
-    _ endpoint: ChatEndpoint, webSocketURL: String, hello: [String], configuration: ChatClient.Configuration
-  ) async throws(ChatClientError) -> any TransportConnection {
-    switch endpoint.scheme {
-    case .ws, .wss:
-      return try await TransportWebSocket.connect(url: webSocketURL, configuration: configuration)
-    case .tcp, .tls:
-      return try await TransportLine.connect(endpoint, hello: hello, configuration: configuration)
-    case .udp:
-      return try await TransportDatagram.connect(endpoint, hello: hello, configuration: configuration)
-    }
-  }
-
-  /// The loop to run a socket on.
-  static func loop(_ configuration: ChatClient.Configuration) throws(ChatClientError) -> EventLoopRef {
-    if let group = configuration.eventLoopGroup { return EventLoopRef(loop: group.next()) }
-    switch WebSocketClient.sharedGroup {
-    case .success(let group): return EventLoopRef(loop: group.next())
-    case .failure(let error): throw .connectFailed("no event loop: \(error)")
-    }
-  }
-}
-
-extension TransportFactory {
-  /// The endpoint's address (numeric hosts need no DNS).
-  static func resolve(_ endpoint: ChatEndpoint) throws(ChatClientError) -> SocketAddress {
-    do {
-      return try SocketAddress.resolve(host: endpoint.host, port: endpoint.port)
-    } catch {
-      throw .connectFailed("\(endpoint.host): \(error)")
-    }
-  }
-
-  /// Runs `start` on `loop` and waits for the completion it is handed; cancelling the
-  /// waiting task runs `cancel` on the loop (which must complete the start with an error).
-  static func start(
-    on loop: EventLoop,
-    _ start: @escaping @Sendable (CheckedContinuation<Result<Void, ChatClientError>, Never>) -> Void,
-    cancel: @escaping @Sendable () -> Void
-  ) async throws(ChatClientError) {
-    let result = await withTaskCancellationHandler {
-      await withCheckedContinuation { (done: CheckedContinuation<Result<Void, ChatClientError>, Never>) in
-        loop.execute { start(done) }
-      }
-    } onCancel: {
-      loop.execute(cancel)
-    }
-    try result.get()
-  }
-}
-
-/// An event loop, named so the factory's signature reads well.
-struct EventLoopRef: Sendable {
-  let loop: EventLoop
 }

@@ -1,144 +1,20 @@
-import SwitchboardIO
-
 /// The UDP transport: one datagram per unit, from a socket bound to a kernel-chosen
 /// port. "Connecting" sends the hello datagrams (`iam:NAME`, …) and waits for the
 /// server's first answer (its `Server received:` echo), resending the first one every
 /// 250 ms, so a server that is not there is noticed as a connect timeout.
-final class TransportDatagram: TransportConnection {
-  let inputs: AsyncStream<TransportInput>
-  var headers: [ChatClient.Header] { [] }
-  private let channel: LoopBound<DatagramChannel>
+typealias TransportDatagram = ChannelTransport<DatagramChannel>
 
-  private init(inputs: AsyncStream<TransportInput>, channel: LoopBound<DatagramChannel>) {
-    self.inputs = inputs
-    self.channel = channel
-  }
-
-  deinit {
-    let channel = self.channel
-    channel.loop.execute { channel.value.close() }
-  }
-
+extension ChannelTransport where Channel == DatagramChannel {
   static func connect(
     _ endpoint: ChatEndpoint, hello: [String], configuration: ChatClient.Configuration
   ) async throws(ChatClientError) -> TransportDatagram {
-    let loop = try TransportFactory.loop(configuration).loop
-    let address = try TransportFactory.resolve(endpoint)
-    let (inputs, continuation) = AsyncStream.makeStream(of: TransportInput.self)
-    let channel = LoopBound(DatagramChannel(loop: loop, server: address, inputs: continuation), loop: loop)
     let timeout = configuration.connectTimeout
-    try await TransportFactory.start(on: loop) { done in
-      channel.value.start(hello: hello, timeout: timeout, completion: done)
-    } cancel: {
-      channel.value.close()
-    }
-    return TransportDatagram(inputs: inputs, channel: channel)
-  }
-
-  func send(_ text: String) async throws(ChatClientError) {
-    let channel = self.channel
-    let ok = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-      channel.loop.execute { done.resume(returning: channel.value.send(text)) }
-    }
-    if !ok { throw .closed("socket closed or send buffer full") }
-  }
-
-  func probe() async {
-    try? await send("/rooms")
-  }
-
-  func close() {
-    let channel = self.channel
-    channel.loop.execute { channel.value.close() }
-  }
-}
-
-/// The socket side of ``TransportDatagram``, on its loop.
-final class DatagramChannel: UDPSocketDelegate {
-  private let loop: EventLoop
-  private let server: SocketAddress
-  private let inputs: AsyncStream<TransportInput>.Continuation
-  private var socket: UDPSocket?
-  private var completion: CheckedContinuation<Result<Void, ChatClientError>, Never>?
-  private var timers: [Scheduled] = []
-  private var finished = false
-
-  init(loop: EventLoop, server: SocketAddress, inputs: AsyncStream<TransportInput>.Continuation) {
-    self.loop = loop
-    self.server = server
-    self.inputs = inputs
-  }
-
-  func start(hello: [String], timeout: Duration, completion: CheckedContinuation<Result<Void, ChatClientError>, Never>) {
-    let wildcard = (try? SocketAddress(host: server.ipAddress.contains(":") ? "::" : "0.0.0.0", port: 0))!
-    do {
-      let socket = try UDPSocket(bindingTo: wildcard, loop: loop)
-      socket.delegate = self
-      self.socket = socket
-    } catch {
-      finish(reason: "\(error)")
-      completion.resume(returning: .failure(.connectFailed("\(error)")))
-      return
-    }
-    self.completion = completion
-    for text in hello { _ = send(text) }
-    if let first = hello.first {
-      timers.append(loop.scheduleRepeatingLocal(every: .milliseconds(250)) { [weak self] in _ = self?.send(first) })
-    }
-    let server = self.server
-    timers.append(
-      loop.scheduleLocal(after: timeout) { [weak self] in
-        self?.fail(.timeout("no answer from udp://\(server) within \(timeout)"))
-      })
-  }
-
-  private func fail(_ error: ChatClientError) {
-    guard let completion else { return }
-    self.completion = nil
-    close()
-    completion.resume(returning: .failure(error))
-  }
-
-  func send(_ text: String) -> Bool {
-    guard let socket else { return false }
-    return socket.send(SharedBytes(string: text), to: server)
-  }
-
-  func close() {
-    for timer in timers { timer.cancel() }
-    timers = []
-    socket?.close()
-    socket = nil
-    finish(reason: "closed")
-    if let completion {
-      self.completion = nil
-      completion.resume(returning: .failure(.closed("closed while connecting")))
-    }
-  }
-
-  private func finish(reason: String) {
-    guard !finished else { return }
-    finished = true
-    inputs.yield(.closed(code: nil, reason: reason))
-    inputs.finish()
-  }
-
-  func socket(_ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, truncated: Bool) {
-    guard sender == server else { return }
-    var text = String(decoding: bytes, as: UTF8.self)
-    if text.hasSuffix("\n") { text.removeLast() }  // "\r\n" is one Character
-    if let completion {
-      // The first answer: the server is there.
-      self.completion = nil
-      for timer in timers { timer.cancel() }
-      timers = []
-      completion.resume(returning: .success(()))
-    }
-    // A datagram may hold several lines (replies to /help); each is one unit.
-    for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-      var l = String(line)
-      if l.hasSuffix("\r") { l.removeLast() }
-      inputs.yield(.text(l))
+    return try await open(endpoint, configuration: configuration) { loop, server, inputs in
+      DatagramChannel(loop: loop, server: server, inputs: inputs)
+    } start: { channel, _, done in
+      channel.start(hello: hello, timeout: timeout, completion: done)
+    } cancel: { channel in
+      channel.close()
     }
   }
 }

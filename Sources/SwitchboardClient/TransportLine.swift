@@ -1,38 +1,15 @@
-import SwitchboardIO
 import SwitchboardTLS
 
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// The line transport: `tcp://` (plain) or `tls://` (``TLSConnection``). Lines go out
-/// with `\n`; received bytes are split at LF (a CR before it is dropped) and decoded as
-/// UTF-8 with invalid bytes replaced.
-final class TransportLine: TransportConnection {
-  let inputs: AsyncStream<TransportInput>
-  var headers: [ChatClient.Header] { [] }
-  private let channel: LoopBound<LineChannel>
+/// with `\n`; received bytes are split by the line dialect's ``LineFramer`` (LF or CR LF
+/// ends a line) and decoded as UTF-8 with invalid bytes replaced.
+typealias TransportLine = ChannelTransport<LineChannel>
 
-  private init(inputs: AsyncStream<TransportInput>, channel: LoopBound<LineChannel>) {
-    self.inputs = inputs
-    self.channel = channel
-  }
-
-  deinit {
-    let channel = self.channel
-    channel.loop.execute { channel.value.close() }
-  }
-
+extension ChannelTransport where Channel == LineChannel {
   static func connect(
     _ endpoint: ChatEndpoint, hello: [String], configuration: ChatClient.Configuration
   ) async throws(ChatClientError) -> TransportLine {
-    let loop = try TransportFactory.loop(configuration).loop
-    let address = try TransportFactory.resolve(endpoint)
-    let (inputs, continuation) = AsyncStream.makeStream(of: TransportInput.self)
     let keepAlive = configuration.heartbeat.isEnabled ? configuration.heartbeat.interval : nil
-    let channel = LoopBound(LineChannel(loop: loop, inputs: continuation, keepAlive: keepAlive), loop: loop)
     var tlsConfiguration: TLSConfiguration? = nil
     if endpoint.scheme == .tls {
       var c = configuration.tls ?? TLSConfiguration()
@@ -41,175 +18,12 @@ final class TransportLine: TransportConnection {
     }
     let tls = tlsConfiguration
     let timeout = configuration.connectTimeout
-    try await TransportFactory.start(on: loop) { done in
-      channel.value.start(address: address, tls: tls, hello: hello, timeout: timeout, completion: done)
-    } cancel: {
-      channel.value.failConnect(.closed("cancelled"))
+    return try await open(endpoint, configuration: configuration) { loop, _, inputs in
+      LineChannel(loop: loop, inputs: inputs, keepAlive: keepAlive)
+    } start: { channel, address, done in
+      channel.start(address: address, tls: tls, hello: hello, timeout: timeout, completion: done)
+    } cancel: { channel in
+      channel.failConnect(.closed("cancelled"))
     }
-    return TransportLine(inputs: inputs, channel: channel)
-  }
-
-  func send(_ text: String) async throws(ChatClientError) {
-    let channel = self.channel
-    let ok = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
-      channel.loop.execute { done.resume(returning: channel.value.write(text + "\n")) }
-    }
-    if !ok { throw .closed("connection closed") }
-  }
-
-  func probe() async {
-    try? await send("/rooms")
-  }
-
-  func close() {
-    let channel = self.channel
-    channel.loop.execute { channel.value.close() }
-  }
-}
-
-/// The socket side of ``TransportLine``, on its loop.
-final class LineChannel: TCPConnectionDelegate, TLSConnectionDelegate {
-  private let loop: EventLoop
-  private let inputs: AsyncStream<TransportInput>.Continuation
-  private let keepAlive: Duration?
-  private var tcp: TCPConnection?
-  private var tls: TLSConnection?
-  private var completion: CheckedContinuation<Result<Void, ChatClientError>, Never>?
-  private var timer: Scheduled?
-  private var buffer: [UInt8] = []
-  private var finished = false
-  /// Kept alive while the socket is open (connections hold their delegates weakly).
-  private var keepSelf: LineChannel?
-
-  init(loop: EventLoop, inputs: AsyncStream<TransportInput>.Continuation, keepAlive: Duration?) {
-    self.loop = loop
-    self.inputs = inputs
-    self.keepAlive = keepAlive
-  }
-
-  func start(
-    address: SocketAddress, tls configuration: TLSConfiguration?, hello: [String], timeout: Duration,
-    completion: CheckedContinuation<Result<Void, ChatClientError>, Never>
-  ) {
-    self.completion = completion
-    keepSelf = self
-    timer = loop.scheduleLocal(after: timeout) { [weak self] in
-      self?.failConnect(.timeout("no connection to \(address) within \(timeout)"))
-    }
-    if let configuration {
-      TLSConnection.connect(to: address, configuration: configuration, on: loop) { result in
-        switch result {
-        case .failure(let error): self.failConnect(.connectFailed("\(address): \(error)"))
-        case .success(let connection):
-          guard self.completion != nil else { return connection.close() }
-          connection.delegate = self
-          self.tls = connection
-          self.established(fd: connection.tcp.fd, hello: hello)
-        }
-      }
-    } else {
-      TCPConnection.connect(to: address, on: loop) { result in
-        switch result {
-        case .failure(let error): self.failConnect(.connectFailed("\(error)"))
-        case .success(let connection):
-          guard self.completion != nil else { return connection.close() }
-          connection.delegate = self
-          self.tcp = connection
-          self.established(fd: connection.fd, hello: hello)
-        }
-      }
-    }
-  }
-
-  private func established(fd: Int32, hello: [String]) {
-    timer?.cancel()
-    timer = nil
-    if let keepAlive {
-      // The kernel's own dead-peer check, beside the application probe.
-      let idle = Int32(max(1, keepAlive.components.seconds))
-      var on: Int32 = 1
-      var idleValue = idle
-      var interval: Int32 = max(1, idle / 3)
-      var count: Int32 = 3
-      let size = socklen_t(MemoryLayout<Int32>.size)
-      setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, size)
-      #if os(Linux)
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPIDLE, &idleValue, size)
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPINTVL, &interval, size)
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPCNT, &count, size)
-      #endif
-    }
-    for line in hello { _ = write(line + "\n") }
-    let completion = self.completion
-    self.completion = nil
-    completion?.resume(returning: .success(()))
-  }
-
-  func failConnect(_ error: ChatClientError) {
-    guard let completion else { return }
-    self.completion = nil
-    timer?.cancel()
-    timer = nil
-    tcp?.close()
-    tls?.close()
-    finish(code: nil, reason: error.description)
-    completion.resume(returning: .failure(error))
-  }
-
-  /// Queues `text`; `false` when the connection is closed.
-  func write(_ text: String) -> Bool {
-    if let tcp, !tcp.isClosed {
-      tcp.write(string: text)
-      return true
-    }
-    if let tls, !tls.isClosed {
-      tls.write(string: text)
-      return true
-    }
-    return false
-  }
-
-  func close() {
-    if completion != nil { return failConnect(.closed("closed while connecting")) }
-    tcp?.close()
-    tls?.close()
-  }
-
-  private func finish(code: UInt16?, reason: String) {
-    guard !finished else { return }
-    finished = true
-    if !buffer.isEmpty { inputs.yield(.text(String(decoding: buffer, as: UTF8.self))) }
-    buffer = []
-    inputs.yield(.closed(code: code, reason: reason))
-    inputs.finish()
-    keepSelf = nil
-  }
-
-  private func read(_ bytes: UnsafeRawBufferPointer) {
-    var start = 0
-    for (i, byte) in bytes.enumerated() where byte == UInt8(ascii: "\n") {
-      buffer.append(contentsOf: bytes[start..<i])
-      if buffer.last == UInt8(ascii: "\r") { buffer.removeLast() }
-      inputs.yield(.text(String(decoding: buffer, as: UTF8.self)))
-      buffer.removeAll(keepingCapacity: true)
-      start = i + 1
-    }
-    buffer.append(contentsOf: bytes[start...])
-  }
-
-  // MARK: TCPConnectionDelegate
-
-  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) { read(bytes) }
-  func connectionDidReadEOF(_ connection: TCPConnection) { connection.close() }
-  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
-    finish(code: nil, reason: error.map { "\($0)" } ?? "closed by the server")
-  }
-
-  // MARK: TLSConnectionDelegate
-
-  func connection(_ connection: TLSConnection, didRead bytes: UnsafeRawBufferPointer) { read(bytes) }
-  func connectionDidReadEOF(_ connection: TLSConnection) { connection.close() }
-  func connection(_ connection: TLSConnection, didCloseWith error: TLSError?) {
-    finish(code: nil, reason: error.map { "\($0)" } ?? "closed by the server")
   }
 }

@@ -34,6 +34,7 @@ final class TransportWebSocket: TransportConnection {
       closeTimeout: .seconds(2))
     ws.eventLoopGroup = configuration.eventLoopGroup
     ws.tls = configuration.tls
+    ws.logger = configuration.logger
     do {
       return TransportWebSocket(client: try await WebSocketClient.connect(to: url, configuration: ws))
     } catch {

@@ -1,5 +1,7 @@
 import SwitchboardIO
+import SwitchboardLog
 import SwitchboardTLS
+import SwitchboardWebSocket
 
 extension WebSocketClient {
   /// How a ``WebSocketClient`` connects and the limits it enforces.
@@ -19,7 +21,8 @@ extension WebSocketClient {
     /// (default 5 s).
     public var closeTimeout: Duration
     /// The largest message accepted from the server, after decompression (default
-    /// 16 MiB). A larger message fails the connection with close code 1009.
+    /// 16 MiB). A larger message fails the connection with close code 1009
+    /// (`.messageTooBig`).
     public var maxMessageSize: Int
     /// The largest frame accepted from the server; `nil` (the default) uses
     /// ``maxMessageSize``.
@@ -38,6 +41,8 @@ extension WebSocketClient {
     /// (`serverName`, also sent as SNI). When ``TLSConfiguration/serverName`` is `nil` the
     /// URL's host is used. A failure is ``WebSocketClientError/tlsFailed``.
     public var tls: TLSConfiguration?
+    /// Where the client logs (at debug: the handshake's outcome). The default writes nothing.
+    public var logger = Log.disabled
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
@@ -72,9 +77,10 @@ extension WebSocketClient {
     case pong([UInt8])
     /// The connection ended; the stream finishes after this event. `code` is the close
     /// code the server sent (`nil` when its close frame had none), or the code this side
-    /// sent when it failed the connection for a protocol violation (1002, 1007, 1009, …),
-    /// or 1006 when the connection was lost without a close handshake.
-    case closed(code: UInt16?, reason: String)
+    /// sent when it failed the connection for a protocol violation (`.protocolError`,
+    /// `.invalidFramePayloadData`, `.messageTooBig`, …), or `.abnormalClosure` (1006) when
+    /// the connection was lost without a close handshake.
+    case closed(code: WebSocketCloseCode?, reason: String)
   }
 
   /// The group used when ``Configuration/eventLoopGroup`` is `nil`: one loop, created on

@@ -21,8 +21,8 @@ import SwitchboardWebSocket
 ///
 /// Received messages arrive on ``events``, a single-consumer stream that ends with
 /// ``Event/closed(code:reason:)``. Cancelling the task that iterates it closes the
-/// connection (close code 1001). Releasing the last reference to the client also closes
-/// the connection (1001), so keep the client while you use ``events``.
+/// connection (close code 1001, `.goingAway`). Releasing the last reference to the client
+/// also closes the connection (1001), so keep the client while you use ``events``.
 ///
 /// `wss://` runs the same protocol over TLS, verified against the system's trust store
 /// by default; ``Configuration/tls`` trusts a private CA, pins a key or names the
@@ -134,14 +134,14 @@ public final class WebSocketClient: Sendable {
     let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
     let lifecycle = ClientLifecycle()
     let channel = LoopBound(
-      ClientChannel(
+      sending: ClientChannel(
         url: url, configuration: configuration, tls: tls, lifecycle: lifecycle, events: continuation,
         loop: loop),
-      loop: loop)
+      on: loop)
     continuation.onTermination = { [weak channel] termination in
       // The consumer's task was cancelled: close the connection.
       guard case .cancelled = termination, let channel else { return }
-      channel.loop.execute { channel.value.startClose(code: 1001, reason: "") }
+      channel.loop.execute { channel.value.startClose(code: .goingAway, reason: "") }
     }
 
     let result = await withTaskCancellationHandler {
@@ -153,15 +153,22 @@ public final class WebSocketClient: Sendable {
     }
     switch result {
     case .success(let outcome):
+      configuration.logger.debug(
+        "WebSocket connected",
+        metadata: [
+          "url": "\(url)", "subprotocol": outcome.subprotocol ?? "none", "compressed": "\(outcome.deflate != nil)",
+        ])
       return WebSocketClient(
         url: url, outcome: outcome, events: events, channel: channel, lifecycle: lifecycle)
     case .failure(let error):
+      configuration.logger.debug("WebSocket connect failed", metadata: ["url": "\(url)", "error": "\(error)"])
       throw error
     }
   }
 
   /// Connects, runs `body` with the connection, and closes it when `body` returns or
-  /// throws (close code 1000, or 1011 when `body` threw).
+  /// throws (close code 1000, `.normalClosure`, or 1011, `.unexpectedServerError`, when
+  /// `body` threw).
   /// - Parameters:
   ///   - url: The URL as text.
   ///   - configuration: Headers, subprotocols, compression, TLS, limits and timeouts.
@@ -178,7 +185,7 @@ public final class WebSocketClient: Sendable {
     do {
       result = try await body(client)
     } catch {
-      await client.close(code: 1011, reason: "")
+      await client.close(code: .unexpectedServerError, reason: "")
       throw error
     }
     await client.close()
@@ -211,7 +218,7 @@ public final class WebSocketClient: Sendable {
   ///   ``WebSocketClientError/closed`` when the connection is closing or closed.
   public func ping(_ payload: [UInt8] = []) async throws(WebSocketClientError) {
     guard payload.count <= 125 else {
-      throw .protocolError(code: 1002, "a ping payload is at most 125 bytes, not \(payload.count)")
+      throw .protocolError(code: .protocolError, "a ping payload is at most 125 bytes, not \(payload.count)")
     }
     try await perform(.ping(payload))
   }
@@ -235,9 +242,10 @@ public final class WebSocketClient: Sendable {
   /// Messages that arrive before the server's close frame are still delivered on
   /// ``events``; sends made after this call throw ``WebSocketClientError/closed``.
   /// - Parameters:
-  ///   - code: The close code (default 1000, normal closure).
+  ///   - code: The close code (default 1000, `.normalClosure`). Integer literals convert,
+  ///     so an application code reads `close(code: 4000)`.
   ///   - reason: The reason, cut to 123 bytes of UTF-8.
-  public func close(code: UInt16 = 1000, reason: String = "") async {
+  public func close(code: WebSocketCloseCode = .normalClosure, reason: String = "") async {
     let channel = self.channel
     let lifecycle = self.lifecycle
     await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in

@@ -1,5 +1,6 @@
 import SwitchboardIO
 import SwitchboardTLS
+import SwitchboardWebSocket
 
 /// Why a ``WebSocketClient`` operation failed.
 ///
@@ -28,7 +29,7 @@ public struct WebSocketClientError: Error, Sendable, CustomStringConvertible {
   public let status: Int?
   /// The close code of a ``protocolError`` or, for ``closed``, the code the connection
   /// closed with when known.
-  public let closeCode: UInt16?
+  public let closeCode: WebSocketCloseCode?
   /// The system error behind a ``connectFailed``, when there is one.
   public let ioError: IOError?
   /// The TLS error behind a ``tlsFailed``: compare its kind
@@ -36,7 +37,7 @@ public struct WebSocketClientError: Error, Sendable, CustomStringConvertible {
   public let tlsError: TLSError?
 
   private init(
-    _ code: Code, _ message: String, status: Int? = nil, closeCode: UInt16? = nil, ioError: IOError? = nil,
+    _ code: Code, _ message: String, status: Int? = nil, closeCode: WebSocketCloseCode? = nil, ioError: IOError? = nil,
     tlsError: TLSError? = nil
   ) {
     self.code = code
@@ -71,7 +72,7 @@ public struct WebSocketClientError: Error, Sendable, CustomStringConvertible {
   public static let closed = WebSocketClientError(.closed, "connection closed")
   /// The operation would break the protocol (for example a ping payload over 125
   /// bytes); ``closeCode`` is the matching close code.
-  public static let protocolError = WebSocketClientError(.protocolError, "protocol error", closeCode: 1002)
+  public static let protocolError = WebSocketClientError(.protocolError, "protocol error", closeCode: .protocolError)
   /// The task was cancelled while connecting.
   public static let cancelled = WebSocketClientError(.cancelled, "cancelled")
   /// A `wss://` connection failed in TLS: the server's certificate did not verify
@@ -97,11 +98,11 @@ public struct WebSocketClientError: Error, Sendable, CustomStringConvertible {
     .init(.handshakeInvalid, reason)
   }
   /// A closed connection, with the close code it ended with when known.
-  public static func closed(code: UInt16?, reason: String = "connection closed") -> WebSocketClientError {
+  public static func closed(code: WebSocketCloseCode?, reason: String = "connection closed") -> WebSocketClientError {
     .init(.closed, reason, closeCode: code)
   }
   /// A protocol violation with its close code.
-  public static func protocolError(code: UInt16, _ message: String) -> WebSocketClientError {
+  public static func protocolError(code: WebSocketCloseCode, _ message: String) -> WebSocketClientError {
     .init(.protocolError, message, closeCode: code)
   }
   /// A timeout with what timed out.

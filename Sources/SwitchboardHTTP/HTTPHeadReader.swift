@@ -42,6 +42,17 @@ struct HTTPHeadReader: Sendable {
     return nil
   }
 
+  /// Consumes and returns the next start line (request line or status line), skipping the
+  /// empty lines a peer may send before it (RFC 9112 §2.2), or `nil` while none is complete.
+  /// - Throws: `tooLong` as for ``nextLine(maxLength:tooLong:)``.
+  mutating func nextStartLine(maxLength: Int, tooLong: HTTPError) throws(HTTPError) -> ArraySlice<UInt8>? {
+    while let line = try nextLine(maxLength: maxLength, tooLong: tooLong) {
+      if !line.isEmpty { return line }
+      beginMessage()
+    }
+    return nil
+  }
+
   /// Reads header lines up to the empty line that ends the head.
   /// - Returns: the headers once the empty line has arrived, `nil` while more bytes are needed.
   /// - Throws: ``HTTPError/headersTooLarge``, ``HTTPError/tooManyHeaders`` or
@@ -111,9 +122,7 @@ struct HTTPHeadReader: Sendable {
     guard !name.isEmpty, name.allSatisfy(\.isTokenByte) else {
       throw HTTPError.malformedHeader.with(message: "invalid header name")
     }
-    var value = line[(colon + 1)...]
-    while let first = value.first, first.isHTTPWhitespace { value.removeFirst() }
-    while let last = value.last, last.isHTTPWhitespace { value.removeLast() }
+    let value = line[(colon + 1)...].trimmingSpacesAndTabs()
     guard value.allSatisfy(\.isFieldValueByte) else {
       throw HTTPError.malformedHeader.with(message: "control character in header value")
     }
@@ -141,8 +150,6 @@ extension UInt8 {
   static let space = UInt8(ascii: " ")
 
   var isDigit: Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) }
-
-  var isHTTPWhitespace: Bool { self == .space || self == UInt8(ascii: "\t") }
 
   /// `tchar` of RFC 9110 §5.6.2.
   var isTokenByte: Bool {

@@ -69,7 +69,7 @@ public struct HTTPHeaders: Sendable, Sequence, Hashable, ExpressibleByDictionary
   public func contains(token: String, in name: String) -> Bool {
     for field in fields where field.name.asciiCaseInsensitiveEquals(name) {
       for item in field.value.split(separator: ",", omittingEmptySubsequences: true)
-      where item.trimmingHTTPWhitespace().asciiCaseInsensitiveEquals(token) {
+      where item.trimmingSpacesAndTabs().asciiCaseInsensitiveEquals(token) {
         return true
       }
     }
@@ -109,14 +109,6 @@ extension StringProtocol {
     let lhs = utf8, rhs = other.utf8
     guard lhs.count == rhs.count else { return false }
     return lhs.elementsEqual(rhs) { $0.asciiLowercased == $1.asciiLowercased }
-  }
-
-  /// The text without leading and trailing spaces and tabs.
-  func trimmingHTTPWhitespace() -> Substring {
-    var result = Substring(self)
-    while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
-    while let last = result.last, last == " " || last == "\t" { result.removeLast() }
-    return result
   }
 }
 

@@ -55,8 +55,8 @@ public struct HTTPRequestHead: Sendable, Hashable {
         key = pair
         value = ""
       }
-      let decodedKey = Self.formDecode(key)
-      if result[decodedKey] == nil { result[decodedKey] = Self.formDecode(value) }
+      let decodedKey = key.removingURLPercentEncoding(plusAsSpace: true)
+      if result[decodedKey] == nil { result[decodedKey] = value.removingURLPercentEncoding(plusAsSpace: true) }
     }
     return result
   }
@@ -88,56 +88,9 @@ public struct HTTPRequestHead: Sendable, Hashable {
     out.append(contentsOf: "\r\n".utf8)
     return out
   }
-
-  static func formDecode(_ text: Substring) -> String {
-    let input = Array(text.utf8)
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(input.count)
-    var index = 0
-    while index < input.count {
-      let byte = input[index]
-      if byte == UInt8(ascii: "+") {
-        bytes.append(UInt8(ascii: " "))
-      } else if byte == UInt8(ascii: "%"), index + 2 < input.count,
-        let high = input[index + 1].hexValue, let low = input[index + 2].hexValue
-      {
-        bytes.append(high << 4 | low)
-        index += 2
-      } else {
-        bytes.append(byte)  // includes a `%` that does not start a valid escape
-      }
-      index += 1
-    }
-    return String(decoding: bytes, as: UTF8.self)
-  }
 }
 
 extension HTTPRequestHead: CustomStringConvertible {
   /// The request line followed by the headers.
   public var description: String { "\(method) \(target) \(version)\n\(headers)" }
-}
-
-/// A complete request: its head and its body (empty when there is none).
-public struct HTTPRequest: Sendable, Hashable {
-  /// The request line and headers.
-  public var head: HTTPRequestHead
-  /// The body bytes, exactly `Content-Length` of them.
-  public var body: [UInt8]
-
-  /// Creates a request.
-  public init(head: HTTPRequestHead, body: [UInt8] = []) {
-    self.head = head
-    self.body = body
-  }
-}
-
-extension UInt8 {
-  var hexValue: UInt8? {
-    switch self {
-    case UInt8(ascii: "0")...UInt8(ascii: "9"): self - UInt8(ascii: "0")
-    case UInt8(ascii: "a")...UInt8(ascii: "f"): self - UInt8(ascii: "a") + 10
-    case UInt8(ascii: "A")...UInt8(ascii: "F"): self - UInt8(ascii: "A") + 10
-    default: nil
-    }
-  }
 }

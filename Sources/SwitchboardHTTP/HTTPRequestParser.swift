@@ -16,7 +16,8 @@
 /// - `Host` is not required, so a request typed by hand into `nc` works.
 /// - After an error the parser stays failed: every later ``next()`` throws the same error.
 ///   The caller answers with ``HTTPResponse/error(_:)`` and closes the connection.
-/// - Results do not depend on how the bytes were split across ``append(_:)`` calls.
+/// - Results do not depend on how the bytes were split across ``append(_:)-(Sequence<UInt8>)``
+///   calls.
 public struct HTTPRequestParser: Sendable {
   private enum State: Sendable {
     case requestLine
@@ -74,15 +75,11 @@ public struct HTTPRequestParser: Sendable {
       switch state {
       case .requestLine:
         guard
-          let line = try reader.nextLine(
+          let line = try reader.nextStartLine(
             maxLength: limits.maxStartLineLength,
             tooLong: HTTPError.startLineTooLong.with(
               message: "request line longer than \(limits.maxStartLineLength) bytes"))
         else { return nil }
-        if line.isEmpty {
-          reader.beginMessage()  // RFC 9112 §2.2: ignore empty lines before a request line
-          continue
-        }
         let (method, target, version) = try Self.parseRequestLine(line)
         state = .headers(method: method, target: target, version: version)
 
@@ -144,7 +141,7 @@ public struct HTTPRequestParser: Sendable {
     var length: Int?
     for value in headers.values("Content-Length") {
       for item in value.split(separator: ",", omittingEmptySubsequences: false) {
-        let digits = item.trimmingHTTPWhitespace()
+        let digits = item.trimmingSpacesAndTabs()
         // 18 digits cannot overflow Int64; anything that long is over any limit anyway.
         guard !digits.isEmpty, digits.utf8.count <= 18, digits.utf8.allSatisfy(\.isDigit),
           let parsed = Int(digits), length == nil || length == parsed

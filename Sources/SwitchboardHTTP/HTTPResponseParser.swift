@@ -58,15 +58,11 @@ public struct HTTPResponseParser: Sendable {
       switch state {
       case .statusLine:
         guard
-          let line = try reader.nextLine(
+          let line = try reader.nextStartLine(
             maxLength: limits.maxStartLineLength,
             tooLong: HTTPError.startLineTooLong.with(
               message: "status line longer than \(limits.maxStartLineLength) bytes"))
         else { return nil }
-        if line.isEmpty {
-          reader.beginMessage()
-          continue
-        }
         let (version, status, reason) = try Self.parseStatusLine(line)
         state = .headers(version: version, status: status, reason: reason)
 

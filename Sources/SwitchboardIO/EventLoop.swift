@@ -8,51 +8,6 @@ import Synchronization
   import Darwin
 #endif
 
-/// Something registered with an ``EventLoop`` for readiness events. Called on the loop's
-/// thread only.
-public protocol Selectable: AnyObject {
-  /// The descriptor is ready as `events` says.
-  func handle(_ events: ReadyEvents)
-}
-
-/// Something with buffered output that the loop flushes once per iteration, so that many
-/// frames appended during one iteration leave in one system call.
-public protocol Flushable: AnyObject {
-  func flush()
-}
-
-/// A monotonic time in nanoseconds.
-public struct Deadline: Comparable, Sendable, Hashable {
-  public var nanoseconds: UInt64
-  public init(nanoseconds: UInt64) { self.nanoseconds = nanoseconds }
-  /// The current monotonic time.
-  public static func now() -> Deadline { Deadline(nanoseconds: DispatchTime.now().uptimeNanoseconds) }
-  /// `self` plus `duration`.
-  public func adding(_ duration: Duration) -> Deadline {
-    Deadline(nanoseconds: nanoseconds &+ duration.nanoseconds)
-  }
-  public static func < (a: Deadline, b: Deadline) -> Bool { a.nanoseconds < b.nanoseconds }
-}
-
-extension Duration {
-  /// The duration in whole nanoseconds (negative durations count as zero).
-  public var nanoseconds: UInt64 {
-    let (s, atto) = components
-    if s < 0 { return 0 }
-    return UInt64(s) &* 1_000_000_000 &+ UInt64(max(atto, 0) / 1_000_000_000)
-  }
-}
-
-/// A scheduled task that can be cancelled from any thread.
-public final class Scheduled: Sendable {
-  let cancelledFlag = Atomic<Bool>(false)
-  /// Stops the task from running (again). Safe from any thread; a task already running
-  /// finishes.
-  public func cancel() { cancelledFlag.store(true, ordering: .relaxed) }
-  /// Whether ``cancel()`` was called.
-  public var isCancelled: Bool { cancelledFlag.load(ordering: .relaxed) }
-}
-
 /// One thread running a selector, timers and a task queue.
 ///
 /// Everything about sockets happens on the loop's thread: handlers registered with
@@ -97,8 +52,8 @@ public final class EventLoop: @unchecked Sendable {
   /// one call.
   static let defaultRingEntries = 1024
 
-  /// Starts a loop on a new thread.
-  /// - Throws: ``IOError`` when the selector cannot be created.
+  /// Starts a loop on a new thread, named `sb-loop-INDEX` (as `top -H` and debuggers show it).
+  /// - Throws: ``IOError`` when the selector or the thread cannot be created.
   public convenience init(index: Int = 0, backend: SelectorBackend = .platformDefault) throws(IOError) {
     try self.init(index: index, backend: backend, sendRingEntries: Self.defaultRingEntries)
   }
@@ -126,8 +81,12 @@ public final class EventLoop: @unchecked Sendable {
     ringResults = .allocate(capacity: sendRingEntries)
     // A write to a socket the peer closed must fail with EPIPE, not kill the process.
     signal(SIGPIPE, SIG_IGN)
-    let thread = Thread(name: "switchboard-loop-\(index)") { [self] in self.run() }
-    thread.start()
+    do throws(IOError) {
+      try SystemThread.start(name: "sb-loop-\(index)") { [self] in self.run() }
+    } catch {
+      selector.close()
+      throw error
+    }
   }
 
   deinit {
@@ -139,7 +98,7 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   /// `true` when called on this loop's thread.
-  public var inEventLoop: Bool { threadID.load(ordering: .acquiring) == Thread.currentID }
+  public var inEventLoop: Bool { threadID.load(ordering: .acquiring) == SystemThread.currentID }
 
   /// Traps unless called on the loop's thread.
   public func assertInEventLoop(file: StaticString = #fileID, line: UInt = #line) {
@@ -259,7 +218,7 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   private func run() {
-    threadID.store(Thread.currentID, ordering: .releasing)
+    threadID.store(SystemThread.currentID, ordering: .releasing)
     while !stopRequested.load(ordering: .acquiring) {
       let hasTasks = tasks.withLock { !$0.isEmpty }
       var timeout: UInt64? = nil
@@ -389,48 +348,5 @@ public final class EventLoop: @unchecked Sendable {
       if connection.sendCompleted(ringResults[i]) { unsettled.append(connection) }
     }
     for connection in unsettled { connection.sendSettled() }
-  }
-}
-
-struct TimerEntry {
-  var deadline: Deadline
-  var interval: Duration?
-  let handle: Scheduled
-  let task: () -> Void
-}
-
-/// A binary min-heap of timers by deadline.
-struct TimerHeap {
-  private var items: [TimerEntry] = []
-
-  var nextDeadline: Deadline? { items.first?.deadline }
-
-  mutating func push(_ entry: TimerEntry) {
-    items.append(entry)
-    var i = items.count - 1
-    while i > 0 {
-      let parent = (i - 1) / 2
-      if items[parent].deadline <= items[i].deadline { break }
-      items.swapAt(parent, i)
-      i = parent
-    }
-  }
-
-  mutating func popExpired(now: Deadline) -> TimerEntry? {
-    guard let first = items.first, first.deadline <= now else { return nil }
-    let last = items.removeLast()
-    if items.isEmpty { return first }
-    items[0] = last
-    var i = 0
-    while true {
-      let l = 2 * i + 1, r = l + 1
-      var smallest = i
-      if l < items.count && items[l].deadline < items[smallest].deadline { smallest = l }
-      if r < items.count && items[r].deadline < items[smallest].deadline { smallest = r }
-      if smallest == i { break }
-      items.swapAt(i, smallest)
-      i = smallest
-    }
-    return first
   }
 }

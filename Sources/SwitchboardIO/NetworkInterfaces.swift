@@ -4,16 +4,6 @@
   import Darwin
 #endif
 
-/// An address of one of this machine's network interfaces.
-public struct InterfaceAddress: Sendable, Hashable {
-  /// The interface name (`eth0`, `en0`, `lo`).
-  public let name: String
-  /// The address (port 0).
-  public let address: SocketAddress
-  /// `true` for loopback interfaces.
-  public let isLoopback: Bool
-}
-
 /// The machine's interface addresses, for printing the URLs a phone on the LAN can use.
 public enum NetworkInterfaces {
   /// Every IPv4 and IPv6 address of every interface that is up, loopback last.

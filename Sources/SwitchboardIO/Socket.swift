@@ -6,19 +6,6 @@ import CSwitchboardShims
   import Darwin
 #endif
 
-/// Options for a listening or datagram socket.
-public struct SocketOptions: Sendable {
-  /// `SO_REUSEADDR` (on by default so a restarted server can bind at once).
-  public var reuseAddress = true
-  /// `SO_REUSEPORT`, for several processes or loops sharing a port.
-  public var reusePort = false
-  /// `listen()` backlog.
-  public var backlog: Int32 = 1024
-  /// `IPV6_V6ONLY` for IPv6 sockets (off: `::` also accepts IPv4).
-  public var v6Only = false
-  public init() {}
-}
-
 /// Low-level socket helpers shared by listeners, connections and datagram sockets.
 enum Socket {
   static func make(family: Int32, type: Int32) throws(IOError) -> Int32 {

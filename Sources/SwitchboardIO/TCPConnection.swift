@@ -32,8 +32,9 @@ public struct WriteLimits: Sendable {
   public var highWaterMark = 256 * 1024
   /// Below this it is writable again.
   public var lowWaterMark = 64 * 1024
-  /// Above this the peer is too slow: the connection is reset (``IOError`` call
-  /// `"slow consumer"`), so memory stays bounded whatever the peer does.
+  /// Above this, while the kernel's buffer is full, the peer is too slow: the connection is
+  /// reset and closes with an ``IOError`` of kind ``IOError/Kind/slowConsumer``, so memory
+  /// stays bounded whatever the peer does.
   public var maximumBuffered = 4 * 1024 * 1024
   public init() {}
 }

@@ -21,6 +21,9 @@ public final class TCPListener: Selectable {
 
   /// Binds and listens on `address` and starts accepting on `loop`. Must run on `loop`.
   /// - Parameters:
+  ///   - address: where to listen (port 0: the kernel picks one; see ``localAddress``).
+  ///   - options: socket options for the listener.
+  ///   - loop: the loop that accepts (the current one).
   ///   - onAccept: called on `loop` with each accepted (non-blocking) descriptor, which it
   ///     then owns, and the peer's address.
   /// - Throws: ``IOError`` (e.g. `bind` with `EADDRINUSE`).

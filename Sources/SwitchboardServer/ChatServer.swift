@@ -25,12 +25,11 @@ public final class ChatServer: Sendable {
   /// The loops the server runs on.
   public let group: EventLoopGroup
   let core: ServerCore
-  private let contexts: [LoopBoundContext]
+  private let contexts: [LoopBound<LoopContext>]
   private let state = Mutex(RunState())
 
   struct RunState {
-    var started = false
-    var stopped = false
+    var lifecycle = ChatServerLifecycle.initial
     var tcpAddress: SocketAddress?
     var udpAddress: SocketAddress?
     var httpAddress: SocketAddress?
@@ -40,7 +39,7 @@ public final class ChatServer: Sendable {
   /// - Throws: ``IOError`` when the event loops cannot be created.
   /// - Throws: ``ServerError`` when the history store cannot be opened (a corrupt file,
   ///   an unwritable data directory), ``IOError`` when the event loops cannot start.
-  public init(configuration: ServerConfiguration, logger: Logger = .silent) throws {
+  public init(configuration: ServerConfiguration) throws {
     self.configuration = configuration
     let store: HistoryStore
     if configuration.ephemeral {
@@ -51,19 +50,25 @@ public final class ChatServer: Sendable {
       storeConfig.retentionAge = configuration.historyMaxAge
       storeConfig.durability = configuration.durability
       storeConfig.maxDatabaseBytes = configuration.historyMaxBytes
+      storeConfig.logger = configuration.logger
       do {
         store = try SQLiteHistoryStore(directory: configuration.dataDirectory, configuration: storeConfig)
       } catch {
         throw ServerError("\(error) (use --data-dir to choose another place, or --ephemeral to keep nothing on disk)")
       }
-      logger.info("history kept in \(configuration.dataDirectory)/\(SQLiteHistoryStore.fileName)")
+      configuration.logger.info(
+        "history kept",
+        metadata: [
+          "path": "\(configuration.dataDirectory)/\(SQLiteHistoryStore.fileName)",
+          "durability": "\(configuration.durability)",
+        ])
     }
-    self.core = ServerCore(configuration: configuration, logger: logger, store: store)
+    self.core = ServerCore(configuration: configuration, store: store)
     self.group = try EventLoopGroup(count: configuration.loopCount, backend: configuration.backend)
-    var contexts: [LoopBoundContext] = []
+    var contexts: [LoopBound<LoopContext>] = []
     for loop in group.loops {
       let shard = core.hub.makeShard(executor: loop)
-      contexts.append(LoopBoundContext(loop: loop, shard: shard, core: core))
+      contexts.append(LoopBound(sending: LoopContext(loop: loop, shard: shard, core: core), on: loop))
     }
     self.contexts = contexts
   }
@@ -81,8 +86,28 @@ public final class ChatServer: Sendable {
   public var httpAddress: SocketAddress? { state.withLock { $0.httpAddress } }
 
   /// Binds every enabled listener.
-  /// - Throws: ``ServerError`` naming the listener that could not bind (e.g. port in use).
+  ///
+  /// A server starts once: calling this again, or after ``shutdown(reason:)``, is a
+  /// programming error and stops the process with a precondition failure (make a new
+  /// server instead).
+  /// - Throws: ``ServerError`` naming the listener that could not bind (e.g. port in use),
+  ///   or saying that ``shutdown(reason:)`` was called from another thread meanwhile. The
+  ///   server is shut down by then.
   public func start() throws {
+    if case .misuse(let message) = state.withLock({ $0.lifecycle.start() }) { preconditionFailure(message) }
+    do {
+      try bindListeners()
+    } catch {
+      if state.withLock({ $0.lifecycle.startFailed() }) == .shutDown { stop(reason: "start failed") }
+      throw error
+    }
+    if case .shutDown(let reason) = state.withLock({ $0.lifecycle.started() }) {
+      stop(reason: reason)
+      throw ServerError("shut down while starting")
+    }
+  }
+
+  private func bindListeners() throws {
     let c = configuration
     let first = contexts[0]
     let group = self.group
@@ -122,7 +147,6 @@ public final class ChatServer: Sendable {
       }
       try record(bound, "HTTP", address) { $0.httpAddress = $1 }
     }
-    state.withLock { $0.started = true }
   }
 
   private func parse(_ host: String, _ port: Int, _ what: String) throws -> SocketAddress {
@@ -140,9 +164,8 @@ public final class ChatServer: Sendable {
     switch result {
     case .success(let bound):
       state.withLock { set(&$0, bound) }
-      core.logger.info("\(what) listening on \(bound)")
+      core.logger.info("listening", metadata: ["listener": what.lowercased(), "address": "\(bound)"])
     case .failure(let error):
-      shutdown(reason: "start failed")
       let hint = error.kind == .addressInUse ? " (port in use; pick another with --\(what.lowercased())-port)" : ""
       throw ServerError("cannot listen for \(what) on \(address): \(error)\(hint)")
     }
@@ -150,31 +173,35 @@ public final class ChatServer: Sendable {
 
   /// Hands an accepted descriptor to the next loop and builds its session there.
   private static func adopt(
-    fd: Int32, peer: SocketAddress?, group: EventLoopGroup, contexts: [LoopBoundContext],
+    fd: Int32, peer: SocketAddress?, group: EventLoopGroup, contexts: [LoopBound<LoopContext>],
     make: @escaping @Sendable (TCPConnection, LoopContext) -> Void
   ) {
     let target = contexts[group.next().index]
     target.loop.execute {
-      let context = target.context
+      let context = target.value
       do {
         let connection = try TCPConnection(fd: fd, loop: context.loop, remoteAddress: peer)
-        context.metrics.tcpAccepted.add(1, ordering: .relaxed)
+        let serial = context.metrics.tcpAccepted.add(1, ordering: .relaxed).newValue
+        context.logger.debug("accepted", metadata: .connection(peer: connection.remoteAddress, conn: serial))
         make(connection, context)
       } catch {
-        context.logger.warning("could not adopt a connection: \(error)")
+        context.logger.warning("could not adopt a connection", metadata: .connection(peer: peer, error: "\(error)"))
       }
     }
   }
 
   /// Tells every member the server is going away, flushes, closes every socket and stops
-  /// the loops. Safe to call more than once, from any thread but a loop's own.
+  /// the loops. Safe to call more than once (later calls return at once), before
+  /// ``start()`` (it just stops the loops), and from any thread but a loop's own. While
+  /// ``start()`` runs on another thread it returns at once, and that start shuts the
+  /// server down when its binds are done.
   public func shutdown(reason: String = "shutting down") {
-    let proceed = state.withLock { state -> Bool in
-      if state.stopped { return false }
-      state.stopped = true
-      return true
-    }
-    guard proceed else { return }
+    guard state.withLock({ $0.lifecycle.shutdown(reason: reason) }) == .shutDown else { return }
+    stop(reason: reason)
+  }
+
+  /// Carries out a shutdown the lifecycle agreed to.
+  private func stop(reason: String) {
     core.hub.broadcastShutdown(reason: reason)
     // Let each loop run the goodbye and close its listeners, then stop.
     for context in contexts {
@@ -190,45 +217,6 @@ public final class ChatServer: Sendable {
     group.shutdownGracefully()
     // Everything published is in the store's queue now: commit it before exiting.
     core.hub.store.close()
+    state.withLock { $0.lifecycle.stopped() }
   }
-}
-
-/// A ``LoopContext`` reachable from other threads only by running work on its loop.
-final class LoopBoundContext: @unchecked Sendable {
-  // Safety: `storage` is only touched inside tasks executed on `loop`.
-  let loop: EventLoop
-  private let storage: LoopContext
-
-  init(loop: EventLoop, shard: HubShard, core: ServerCore) {
-    self.loop = loop
-    self.storage = LoopContext(loop: loop, shard: shard, core: core)
-  }
-
-  /// The context; loop thread only.
-  var context: LoopContext {
-    loop.assertInEventLoop()
-    return storage
-  }
-
-  /// Runs `body` on the loop and waits for its result (never call from the loop).
-  func run<T>(_ body: @escaping (LoopContext) throws(IOError) -> T) -> Result<T, IOError> {
-    let box = ResultBox<T>()
-    let done = DispatchSemaphore(value: 0)
-    nonisolated(unsafe) let body = body
-    loop.execute { [self] in
-      do throws(IOError) {
-        box.value = .success(try body(self.context))
-      } catch {
-        box.value = .failure(error)
-      }
-      done.signal()
-    }
-    done.wait()
-    return box.value!
-  }
-}
-
-private final class ResultBox<T>: @unchecked Sendable {
-  // Safety: written on the loop before the semaphore is signalled, read after the wait.
-  var value: Result<T, IOError>?
 }

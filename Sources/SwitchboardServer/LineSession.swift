@@ -137,9 +137,13 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     if let error {
       if error.kind == .slowConsumer {
         context.metrics.slowConsumers.add(1, ordering: .relaxed)
-        context.logger.notice("dropped Client \(memberID.raw): \(error)")
+        context.logger.notice(
+          "dropped a slow consumer",
+          metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "line", error: "\(error)"))
       } else {
-        context.logger.debug("Client \(memberID.raw) closed: \(error)")
+        context.logger.debug(
+          "closed",
+          metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "line", error: "\(error)"))
       }
     }
     detach()

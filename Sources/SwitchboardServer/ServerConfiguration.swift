@@ -1,8 +1,10 @@
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardLog
 import SwitchboardStore
 
-/// Everything `switchboard serve` can be told. The defaults are DESIGN.md's.
+/// Everything `switchboard serve` can be told. The defaults are the CLI's (`switchboard serve
+/// --help`; limits and retention in docs/OPERATIONS.md).
 public struct ServerConfiguration: Sendable {
   /// The address every listener binds (`0.0.0.0`: all IPv4 interfaces; `::` all).
   public var host = "0.0.0.0"
@@ -60,6 +62,9 @@ public struct ServerConfiguration: Sendable {
   /// When a message counts as stored (and its `ack` is sent): after its batch commits
   /// (default), after an fsync'd commit, or at once.
   public var durability = SQLiteStoreConfiguration.Durability.batched
+  /// Where the server (and its history store) log. The default writes nothing;
+  /// `switchboard serve` sets one that writes to stderr at `--log-level`.
+  public var logger = Log.disabled
 
   public init() {}
 

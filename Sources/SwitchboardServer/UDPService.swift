@@ -23,7 +23,9 @@ final class UDPService: UDPSocketDelegate {
     metrics.udpReceived.add(1, ordering: .relaxed)
     guard !truncated, bytes.count <= context.configuration.maxDatagramSize else {
       metrics.udpDropped.add(1, ordering: .relaxed)
-      context.logger.debug("dropped an oversized datagram (\(bytes.count) bytes) from \(sender)")
+      context.logger.debug(
+        "dropped an oversized datagram",
+        metadata: .connection(peer: sender, dialect: "udp").merging(["bytes": "\(bytes.count)"]) { $1 })
       return
     }
     var text = LineDialect.decode(bytes)
@@ -71,36 +73,5 @@ final class UDPService: UDPSocketDelegate {
     sweeper?.cancel()
     for member in Array(members.values) { remove(member) }
     socket.close()
-  }
-}
-
-/// A UDP sender, a member of its room until it has been quiet for the TTL.
-final class UDPMember: LineParticipant {
-  let memberID: MemberID
-  let address: SocketAddress
-  /// Strong on purpose: room events for this member may still be queued on the loop
-  /// after the service closed (its `send` then drops them).
-  let service: UDPService
-  var lastSeen = Deadline.now()
-
-  init(address: SocketAddress, service: UDPService) {
-    self.address = address
-    self.service = service
-    self.memberID = service.context.hub.nextMemberID()
-  }
-
-  var context: LoopContext { service.context }
-
-  func receive(_ event: ChatEvent, cache: inout EncodingCache) {
-    guard let bytes = lineBytes(for: event, cache: &cache) else { return }
-    service.send(bytes, to: address)
-  }
-
-  func reply(_ line: String) {
-    service.send(SharedBytes(string: line + "\n"), to: address)
-  }
-
-  func quit() {
-    service.remove(self)
   }
 }

@@ -2,8 +2,8 @@
 ///
 /// One self-contained HTML file (no CDN, no external assets). It joins the room named by
 /// `?room=` (default `lobby`) over `ws(s)://<page host>/rooms/<room>` with the JSON protocol
-/// of DESIGN.md: the first text frame is the user's name, as the seed `chat-server.js` page
-/// does; after a dropped connection it reconnects with backoff and sends
+/// (docs/PROTOCOLS.md): the first text frame is the user's name, as the seed `chat-server.js`
+/// page does; after a dropped connection it reconnects with backoff and sends
 /// `{"type":"join","data":{"name","room","since"}}` with the highest message id it has shown,
 /// so nothing is lost or shown twice. All user data is inserted with `textContent`.
 ///

@@ -17,11 +17,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   unowned let context: LoopContext
   private let mode: Mode
   private var protocolState: WebSocketConnection
-  private var named = false
-  private var inRoom = false
-  private var finished = false
-  private var lastHeard = Deadline.now()
-  private var pingOutstanding = false
+  /// Echo or chat, in a room or not, named or not, and the peer's liveness: transitions are
+  /// checked in ``WebSocketSessionState``.
+  private var state: WebSocketSessionState
   private var keepalive: Scheduled?
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
@@ -37,7 +35,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       mode = .echo
     } else if path == "/" || path.hasPrefix("/rooms/") {
       if path.hasPrefix("/rooms/") {
-        let raw = String(path.dropFirst("/rooms/".count)).removingPercentEncodingLoosely()
+        let raw = path.dropFirst("/rooms/".count).removingURLPercentEncoding()
         guard let valid = RoomName.validate(raw) else {
           reject(connection, .text(400, "invalid room name (1-64 letters, digits, - _ .)\n"))
           return
@@ -60,7 +58,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     let options = WebSocketHandshake.ServerOptions(deflate: PerMessageDeflate.Parameters())
     switch WebSocketHandshake.serverResponse(to: head, options: options) {
     case .reject(let response, let reason):
-      context.logger.debug("WebSocket upgrade refused: \(reason)")
+      context.logger.debug(
+        "WebSocket upgrade refused", metadata: .connection(peer: connection.remoteAddress, error: reason))
       reject(connection, response)
     case .accept(let accept):
       connection.write(accept.responseBytes)
@@ -82,6 +81,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     self.connection = connection
     self.context = context
     self.mode = mode
+    self.state = WebSocketSessionState(echo: mode == .echo, now: Deadline.now())
     self.memberID = context.hub.nextMemberID()
     let limit = context.configuration.maxMessageSize
     // A compressed frame can be larger than the message it carries (incompressible data
@@ -126,9 +126,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   }
 
   private func feed(_ bytes: UnsafeRawBufferPointer) {
-    guard !finished else { return }
-    lastHeard = Deadline.now()
-    pingOutstanding = false
+    guard state.heard(at: Deadline.now()) else { return }
     for action in protocolState.receive(bytes) {
       switch action {
       case .send(let frame):
@@ -156,7 +154,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     case .json:
       switch ClientFrame.parse(text, maxLength: context.configuration.maxMessageSize) {
       case .plain(let body):
-        if !named, let name = context.hub.sanitizeName(body) {
+        if !state.isNamed, let name = context.hub.sanitizeName(body) {
           setName(name)
         } else {
           publish(body, ref: nil)
@@ -194,13 +192,18 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       }
       return
     }
-    // The ack goes out once the store holds the message, from this loop.
+    // The ack goes out once the store holds the message, from this loop: the completion
+    // may run on the store's thread, so it reaches the session (if it is still open: a
+    // closed one has left the loop's table) and the id (set once publish returns) only there.
     let loop = context.loop
-    let box = AckTarget(context: context, memberID: memberID)
-    let idBox = AckID()
+    let memberID = self.memberID
+    let boundContext = LoopBound(context, on: loop)
+    let messageID = LoopBound<UInt64?>(nil, on: loop)
     let message = context.hub.publish(from: memberID, text: text) { result in
       loop.execute {
-        guard let session = box.session, let id = idBox.id else { return }
+        guard let session = boundContext.value.sessions[memberID] as? WebSocketSession,
+          let id = messageID.value
+        else { return }
         switch result {
         case .success:
           session.sendText(JSONDialect.ack(ref: ref, id: id))
@@ -209,16 +212,21 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         }
       }
     }
-    idBox.id = message?.id
+    messageID.value = message?.id
     if message != nil { context.metrics.messagesPublished.add(1, ordering: .relaxed) }
   }
 
   private func joinRoom(_ room: String, since: UInt64?, epoch: String? = nil) {
+    let announce: Bool
+    switch state.join() {
+    case .join: announce = false
+    case .joinAnnounced: announce = true
+    case .ignore: return
+    }
     let name = context.hub.member(memberID)?.name ?? "Client \(memberID.raw)"
     let result = context.hub.join(
-      self, shard: context.shard, name: name, room: room, announce: named, since: since, epoch: epoch,
+      self, shard: context.shard, name: name, room: room, announce: announce, since: since, epoch: epoch,
       historyCount: context.configuration.historyOnJoin)
-    inRoom = true
     if mode == .json {
       sendText(JSONDialect.history(result.history, epoch: result.epoch, recovered: result.complete))
     }
@@ -226,23 +234,24 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   private func setName(_ name: String) {
     let hub = context.hub
+    let action = state.name()
+    guard action != .ignore else { return }
     hub.rename(memberID, to: name)
-    if !named {
-      named = true
+    if action == .announce {
       hub.announce(memberID)
       if mode == .json, let color = hub.member(memberID)?.color { sendText(JSONDialect.color(color)) }
     }
   }
 
   private func ensureNamed() {
-    guard !named else { return }
+    guard !state.isNamed else { return }
     setName(context.hub.member(memberID)?.name ?? "Client \(memberID.raw)")
   }
 
   // MARK: Output
 
   func receive(_ event: ChatEvent, cache: inout EncodingCache) {
-    guard !finished else { return }
+    guard !state.isFinished else { return }
     switch mode {
     case .echo:
       return
@@ -303,12 +312,12 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   }
 
   fileprivate func sendText(_ text: String) {
-    guard !finished, let frame = protocolState.sendText(text) else { return }
+    guard !state.isFinished, let frame = protocolState.sendText(text) else { return }
     write(frame)
   }
 
   private func goAway(_ reason: String) {
-    if let frame = protocolState.close(code: 1001, reason: String(reason.prefix(100))) { write(frame) }
+    if let frame = protocolState.close(code: .goingAway, reason: String(reason.prefix(100))) { write(frame) }
     finish()
     connection.close()
   }
@@ -316,19 +325,18 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   // MARK: Liveness
 
   private func checkAlive() {
-    guard !finished else { return }
-    let interval = context.configuration.webSocketPingInterval.nanoseconds
-    let quiet = Deadline.now().nanoseconds &- lastHeard.nanoseconds
-    if pingOutstanding && quiet >= interval {
+    switch state.keepaliveTick(now: Deadline.now(), interval: context.configuration.webSocketPingInterval) {
+    case .none:
+      break
+    case .ping:
+      if let frame = protocolState.ping(Array("sb".utf8)) { write(frame) }
+    case .drop:
       // A ping went unanswered for a whole interval: the peer is gone.
-      context.logger.debug("WebSocket \(memberID) did not answer a ping; closing")
+      context.logger.debug(
+        "closing: no answer to a ping",
+        metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "websocket"))
       finish()
       connection.reset()
-      return
-    }
-    if quiet >= interval / 2, let frame = protocolState.ping(Array("sb".utf8)) {
-      pingOutstanding = true
-      write(frame)
     }
   }
 
@@ -342,7 +350,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
     if let error, error.kind == .slowConsumer {
       context.metrics.slowConsumers.add(1, ordering: .relaxed)
-      context.logger.notice("dropped WebSocket \(memberID): \(error)")
+      context.logger.notice(
+        "dropped a slow consumer",
+        metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "websocket", error: "\(error)"))
     }
     finish()
     context.sessions[memberID] = nil
@@ -350,47 +360,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   }
 
   private func finish() {
-    guard !finished else { return }
-    finished = true
+    guard case .stop(let leaveRoom) = state.finish() else { return }
     keepalive?.cancel()
-    if inRoom { context.hub.leave(memberID) }
-  }
-}
-
-/// Loop-confined handles for an `ack` completion that may run on another thread; only
-/// dereferenced back on the session's loop.
-private final class AckTarget: @unchecked Sendable {
-  // Safety: read only inside `loop.execute` on the session's own loop.
-  let context: LoopContext
-  let memberID: MemberID
-  init(context: LoopContext, memberID: MemberID) {
-    self.context = context
-    self.memberID = memberID
-  }
-  /// The session, if it is still open (a closed one has left the loop's table).
-  var session: WebSocketSession? { context.sessions[memberID] as? WebSocketSession }
-}
-
-private final class AckID: @unchecked Sendable {
-  // Safety: written on the loop right after publish returns, read on the same loop later.
-  var id: UInt64?
-}
-
-extension String {
-  /// Percent-decodes `%XX` sequences; leaves malformed ones as they are.
-  func removingPercentEncodingLoosely() -> String {
-    var bytes: [UInt8] = []
-    var it = Array(utf8)[...]
-    while let b = it.popFirst() {
-      if b == UInt8(ascii: "%"), it.count >= 2,
-        let v = UInt8(String(decoding: it.prefix(2), as: UTF8.self), radix: 16)
-      {
-        bytes.append(v)
-        it = it.dropFirst(2)
-      } else {
-        bytes.append(b)
-      }
-    }
-    return String(decoding: bytes, as: UTF8.self)
+    if leaveRoom { context.hub.leave(memberID) }
   }
 }

@@ -1,5 +1,6 @@
 import Dispatch
 import SwitchboardChat
+import SwitchboardIO
 import Synchronization
 
 /// The working part of `SQLiteHistoryStore`: the write queue, the writer thread's loop and
@@ -28,22 +29,29 @@ final class HistoryEngine: Sendable {
       path: path, synchronous: synchronous, maxBytes: configuration.maxDatabaseBytes)
     // Pruning at open applies a retention lowered since the last run; a failure (say, a
     // full disk) is not fatal: reads filter by retention anyway.
-    try? db.prune(
-      rooms: nil, keep: max(0, configuration.retentionCount), olderThan: Self.cutoff(configuration))
+    do throws(StoreError) {
+      try db.prune(
+        rooms: nil, keep: max(0, configuration.retentionCount), olderThan: Self.cutoff(configuration))
+    } catch {
+      configuration.logger.warning(
+        "history pruning at open failed", metadata: ["path": path, "error": "\(error)"])
+    }
     self.database = Mutex(db)
     self.queue = Mutex(
       WriteQueue(
         maxBatch: configuration.maxBatch, maxPending: configuration.maxPending,
         lingers: configuration.batchInterval > .zero))
-    do {
-      try WriterThread.start { [self] in runWriter() }
+    do throws(IOError) {
+      try SystemThread.start(name: "sb-store-writer") { [self] in runWriter() }
     } catch {
       database.withLock { db in
         db?.close()
         db = nil
       }
-      throw error
+      throw StoreError("cannot start the history writer thread: \(FileSystem.describe(error.errno))")
     }
+    configuration.logger.debug(
+      "history opened", metadata: ["path": path, "durability": "\(configuration.durability)"])
   }
 
   /// The oldest `time` kept by `retentionAge`, or `nil` when ages are not limited.
@@ -53,7 +61,7 @@ final class HistoryEngine: Sendable {
     return overflow ? .min : now
   }
 
-  private var onWriterThread: Bool { writerID.load(ordering: .relaxed) == WriterThread.currentID }
+  private var onWriterThread: Bool { writerID.load(ordering: .relaxed) == SystemThread.currentID }
 
   // MARK: Callers
 
@@ -129,7 +137,7 @@ final class HistoryEngine: Sendable {
   // MARK: The writer thread
 
   private func runWriter() {
-    writerID.store(WriterThread.currentID, ordering: .relaxed)
+    writerID.store(SystemThread.currentID, ordering: .relaxed)
     let pruneEvery = max(1, configuration.pruneEveryBatches)
     var batchesSincePrune = 0
     var touchedRooms: Set<String> = []
@@ -146,6 +154,10 @@ final class HistoryEngine: Sendable {
         }
       case .commit(let batch):
         let result = commit(batch)
+        if case .failure(let error) = result {
+          configuration.logger.debug(
+            "history commit failed", metadata: ["path": path, "messages": "\(batch.count)", "error": "\(error)"])
+        }
         for write in batch { write.completion?(result) }
         for write in batch { touchedRooms.insert(write.message.room) }
         batchesSincePrune += 1
@@ -161,7 +173,12 @@ final class HistoryEngine: Sendable {
           }
           let rooms = touchedRooms
           let keep = max(0, configuration.retentionCount)
-          database.withLock { db in try? db?.prune(rooms: rooms, keep: keep, olderThan: cutoff) }
+          let pruned = database.withLock { db -> Result<Void, StoreError> in
+            Result { () throws(StoreError) in try db?.prune(rooms: rooms, keep: keep, olderThan: cutoff) }
+          }
+          if case .failure(let error) = pruned {
+            configuration.logger.debug("history pruning failed", metadata: ["path": path, "error": "\(error)"])
+          }
           touchedRooms.removeAll(keepingCapacity: true)
           batchesSincePrune = 0
         }
@@ -172,6 +189,7 @@ final class HistoryEngine: Sendable {
           db?.close()
           db = nil
         }
+        configuration.logger.debug("history closed", metadata: ["path": path])
         let waiters = queue.withLock { $0.takeStopWaiters() }
         for waiter in waiters { waiter.signal() }
         return

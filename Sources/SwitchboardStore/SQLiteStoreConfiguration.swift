@@ -1,3 +1,5 @@
+import SwitchboardLog
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -56,6 +58,9 @@ public struct SQLiteStoreConfiguration: Sendable {
   /// The current time in milliseconds since the Unix epoch, for `retentionAge`.
   /// Defaults to the system's wall clock; tests inject their own.
   public var clock: @Sendable () -> Int64 = { SQLiteStoreConfiguration.wallClock() }
+  /// Where the store logs (opening, closing, failed prunes and commits). The default
+  /// writes nothing; the server passes its own.
+  public var logger = Log.disabled
 
   /// The defaults: 1000 messages per room, any age, `.batched`, 5 ms / 512 messages batches.
   public init() {}

@@ -50,11 +50,13 @@ public enum StoreBenchmark {
   }
 
   /// Appends `messages` messages over `rooms` rooms into a fresh store in a new
-  /// subdirectory of `directory` (removed afterwards), with default settings but
-  /// `durability` (and a `maxPending` large enough to queue the whole run).
+  /// subdirectory of `directory` (removed afterwards unless `keepingStore`, which lets a
+  /// test read back what was written), with default settings but `durability` (and a
+  /// `maxPending` large enough to queue the whole run).
   /// - Throws: `StoreError` if the store cannot be opened.
   public static func run(
-    directory: String, messages: Int, rooms: Int, durability: SQLiteStoreConfiguration.Durability
+    directory: String, messages: Int, rooms: Int, durability: SQLiteStoreConfiguration.Durability,
+    keepingStore: Bool = false
   ) throws(StoreError) -> Report {
     let rooms = max(1, rooms)
     let count = max(0, messages)
@@ -66,8 +68,10 @@ public enum StoreBenchmark {
     configuration.maxPending = max(configuration.maxPending, count)
     let store = try SQLiteHistoryStore(directory: subdirectory, configuration: configuration)
     defer {
-      for suffix in ["", "-wal", "-shm"] { unlink(store.path + suffix) }
-      rmdir(subdirectory)
+      if !keepingStore {
+        for suffix in ["", "-wal", "-shm"] { unlink(store.path + suffix) }
+        rmdir(subdirectory)
+      }
     }
     let roomNames = (0..<rooms).map { "room-\($0)" }
     var nextIDs = [UInt64](repeating: 0, count: rooms)

@@ -1,13 +1,3 @@
-/// The oldest TLS version a context accepts.
-public struct TLSVersion: Sendable, Hashable, CustomStringConvertible {
-  let rawValue: Int32
-  /// TLS 1.2 (the default minimum).
-  public static let tls12 = TLSVersion(rawValue: 0x0303)
-  /// TLS 1.3.
-  public static let tls13 = TLSVersion(rawValue: 0x0304)
-  public var description: String { rawValue == 0x0304 ? "TLSv1.3" : "TLSv1.2" }
-}
-
 /// How a TLS client decides whom to trust. Build a ``TLSContext`` from it once and share
 /// the context between connections; ``TLSConnection/connect(to:serverName:configuration:on:completion:)``
 /// builds one per call for convenience.
@@ -60,31 +50,6 @@ public struct TLSConfiguration: Sendable {
     self.minimumVersion = minimumVersion
     self.applicationProtocols = applicationProtocols
     self.verify = verify
-  }
-}
-
-/// A TLS server's identity: its certificate chain and private key, as PEM files (the
-/// shape of a future `--tls-cert`/`--tls-key`).
-public struct TLSServerConfiguration: Sendable {
-  /// PEM file with the server certificate first, then any intermediates.
-  public var certificateChainPEMFile: String
-  /// PEM file with the private key of the first certificate (unencrypted).
-  public var privateKeyPEMFile: String
-  /// The oldest protocol version accepted; TLS 1.2 by default (and at the least).
-  public var minimumVersion: TLSVersion
-  /// ALPN protocols the server speaks, most preferred first. When the client offers ALPN
-  /// and none matches, the extension is left out rather than failing the handshake.
-  public var applicationProtocols: [String]
-
-  /// A server configuration from PEM files; they are read when a ``TLSContext`` is made.
-  public init(
-    certificateChainPEMFile: String, privateKeyPEMFile: String, minimumVersion: TLSVersion = .tls12,
-    applicationProtocols: [String] = []
-  ) {
-    self.certificateChainPEMFile = certificateChainPEMFile
-    self.privateKeyPEMFile = privateKeyPEMFile
-    self.minimumVersion = minimumVersion
-    self.applicationProtocols = applicationProtocols
   }
 }
 

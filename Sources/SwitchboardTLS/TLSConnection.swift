@@ -24,7 +24,8 @@ public final class TLSConnection {
   public let tcp: TCPConnection
   /// The TLS state machine (for ALPN, version and peer key facts).
   public let session: TLSSession
-  /// Receives plaintext and state changes. Weak, like `TCPConnection.delegate`.
+  /// Receives plaintext and state changes. Weak — whoever sets it keeps it alive — unlike
+  /// `TCPConnection.delegate`, which the connection holds until it closes.
   public weak var delegate: TLSConnectionDelegate?
 
   private var phase = Phase.handshaking
@@ -96,10 +97,12 @@ public final class TLSConnection {
   /// There is no timeout: a server that never answers leaves the handshake pending.
   /// Callers schedule their own and ``close()`` (or drop) a connection that is late.
   /// - Parameters:
+  ///   - address: the server's address.
   ///   - serverName: the name to send as SNI and verify; `nil` takes the context's
   ///     ``TLSConfiguration/serverName``.
   ///   - context: a client context (``TLSContext/init(configuration:)``).
   ///   - loop: must be the current loop.
+  ///   - completion: the connection once its handshake is done, or the error.
   public static func connect(
     to address: SocketAddress, serverName: String? = nil, context: TLSContext, on loop: EventLoop,
     completion: @escaping (Result<TLSConnection, TLSError>) -> Void

@@ -63,6 +63,7 @@ public final class TLSSession {
 
   /// Starts a client session (when `context` is a client context) or a server session.
   /// - Parameters:
+  ///   - context: the client or server context the session follows.
   ///   - serverName: the name to send as SNI and verify the certificate against; `nil`
   ///     uses ``TLSConfiguration/serverName``. Ignored by server sessions. A name that
   ///     parses as an IPv4 or IPv6 address is matched against the certificate's IP

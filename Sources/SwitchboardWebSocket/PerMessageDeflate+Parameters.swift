@@ -1,3 +1,5 @@
+import SwitchboardHTTP
+
 extension PerMessageDeflate {
   /// The permessage-deflate extension parameters (RFC 7692 section 7.1).
   ///
@@ -44,16 +46,16 @@ extension PerMessageDeflate {
   static func parseExtensions(_ header: String) -> [(name: String, parameters: [(String, String?)])] {
     var result: [(name: String, parameters: [(String, String?)])] = []
     for element in header.split(separator: ",") {
-      let parts = element.split(separator: ";").map { trim($0) }
+      let parts = element.split(separator: ";").map { String($0.trimmingSpacesAndTabs()) }
       guard let name = parts.first, !name.isEmpty else { continue }
       var parameters: [(String, String?)] = []
       for part in parts.dropFirst() where !part.isEmpty {
         if let eq = part.firstIndex(of: "=") {
-          var value = trim(part[part.index(after: eq)...])
+          var value = String(part[part.index(after: eq)...].trimmingSpacesAndTabs())
           if value.count >= 2 && value.hasPrefix("\"") && value.hasSuffix("\"") {
             value = String(value.dropFirst().dropLast())
           }
-          parameters.append((trim(part[..<eq]).lowercased(), value))
+          parameters.append((part[..<eq].trimmingSpacesAndTabs().lowercased(), value))
         } else {
           parameters.append((part.lowercased(), nil))
         }
@@ -61,10 +63,6 @@ extension PerMessageDeflate {
       result.append((name.lowercased(), parameters))
     }
     return result
-  }
-
-  private static func trim(_ s: some StringProtocol) -> String {
-    String(s.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
   }
 
   private static func windowBits(_ value: String) -> Int? {

@@ -15,5 +15,5 @@ public enum WebSocketAction: Sendable, Hashable {
   /// the TCP connection. `code` is the peer's close code when the peer closed (`nil`
   /// if its close frame had no code), or the code this side sent when it failed the
   /// connection; `reason` is the matching text.
-  case close(code: UInt16?, reason: String)
+  case close(code: WebSocketCloseCode?, reason: String)
 }

@@ -1,29 +1,27 @@
 extension WebSocketConnection {
-  /// Close code 1000, normal closure.
+  /// Close code 1000, normal closure, as a number.
+  @available(*, deprecated, message: "use WebSocketCloseCode.normalClosure")
   public static let normalClosure: UInt16 = 1000
 
-  /// Whether `code` may appear in a close frame received from a peer (RFC 6455
-  /// section 7.4 and the IANA registry): 1000–1003, 1007–1014, and 3000–4999.
-  /// 1004–1006 and 1015 are reserved or local-only; 0–999, 1016–2999 and 5000+ are
-  /// not used.
+  /// Whether `code` may appear in a close frame received from a peer: the same answer as
+  /// ``WebSocketCloseCode/isValidInCloseFrame`` (1000–1003, 1007–1014 and 3000–4999).
+  @available(*, deprecated, message: "use WebSocketCloseCode(code).isValidInCloseFrame")
   public static func isValidCloseCode(_ code: UInt16) -> Bool {
-    switch code {
-    case 1000...1003, 1007...1014, 3000...4999: return true
-    default: return false
-    }
+    WebSocketCloseCode(code).isValidInCloseFrame
   }
 
   /// Parses and checks a received close payload.
   /// - Returns: The code (`nil` for an empty payload) and reason.
-  /// - Throws: 1002 for a 1-byte payload or an invalid code, 1007 for a reason that is
-  ///   not UTF-8 (when `validateUTF8`).
+  /// - Throws: 1002 (`.protocolError`) for a 1-byte payload or a code not valid in a close
+  ///   frame, 1007 (`.invalidFramePayloadData`) for a reason that is not UTF-8 (when
+  ///   `validateUTF8`).
   static func parseClosePayload(
     _ payload: [UInt8], validateUTF8: Bool
-  ) throws(WebSocketError) -> (code: UInt16?, reason: String) {
+  ) throws(WebSocketError) -> (code: WebSocketCloseCode?, reason: String) {
     if payload.isEmpty { return (nil, "") }
     guard payload.count >= 2 else { throw .protocolError("close frame with a 1-byte payload") }
-    let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
-    guard isValidCloseCode(code) else { throw .protocolError("invalid close code \(code)") }
+    let code = WebSocketCloseCode(UInt16(payload[0]) << 8 | UInt16(payload[1]))
+    guard code.isValidInCloseFrame else { throw .protocolError("invalid close code \(code)") }
     let reasonBytes = payload[2...]
     if validateUTF8 {
       let valid = reasonBytes.withUnsafeBytes { UTF8Validator.isValid($0) }
@@ -34,8 +32,8 @@ extension WebSocketConnection {
 
   /// A close frame payload: the code big-endian, then the reason cut to at most 123
   /// bytes on a character boundary.
-  static func closePayload(code: UInt16?, reason: String) -> [UInt8] {
-    guard let code else { return [] }
+  package static func closePayload(code: WebSocketCloseCode?, reason: String) -> [UInt8] {
+    guard let code = code?.code else { return [] }
     var payload: [UInt8] = [UInt8(code >> 8), UInt8(code & 0xFF)]
     var reasonBytes = 0
     for character in reason {

@@ -251,10 +251,11 @@ public struct WebSocketConnection {
   /// Starts the close handshake. The connection finishes when the peer's close frame
   /// arrives (a ``WebSocketAction/close(code:reason:)`` from ``receive(_:)-(UnsafeRawBufferPointer)``).
   /// - Parameters:
-  ///   - code: The close code (default 1000); `nil` sends an empty close payload.
+  ///   - code: The close code (default 1000, `.normalClosure`); `nil` sends an empty close
+  ///     payload.
   ///   - reason: The reason, cut to 123 bytes on a character boundary.
   /// - Returns: The close frame to write, or `nil` once closing or closed.
-  public mutating func close(code: UInt16? = 1000, reason: String = "") -> [UInt8]? {
+  public mutating func close(code: WebSocketCloseCode? = .normalClosure, reason: String = "") -> [UInt8]? {
     guard state == .open else { return nil }
     state = .closeSent
     return encode(.close, Self.closePayload(code: code, reason: reason))

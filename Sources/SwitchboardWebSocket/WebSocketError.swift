@@ -23,32 +23,35 @@ public struct WebSocketError: Error, Sendable, CustomStringConvertible {
   }
 
   /// The close code (RFC 6455 section 7.4.1) that this error maps to.
-  public var closeCode: UInt16 {
+  public var closeCode: WebSocketCloseCode {
     switch code {
-    case .protocolError, .handshakeFailed: 1002
-    case .invalidUTF8: 1007
-    case .policy: 1008
-    case .messageTooBig: 1009
-    case .internal: 1011
+    case .protocolError, .handshakeFailed: .protocolError
+    case .invalidUTF8: .invalidFramePayloadData
+    case .policy: .policyViolation
+    case .messageTooBig: .messageTooBig
+    case .internal: .unexpectedServerError
     }
   }
 
   /// A readable description: the close code and the message.
   public var description: String { "WebSocketError(\(closeCode)): \(message)" }
 
-  /// A protocol violation (close code 1002).
+  /// A protocol violation (close code 1002, ``WebSocketCloseCode/protocolError``).
   public static let protocolError = WebSocketError(.protocolError, "protocol error")
-  /// A text message or close reason that is not valid UTF-8 (close code 1007).
+  /// A text message or close reason that is not valid UTF-8 (close code 1007,
+  /// ``WebSocketCloseCode/invalidFramePayloadData``).
   public static let invalidUTF8 = WebSocketError(.invalidUTF8, "invalid UTF-8")
-  /// A policy violation (close code 1008).
+  /// A policy violation (close code 1008, ``WebSocketCloseCode/policyViolation``).
   public static let policy = WebSocketError(.policy, "policy violation")
-  /// A frame or message over the configured limit (close code 1009).
+  /// A frame or message over the configured limit (close code 1009,
+  /// ``WebSocketCloseCode/messageTooBig``).
   public static let messageTooBig = WebSocketError(.messageTooBig, "message too big")
-  /// An unexpected internal condition such as a compression failure (close code 1011).
+  /// An unexpected internal condition such as a compression failure (close code 1011,
+  /// ``WebSocketCloseCode/unexpectedServerError``).
   public static let `internal` = WebSocketError(.internal, "internal error")
 
   /// The opening handshake failed (a client saw an invalid server response). There is
-  /// no connection to close yet; ``closeCode`` is 1002 for uniformity.
+  /// no connection to close yet; ``closeCode`` is ``WebSocketCloseCode/protocolError`` for uniformity.
   public static let handshakeFailed = WebSocketError(.handshakeFailed, "handshake failed")
 
   /// A protocol violation (1002) with a specific message.

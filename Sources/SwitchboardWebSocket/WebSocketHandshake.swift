@@ -178,8 +178,9 @@ public enum WebSocketHandshake {
     return .reject(response: response, reason: reason)
   }
 
+  /// A header value without its surrounding optional whitespace.
   static func trimmed(_ s: String) -> String {
-    String(s.drop { $0 == " " || $0 == "\t" }.reversed().drop { $0 == " " || $0 == "\t" }.reversed())
+    String(s.trimmingSpacesAndTabs())
   }
 
   static func tokens(_ s: String) -> [String] {

@@ -1,8 +1,8 @@
 // Autobahn|Testsuite client testee (`wstest -m fuzzingserver`), on WebSocketClient.
 //
-// Kept as .txt so SwitchboardClientTests does not compile it: it is the `main.swift` of an
-// executable target (`autobahn-client`, depending on SwitchboardClient). Protocol, from
-// /work/shared/tools/autobahn/README.md (URL = $ABT_URL, agent = $ABT_AGENT):
+// The `main.swift` of the executable target `autobahn-client` (depending on
+// SwitchboardClient). Protocol, from docs/TESTING.md ("Conformance") and
+// scripts/autobahn/run-client-suite.sh (URL = $ABT_URL, agent = $ABT_AGENT):
 //   1. URL/getCaseCount -> one text message, N
 //   2. for n in 1...N: URL/runCase?case=n&agent=AGENT, echo every message (text as text,
 //      binary as binary) until the server closes

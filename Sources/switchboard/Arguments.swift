@@ -1,5 +1,6 @@
 /// A small command-line parser: `--flag VALUE`, `--flag=VALUE`, boolean `--flag`, and
 /// positional arguments. Unknown flags are errors, so typos never pass silently.
+/// `--version` is accepted by every command (see ``helpOrVersion(_:)``).
 struct Arguments {
   struct UsageError: Error, CustomStringConvertible {
     let description: String
@@ -11,6 +12,7 @@ struct Arguments {
 
   /// Parses `args` given the flags that take a value and the boolean ones.
   init(_ args: [String], valued: Set<String>, booleans: Set<String>) throws {
+    let booleans = booleans.union(["version"])
     var i = 0
     var onlyPositional = false
     while i < args.count {
@@ -52,6 +54,20 @@ struct Arguments {
   }
 
   func flag(_ name: String) -> Bool { switches.contains(name) }
+
+  /// Answers `--help` (prints `help`) and `--version` (prints the version line) with exit
+  /// code 0; `nil` when neither was asked for and the command should run.
+  func helpOrVersion(_ help: String) -> Int32? {
+    if flag("help") {
+      Output.print(help)
+      return ExitCode.ok
+    }
+    if flag("version") {
+      Output.print(SwitchboardVersion.line)
+      return ExitCode.ok
+    }
+    return nil
+  }
   func value(_ name: String) -> String? { values[name] }
 
   func int(_ name: String, in range: ClosedRange<Int>) throws -> Int? {

@@ -31,6 +31,7 @@ enum BenchCommand {
       --plot FILE.svg      write the latency histogram as SVG
       --json               print one JSON line on stdout (the report goes to stderr)
       --quiet              no progress lines
+      --version            print the version and the commit it was built from
       -h, --help           this text
 
     Progress goes to stderr once a second. Exit codes: 0 done, 1 the run failed (no
@@ -51,10 +52,7 @@ enum BenchCommand {
       Output.error("switchboard bench: \(error)")
       return ExitCode.usage
     }
-    if args.flag("help") {
-      Output.print(help)
-      return ExitCode.ok
-    }
+    if let code = args.helpOrVersion(help) { return code }
     guard args.positional.count == 1 else {
       Output.error("switchboard bench: needs exactly one URL\n\n\(help)")
       return ExitCode.usage

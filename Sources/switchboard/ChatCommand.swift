@@ -17,7 +17,7 @@ import SwitchboardClient
 /// stdin ends and everything read was sent.
 enum ChatCommand {
   static let help = """
-    usage: switchboard chat URL [--name NAME] [--room ROOM] [--pipe]
+    usage: switchboard chat URL [--name NAME] [--room ROOM] [--pipe] [--log-level LEVEL]
 
     A chat client. URL is ws://host:1337/, tcp://host:8080, udp://host:8081
     (tls:// with the system trust store; wss:// is not available yet).
@@ -25,21 +25,21 @@ enum ChatCommand {
     With --pipe, or when stdin is not a terminal: stdin lines are sent, received
     messages are printed as AUTHOR: TEXT, and the command exits at end of input.
     Colours follow NO_COLOR and are off when stdout is not a terminal.
+    --log-level LEVEL (trace … critical) writes the client library's log to stderr, as
+    text or, with --log-format json, JSON lines (default: no log). --version prints the
+    version and the commit it was built from.
     Exit codes: 0 ok, 1 could not connect or send, 64 bad usage.
     """
 
   static func run(_ argv: [String]) -> Int32 {
     let args: Arguments
     do {
-      args = try Arguments(argv, valued: ["name", "room"], booleans: ["help", "pipe"])
+      args = try Arguments(argv, valued: LogOptions.flags.union(["name", "room"]), booleans: ["help", "pipe"])
     } catch {
       Output.error("switchboard chat: \(error)")
       return ExitCode.usage
     }
-    if args.flag("help") {
-      Output.print(help)
-      return ExitCode.ok
-    }
+    if let code = args.helpOrVersion(help) { return code }
     guard args.positional.count == 1 else {
       Output.error("switchboard chat: needs exactly one URL\n\n\(help)")
       return ExitCode.usage
@@ -61,6 +61,12 @@ enum ChatCommand {
       if name.isEmpty { name = ProcessInfo.processInfo.environment["USER"] ?? "anonymous" }
     }
     var configuration = ChatClient.Configuration()
+    do {
+      configuration.logger = try LogOptions(args, defaultLevel: nil).logger()
+    } catch {
+      Output.error("switchboard chat: \(error)")
+      return ExitCode.usage
+    }
     if !interactive {
       configuration.reconnect = ReconnectPolicy(maximumDelay: .seconds(5), maxAttempts: 8)
     }

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardLog
 import SwitchboardServer
 
 enum ServeCommand {
@@ -31,8 +32,14 @@ enum ServeCommand {
       --backend NAME            I/O backend: io_uring (default on Linux where the kernel
                                 allows it: epoll + batched sends), epoll, dispatch
       --redis URL               share rooms through Redis (not in this build yet)
-      --log-level LEVEL         trace, debug, info, notice, warning, error (default info)
+      --log-level LEVEL         trace, debug, info, notice, warning, error, critical
+                                (default info)
+      --log-format FORMAT       text (default) or json: one JSON object per line, with
+                                ts, level, label, msg and the line's metadata
+      --version                 print the version and the commit it was built from
       -h, --help                this text
+
+    Logs go to stderr; docs/OPERATIONS.md lists the lines and their metadata keys.
 
     SIGINT or SIGTERM: members are told the server is going away, then it exits 0.
     Exit codes: 0 clean shutdown, 1 could not start (e.g. port in use), 64 bad usage.
@@ -41,19 +48,16 @@ enum ServeCommand {
   static func run(_ argv: [String]) -> Int32 {
     let args: Arguments
     var config = ServerConfiguration()
-    var level = Logger.Level.info
+    let logOptions: LogOptions
     do {
       args = try Arguments(
         argv,
-        valued: [
+        valued: LogOptions.flags.union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
-          "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis", "log-level",
-        ],
+          "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
+        ]),
         booleans: ["ephemeral", "no-advertise", "help"])
-      if args.flag("help") {
-        Output.print(help)
-        return ExitCode.ok
-      }
+      if let code = args.helpOrVersion(help) { return code }
       if let extra = args.positional.first {
         throw Arguments.UsageError(description: "unexpected argument '\(extra)'")
       }
@@ -101,12 +105,7 @@ enum ServeCommand {
         }
         config.backend = backend
       }
-      if let l = args.value("log-level") {
-        guard let parsed = Logger.Level(name: l) else {
-          throw Arguments.UsageError(description: "--log-level must be one of trace, debug, info, notice, warning, error")
-        }
-        level = parsed
-      }
+      logOptions = try LogOptions(args, defaultLevel: .info)
       if args.value("redis") != nil {
         throw Arguments.UsageError(description: "--redis: scale-out over Redis is not available in this build yet")
       }
@@ -115,10 +114,17 @@ enum ServeCommand {
       return ExitCode.usage
     }
 
-    let logger = Logger.standardError(level: level)
+    let logger = logOptions.logger()
+    config.logger = logger
+    logger.info(
+      "starting",
+      metadata: [
+        "version": SwitchboardVersion.number, "commit": BuildCommit.id, "backend": config.backend.rawValue,
+        "loops": "\(config.loopCount)",
+      ])
     let server: ChatServer
     do {
-      server = try ChatServer(configuration: config, logger: logger)
+      server = try ChatServer(configuration: config)
       try server.start()
     } catch {
       Output.error("switchboard serve: \(error)")
@@ -133,7 +139,7 @@ enum ServeCommand {
       signal(sig, SIG_IGN)
       let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
       source.setEventHandler { @Sendable in
-        logger.notice("received \(sig == SIGINT ? "SIGINT" : "SIGTERM"), shutting down")
+        logger.notice("shutting down", metadata: ["signal": sig == SIGINT ? "SIGINT" : "SIGTERM"])
         stop.signal()
       }
       source.resume()

@@ -9,17 +9,15 @@ enum StoreBenchCommand {
     Appends N messages (default 100000) over R rooms (default 1) to a fresh SQLite
     history store in a temporary folder under PATH (default the system temp folder,
     removed afterwards) and reports messages stored per second, for each durability
-    mode given (batched, fsync, none; default all three).
+    mode given (batched, fsync, none; default all three). --version prints the version
+    and the commit it was built from.
     """
 
   static func run(_ argv: [String]) -> Int32 {
     let args: Arguments
     do {
       args = try Arguments(argv, valued: ["dir", "messages", "rooms", "durability"], booleans: ["help"])
-      if args.flag("help") {
-        Output.print(help)
-        return ExitCode.ok
-      }
+      if let code = args.helpOrVersion(help) { return code }
       let messages = try args.int("messages", in: 1...100_000_000) ?? 100_000
       let rooms = try args.int("rooms", in: 1...100_000) ?? 1
       let dir = args.value("dir") ?? NSTemporaryDirectory()

@@ -22,7 +22,8 @@ struct SwitchboardCommand {
       store-bench      messages stored per second by the SQLite history store
       help             this text
 
-    Run `switchboard COMMAND --help` for a command's options.
+    Run `switchboard COMMAND --help` for a command's options; `switchboard --version` (or
+    `switchboard COMMAND --version`) prints the version and the commit it was built from.
     """
 
   static func main() {
@@ -42,9 +43,17 @@ struct SwitchboardCommand {
     case "help", "--help", "-h":
       Output.print(usage)
       code = ExitCode.ok
+    case "--version":
+      Output.print(SwitchboardVersion.line)
+      code = ExitCode.ok
     case "browse", "peer":
-      Output.error("switchboard \(command): not available in this build yet (see the README's roadmap)")
-      code = ExitCode.unavailable
+      if args.contains("--version") {
+        Output.print(SwitchboardVersion.line)
+        code = ExitCode.ok
+      } else {
+        Output.error("switchboard \(command): not available in this build yet (see the README's roadmap)")
+        code = ExitCode.unavailable
+      }
     default:
       Output.error("switchboard: unknown command '\(command)'\n\n\(usage)")
       code = ExitCode.usage

@@ -1,6 +1,7 @@
 import Dispatch
 import Synchronization
 import SwitchboardChat
+import SwitchboardTestSupport
 import Testing
 
 /// Runs shard tasks inline on the caller (the hub's ordering guarantees still apply).
@@ -18,6 +19,7 @@ final class RecordingMember: LocalMember {
   }
 }
 
+@Suite(.onTestThreads)
 struct ChatHubTests {
   @Test func idsArePerRoomAndGapless() {
     let hub = ChatHub(clock: { 1000 })

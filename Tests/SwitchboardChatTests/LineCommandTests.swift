@@ -1,6 +1,8 @@
 import SwitchboardChat
+import SwitchboardTestSupport
 import Testing
 
+@Suite(.onTestThreads)
 struct LineCommandTests {
   @Test(arguments: [
     ("iam:bob", LineCommand.iam("bob")),

@@ -1,6 +1,8 @@
 import SwitchboardChat
+import SwitchboardTestSupport
 import Testing
 
+@Suite(.onTestThreads)
 struct LineFramerTests {
   private func drain(_ framer: inout LineFramer) -> [LineFramer.Output] {
     var out: [LineFramer.Output] = []
@@ -39,9 +41,53 @@ struct LineFramerTests {
     #expect(drain(&f) == [.line(Array("x".utf8))])
   }
 
+  @Test func oneReadOfManyLinesGivesThemAllInOrder() {
+    // A pasted block or a burst from a client arrives as one read. (That this takes
+    // linear time is measured, not asserted: a timed check would fail under load.)
+    let count = 100_000
+    var input: [UInt8] = []
+    for i in 0..<count { input += Array("line \(i)\(i % 3 == 0 ? "\r" : "")\n".utf8) }
+    input += Array("tail".utf8)
+    var f = LineFramer()
+    input.withUnsafeBytes { f.append($0) }
+    var n = 0
+    while let output = f.next() {
+      guard output == .line(Array("line \(n)".utf8)) else {
+        Issue.record("line \(n) came out as \(output)")
+        return
+      }
+      n += 1
+    }
+    #expect(n == count)
+    #expect(f.pendingCount == 4)
+    #expect(f.takePartial() == Array("tail".utf8))
+  }
+
+  @Test func bytesAppendedBeforeTheLastLineIsTakenFollowIt() {
+    var f = LineFramer()
+    f.append(contentsOf: Array("a\nb\n".utf8))
+    #expect(f.next() == .line(Array("a".utf8)))
+    f.append(contentsOf: Array("c\r\nd".utf8))
+    #expect(drain(&f) == [.line(Array("b".utf8)), .line(Array("c".utf8))])
+    #expect(f.takePartial() == Array("d".utf8))
+  }
+
+  @Test func pendingCountLeavesOutLinesAlreadyTaken() {
+    var f = LineFramer()
+    f.append(contentsOf: Array("one\ntwo\nthr".utf8))
+    #expect(f.pendingCount == 11)
+    #expect(f.next() == .line(Array("one".utf8)))
+    #expect(f.pendingCount == 7)
+    #expect(drain(&f) == [.line(Array("two".utf8))])
+    #expect(f.pendingCount == 3)
+    f.append(contentsOf: Array("ee\n".utf8))
+    #expect(drain(&f) == [.line(Array("three".utf8))])
+    #expect(f.pendingCount == 0)
+  }
+
   @Test(arguments: [1, 2, 3, 7, 64])
   func anySplitGivesTheSameLines(chunk: Int) {
-    var generator = SplitMix(seed: UInt64(chunk))
+    var generator = SeededGenerator(seed: UInt64(chunk))
     var input: [UInt8] = []
     for _ in 0..<300 {
       let length = Int(generator.next() % 20)
@@ -61,18 +107,5 @@ struct LineFramerTests {
       i += n
     }
     #expect(got == expected)
-  }
-}
-
-/// A small deterministic generator for reproducible random inputs.
-struct SplitMix: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }

@@ -10,7 +10,10 @@ import SwitchboardTestSupport
 #endif
 
 /// Servers that go away, never were, never answer; a line server nobody here wrote.
-@Suite struct ChatClientFaultTests {
+@Suite(.onTestThreads) struct ChatClientFaultTests {
+  /// netcat, the line server of ``plainLineServerNobodyHereWrote()``.
+  static let netcat = executableOnPath("nc")
+
   @Test(arguments: ["ws", "tcp", "udp"])
   func reconnectsToARestartedServer(scheme: String) async throws {
     var server = try startServer()
@@ -54,6 +57,13 @@ import SwitchboardTestSupport
       }
     }.filter { !$0.isEmpty }
     #expect(kinds.firstIndex(of: "reconnecting")! < kinds.lastIndex(of: "connected")!)
+    // A WebSocket server shutting down says so (1001); lines and datagrams carry no code.
+    let disconnect = client.events[mark...].first { if case .disconnected = $0 { true } else { false } }
+    if case .disconnected(_, let code)? = disconnect {
+      #expect(code == (scheme == "ws" ? .goingAway : nil))
+    } else {
+      Issue.record("no disconnected event after the restart")
+    }
     await client.stop()
     await watcher.stop()
   }
@@ -82,7 +92,10 @@ import SwitchboardTestSupport
     config.reconnect = .never
     let probe = try ChatProbe("ws://nonexistent.invalid/", name: "x", configuration: config)
     let event = try await probe.waitFor("an error", timeout: .seconds(30)) { if case .error = $0 { true } else { false } }
-    guard case .error(let error) = event else { return }
+    guard case .error(let error) = event else {
+      Issue.record("waited for an error, got \(event)")
+      return
+    }
     #expect(error == .connectFailed)
     #expect(error.description.contains("nonexistent.invalid"))
     await probe.stop()
@@ -108,8 +121,8 @@ import SwitchboardTestSupport
 
   @Test func silentWebSocketPeerFailsTheHeartbeat() async throws {
     // Completes the opening handshake, then never sends another byte (no pongs).
-    let peer = try PythonPeer(
-      script: """
+    let peer = try PythonPeer.script(
+      """
         import socket, base64, hashlib, time
         s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         s.bind(("127.0.0.1", 0)); s.listen(4); print("PORT", s.getsockname()[1], flush=True)
@@ -134,34 +147,19 @@ import SwitchboardTestSupport
     await probe.stop()
   }
 
-  @Test func plainLineServerNobodyHereWrote() async throws {
+  @Test(.enabled(if: netcat != nil, "needs nc (netcat-openbsd) on PATH"))
+  func plainLineServerNobodyHereWrote() async throws {
     // netcat-openbsd as the server: it prints what the client sends, and what is typed
     // into its stdin reaches the client as lines.
     let port = try freePort()
-    let nc = Process()
-    nc.executableURL = URL(fileURLWithPath: "/usr/bin/nc")
-    nc.arguments = ["-l", "127.0.0.1", "\(port)"]
-    let input = Pipe()
-    let output = Pipe()
-    nc.standardInput = input
-    nc.standardOutput = output
-    let collected = ChatByteLog()
-    output.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      collected.bytes.withLock { $0.append(contentsOf: data) }
-    }
-    try runSerialized(nc)
-    defer {
-      output.fileHandleForReading.readabilityHandler = nil
-      if nc.isRunning { kill(nc.processIdentifier, SIGKILL) }
-      nc.waitUntilExit()
-    }
+    let nc = try ChildProcess(try #require(Self.netcat), ["-l", "127.0.0.1", "\(port)"])
+    defer { nc.stop() }
     // nc may not listen yet: the client's reconnects cover that.
     let probe = try ChatProbe("tcp://127.0.0.1:\(port)", name: "alice", configuration: .forTesting)
     try await probe.waitConnected()
     try await probe.client.send("hello nc")
-    try await eventually("nc to print both lines") { collected.text.contains("iam:alice\nmsg:hello nc\n") }
-    input.fileHandleForWriting.write(Data("bob: hi alice\n* carol has joined\n".utf8))
+    try await nc.waitForOutput("iam:alice\nmsg:hello nc\n")
+    nc.write("bob: hi alice\n* carol has joined\n")
     let m = try await probe.waitForMessage("hi alice")
     #expect(m.author == "bob")
     try await probe.waitFor("carol's join") {
@@ -170,9 +168,4 @@ import SwitchboardTestSupport
     }
     await probe.stop()
   }
-}
-
-final class ChatByteLog: Sendable {
-  let bytes = Mutex<[UInt8]>([])
-  var text: String { bytes.withLock { String(decoding: $0, as: UTF8.self) } }
 }

@@ -1,11 +1,12 @@
 import Foundation
 import SwitchboardClient
 import SwitchboardTLS
+import SwitchboardTestSupport
 import Testing
 
 /// `tls://`: the line dialect over TLS, against a python `ssl` line server (a peer
 /// nobody here wrote) that trusts nothing of ours but the test CA's certificate.
-@Suite(.enabled(if: PythonPeer.hasPython && TLSPeerPKI.hasOpenSSL, "needs python3 and openssl"))
+@Suite(.onTestThreads, .enabled(if: PythonPeer.hasPython && TestPKI.hasOpenSSL, "needs python3 and openssl"))
 struct ChatClientTLSTests {
   /// Reads lines; answers `msg:TEXT` with `peer: TEXT` and reports each line on stdout.
   static let lineServer = """
@@ -32,9 +33,9 @@ struct ChatClientTLSTests {
     """
 
   @Test func lineChatOverTLSTrustingTheTestCA() async throws {
-    let pki = try TLSPeerPKI()
+    let pki = try TestPKI()
     defer { pki.remove() }
-    let peer = try PythonPeer(script: Self.lineServer, arguments: [pki.path("server.pem"), pki.path("server.key")])
+    let peer = try PythonPeer.script(Self.lineServer, arguments: [pki.path("server.pem"), pki.path("server.key")])
     defer { peer.stop() }
     let port = try await peer.waitForLine { line -> Int? in line.hasPrefix("port ") ? Int(line.dropFirst(5)) : nil }
     var config = ChatClient.Configuration.forTesting
@@ -51,9 +52,9 @@ struct ChatClientTLSTests {
   }
 
   @Test func anUntrustedServerIsAnError() async throws {
-    let pki = try TLSPeerPKI()
+    let pki = try TestPKI()
     defer { pki.remove() }
-    let peer = try PythonPeer(script: Self.lineServer, arguments: [pki.path("self.pem"), pki.path("self.key")])
+    let peer = try PythonPeer.script(Self.lineServer, arguments: [pki.path("self.pem"), pki.path("self.key")])
     defer { peer.stop() }
     let port = try await peer.waitForLine { line -> Int? in line.hasPrefix("port ") ? Int(line.dropFirst(5)) : nil }
     var config = ChatClient.Configuration.forTesting

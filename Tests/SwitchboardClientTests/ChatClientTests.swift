@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardClient
 import SwitchboardServer
 import Synchronization
+import SwitchboardTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -9,7 +10,7 @@ import Testing
 #endif
 
 /// ``ChatClient`` against the real in-process server over each transport.
-@Suite struct ChatClientTests {
+@Suite(.onTestThreads) struct ChatClientTests {
   @Test func webSocketClientsJoinSendAndReceive() async throws {
     let server = try startServer()
     defer { server.shutdown() }
@@ -60,6 +61,11 @@ import Testing
     #expect(got.room == "dev")
     // The line dialect does not echo: the client reports its own message itself.
     #expect(try await line.waitForMessage("over tcp").isMine)
+    // CR LF ends a line of a message as LF does, and every line is sent as text: a
+    // second line that looks like a command is a message, not a rename.
+    try await line.client.send("first line\r\n/nick mallory")
+    #expect(try await web.waitForMessage("first line").author == "liner")
+    #expect(try await web.waitForMessage("/nick mallory").author == "liner")
     try await web.client.send("back at you")
     let back = try await line.waitForMessage("back at you")
     #expect(back.author == "webby")

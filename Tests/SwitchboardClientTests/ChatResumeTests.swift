@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardClient
 import SwitchboardServer
 import Synchronization
+import SwitchboardTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,7 +11,7 @@ import Testing
 
 /// Resume without loss over WebSocket: restarts on the same SQLite data directory keep
 /// history and epoch, and the client picks up after the last id it saw.
-@Suite(.serialized) struct ChatResumeTests {
+@Suite(.onTestThreads, .serialized) struct ChatResumeTests {
   @Test func missedMessagesArriveExactlyOnceInOrder() async throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
@@ -34,11 +35,13 @@ import Testing
     #expect(a.connectedCount == 1)
     for i in 0..<50 { try await b.client.send("late \(i)") }
     try await a.waitReady(count: 2)
-    try await eventually("A has all 60") { a.messages.count >= 60 }
-    try await Task.sleep(for: .milliseconds(100))  // would a duplicate follow?
-    let ids = a.messages.compactMap(\.id)
-    #expect(ids == Array(1...60))
-    #expect(a.messages.map(\.text) == (0..<10).map { "early \($0)" } + (0..<50).map { "late \($0)" })
+    // A duplicate would arrive before a message sent after all of them: wait for that one.
+    try await b.client.send("marker")
+    _ = try await a.waitForMessage("marker")
+    let received = a.messages
+    let ids = received.compactMap(\.id)
+    #expect(ids == Array(1...61))
+    #expect(received.map(\.text) == (0..<10).map { "early \($0)" } + (0..<50).map { "late \($0)" } + ["marker"])
     #expect(!a.events.contains { if case .gap = $0 { true } else { false } })
     // The resumed history held only what was missed (how much of the 50 depends on when
     // A got back; the rest came live), never the 10 A already had.
@@ -100,9 +103,8 @@ extension ChatResumeTests {
     defer { server.current.shutdown() }
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .appendingPathComponent("peers/reset_proxy.py").path
-    let proxy = try PythonPeer(
-      executable: "/usr/bin/env",
-      arguments: ["python3", "-u", script, "\(server.current.httpAddress!.port)", "--seconds", "90"], environment: [:])
+    let proxy = try ChildProcess(
+      command: ["python3", "-u", script, "\(server.current.httpAddress!.port)", "--seconds", "90"])
     defer { proxy.stop() }
     let port = try await proxy.waitForLine { line -> Int? in line.hasPrefix("port ") ? Int(line.dropFirst(5)) : nil }
     let url = "ws://127.0.0.1:\(port)/"
@@ -142,8 +144,8 @@ func expectEveryMessageOnceInOrder(_ clients: [ChatProbe], total: Int, within ti
 }
 
 /// The first four clients send 2,500 messages each (up to 50 in flight per sender, like a
-/// busy UI) while the server is restarted `times` times at random moments; returns the
-/// total sent (10,000).
+/// busy UI) while the server is restarted `times` times at random moments (each once the
+/// first client is connected again); returns the total sent (10,000).
 func sendFromFour(
   _ clients: [ChatProbe], restarting server: ChatServerBox, times: Int, every range: ClosedRange<Int>
 ) async throws -> Int {
@@ -163,7 +165,11 @@ func sendFromFour(
       }
     }
     group.addTask {
-      for _ in 0..<times {
+      for restart in 0..<times {
+        // Each restart cuts a connection: the first client is back from the last one.
+        try await eventually("\(clients[0].client.name) reconnected after restart \(restart)") {
+          clients[0].connectedCount > restart
+        }
         try await Task.sleep(for: .milliseconds(Int.random(in: range)))
         try server.restart()
       }

@@ -3,6 +3,7 @@ import SwitchboardClient
 import SwitchboardIO
 import SwitchboardServer
 import Synchronization
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -47,21 +48,17 @@ final class ChatProbe: Sendable {
   func waitFor(
     _ what: String, from: Int = 0, timeout: Duration = .seconds(10), _ predicate: (ChatClient.Event) -> Bool
   ) async throws -> ChatClient.Event {
-    let deadline = ContinuousClock.now + timeout
-    while true {
-      if let hit = log.events.withLock({ $0.dropFirst(from).first(where: predicate) }) { return hit }
-      guard ContinuousClock.now < deadline else {
-        throw TestFailure("\(client.name): timed out waiting for \(what); events: \(events.suffix(12))")
-      }
-      try await Task.sleep(for: .milliseconds(10))
+    var hit: ChatClient.Event?
+    try await eventually(timeout: timeout, "\(client.name): \(what); events: \(events.suffix(12))") {
+      hit = log.events.withLock { $0.dropFirst(from).first(where: predicate) }
+      return hit != nil
     }
+    return hit!
   }
 
   func waitConnected(count: Int = 1, timeout: Duration = .seconds(10)) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while connectedCount < count {
-      guard ContinuousClock.now < deadline else { throw TestFailure("\(client.name): not connected \(count)x; \(events.suffix(8))") }
-      try await Task.sleep(for: .milliseconds(10))
+    try await eventually(timeout: timeout, "\(client.name): connected \(count)x; \(events.suffix(8))") {
+      connectedCount >= count
     }
   }
 
@@ -69,10 +66,8 @@ final class ChatProbe: Sendable {
   func waitReady(count: Int = 1) async throws {
     try await waitConnected(count: count)
     if client.endpoint.scheme == .ws {
-      let deadline = ContinuousClock.now + .seconds(10)
-      while log.events.withLock({ $0.filter { if case .history = $0 { true } else { false } }.count }) < count {
-        guard ContinuousClock.now < deadline else { throw TestFailure("no history") }
-        try await Task.sleep(for: .milliseconds(10))
+      try await eventually("\(client.name): history \(count)x; \(events.suffix(8))") {
+        log.events.withLock { $0.filter { if case .history = $0 { true } else { false } }.count } >= count
       }
     }
   }
@@ -123,14 +118,15 @@ func startServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) th
   return server
 }
 
-/// A server on the same ports and data directory as `old`, after `old` is shut down.
+/// A server on the same ports and data directory as `old`, after `old` is shut down
+/// (retried until the ports are free again, for at most five seconds).
 func restart(_ old: ChatServer) throws -> ChatServer {
   let tcp = old.tcpAddress!.port
   let udp = old.udpAddress!.port
   let http = old.httpAddress!.port
   old.shutdown()
-  var lastError: (any Error)?
-  for _ in 0..<50 {
+  let deadline = ContinuousClock.now + .seconds(5)
+  while true {
     do {
       return try startServer { c in
         c.tcpPort = tcp
@@ -140,11 +136,11 @@ func restart(_ old: ChatServer) throws -> ChatServer {
         c.dataDirectory = old.configuration.dataDirectory
       }
     } catch {
-      lastError = error
+      // The old server's sockets may still be closing: try again shortly.
+      guard ContinuousClock.now < deadline else { throw error }
       usleep(20_000)
     }
   }
-  throw lastError!
 }
 
 func wsURL(_ server: ChatServer, path: String = "/") -> String { "ws://127.0.0.1:\(server.httpAddress!.port)\(path)" }
@@ -159,7 +155,4 @@ func temporaryDirectory() throws -> String {
 }
 
 /// A port nothing listens on right now (bound, read, released).
-func freePort() throws -> Int {
-  let socket = try RawSocket(listen: false)
-  return socket.port
-}
+func freePort() throws -> Int { try freePorts(1)[0] }

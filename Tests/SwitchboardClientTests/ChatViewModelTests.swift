@@ -2,6 +2,7 @@ import Observation
 import SwitchboardClient
 import SwitchboardServer
 import Synchronization
+import SwitchboardTestSupport
 import Testing
 
 /// Counts observable changes of a model's transcript, re-registering after each one.
@@ -27,7 +28,7 @@ final class ChatChangeCounter: Sendable {
   var changes: Int { count.load(ordering: .relaxed) }
 }
 
-@Suite struct ChatViewModelTests {
+@Suite(.onTestThreads) struct ChatViewModelTests {
   @Test func aBurstIsCoalescedToAtMostSixtyUpdatesASecond() async throws {
     let model = ChatViewModel(client: try ChatClient(url: "ws://127.0.0.1:1/", name: "me"))
     let counter = ChatChangeCounter(model)

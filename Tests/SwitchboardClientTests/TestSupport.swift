@@ -1,39 +1,22 @@
 import SwitchboardClient
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// A test failure with a message.
-struct TestFailure: Error, CustomStringConvertible {
-  var description: String
-  init(_ description: String) { self.description = description }
-}
-
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(
-  timeout: Duration = .seconds(10), _ what: @autoclosure () -> String, _ condition: () throws -> Bool
-) async throws {
-  let deadline = ContinuousClock.now.advanced(by: timeout)
-  while try !condition() {
-    guard ContinuousClock.now < deadline else { throw TestFailure("timed out waiting for \(what())") }
-    try await Task.sleep(for: .milliseconds(10))
-  }
-}
-
-/// Runs `body`, failing if it takes longer than `timeout`.
-func withTimeout<T: Sendable>(
-  _ timeout: Duration = .seconds(30), _ body: @escaping @Sendable () async throws -> T
-) async throws -> T {
-  try await withThrowingTaskGroup(of: T.self) { group in
-    group.addTask { try await body() }
-    group.addTask {
-      try await Task.sleep(for: timeout)
-      throw TestFailure("timed out after \(timeout)")
+/// The first executable file named `name` in a directory of `PATH`, or `nil`: tests that
+/// need a peer nobody here wrote skip, saying so, when it is not installed.
+func executableOnPath(_ name: String) -> String? {
+  guard let path = getenv("PATH") else { return nil }
+  for directory in String(cString: path).split(separator: ":") {
+    let candidate = "\(directory)/\(name)"
+    var info = stat()
+    if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 {
+      return candidate
     }
-    defer { group.cancelAll() }
-    return try await group.next()!
   }
+  return nil
 }
 
 extension WebSocketClient {
@@ -67,7 +50,7 @@ final class RawSocket: @unchecked Sendable {
   let port: Int
 
   init(listen shouldListen: Bool) throws {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket failed") }
     var addr = sockaddr_in()
     addr.sin_family = sa_family_t(AF_INET)
@@ -92,4 +75,10 @@ final class RawSocket: @unchecked Sendable {
   }
 
   deinit { close(fd) }
+
+  /// Whether a connection waits to be accepted (the listening socket polls readable).
+  var hasPendingConnection: Bool {
+    var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    return poll(&pfd, 1, 0) == 1
+  }
 }

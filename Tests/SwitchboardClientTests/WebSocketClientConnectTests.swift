@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardClient
 import SwitchboardIO
+import SwitchboardTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,6 +9,7 @@ import Testing
 #endif
 
 /// Connection failures: refused, rejected, silent servers, bad URLs.
+@Suite(.onTestThreads)
 struct WebSocketClientConnectTests {
   @Test func refusedConnectionIsConnectFailed() async throws {
     let bound = try RawSocket(listen: false)  // bound, not listening: connects are refused
@@ -48,11 +50,29 @@ struct WebSocketClientConnectTests {
     let attempt = Task {
       try await WebSocketClient.connect(to: "ws://127.0.0.1:\(listener.port)/")
     }
-    try await Task.sleep(for: .milliseconds(50))
+    // Cancelled once its TCP connection is in (it then waits for a handshake answer).
+    try await eventually("the client's TCP connection") { listener.hasPendingConnection }
     attempt.cancel()
     let start = ContinuousClock.now
     let result = await attempt.result
     #expect(ContinuousClock.now - start < .seconds(30))  // did not hang
+    #expect(throws: WebSocketClientError.cancelled) { try result.get() }
+  }
+
+  @Test func connectingFromACancelledTaskFailsAtOnce() async throws {
+    // The cancellation reaches the channel before its start does: it must not connect
+    // and then wait out the connect timeout on a server that never answers.
+    let listener = try RawSocket(listen: true)
+    var configuration = WebSocketClient.Configuration()
+    configuration.connectTimeout = .seconds(60)
+    let url = "ws://127.0.0.1:\(listener.port)/"
+    let attempt = Task {
+      withUnsafeCurrentTask { $0?.cancel() }
+      return try await WebSocketClient.connect(to: url, configuration: configuration)
+    }
+    let start = ContinuousClock.now
+    let result = await attempt.result
+    #expect(ContinuousClock.now - start < .seconds(30))  // did not wait for the timeout
     #expect(throws: WebSocketClientError.cancelled) { try result.get() }
   }
 
@@ -73,6 +93,7 @@ struct WebSocketClientConnectTests {
   }
 }
 
+@Suite(.onTestThreads)
 struct WebSocketURLTests {
   @Test func partsAreParsed() throws {
     let url = try WebSocketURL("WS://example.com:8080/rooms/lobby?since=3")

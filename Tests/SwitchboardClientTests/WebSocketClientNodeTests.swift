@@ -1,14 +1,14 @@
 import Foundation
 import SwitchboardClient
+import SwitchboardTestSupport
 import Testing
 
 /// The client against node's `ws` server (Debian node-ws, unpacked by
 /// scripts/install-test-peers.sh): a server implementation nobody here wrote.
-@Suite(.enabled(if: NodeWS.available, "needs node and the unpacked node-ws"))
+@Suite(.onTestThreads, .enabled(if: NodeWS.available, "needs node and the unpacked node-ws"))
 struct WebSocketClientNodeTests {
   private func withNodeEcho(_ body: (Int) async throws -> Void) async throws {
-    let peer = try PythonPeer(
-      executable: NodeWS.node!, arguments: [NodeWS.script], environment: ["NODE_PATH": NodeWS.modules])
+    let peer = try ChildProcess(NodeWS.node!, [NodeWS.script], environment: ["NODE_PATH": NodeWS.modules])
     defer { peer.stop() }
     let port = try await peer.waitForLine { line -> Int? in
       line.hasPrefix("listening ") ? Int(line.dropFirst("listening ".count)) : nil

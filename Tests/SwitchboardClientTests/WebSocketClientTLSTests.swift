@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardClient
 import SwitchboardTLS
+import SwitchboardTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,16 +9,16 @@ import Testing
 #endif
 
 /// `wss://` against Python's `websockets` over Python's `ssl`, with a throwaway PKI.
-@Suite(.serialized, .enabled(if: PythonPeer.canServeWSS, "needs python3 with websockets and the openssl CLI"))
+@Suite(.onTestThreads, .serialized, .enabled(if: PythonPeer.canServeWSS, "needs python3 with websockets and the openssl CLI"))
 struct WebSocketClientTLSTests {
   /// Trusts only the test CA.
-  private static func trustingTestCA(_ pki: TLSPeerPKI, serverName: String? = nil) -> WebSocketClient.Configuration {
+  private static func trustingTestCA(_ pki: TestPKI, serverName: String? = nil) -> WebSocketClient.Configuration {
     WebSocketClient.Configuration(tls: TLSConfiguration(trustRoots: .caFile(pki.caFile), serverName: serverName))
   }
 
   @Test(arguments: ["127.0.0.1", "localhost"])
   func messagesAreEchoedOverTLS(host: String) async throws {
-    let pki = try TLSPeerPKI()
+    let pki = try TestPKI()
     defer { pki.remove() }
     let (server, port) = try await PythonPeer.wssEchoServer(pki: pki, certificate: "server.pem", key: "server.key")
     defer { server.stop() }
@@ -37,7 +38,7 @@ struct WebSocketClientTLSTests {
   }
 
   @Test func serverSignedByAnUntrustedCAIsTLSFailed() async throws {
-    let pki = try TLSPeerPKI()
+    let pki = try TestPKI()
     defer { pki.remove() }
     let (server, port) = try await PythonPeer.wssEchoServer(pki: pki, certificate: "server.pem", key: "server.key")
     defer { server.stop() }
@@ -51,7 +52,7 @@ struct WebSocketClientTLSTests {
   }
 
   @Test func selfSignedServerIsTLSFailed() async throws {
-    let pki = try TLSPeerPKI()
+    let pki = try TestPKI()
     defer { pki.remove() }
     let (server, port) = try await PythonPeer.wssEchoServer(pki: pki, certificate: "self.pem", key: "self.key")
     defer { server.stop() }
@@ -64,7 +65,7 @@ struct WebSocketClientTLSTests {
   }
 
   @Test func wrongServerNameIsHostnameMismatch() async throws {
-    let pki = try TLSPeerPKI()
+    let pki = try TestPKI()
     defer { pki.remove() }
     let (server, port) = try await PythonPeer.wssEchoServer(pki: pki, certificate: "server.pem", key: "server.key")
     defer { server.stop() }
@@ -78,7 +79,7 @@ struct WebSocketClientTLSTests {
   }
 
   @Test func pinnedKeyOfASelfSignedServerIsAccepted() async throws {
-    let pki = try TLSPeerPKI()
+    let pki = try TestPKI()
     defer { pki.remove() }
     let (server, port) = try await PythonPeer.wssEchoServer(pki: pki, certificate: "self.pem", key: "self.key")
     defer { server.stop() }

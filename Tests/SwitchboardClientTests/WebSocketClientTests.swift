@@ -1,4 +1,5 @@
 import SwitchboardClient
+import SwitchboardTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -6,7 +7,7 @@ import Testing
 #endif
 
 /// The client against a real server nobody here wrote: Python `websockets`.
-@Suite(.serialized, .enabled(if: PythonPeer.hasWebsockets, "python3 -c 'import websockets' failed"))
+@Suite(.onTestThreads, .serialized, .enabled(if: PythonPeer.hasWebsockets, "python3 -c 'import websockets' failed"))
 struct WebSocketClientTests {
   @Test func textMessageIsEchoed() async throws {
     let (server, port) = try await PythonPeer.echoServer()

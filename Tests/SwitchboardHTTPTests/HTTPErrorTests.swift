@@ -1,6 +1,8 @@
 import SwitchboardHTTP
+import SwitchboardTestSupport
 import Testing
 
+@Suite(.onTestThreads)
 struct HTTPErrorTests {
   @Test(arguments: [
     (HTTPError.malformedRequestLine, 400), (.malformedStatusLine, 400), (.malformedHeader, 400),

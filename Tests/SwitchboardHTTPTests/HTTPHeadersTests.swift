@@ -1,6 +1,8 @@
 import SwitchboardHTTP
+import SwitchboardTestSupport
 import Testing
 
+@Suite(.onTestThreads)
 struct HTTPHeadersTests {
   @Test func lookupIsCaseInsensitiveAndReturnsFirstValue() {
     let headers: HTTPHeaders = ["Set-Cookie": "a", "Host": "h", "set-cookie": "b"]

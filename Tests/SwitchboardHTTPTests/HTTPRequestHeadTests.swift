@@ -1,6 +1,8 @@
 import SwitchboardHTTP
+import SwitchboardTestSupport
 import Testing
 
+@Suite(.onTestThreads)
 struct HTTPRequestHeadTests {
   private func head(_ target: String, version: HTTPVersion = .http1_1, _ headers: HTTPHeaders = [:])
     -> HTTPRequestHead

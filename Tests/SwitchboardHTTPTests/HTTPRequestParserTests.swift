@@ -1,4 +1,5 @@
 import SwitchboardHTTP
+import SwitchboardTestSupport
 import Testing
 
 /// Everything a parser produced from some input: the requests, then the error (if any) and
@@ -32,6 +33,7 @@ struct RequestOutcome: Equatable, CustomStringConvertible {
   }
 }
 
+@Suite(.onTestThreads)
 struct HTTPRequestParserTests {
   @Test func simpleGetIsParsed() throws {
     var parser = HTTPRequestParser()

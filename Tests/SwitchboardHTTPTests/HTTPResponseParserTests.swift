@@ -1,6 +1,8 @@
 import SwitchboardHTTP
+import SwitchboardTestSupport
 import Testing
 
+@Suite(.onTestThreads)
 struct HTTPResponseParserTests {
   static let switching =
     "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

@@ -1,6 +1,8 @@
 import SwitchboardHTTP
+import SwitchboardTestSupport
 import Testing
 
+@Suite(.onTestThreads)
 struct HTTPResponseTests {
   private func text(_ response: HTTPResponse) -> String {
     String(decoding: response.encode(), as: UTF8.self)

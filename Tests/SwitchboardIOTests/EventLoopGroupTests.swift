@@ -8,6 +8,7 @@ import SwitchboardTestSupport
   import Darwin
 #endif
 
+@Suite(.onTestThreads)
 struct EventLoopGroupTests {
   @Test(arguments: SelectorBackend.available)
   func nextHandsOutLoopsRoundRobin(backend: SelectorBackend) throws {

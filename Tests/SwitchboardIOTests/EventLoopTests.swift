@@ -9,6 +9,7 @@ import SwitchboardTestSupport
   import Darwin
 #endif
 
+@Suite(.onTestThreads)
 struct EventLoopTests {
   @Test(arguments: SelectorBackend.available)
   func executeRunsTasksInSubmissionOrderOnTheLoopThread(backend: SelectorBackend) throws {

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SwitchboardIO
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -9,7 +10,7 @@ import Testing
 #endif
 
 /// `IOError.kind`: what callers match on instead of call names and errno numbers.
-@Suite struct IOErrorTests {
+@Suite(.onTestThreads) struct IOErrorTests {
   @Test(arguments: [
     (ECONNRESET, IOError.Kind.reset), (EPIPE, .reset), (ECONNABORTED, .reset), (ETIMEDOUT, .timedOut),
     (ECONNREFUSED, .refused), (EADDRINUSE, .addressInUse), (ENOSYS, .unsupported), (EACCES, .system),

@@ -230,7 +230,7 @@ final class BlockingClient {
   /// a slow reader).
   init(connectingTo address: SocketAddress, receiveBuffer: Int? = nil, timeout: Duration = .seconds(5)) throws
   {
-    fd = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
+    fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw IOError(call: "socket", errno: errno) }
     var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))

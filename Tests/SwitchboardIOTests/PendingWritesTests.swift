@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SwitchboardIO
+import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc
@@ -10,7 +11,7 @@ import Testing
 
 /// The write queue without a socket: what `fill` describes is what a send would take, and
 /// `consume` moves past exactly what the kernel reports taken.
-@Suite struct PendingWritesTests {
+@Suite(.onTestThreads) struct PendingWritesTests {
   /// Chunks of the given sizes whose bytes count up from 0 (mod 256) across the whole
   /// queue, so the concatenation is easy to check.
   static func chunks(_ sizes: [Int], from start: Int = 0) -> [SharedBytes] {

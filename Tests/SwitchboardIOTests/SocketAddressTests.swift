@@ -8,6 +8,7 @@ import SwitchboardTestSupport
   import Darwin
 #endif
 
+@Suite(.onTestThreads)
 struct SocketAddressTests {
   struct Vector: Sendable, CustomTestStringConvertible {
     var host: String

@@ -1,10 +1,11 @@
 import Testing
 
 @testable import SwitchboardIO
+import SwitchboardTestSupport
 
 /// `TCPConnection.Lifecycle` without a socket: which transitions are allowed, and what each
 /// state reads, writes and watches for.
-@Suite struct TCPConnectionLifecycleTests {
+@Suite(.onTestThreads) struct TCPConnectionLifecycleTests {
   typealias Lifecycle = TCPConnection.Lifecycle
   typealias Flow = TCPConnection.Flow
   typealias Ends = TCPConnection.Ends

@@ -5,7 +5,7 @@ import SwitchboardTestSupport
 
 /// `write(_:immediately:)`: the write-through path fan-out uses when nothing else is
 /// queued on the loop.
-@Suite struct TCPConnectionImmediateWriteTests {
+@Suite(.onTestThreads) struct TCPConnectionImmediateWriteTests {
   @Test(arguments: SelectorBackend.available)
   func immediateWritesGoOutAtOnceAndNeverOvertakeQueuedBytes(backend: SelectorBackend) throws {
     let server = try TestServer(backend: backend) { connection, delegate in

@@ -8,6 +8,7 @@ import SwitchboardTestSupport
   import Darwin
 #endif
 
+@Suite(.onTestThreads)
 struct TCPConnectionTests {
   @Test(arguments: SelectorBackend.available)
   func echoServerServesFiftyConcurrentClients(backend: SelectorBackend) throws {

@@ -8,6 +8,7 @@ import SwitchboardTestSupport
   import Darwin
 #endif
 
+@Suite(.onTestThreads)
 struct TCPListenerTests {
   /// Starts a listener on `loop` whose accepted descriptors are recorded and closed.
   private func listen(

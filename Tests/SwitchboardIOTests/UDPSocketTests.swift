@@ -56,6 +56,7 @@ private struct Endpoint: Sendable {
   }
 }
 
+@Suite(.onTestThreads)
 struct UDPSocketTests {
   @Test(arguments: SelectorBackend.available)
   func datagramsRoundTripWithTheSenderAddress(backend: SelectorBackend) throws {

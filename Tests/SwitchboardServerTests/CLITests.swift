@@ -1,15 +1,16 @@
 import Foundation
 import SwitchboardIO
+import SwitchboardTestSupport
 import Testing
 
 /// The real `switchboard` binary, driven by the real `nc`.
-@Suite(.enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
 struct CLITests {
   let binary = Binaries.switchboard ?? ""
 
-  private func startServer(_ extra: [String] = []) async throws -> (ProcessPeer, tcp: Int, udp: Int, http: Int) {
+  private func startServer(_ extra: [String] = []) async throws -> (ChildProcess, tcp: Int, udp: Int, http: Int) {
     let ports = try freePorts(3)
-    let server = try ProcessPeer(
+    let server = try ChildProcess(
       binary,
       [
         "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "\(ports[1])", "--http-port",
@@ -23,18 +24,16 @@ struct CLITests {
   func ncChatsWithTheServerAndHearsTheGoodbyeOnSIGTERM() async throws {
     let (server, tcp, udp, _) = try await startServer()
     #expect(server.stdout.contains("tcp://127.0.0.1:\(tcp)"))
+    // The observer is in the room before nc joins, or it could miss the join.
     let observer = try LineClient(SocketAddress(host: "127.0.0.1", port: tcp))
-    try observer.sendLine("iam:observer")
-    try await Task.sleep(for: .milliseconds(50))
-    let nc = try ProcessPeer(Binaries.tool("nc")!, ["127.0.0.1", "\(tcp)"])
-    nc.write("iam:ncuser\n")
-    try observer.expectLine("* ncuser has joined")
+    try observer.join(as: "observer")
+    let nc = try ncJoined(as: "ncuser", port: tcp, heardBy: observer)
     nc.write("hello from nc\n")
     try observer.expectLine("ncuser: hello from nc")
     try observer.sendLine("hello nc")
     try await nc.waitForOutput("observer: hello nc\n")
 
-    let ncu = try ProcessPeer(Binaries.tool("nc")!, ["-u", "127.0.0.1", "\(udp)"])
+    let ncu = try ChildProcess(Binaries.tool("nc")!, ["-u", "127.0.0.1", "\(udp)"])
     ncu.write("datagram from nc -u\n")
     try await ncu.waitForOutput("Server received: datagram from nc -u\n")
     try observer.expectLine { $0.hasSuffix(": datagram from nc -u") }
@@ -47,15 +46,33 @@ struct CLITests {
     ncu.signal(SIGTERM)
   }
 
+  /// An `nc` connected to the server whose `iam:` the observer heard announced as the join.
+  /// The line must reach the server within its name wait (300 ms) of the connect; a
+  /// machine running every suite at once can start nc too slowly for that (nc then joins
+  /// as "Client N" and is renamed), so such a miss is retried with a new nc, twice. A
+  /// server that ignores `iam:` fails every time.
+  private func ncJoined(as name: String, port: Int, heardBy observer: LineClient) throws -> ChildProcess {
+    var announced: [String] = []
+    for _ in 0..<3 {
+      let nc = try ChildProcess(Binaries.tool("nc")!, ["127.0.0.1", "\(port)"])
+      nc.write("iam:\(name)\n")
+      let join = try observer.expectLine { $0.hasSuffix(" has joined") }
+      if join == "* \(name) has joined" { return nc }
+      announced.append(join)
+      nc.stop()
+    }
+    throw TestFailure("nc never joined as \(name): \(announced)")
+  }
+
   @Test func sendDeliversOneMessage() async throws {
     let (server, tcp, udp, _) = try await startServer()
+    // In the room before `send` connects, or the message could go out before it joined.
     let observer = try LineClient(SocketAddress(host: "127.0.0.1", port: tcp))
-    try observer.sendLine("iam:observer")
-    try await Task.sleep(for: .milliseconds(50))
-    let send = try ProcessPeer(binary, ["send", "tcp://127.0.0.1:\(tcp)", "--name", "bot", "hello", "world"])
+    try observer.join(as: "observer")
+    let send = try ChildProcess(binary, ["send", "tcp://127.0.0.1:\(tcp)", "--name", "bot", "hello", "world"])
     #expect(try await send.waitForExit() == 0)
     try observer.expectLine("bot: hello world")
-    let sendUDP = try ProcessPeer(binary, ["send", "udp://127.0.0.1:\(udp)", "over udp"])
+    let sendUDP = try ChildProcess(binary, ["send", "udp://127.0.0.1:\(udp)", "over udp"])
     #expect(try await sendUDP.waitForExit() == 0)
     try observer.expectLine { $0.hasSuffix(": over udp") }
     server.signal(SIGINT)
@@ -63,17 +80,17 @@ struct CLITests {
   }
 
   @Test func usageErrorsExit64AndHelpExits0() async throws {
-    let help = try ProcessPeer(binary, ["serve", "--help"])
+    let help = try ChildProcess(binary, ["serve", "--help"])
     #expect(try await help.waitForExit() == 0)
     #expect(help.stdout.contains("--tcp-port N"))
-    let bad = try ProcessPeer(binary, ["serve", "--tcp-prot", "9"])
+    let bad = try ChildProcess(binary, ["serve", "--tcp-prot", "9"])
     #expect(try await bad.waitForExit() == 64)
     #expect(bad.stderr.contains("unknown option --tcp-prot"))
-    let badPort = try ProcessPeer(binary, ["serve", "--tcp-port", "70000"])
+    let badPort = try ChildProcess(binary, ["serve", "--tcp-port", "70000"])
     #expect(try await badPort.waitForExit() == 64)
-    let unknown = try ProcessPeer(binary, ["frobnicate"])
+    let unknown = try ChildProcess(binary, ["frobnicate"])
     #expect(try await unknown.waitForExit() == 64)
-    let refused = try ProcessPeer(binary, ["send", "tcp://127.0.0.1:\(try freePorts(1)[0])", "x"])
+    let refused = try ChildProcess(binary, ["send", "tcp://127.0.0.1:\(try freePorts(1)[0])", "x"])
     #expect(try await refused.waitForExit() == 1)
     #expect(refused.stderr.contains("Connection refused"))
   }
@@ -82,13 +99,11 @@ struct CLITests {
   func everyBackendThisMachineRunsServesTheFanOut(backend: SelectorBackend) async throws {
     let (server, tcp, _, _) = try await startServer(["--backend", backend.rawValue])
     let address = try SocketAddress(host: "127.0.0.1", port: tcp)
-    // c0 is in the room (its /who answer names it) before anyone else connects, so it
+    // c0 is in the room (its /who answer lists it) before anyone else connects, so it
     // hears every later join; joins arrive in any order (the clients are spread over the
     // server's loops), and once c0 has heard all of them everybody is in the room.
     let first = try LineClient(address)
-    try first.sendLine("iam:c0")
-    try first.sendLine("/who")
-    _ = try first.expectLine { $0.hasPrefix("* in ") && $0.hasSuffix("c0") }
+    try first.join(as: "c0")
     var clients = [first]
     for i in 1..<20 {
       let client = try LineClient(address)
@@ -106,14 +121,14 @@ struct CLITests {
   }
 
   @Test func anUnknownBackendIsAUsageError() async throws {
-    let bad = try ProcessPeer(binary, ["serve", "--backend", "kqueue", "--no-advertise", "--ephemeral"])
+    let bad = try ChildProcess(binary, ["serve", "--backend", "kqueue", "--no-advertise", "--ephemeral"])
     #expect(try await bad.waitForExit() == 64)
     #expect(bad.stderr.contains("--backend must be epoll, io_uring or dispatch, not 'kqueue'"))
   }
 
   @Test func aPortInUseIsAClearStartupError() async throws {
     let (server, tcp, _, _) = try await startServer()
-    let second = try ProcessPeer(binary, ["serve", "--host", "127.0.0.1", "--tcp-port", "\(tcp)", "--udp-port", "0", "--http-port", "0", "--no-advertise"])
+    let second = try ChildProcess(binary, ["serve", "--host", "127.0.0.1", "--tcp-port", "\(tcp)", "--udp-port", "0", "--http-port", "0", "--no-advertise"])
     #expect(try await second.waitForExit() == 1)
     #expect(second.stderr.contains("port in use"))
     server.signal(SIGTERM)
@@ -124,7 +139,7 @@ struct CLITests {
     let (server, tcp, _, http) = try await startServer()
     for (url, proto) in [("ws://127.0.0.1:\(http)/rooms/bench", "json"), ("ws://127.0.0.1:\(http)/", "text"),
                          ("tcp://127.0.0.1:\(tcp)", "line")] {
-      let bench = try ProcessPeer(
+      let bench = try ChildProcess(
         binary,
         ["bench", url, "--protocol", proto, "--connections", "20", "--senders", "2", "--rate", "200",
          "--duration", "1", "--warmup", "0.2", "--json", "--quiet"])

@@ -1,9 +1,11 @@
 import Foundation
 import SwitchboardIO
 import SwitchboardServer
+import SwitchboardTestSupport
 import Testing
 
 /// The UDP dialect and its bridge to TCP, over real sockets.
+@Suite(.onTestThreads)
 struct DatagramChatTests {
   @Test func everyDatagramIsEchoedAsTheSeedServerDid() async throws {
     try await withServer { server in

@@ -1,9 +1,11 @@
 import Foundation
 import SwitchboardIO
 import SwitchboardServer
+import SwitchboardTestSupport
 import Testing
 
 /// The TCP line dialect end to end, over real sockets.
+@Suite(.onTestThreads)
 struct LineChatTests {
   @Test func manyClientsInARoomSeeEachOthersMessagesButNotTheirOwn() async throws {
     try await withServer { server in
@@ -72,7 +74,8 @@ struct LineChatTests {
   }
 
   @Test func aOneMebibyteLineIsRejectedAndTheConnectionStaysUsable() async throws {
-    try await withServer { server in
+    // The mebibyte goes out in pieces: no pause may end it early on a loaded machine.
+    try await withServer({ $0.linePause = .seconds(30) }) { server in
       let reader = try LineClient(server.tcpAddress!)
       try reader.sendLine("iam:reader")
       try await eventually { server.hub.who(room: "lobby") == ["reader"] }
@@ -109,7 +112,13 @@ struct LineChatTests {
   }
 
   @Test func aClientThatNeverReadsIsDroppedWhileOthersKeepReceiving() async throws {
-    try await withServer({ $0.maxBufferedPerConnection = 256 * 1024 }) { server in
+    try await withServer({
+      $0.maxBufferedPerConnection = 256 * 1024
+      // Lines end at their newline only: a full send buffer can cut the writer's 2 KB
+      // lines, and on a loaded machine the rest can come later than the 50 ms pause
+      // that ends a message without a newline.
+      $0.linePause = .seconds(30)
+    }) { server in
       let stuck = try LineClient(server.tcpAddress!)
       stuck.setReceiveBuffer(4096)
       try stuck.sendLine("iam:stuck")

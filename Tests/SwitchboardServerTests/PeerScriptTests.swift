@@ -4,28 +4,17 @@ import SwitchboardTestSupport
 
 /// Programs nobody here wrote — python `websockets`, node `ws`, headless Chromium —
 /// driven against the real binary by the scripts in Tests/peers.
-@Suite(.enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
 struct PeerScriptTests {
   static let peersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("peers").path
   static let nodeWS = (ProcessInfo.processInfo.environment["SWITCHBOARD_PEERS_CACHE"] ?? "/var/cache/switchboard-peers")
     + "/node-ws/usr/share/nodejs"
 
-  static func commandSucceeds(_ path: String, _ args: [String]) -> Bool {
-    let p = Process()
-    p.executableURL = URL(fileURLWithPath: path)
-    p.arguments = args
-    p.standardOutput = FileHandle.nullDevice
-    p.standardError = FileHandle.nullDevice
-    guard (try? runSerialized(p)) != nil else { return false }
-    p.waitUntilExit()
-    return p.terminationStatus == 0
-  }
-
   static let python: String? = {
     for candidate in ["/usr/bin/python3", "/usr/local/bin/python3", "/root/.pyenv/shims/python3"]
     where FileManager.default.isExecutableFile(atPath: candidate) {
-      if commandSucceeds(candidate, ["-c", "import websockets"]) { return candidate }
+      if commandSucceeds([candidate, "-c", "import websockets"]) { return candidate }
     }
     return nil
   }()
@@ -35,7 +24,7 @@ struct PeerScriptTests {
 
   private func withBinaryServer(_ body: (_ tcp: Int, _ http: Int) async throws -> Void) async throws {
     let ports = try freePorts(3)
-    let server = try ProcessPeer(
+    let server = try ChildProcess(
       Binaries.switchboard!,
       ["serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "\(ports[1])", "--http-port",
        "\(ports[2])", "--no-advertise", "--ephemeral", "--max-message-size", "16777216"])
@@ -45,7 +34,7 @@ struct PeerScriptTests {
   }
 
   private func run(_ tool: String, _ args: [String], env: [String: String] = [:], timeout: Duration) async throws {
-    let peer = try ProcessPeer(tool, args, environment: env)
+    let peer = try ChildProcess(tool, args, environment: env)
     let status = try await peer.waitForExit(timeout: timeout)
     #expect(status == 0, "\(args.first ?? tool) failed: \(peer.stdout.suffix(800)) \(peer.stderr.suffix(800))")
   }

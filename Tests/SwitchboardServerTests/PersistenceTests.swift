@@ -1,10 +1,11 @@
 import Foundation
 import SwitchboardIO
+import SwitchboardTestSupport
 import Testing
 
 /// History on disk with the real binary: SIGKILL mid-stream, restart on the same data
 /// directory, nothing acknowledged lost, ids continue, clients resume.
-@Suite(.enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
 struct PersistenceTests {
   let binary = Binaries.switchboard ?? ""
 
@@ -14,8 +15,8 @@ struct PersistenceTests {
     return path
   }
 
-  private func serve(dataDir: String, tcp: Int, http: Int) async throws -> ProcessPeer {
-    let server = try ProcessPeer(
+  private func serve(dataDir: String, tcp: Int, http: Int) async throws -> ChildProcess {
+    let server = try ChildProcess(
       binary,
       [
         "serve", "--host", "127.0.0.1", "--tcp-port", "\(tcp)", "--udp-port", "0", "--http-port", "\(http)",
@@ -80,7 +81,7 @@ struct PersistenceTests {
     try Data((0..<4096).map { _ in UInt8.random(in: 0...255) }).write(
       to: URL(fileURLWithPath: dir).appendingPathComponent("history.sqlite3"))
     let ports = try freePorts(2)
-    let corrupt = try ProcessPeer(
+    let corrupt = try ChildProcess(
       binary,
       ["serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
        "--no-advertise", "--data-dir", dir])
@@ -89,8 +90,8 @@ struct PersistenceTests {
     #expect(corrupt.stderr.contains("not a database"))
     // A data directory whose path runs through a regular file.
     let file = dir + "/plain-file"
-    FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
-    let blocked = try ProcessPeer(
+    _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
+    let blocked = try ChildProcess(
       binary,
       ["serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
        "--no-advertise", "--data-dir", file + "/data"])
@@ -101,6 +102,7 @@ struct PersistenceTests {
 
 /// A store that fills up while the server runs (the database size cap stands in for a
 /// full disk): failures are reported, members keep receiving live messages.
+@Suite(.onTestThreads)
 struct FullStoreTests {
   @Test func aFullStoreIsReportedAndLiveDeliveryContinues() async throws {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sb-full-\(UUID().uuidString)").path

@@ -8,12 +8,6 @@ import Testing
   import Glibc
 #endif
 
-/// A failure inside a test helper (timeouts, unexpected closes).
-struct TestFailure: Error, CustomStringConvertible {
-  let description: String
-  init(_ description: String) { self.description = description }
-}
-
 /// Starts a server on loopback with kernel-chosen ports and stops it when done.
 func withServer<T>(
   _ configure: (inout ServerConfiguration) -> Void = { _ in },
@@ -41,7 +35,7 @@ final class LineClient {
   private(set) var closedByPeer = false
 
   init(_ address: SocketAddress) throws {
-    fd = socket(address.family, Int32(SOCK_STREAM.rawValue), 0)
+    fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
     let err = blockingConnect(fd, to: address)
     guard err == 0 else {
@@ -130,6 +124,18 @@ final class LineClient {
     try expectLine(timeout: timeout) { $0 == exact }
   }
 
+  /// Joins as `name` and waits until the answer to `/who` lists it: from then on this
+  /// client is in the room and hears whatever anyone does next. (Sending `iam:` alone is
+  /// not enough before others act: the server may still be setting the connection up.)
+  func join(as name: String, timeout: Duration = .seconds(10)) throws {
+    try sendLine("iam:\(name)")
+    try sendLine("/who")
+    try expectLine(timeout: timeout) { line in
+      guard line.hasPrefix("* in "), let colon = line.range(of: "): ") else { return false }
+      return line[colon.upperBound...].components(separatedBy: ", ").contains(name)
+    }
+  }
+
   /// Asserts nothing arrives for `window` (used sparingly: only to prove absence).
   func expectSilence(for window: Duration) -> [String] {
     var lines: [String] = []
@@ -170,7 +176,7 @@ final class DatagramPeer {
 
   init(_ target: SocketAddress) throws {
     self.target = target
-    fd = socket(target.family, Int32(SOCK_DGRAM.rawValue), 0)
+    fd = socket(target.family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
   }
 
@@ -206,15 +212,6 @@ final class DatagramPeer {
       if match(d) { return d }
       seen.append(d)
     }
-  }
-}
-
-/// Polls `condition` until it holds or `timeout` passes.
-func eventually(timeout: Duration = .seconds(15), _ what: String = "condition", _ condition: () -> Bool) async throws {
-  let deadline = ContinuousClock.now + timeout
-  while !condition() {
-    guard ContinuousClock.now < deadline else { throw TestFailure("timed out waiting for \(what)") }
-    try await Task.sleep(for: .milliseconds(10))
   }
 }
 

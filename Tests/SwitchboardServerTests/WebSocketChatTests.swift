@@ -2,10 +2,12 @@ import Foundation
 import SwitchboardIO
 import SwitchboardServer
 import SwitchboardWebSocket
+import SwitchboardTestSupport
 import Testing
 
 /// The WebSocket listener end to end: JSON protocol, text dialect, echo, bridging to the
 /// line dialect, and the answers to bad input.
+@Suite(.onTestThreads)
 struct WebSocketChatTests {
   private func data(_ frame: [String: Any]) -> [String: Any] { frame["data"] as? [String: Any] ?? [:] }
 
@@ -46,6 +48,7 @@ struct WebSocketChatTests {
       let tcp = try LineClient(server.tcpAddress!)
       try tcp.sendLine("iam:ncuser")
       let joined = try ws.nextJSON(type: "presence") { self.data($0)["author"] as? String == "ncuser" }
+      #expect(data(joined)["event"] as? String == "join")
       try tcp.sendLine("hello from nc")
       let m = data(try ws.nextJSON(type: "message"))
       #expect(m["author"] as? String == "ncuser")
@@ -132,15 +135,15 @@ struct WebSocketChatTests {
       _ = try a.nextJSON(type: "color")
       // Too big → 1009.
       try a.send(text: String(repeating: "x", count: 2000))
-      #expect(try a.nextClose() == 1009)
+      #expect(try a.nextClose() == .messageTooBig)
       // Invalid UTF-8 → 1007 (a masked text frame with bytes FF FE).
       let b = try WebSocketTestClient(server.httpAddress!)
       try b.sendRaw([0x81, 0x82, 0, 0, 0, 0, 0xFF, 0xFE])
-      #expect(try b.nextClose() == 1007)
+      #expect(try b.nextClose() == .invalidFramePayloadData)
       // An unmasked client frame → 1002.
       let c = try WebSocketTestClient(server.httpAddress!)
       try c.sendRaw([0x81, 0x02, 0x68, 0x69])
-      #expect(try c.nextClose() == 1002)
+      #expect(try c.nextClose() == .protocolError)
     }
   }
 
@@ -159,6 +162,14 @@ struct WebSocketChatTests {
       let garbage = try LineClient(server.httpAddress!)
       try garbage.send("BLAH\r\n\r\n")
       try garbage.expectLine { $0.hasPrefix("HTTP/1.1 400") }
+      // The room name is percent-decoded before it is checked: `a b` is not a room name.
+      for target in ["/rooms/a%20b", "/rooms/%zz", "/?format=xml"] {
+        let bad = try LineClient(server.httpAddress!)
+        try bad.send(
+          "GET \(target) HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
+        )
+        try bad.expectLine("HTTP/1.1 400 Bad Request\r")
+      }
     }
   }
 
@@ -177,14 +188,16 @@ struct WebSocketChatTests {
   }
 
   @Test func silentPeersArePingedAndDroppedLivePeersKept() async throws {
-    try await withServer({ $0.webSocketPingInterval = .milliseconds(300) }) { server in
+    // A live peer must answer a ping before the next one: 1.5 s leaves the test thread
+    // time for that on a loaded machine, and drops the silent one within seconds.
+    try await withServer({ $0.webSocketPingInterval = .milliseconds(1500) }) { server in
       // Both handshakes completed (101 received), so both sessions exist on the server.
       let live = try WebSocketTestClient(server.httpAddress!)
       let dead = try WebSocketTestClient(server.httpAddress!)
       try live.send(text: "live")
       try dead.send(text: "dead")
       // `live` keeps answering pings (its reads process them); `dead` never reads.
-      let deadline = ContinuousClock.now + .seconds(10)
+      let deadline = ContinuousClock.now + .seconds(20)
       while ContinuousClock.now < deadline,
         server.metrics.webSocketOpen.load(ordering: .relaxed) != 1 || server.hub.who(room: "lobby") != ["live"]
       {

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardHTTP
 import SwitchboardIO
+import SwitchboardTestSupport
 import SwitchboardWebSocket
 
 /// A blocking WebSocket client for tests: a `LineClient` socket under the project's
@@ -11,7 +12,7 @@ final class WebSocketTestClient {
   private var connection = WebSocketConnection(role: .client)
   private var pending: [WebSocketAction] = []
   /// The close code the server sent, once it did.
-  private(set) var closeCode: UInt16?
+  private(set) var closeCode: WebSocketCloseCode?
 
   init(_ address: SocketAddress, path: String = "/") throws {
     socket = try LineClient(address)
@@ -79,7 +80,7 @@ final class WebSocketTestClient {
   }
 
   /// Skips messages until the server's close frame; returns its code.
-  func nextClose(timeout: Duration = .seconds(5)) throws -> UInt16? {
+  func nextClose(timeout: Duration = .seconds(5)) throws -> WebSocketCloseCode? {
     let deadline = ContinuousClock.now + timeout
     while true {
       let left = deadline - ContinuousClock.now

@@ -9,6 +9,7 @@ import SwitchboardTestSupport
 /// itself again (just `childAppendsUntilKilled`), the child appends and SIGKILLs itself
 /// from the completion of message `acknowledgedBeforeKill`, with later writes still
 /// queued, and the parent reopens the history.
+@Suite(.onTestThreads)
 struct CrashSafetyTests {
   static let directoryVariable = "SWITCHBOARD_STORE_CRASH_CHILD_DIR"
   static let acknowledgedBeforeKill = 1000
@@ -17,19 +18,12 @@ struct CrashSafetyTests {
   #if os(Linux)
     @Test func acknowledgedMessagesSurviveSIGKILL() throws {
       try withTemporaryDirectory { dir in
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: "/proc/self/exe")
-        child.arguments = ["--testing-library", "swift-testing", "--filter", "childAppendsUntilKilled"]
-        child.environment = ProcessInfo.processInfo.environment.merging([Self.directoryVariable: dir]) { $1 }
-        let output = Pipe()
-        child.standardOutput = output
-        child.standardError = FileHandle.nullDevice
-        try runSerialized(child)
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        child.waitUntilExit()
-        #expect(child.terminationReason == .uncaughtSignal)
-        #expect(child.terminationStatus == SIGKILL)
-        #expect(text.contains("acked \(Self.acknowledgedBeforeKill)"))
+        let child = try ChildProcess(
+          "/proc/self/exe", ["--testing-library", "swift-testing", "--filter", "childAppendsUntilKilled"],
+          environment: [Self.directoryVariable: dir])
+        _ = try child.waitForExit(timeout: .seconds(60))
+        #expect(child.termination == .signalled(SIGKILL))
+        #expect(child.stdout.contains("acked \(Self.acknowledgedBeforeKill)"))
 
         let store = try SQLiteHistoryStore(directory: dir, configuration: Self.configuration)
         defer { store.close() }

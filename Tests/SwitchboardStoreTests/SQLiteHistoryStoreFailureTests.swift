@@ -1,10 +1,12 @@
 import Foundation
 import SwitchboardChat
 import SwitchboardStore
+import SwitchboardTestSupport
 import Testing
 
 /// Bad files and bad disks: every one must fail in `init` or through a completion with a
 /// message naming the path and the cause, and never crash later.
+@Suite(.onTestThreads)
 struct SQLiteHistoryStoreFailureTests {
   /// The `StoreError` `body` throws, or `nil`.
   private func storeError(_ body: () throws -> Void) -> StoreError? {

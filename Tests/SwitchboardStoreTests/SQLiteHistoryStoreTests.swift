@@ -3,8 +3,10 @@ import Foundation
 import SwitchboardChat
 import SwitchboardStore
 import Synchronization
+import SwitchboardTestSupport
 import Testing
 
+@Suite(.onTestThreads)
 struct SQLiteHistoryStoreTests {
   @Test func roundTripKeepsIDsEpochAndEveryField() throws {
     try withTemporaryDirectory { dir in

@@ -1,9 +1,11 @@
 import Dispatch
 import SwitchboardChat
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardStore
 
+@Suite(.onTestThreads)
 struct WriteQueueTests {
   private func write(_ id: UInt64) -> PendingWrite {
     PendingWrite(message: makeMessage(id), completion: nil)

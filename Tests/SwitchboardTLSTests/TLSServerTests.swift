@@ -5,7 +5,7 @@ import Testing
 import SwitchboardTestSupport
 
 /// Our server side: against our client, and against `openssl s_client`.
-@Suite(.serialized)
+@Suite(.onTestThreads, .serialized)
 struct TLSServerTests {
   /// A TLS echo server of ours on 127.0.0.1, port 0: a TCPListener whose connections are
   /// wrapped with `TLSConnection(accepting:context:)` and a recording, echoing delegate.
@@ -44,6 +44,14 @@ struct TLSServerTests {
       self.loop = loop
     }
 
+    /// A server with the test PKI's server certificate.
+    convenience init(pki: TestPKI) throws {
+      try self.init(
+        context: TLSContext(
+          serverConfiguration: TLSServerConfiguration(
+            certificateChainPEMFile: pki.serverCertificate, privateKeyPEMFile: pki.serverKey)))
+    }
+
     func waitForConnection(_ index: Int = 0) throws -> TLSConnectionLog {
       guard eventually({ connections.value.count > index }) else {
         throw TestFailure("no connection accepted")
@@ -56,6 +64,16 @@ struct TLSServerTests {
       _ = try? onLoop(loop) { listener.value.close() }
       loop.shutdownGracefully()
     }
+  }
+
+  /// `openssl s_client` connecting to `server` as `localhost`, failing on a certificate it
+  /// cannot verify, quiet, with `options` added.
+  private func sClient(to server: EchoServer, pki: TestPKI, _ options: [String]) throws -> ChildProcess {
+    try ChildProcess(
+      command: [
+        "openssl", "s_client", "-connect", "127.0.0.1:\(server.address.port)", "-servername", "localhost",
+        "-verify_return_error", "-quiet",
+      ] + options, directory: pki.directory)
   }
 
   @Test func ourClientAndOurServerEchoAndAgreeOnALPN() throws {
@@ -95,25 +113,17 @@ struct TLSServerTests {
   @Test func opensslSClientTalksToOurServer() throws {
     let pki = try TestPKI()
     defer { pki.remove() }
-    let context = try TLSContext(
-      serverConfiguration: TLSServerConfiguration(
-        certificateChainPEMFile: pki.serverCertificate, privateKeyPEMFile: pki.serverKey))
-    let server = try EchoServer(context: context)
+    let server = try EchoServer(pki: pki)
     defer { server.shutdown() }
 
-    let client = try ChildProcess(
-      [
-        "openssl", "s_client", "-connect", "127.0.0.1:\(server.address.port)", "-servername", "localhost",
-        "-CAfile", pki.caFile, "-verify_hostname", "localhost", "-verify_return_error", "-quiet",
-        "-no_ign_eof",
-      ], in: pki.directory)
+    let client = try sClient(
+      to: server, pki: pki, ["-CAfile", pki.caFile, "-verify_hostname", "localhost", "-no_ign_eof"])
     defer { client.stop() }
-    client.writeStdin("ping from s_client\n")
-    #expect(client.waitForOutput("ping from s_client"), "stderr: \(client.stderr)")
+    client.write("ping from s_client\n")
+    try client.waitForOutput("ping from s_client")
     // End of input: s_client sends close_notify and exits.
-    client.closeStdin()
-    #expect(client.waitForExit())
-    #expect(client.exitStatus == 0, "stderr: \(client.stderr)")
+    client.closeInput()
+    #expect(try client.waitForExit() == 0, "stderr: \(client.stderr)")
     let serverSide = try server.waitForConnection()
     #expect(eventually { serverSide.closed })
     #expect(serverSide.eofCount == 1)
@@ -123,20 +133,12 @@ struct TLSServerTests {
   @Test func aClientThatRejectsOurCertificateEndsTheHandshakeWithAnAlert() throws {
     let pki = try TestPKI()
     defer { pki.remove() }
-    let context = try TLSContext(
-      serverConfiguration: TLSServerConfiguration(
-        certificateChainPEMFile: pki.serverCertificate, privateKeyPEMFile: pki.serverKey))
-    let server = try EchoServer(context: context)
+    let server = try EchoServer(pki: pki)
     defer { server.shutdown() }
     // s_client without the test CA: verification fails and it sends "unknown CA".
-    let client = try ChildProcess(
-      [
-        "openssl", "s_client", "-connect", "127.0.0.1:\(server.address.port)", "-servername", "localhost",
-        "-CAfile", pki.selfSignedCertificate, "-verify_return_error", "-quiet",
-      ], in: pki.directory)
+    let client = try sClient(to: server, pki: pki, ["-CAfile", pki.selfSignedCertificate])
     defer { client.stop() }
-    #expect(client.waitForExit())
-    #expect(client.exitStatus != 0)
+    #expect(try client.waitForExit() != 0)
     let serverSide = try server.waitForConnection()
     #expect(eventually { serverSide.closed })
     #expect(serverSide.closeError == .handshakeFailed)

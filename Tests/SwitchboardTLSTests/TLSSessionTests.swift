@@ -3,6 +3,7 @@ import Testing
 import SwitchboardTestSupport
 
 /// The session state machine alone: two sessions in memory, no sockets.
+@Suite(.onTestThreads)
 struct TLSSessionTests {
   /// How ciphertext moves between the two sessions.
   enum Split: String, CaseIterable, Sendable {

@@ -6,167 +6,9 @@ import Synchronization
 import Testing
 import SwitchboardTestSupport
 
-// Helpers for the TLS tests: deadlines, loop hops, a throwaway PKI made with the
-// `openssl` CLI, peers nobody here wrote (a Python `ssl` server, `openssl s_client`) run as
-// child processes, and a delegate that records what a TLSConnection reports.
-
-
-// MARK: - Child processes
-
-/// A child process with captured output, stopped (SIGTERM to its own pid) by ``stop()``
-/// at the latest on deinit.
-final class ChildProcess: @unchecked Sendable {
-  // Safety: `process` and `stdin` are used by the test's thread only; output goes
-  // through `Locked`.
-  private let process = Process()
-  private let stdinPipe = Pipe()
-  private let output = Locked<[UInt8]>([])
-  private let errors = Locked<[UInt8]>([])
-
-  /// Starts `arguments[0]` (found on `PATH`) in `directory`.
-  init(_ arguments: [String], in directory: URL) throws {
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    process.arguments = arguments
-    process.currentDirectoryURL = directory
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = stdinPipe
-    let output = self.output
-    let errors = self.errors
-    out.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      if data.isEmpty { handle.readabilityHandler = nil } else { output.withLock { $0 += data } }
-    }
-    err.fileHandleForReading.readabilityHandler = { handle in
-      let data = handle.availableData
-      if data.isEmpty { handle.readabilityHandler = nil } else { errors.withLock { $0 += data } }
-    }
-    try runSerialized(process)
-  }
-
-  deinit { stop() }
-
-  /// Everything written to stdout so far, as text.
-  var stdout: String { String(decoding: output.value, as: UTF8.self) }
-  /// Everything written to stderr so far, as text.
-  var stderr: String { String(decoding: errors.value, as: UTF8.self) }
-  var isRunning: Bool { process.isRunning }
-  var exitStatus: Int32 { process.terminationStatus }
-
-  /// Waits until stdout contains `text`.
-  func waitForOutput(_ text: String, timeout: Duration = .seconds(10)) -> Bool {
-    eventually(timeout: timeout) { stdout.contains(text) }
-  }
-
-  /// Waits for the process to exit by itself.
-  func waitForExit(timeout: Duration = .seconds(10)) -> Bool {
-    eventually(timeout: timeout) { !process.isRunning }
-  }
-
-  func writeStdin(_ text: String) {
-    stdinPipe.fileHandleForWriting.write(Data(text.utf8))
-  }
-
-  func closeStdin() {
-    try? stdinPipe.fileHandleForWriting.close()
-  }
-
-  /// Kills the process (only this one, by its pid) and reaps it. SIGKILL, because a
-  /// child started from a test thread inherits its signal mask, where SIGTERM may be blocked.
-  func stop() {
-    if process.isRunning {
-      kill(process.processIdentifier, SIGKILL)
-      process.waitUntilExit()
-    }
-    closeStdin()
-  }
-}
-
-/// Runs a tool to completion; throws with its stderr when it fails.
-func runTool(_ arguments: [String], in directory: URL) throws {
-  let child = try ChildProcess(arguments, in: directory)
-  guard child.waitForExit(timeout: .seconds(30)) else {
-    child.stop()
-    throw TestFailure("\(arguments.joined(separator: " ")) did not finish")
-  }
-  guard child.exitStatus == 0 else {
-    throw TestFailure("\(arguments.joined(separator: " ")) failed: \(child.stderr)")
-  }
-}
-
-// MARK: - A throwaway PKI
-
-/// A temporary directory with a test CA, a server certificate it signed for `localhost`
-/// and `127.0.0.1` (a P-256 key), and a self-signed certificate for the same names.
-/// ``remove()`` deletes it all.
-final class TestPKI: Sendable {
-  let directory: URL
-
-  init() throws {
-    directory = FileManager.default.temporaryDirectory
-      .appendingPathComponent("switchboard-tls-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    do {
-      let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-      try runTool(
-        ["openssl", "req", "-x509"] + ec + [
-          "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Switchboard Test CA",
-          "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign",
-        ], in: directory)
-      try runTool(
-        ["openssl", "req", "-new"] + ec + [
-          "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=localhost",
-        ],
-        in: directory)
-      try """
-      subjectAltName=DNS:localhost,IP:127.0.0.1
-      basicConstraints=CA:FALSE
-      keyUsage=critical,digitalSignature
-      extendedKeyUsage=serverAuth
-
-      """.write(to: directory.appendingPathComponent("server.ext"), atomically: true, encoding: .utf8)
-      try runTool(
-        [
-          "openssl", "x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial",
-          "2",
-          "-days", "2", "-extfile", "server.ext", "-out", "server.pem",
-        ], in: directory)
-      try runTool(
-        ["openssl", "req", "-x509"] + ec + [
-          "-keyout", "self.key", "-out", "self.pem", "-days", "2", "-subj", "/CN=localhost",
-          "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-        ], in: directory)
-    } catch {
-      remove()
-      throw error
-    }
-  }
-
-  func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
-  var caFile: String { path("ca.pem") }
-  var serverCertificate: String { path("server.pem") }
-  var serverKey: String { path("server.key") }
-  var selfSignedCertificate: String { path("self.pem") }
-  var selfSignedKey: String { path("self.key") }
-
-  /// The SHA-256 pin of a certificate's SubjectPublicKeyInfo, computed by the `openssl`
-  /// CLI (independently of the code under test).
-  func publicKeyPin(ofCertificate name: String) throws -> [UInt8] {
-    try runTool(["openssl", "x509", "-in", name, "-pubkey", "-noout", "-out", "\(name).pub"], in: directory)
-    try runTool(
-      ["openssl", "pkey", "-pubin", "-in", "\(name).pub", "-outform", "DER", "-out", "\(name).der"],
-      in: directory)
-    try runTool(
-      ["openssl", "dgst", "-sha256", "-binary", "-out", "\(name).pin", "\(name).der"], in: directory)
-    return Array(try Data(contentsOf: directory.appendingPathComponent("\(name).pin")))
-  }
-
-  func remove() {
-    try? FileManager.default.removeItem(at: directory)
-  }
-}
+// Helpers for the TLS tests: a peer nobody here wrote (a Python `ssl` server) and a
+// delegate that records what a TLSConnection reports. Deadlines, loop hops, child
+// processes and the test PKI come from SwitchboardTestSupport.
 
 // MARK: - A Python TLS server
 
@@ -247,11 +89,9 @@ final class PythonTLSServer: Sendable {
   init(pki: TestPKI, certificate: String, key: String, mode: Mode = .echo) throws {
     let scriptPath = pki.path("tls_server.py")
     try Self.script.write(toFile: scriptPath, atomically: true, encoding: .utf8)
-    process = try ChildProcess(["python3", scriptPath, certificate, key, mode.rawValue], in: pki.directory)
-    guard process.waitForOutput("\n") else {
-      process.stop()
-      throw TestFailure("python TLS server did not start: \(process.stderr)")
-    }
+    process = try ChildProcess(
+      command: ["python3", scriptPath, certificate, key, mode.rawValue], directory: pki.directory)
+    try process.waitForOutput("\n")
     let firstLine = process.stdout.split(separator: "\n")[0]
     guard firstLine.hasPrefix("PORT "), let port = Int(firstLine.dropFirst(5)) else {
       process.stop()

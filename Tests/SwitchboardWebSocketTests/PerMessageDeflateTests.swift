@@ -1,7 +1,9 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardWebSocket
 
+@Suite(.onTestThreads)
 struct PerMessageDeflateTests {
   typealias Parameters = PerMessageDeflate.Parameters
   let hello = Array("Hello".utf8)

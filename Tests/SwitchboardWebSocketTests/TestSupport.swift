@@ -1,17 +1,5 @@
 @testable import SwitchboardWebSocket
-
-/// A small deterministic generator (SplitMix64) so random tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
-  }
-}
+import SwitchboardTestSupport
 
 /// Parses "81 05 48" style hex.
 func hex(_ s: String) -> [UInt8] {
@@ -89,7 +77,7 @@ func closeCode(ofServerFrame bytes: [UInt8]) -> UInt16? {
 
 extension Array where Element == WebSocketAction {
   /// The code in the final `.close` action, if any.
-  var closeCode: UInt16?? {
+  var closeCode: WebSocketCloseCode?? {
     for action in reversed() {
       if case .close(let code, _) = action { return .some(code) }
     }

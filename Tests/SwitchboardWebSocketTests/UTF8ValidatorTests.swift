@@ -1,7 +1,9 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardWebSocket
 
+@Suite(.onTestThreads)
 struct UTF8ValidatorTests {
   static let valid: [String] = [
     "", "Hello", "κόσμε", "Hello-µ@ßöäüàá-UTF-8!!", "€", "𝄞 music", "\u{7F}", "\u{80}", "\u{7FF}", "\u{800}",

@@ -1,9 +1,11 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardWebSocket
 
 /// Random and mutated input to `WebSocketConnection.receive` must never crash, and the
 /// connection must keep its promises (nothing after `.close`, limits respected).
+@Suite(.onTestThreads)
 struct WebSocketConnectionFuzzTests {
   static func seedStream(_ rng: inout SeededGenerator, compressed: PerMessageDeflate?) -> [UInt8] {
     var compressor = compressed

@@ -1,7 +1,9 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardWebSocket
 
+@Suite(.onTestThreads)
 struct WebSocketConnectionTests {
   let hello = Array("Hello".utf8)
 
@@ -148,7 +150,7 @@ struct WebSocketConnectionTests {
     var ws = server()
     let actions = ws.receive(clientFrame(.close, [UInt8(code >> 8), UInt8(code & 0xFF)]))
     #expect(actions.sentCloseCode == code)
-    #expect(actions.closeCode == .some(code))
+    #expect(actions.closeCode == .some(WebSocketCloseCode(code)))
   }
 
   @Test(arguments: invalidCodes)
@@ -233,7 +235,10 @@ struct WebSocketConnectionTests {
     let close = client.close()!
     let reply = server.receive(close)
     #expect(reply == [.send(hex("88 02 03 e8")), .close(code: 1000, reason: "")])
-    guard case .send(let bytes) = reply[0] else { return }
+    guard case .send(let bytes) = reply.first else {
+      Issue.record("the server did not answer the close")
+      return
+    }
     #expect(client.receive(bytes) == [.close(code: 1000, reason: "")])
   }
 

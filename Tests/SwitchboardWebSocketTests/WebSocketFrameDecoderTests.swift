@@ -1,7 +1,9 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardWebSocket
 
+@Suite(.onTestThreads)
 struct WebSocketFrameDecoderTests {
   static let hello = Array("Hello".utf8)
 
@@ -76,7 +78,7 @@ struct WebSocketFrameDecoderTests {
   }
 
   /// Malformed frames: bytes (as received by `role`), the expected close code.
-  static let malformed: [(String, String, WebSocketRole, UInt16)] = [
+  static let malformed: [(String, String, WebSocketRole, WebSocketCloseCode)] = [
     ("unmasked frame from client", "81 00", .server, 1002),
     ("masked frame from server", "81 80 00 00 00 00", .client, 1002),
     ("reserved opcode 3", "83 80 00 00 00 00", .server, 1002),

@@ -1,7 +1,9 @@
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardWebSocket
 
+@Suite(.onTestThreads)
 struct WebSocketFrameEncoderTests {
   let hello = Array("Hello".utf8)
 

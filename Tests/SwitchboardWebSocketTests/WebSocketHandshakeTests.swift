@@ -1,8 +1,10 @@
 import SwitchboardHTTP
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardWebSocket
 
+@Suite(.onTestThreads)
 struct WebSocketHandshakeTests {
   static let key = "dGhlIHNhbXBsZSBub25jZQ=="
 

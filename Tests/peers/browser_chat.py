@@ -125,16 +125,19 @@ class LineClient:
     def send(self, line):
         self.sock.sendall(line.encode() + b"\n")
 
-    async def expect(self, wanted, timeout=15):
+    async def expect(self, wanted, timeout=15, what=None):
+        """Waits for a line equal to `wanted` or, for a function, one it accepts."""
+        matches = wanted if callable(wanted) else (lambda line: line == wanted)
+        what = what or repr(wanted)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             with self.lock:
-                if wanted in self.lines:
+                if any(matches(line) for line in self.lines):
                     return
             if self.closed:
-                raise Failure(f"TCP client: connection closed while waiting for {wanted!r} (got {self.lines[-5:]})")
+                raise Failure(f"TCP client: connection closed while waiting for {what} (got {self.lines[-5:]})")
             await asyncio.sleep(0.05)
-        raise Failure(f"TCP client: no line {wanted!r} within {timeout}s (got {self.lines[-5:]})")
+        raise Failure(f"TCP client: no line {what} within {timeout}s (got {self.lines[-5:]})")
 
     def close(self):
         try:
@@ -303,7 +306,10 @@ async def scenario(args):
 
     line = LineClient(host, args.tcp_port)
     line.send("iam:ncuser")
-    await asyncio.sleep(0.2)
+    # In the room (its /who answer lists it) before the page joins and talks to it.
+    line.send("/who")
+    await line.expect(lambda l: l.startswith("* in ") and "ncuser" in l.partition("): ")[2].split(", "),
+                      what="the /who answer listing ncuser")
 
     # 1. The page from the HTTP port.
     page = await open_page(cdp, f"http://{host}:{args.http_port}/")

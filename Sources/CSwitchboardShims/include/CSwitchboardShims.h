@@ -1,6 +1,9 @@
 #ifndef SWITCHBOARD_SHIMS_H
 #define SWITCHBOARD_SHIMS_H
-/* Tiny C shims for what Glibc does not expose to Swift (see TOOLCHAIN.md). */
+/* Tiny C shims for what Glibc does not expose to Swift: the epoll, eventfd and accept4
+   declarations, the GNU-only calls (accept4, pthread_setname_np) that need _GNU_SOURCE —
+   defined here in the C file, because defining it for the Swift side breaks bind/connect —
+   and constants that import awkwardly. */
 #ifdef __linux__
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -48,6 +51,12 @@ struct iovec *sb_send_ring_reserve(sb_send_ring *ring, int count);
 void sb_send_ring_push(sb_send_ring *ring, int fd, struct iovec *iov, int count, uint64_t tag);
 unsigned sb_send_ring_queued(const sb_send_ring *ring);
 int sb_send_ring_submit(sb_send_ring *ring, uint64_t *tags, int32_t *results);
+/* Names the calling thread (Linux keeps 15 bytes and the NUL; `name` must fit). Returns 0
+   or an error number. */
+int sb_thread_set_name(const char *name);
+/* Copies the calling thread's name into buf[0..<len] (NUL-terminated). Returns 0 or an
+   error number. */
+int sb_thread_get_name(char *buf, size_t len);
 /* The EPOLL* and SO_* constants that import awkwardly, as plain ints. */
 extern const unsigned int sb_EPOLLIN, sb_EPOLLOUT, sb_EPOLLERR, sb_EPOLLHUP, sb_EPOLLRDHUP, sb_EPOLLET;
 extern const int sb_SO_REUSEPORT, sb_IPPROTO_IPV6, sb_IPV6_V6ONLY, sb_IP_MULTICAST_TTL;

@@ -1,0 +1,159 @@
+import SwitchboardChat
+import SwitchboardIO
+import SwitchboardTLS
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// The socket side of ``TransportLine``, on its loop.
+final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionDelegate {
+  /// The longest line taken from the server, as for a WebSocket message
+  /// (``WebSocketClient/Configuration/maxMessageSize``); a longer one is dropped whole.
+  static let maxLineLength = 16 << 20
+  static let sendFailure = "connection closed"
+
+  private let loop: EventLoop
+  private let inputs: AsyncStream<TransportInput>.Continuation
+  private let keepAlive: Duration?
+  private var tcp: TCPConnection?
+  private var tls: TLSConnection?
+  private var completion: CheckedContinuation<Result<Void, ChatClientError>, Never>?
+  private var timer: Scheduled?
+  private var framer = LineFramer(maxLineLength: LineChannel.maxLineLength)
+  private var finished = false
+  /// Kept alive while the socket is open (a TLS connection holds its delegate weakly).
+  private var keepSelf: LineChannel?
+
+  init(loop: EventLoop, inputs: AsyncStream<TransportInput>.Continuation, keepAlive: Duration?) {
+    self.loop = loop
+    self.inputs = inputs
+    self.keepAlive = keepAlive
+  }
+
+  func start(
+    address: SocketAddress, tls configuration: TLSConfiguration?, hello: [String], timeout: Duration,
+    completion: CheckedContinuation<Result<Void, ChatClientError>, Never>
+  ) {
+    self.completion = completion
+    keepSelf = self
+    timer = loop.scheduleLocal(after: timeout) { [weak self] in
+      self?.failConnect(.timeout("no connection to \(address) within \(timeout)"))
+    }
+    if let configuration {
+      TLSConnection.connect(to: address, configuration: configuration, on: loop) { result in
+        switch result {
+        case .failure(let error): self.failConnect(.connectFailed("\(address): \(error)"))
+        case .success(let connection):
+          guard self.completion != nil else { return connection.close() }
+          connection.delegate = self
+          self.tls = connection
+          self.established(fd: connection.tcp.fd, hello: hello)
+        }
+      }
+    } else {
+      TCPConnection.connect(to: address, on: loop) { result in
+        switch result {
+        case .failure(let error): self.failConnect(.connectFailed("\(error)"))
+        case .success(let connection):
+          guard self.completion != nil else { return connection.close() }
+          connection.delegate = self
+          self.tcp = connection
+          self.established(fd: connection.fd, hello: hello)
+        }
+      }
+    }
+  }
+
+  private func established(fd: Int32, hello: [String]) {
+    timer?.cancel()
+    timer = nil
+    if let keepAlive {
+      // The kernel's own dead-peer check, beside the application probe.
+      let idle = Int32(max(1, keepAlive.components.seconds))
+      var on: Int32 = 1
+      var idleValue = idle
+      var interval: Int32 = max(1, idle / 3)
+      var count: Int32 = 3
+      let size = socklen_t(MemoryLayout<Int32>.size)
+      setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, size)
+      #if os(Linux)
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPIDLE, &idleValue, size)
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPINTVL, &interval, size)
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPCNT, &count, size)
+      #endif
+    }
+    for line in hello { _ = send(line) }
+    let completion = self.completion
+    self.completion = nil
+    completion?.resume(returning: .success(()))
+  }
+
+  func failConnect(_ error: ChatClientError) {
+    guard let completion else { return }
+    self.completion = nil
+    timer?.cancel()
+    timer = nil
+    tcp?.close()
+    tls?.close()
+    finish(reason: error.description)
+    completion.resume(returning: .failure(error))
+  }
+
+  /// Queues `line` and its `\n`; `false` when the connection is closed.
+  func send(_ line: String) -> Bool {
+    let text = line + "\n"
+    if let tcp, !tcp.isClosed {
+      tcp.write(string: text)
+      return true
+    }
+    if let tls, !tls.isClosed {
+      tls.write(string: text)
+      return true
+    }
+    return false
+  }
+
+  func close() {
+    if completion != nil { return failConnect(.closed("closed while connecting")) }
+    tcp?.close()
+    tls?.close()
+  }
+
+  private func finish(reason: String) {
+    guard !finished else { return }
+    finished = true
+    if let partial = framer.takePartial() { inputs.yield(.text(String(decoding: partial, as: UTF8.self))) }
+    inputs.yield(.closed(code: nil, reason: reason))
+    inputs.finish()
+    keepSelf = nil
+  }
+
+  private func read(_ bytes: UnsafeRawBufferPointer) {
+    framer.append(bytes)
+    while let output = framer.next() {
+      switch output {
+      case .line(let line): inputs.yield(.text(String(decoding: line, as: UTF8.self)))
+      case .tooLong: continue
+      }
+    }
+  }
+
+  // MARK: TCPConnectionDelegate
+
+  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) { read(bytes) }
+  func connectionDidReadEOF(_ connection: TCPConnection) { connection.close() }
+  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
+    finish(reason: error.map { "\($0)" } ?? "closed by the server")
+  }
+
+  // MARK: TLSConnectionDelegate
+
+  func connection(_ connection: TLSConnection, didRead bytes: UnsafeRawBufferPointer) { read(bytes) }
+  func connectionDidReadEOF(_ connection: TLSConnection) { connection.close() }
+  func connection(_ connection: TLSConnection, didCloseWith error: TLSError?) {
+    finish(reason: error.map { "\($0)" } ?? "closed by the server")
+  }
+}

@@ -1,0 +1,9 @@
+/// An address of one of this machine's network interfaces.
+public struct InterfaceAddress: Sendable, Hashable {
+  /// The interface name (`eth0`, `en0`, `lo`).
+  public let name: String
+  /// The address (port 0).
+  public let address: SocketAddress
+  /// `true` for loopback interfaces.
+  public let isLoopback: Bool
+}

@@ -1,0 +1,43 @@
+/// A timer in the heap: when it fires next, how often it repeats (`nil`: once), and what it runs.
+struct TimerEntry {
+  var deadline: Deadline
+  var interval: Duration?
+  let handle: Scheduled
+  let task: () -> Void
+}
+
+/// A binary min-heap of timers by deadline.
+struct TimerHeap {
+  private var items: [TimerEntry] = []
+
+  var nextDeadline: Deadline? { items.first?.deadline }
+
+  mutating func push(_ entry: TimerEntry) {
+    items.append(entry)
+    var i = items.count - 1
+    while i > 0 {
+      let parent = (i - 1) / 2
+      if items[parent].deadline <= items[i].deadline { break }
+      items.swapAt(parent, i)
+      i = parent
+    }
+  }
+
+  mutating func popExpired(now: Deadline) -> TimerEntry? {
+    guard let first = items.first, first.deadline <= now else { return nil }
+    let last = items.removeLast()
+    if items.isEmpty { return first }
+    items[0] = last
+    var i = 0
+    while true {
+      let l = 2 * i + 1, r = l + 1
+      var smallest = i
+      if l < items.count && items[l].deadline < items[smallest].deadline { smallest = l }
+      if r < items.count && items[r].deadline < items[smallest].deadline { smallest = r }
+      if smallest == i { break }
+      items.swapAt(i, smallest)
+      i = smallest
+    }
+    return first
+  }
+}

@@ -1,0 +1,32 @@
+import SwitchboardChat
+import SwitchboardHTTP
+import SwitchboardIO
+import SwitchboardLog
+
+/// The parts of a running server every loop may read.
+final class ServerCore: Sendable {
+  let configuration: ServerConfiguration
+  let hub: ChatHub
+  let metrics = ServerMetrics()
+  let logger: Log
+
+  init(configuration: ServerConfiguration, store: HistoryStore) {
+    self.configuration = configuration
+    self.logger = configuration.logger
+    let reporter = StoreFailureReporter(logger: logger, metrics: metrics)
+    self.hub = ChatHub(
+      configuration: configuration.hubConfiguration, store: store,
+      onStoreFailure: { message, error in reporter.report(message, error) })
+  }
+
+  /// Takes over a connection whose first bytes are an HTTP request (on the line port) or
+  /// that arrived on the HTTP port. Runs on the connection's loop.
+  func httpHandoff(_ connection: TCPConnection, _ initialBytes: [UInt8], _ context: LoopContext) {
+    _ = HTTPSession(connection: connection, initialBytes: initialBytes, context: context)
+  }
+
+  /// Takes over a connection that asked for a WebSocket upgrade.
+  func webSocketHandoff(_ connection: TCPConnection, _ head: HTTPRequestHead, _ leftover: [UInt8], _ context: LoopContext) {
+    WebSocketSession.start(connection: connection, head: head, leftover: leftover, context: context)
+  }
+}

@@ -1,0 +1,53 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+// The way these tests wait for something to happen: poll a condition until a deadline,
+// never sleep a fixed time and hope. A deadline is a bound on failure, not a pace: a
+// passing test waits only as long as the event takes, so deadlines are generous (the
+// machine is shared and runs every suite at once).
+
+/// Polls `condition` every millisecond until it holds (`true`) or `timeout` passes
+/// (`false`), for synchronous tests.
+public func eventually(timeout: Duration = .seconds(15), _ condition: () throws -> Bool) rethrows -> Bool {
+  let clock = ContinuousClock()
+  let deadline = clock.now.advanced(by: timeout)
+  while true {
+    if try condition() { return true }
+    if clock.now >= deadline { return false }
+    usleep(1000)
+  }
+}
+
+/// Polls `condition` every 10 ms until it holds; throws a ``TestFailure`` naming `what`
+/// once `timeout` passes.
+public func eventually(
+  timeout: Duration = .seconds(15), _ what: @autoclosure () -> String = "condition",
+  _ condition: () throws -> Bool
+) async throws {
+  let deadline = ContinuousClock.now.advanced(by: timeout)
+  while try !condition() {
+    guard ContinuousClock.now < deadline else {
+      throw TestFailure("timed out after \(timeout) waiting for \(what())")
+    }
+    try await Task.sleep(for: .milliseconds(10))
+  }
+}
+
+/// Runs `body`, failing with a ``TestFailure`` (and cancelling it) if it takes longer
+/// than `timeout`.
+public func withTimeout<T: Sendable>(
+  _ timeout: Duration = .seconds(30), _ body: @escaping @Sendable () async throws -> T
+) async throws -> T {
+  try await withThrowingTaskGroup(of: T.self) { group in
+    group.addTask { try await body() }
+    group.addTask {
+      try await Task.sleep(for: timeout)
+      throw TestFailure("timed out after \(timeout)")
+    }
+    defer { group.cancelAll() }
+    return try await group.next()!
+  }
+}

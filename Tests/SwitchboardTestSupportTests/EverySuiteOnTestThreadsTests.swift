@@ -1,0 +1,34 @@
+import Foundation
+import SwitchboardTestSupport
+import Testing
+
+/// Every suite of the package carries `.onTestThreads` (docs/TESTING.md): one without it
+/// runs on the cooperative pool and, if it blocks, starves the async suites of the run.
+@Suite(.onTestThreads) struct EverySuiteOnTestThreadsTests {
+  @Test func everySuiteInTestsCarriesTheTrait() throws {
+    let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    let files = try #require(FileManager.default.enumerator(atPath: tests.path)).compactMap { $0 as? String }
+      .filter { $0.hasSuffix(".swift") }
+    var suites = 0
+    var missing: [String] = []
+    for file in files {
+      let lines = try String(contentsOfFile: tests.path + "/" + file, encoding: .utf8)
+        .split(separator: "\n", omittingEmptySubsequences: false)
+      for (index, line) in lines.enumerated() where line.contains("struct ") && line.contains("Tests") {
+        guard let name = Self.suiteName(line) else { continue }
+        suites += 1
+        let attributes = line + (index > 0 ? lines[index - 1] : "")
+        if !attributes.contains(".onTestThreads") { missing.append("\(file):\(index + 1) \(name)") }
+      }
+    }
+    #expect(suites > 40, "found only \(suites) suites under \(tests.path)")
+    #expect(missing.isEmpty, "add @Suite(.onTestThreads) to \(missing)")
+  }
+
+  /// `FooTests` for a line declaring `struct FooTests` (after attributes, if any).
+  private static func suiteName(_ line: Substring) -> Substring? {
+    guard let range = line.range(of: "struct "), !line.hasPrefix(" "), !line.hasPrefix("/") else { return nil }
+    let name = line[range.upperBound...].prefix { $0.isLetter || $0.isNumber || $0 == "_" }
+    return name.hasSuffix("Tests") ? name : nil
+  }
+}
