@@ -14,6 +14,7 @@ let package = Package(
     .library(name: "SwitchboardHTTP", targets: ["SwitchboardHTTP"]),
     .library(name: "SwitchboardWebSocket", targets: ["SwitchboardWebSocket"]),
     .library(name: "SwitchboardDNS", targets: ["SwitchboardDNS"]),
+    .library(name: "SwitchboardDiscovery", targets: ["SwitchboardDiscovery"]),
     .library(name: "SwitchboardChat", targets: ["SwitchboardChat"]),
     .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
     .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
@@ -27,7 +28,8 @@ let package = Package(
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
     .target(name: "SwitchboardIO", dependencies: ["CSwitchboardShims"]),
     .target(name: "SwitchboardHTTP"),
-    // Leveled logs with metadata (swift-log's shape); no dependencies, so any module may log.
+    // Leveled logs with metadata (swift-log's shape); no dependencies, so any module may log
+    // (Store, Server, Client and the CLI do; the codecs and Chat never log).
     .target(name: "SwitchboardLog"),
     .target(name: "SwitchboardTLS", dependencies: ["SwitchboardIO", "COpenSSL"]),
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
@@ -35,23 +37,27 @@ let package = Package(
     .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
-    .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "CSQLite"]),
+    // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
+    .target(name: "SwitchboardDiscovery", dependencies: ["SwitchboardDNS", "SwitchboardIO", "SwitchboardLog"]),
+        .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "SwitchboardLog", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
       name: "SwitchboardServer",
       dependencies: [
         "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat", "SwitchboardStore",
+        "SwitchboardLog",
       ]),
     .target(
       name: "SwitchboardClient",
       dependencies: [
         "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardTLS", "SwitchboardChat", "COpenSSL",
+        "SwitchboardLog",
       ]),
     .executableTarget(
       name: "switchboard",
       dependencies: [
         "SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO",
-        "SwitchboardStore",
+        "SwitchboardStore", "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS",
       ],
       plugins: ["BuildCommitPlugin"]),
     // Writes the git commit being built into the switchboard binary (for --version).
@@ -72,6 +78,9 @@ let package = Package(
     .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat", "SwitchboardTestSupport"]),
     .testTarget(
       name: "SwitchboardDNSTests", dependencies: ["SwitchboardDNS", "SwitchboardTestSupport"], exclude: ["Fixtures"]),
+    .testTarget(
+      name: "SwitchboardDiscoveryTests",
+      dependencies: ["SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(
@@ -91,10 +100,3 @@ let package = Package(
   swiftLanguageModes: [.v6]
 )
 
-// Logging cuts across the I/O modules: each of these takes a `Log` from its configuration
-// (the CLI makes the real one). SwitchboardLog depends on nothing, so this adds no edge
-// between the others; the codecs and SwitchboardChat never log.
-for target in package.targets
-where ["SwitchboardStore", "SwitchboardServer", "SwitchboardClient", "switchboard"].contains(target.name) {
-  target.dependencies.append("SwitchboardLog")
-}

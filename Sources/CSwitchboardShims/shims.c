@@ -82,3 +82,85 @@ int sb_thread_set_name(const char *name) {
 }
 
 int sb_thread_get_name(char *buf, size_t len) { return pthread_getname_np(pthread_self(), buf, len); }
+
+/* Multicast for mDNS: ip_mreqn and the packet-info structs are Linux (glibc with _GNU_SOURCE). */
+#ifdef __linux__
+int sb_multicast_setup(int fd, int family, int hops) {
+  int one = 1;
+  if (family == AF_INET) {
+    unsigned char loop = 1, ttl = (unsigned char)hops;
+    if (setsockopt(fd, IPPROTO_IP, IP_MULTICAST_LOOP, &loop, sizeof loop) < 0) return -1;
+    if (setsockopt(fd, IPPROTO_IP, IP_MULTICAST_TTL, &ttl, sizeof ttl) < 0) return -1;
+    return setsockopt(fd, IPPROTO_IP, IP_PKTINFO, &one, sizeof one);
+  }
+  if (setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_LOOP, &one, sizeof one) < 0) return -1;
+  if (setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_HOPS, &hops, sizeof hops) < 0) return -1;
+  return setsockopt(fd, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof one);
+}
+
+int sb_multicast_join(int fd, int family, const uint8_t *group, unsigned ifindex) {
+  if (family == AF_INET) {
+    struct ip_mreqn m;
+    memset(&m, 0, sizeof m);
+    memcpy(&m.imr_multiaddr, group, 4);
+    m.imr_ifindex = (int)ifindex;
+    return setsockopt(fd, IPPROTO_IP, IP_ADD_MEMBERSHIP, &m, sizeof m);
+  }
+  struct ipv6_mreq m;
+  memset(&m, 0, sizeof m);
+  memcpy(&m.ipv6mr_multiaddr, group, 16);
+  m.ipv6mr_interface = ifindex;
+  return setsockopt(fd, IPPROTO_IPV6, IPV6_JOIN_GROUP, &m, sizeof m);
+}
+
+int sb_multicast_set_interface(int fd, int family, unsigned ifindex) {
+  if (family == AF_INET) {
+    struct ip_mreqn m;
+    memset(&m, 0, sizeof m);
+    m.imr_ifindex = (int)ifindex;
+    return setsockopt(fd, IPPROTO_IP, IP_MULTICAST_IF, &m, sizeof m);
+  }
+  return setsockopt(fd, IPPROTO_IPV6, IPV6_MULTICAST_IF, &ifindex, sizeof ifindex);
+}
+
+ssize_t sb_recv_from_interface(int fd, void *buf, size_t len, struct sockaddr_storage *from, unsigned *ifindex) {
+  union { struct cmsghdr align; char bytes[CMSG_SPACE(sizeof(struct in6_pktinfo)) + CMSG_SPACE(sizeof(struct in_pktinfo))]; } control;
+  struct iovec iov = { buf, len };
+  struct msghdr msg;
+  memset(&msg, 0, sizeof msg);
+  msg.msg_name = from;
+  msg.msg_namelen = sizeof *from;
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = control.bytes;
+  msg.msg_controllen = sizeof control.bytes;
+  ssize_t n = recvmsg(fd, &msg, MSG_TRUNC);
+  if (n < 0) return n;
+  *ifindex = 0;
+  for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_PKTINFO) {
+      struct in_pktinfo info;
+      memcpy(&info, CMSG_DATA(c), sizeof info);
+      *ifindex = (unsigned)info.ipi_ifindex;
+    } else if (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_PKTINFO) {
+      struct in6_pktinfo info;
+      memcpy(&info, CMSG_DATA(c), sizeof info);
+      *ifindex = info.ipi6_ifindex;
+    }
+  }
+  return n;
+}
+#else
+int sb_multicast_setup(int fd, int family, int hops) { (void)fd; (void)family; (void)hops; errno = ENOSYS; return -1; }
+int sb_multicast_join(int fd, int family, const uint8_t *group, unsigned ifindex) {
+  (void)fd; (void)family; (void)group; (void)ifindex; errno = ENOSYS; return -1;
+}
+int sb_multicast_set_interface(int fd, int family, unsigned ifindex) {
+  (void)fd; (void)family; (void)ifindex; errno = ENOSYS; return -1;
+}
+ssize_t sb_recv_from_interface(int fd, void *buf, size_t len, struct sockaddr_storage *from, unsigned *ifindex) {
+  socklen_t n = sizeof *from;
+  *ifindex = 0;
+  return recvfrom(fd, buf, len, 0, (struct sockaddr *)from, &n);
+}
+#endif

@@ -6,4 +6,8 @@ public struct InterfaceAddress: Sendable, Hashable {
   public let address: SocketAddress
   /// `true` for loopback interfaces.
   public let isLoopback: Bool
+  /// The interface index (`if_nametoindex`), what multicast options and IPv6 scopes use.
+  public var index: UInt32 = 0
+  /// Whether the interface can multicast (`IFF_MULTICAST`).
+  public var supportsMulticast = false
 }

@@ -19,10 +19,12 @@ public enum NetworkInterfaces {
       guard flags & Int32(IFF_UP) != 0, let sa = entry.pointee.ifa_addr,
         let address = SocketAddress(sa)
       else { continue }
-      result.append(
-        InterfaceAddress(
-          name: String(cString: entry.pointee.ifa_name), address: address,
-          isLoopback: flags & Int32(IFF_LOOPBACK) != 0))
+      var interface = InterfaceAddress(
+        name: String(cString: entry.pointee.ifa_name), address: address,
+        isLoopback: flags & Int32(IFF_LOOPBACK) != 0)
+      interface.index = if_nametoindex(entry.pointee.ifa_name)
+      interface.supportsMulticast = flags & Int32(IFF_MULTICAST) != 0
+      result.append(interface)
     }
     return result.filter { !$0.isLoopback } + result.filter { $0.isLoopback }
   }

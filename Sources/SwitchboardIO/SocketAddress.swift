@@ -100,6 +100,27 @@ public struct SocketAddress: Sendable, Hashable, CustomStringConvertible {
     }
   }
 
+  /// The same IPv6 address with scope (interface index) `scope`; IPv4 addresses are returned
+  /// unchanged.
+  public func withScope(_ scope: UInt32) -> SocketAddress {
+    guard case .v6(let h, let l, _, let p) = storage else { return self }
+    return SocketAddress(storage: .v6(high: h, low: l, scope: scope, port: p))
+  }
+
+  /// The IPv6 scope (interface index) of a link-local address, 0 otherwise and for IPv4.
+  public var scope: UInt32 {
+    if case .v6(_, _, let scope, _) = storage { return scope }
+    return 0
+  }
+
+  /// The address bytes in network order: 4 for IPv4, 16 for IPv6.
+  public var addressBytes: [UInt8] {
+    switch storage {
+    case .v4(let address, _): return withUnsafeBytes(of: address) { Array($0) }
+    case .v6(let high, let low, _, _): return withUnsafeBytes(of: high) { Array($0) } + withUnsafeBytes(of: low) { Array($0) }
+    }
+  }
+
   /// The numeric address without the port (`"127.0.0.1"`, `"::1"`).
   public var ipAddress: String {
     var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)

@@ -11,6 +11,21 @@ public protocol UDPSocketDelegate: AnyObject {
   /// A datagram arrived from `sender`. The buffer is the loop's: copy what you keep.
   /// `truncated` is set when the datagram was larger than the read buffer (64 KiB).
   func socket(_ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, truncated: Bool)
+  /// The same, with the index of the interface the datagram came in on; called instead of
+  /// the other method once ``UDPSocket/enableMulticast(hops:)`` is on. By default it forwards
+  /// to the other method.
+  func socket(
+    _ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, interface: UInt32,
+    truncated: Bool)
+}
+
+extension UDPSocketDelegate {
+  public func socket(
+    _ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, interface: UInt32,
+    truncated: Bool
+  ) {
+    self.socket(socket, didReceive: bytes, from: sender, truncated: truncated)
+  }
 }
 
 /// A non-blocking UDP socket bound to one loop.
@@ -23,6 +38,8 @@ public final class UDPSocket: Selectable {
   public weak var delegate: UDPSocketDelegate?
   private let fd: Int32
   private var closed = false
+  /// Datagrams are read with their receiving interface (``enableMulticast(hops:)``).
+  private var readsInterface = false
   /// Datagrams dropped because the kernel's send buffer was full.
   public private(set) var droppedSends = 0
 
@@ -34,6 +51,7 @@ public final class UDPSocket: Selectable {
     let fd = try Socket.make(family: address.family, type: Socket.datagramType)
     do {
       if options.reuseAddress { Socket.setOption(fd, SOL_SOCKET, SO_REUSEADDR, 1) }
+      if options.reusePort, sb_SO_REUSEPORT >= 0 { Socket.setOption(fd, SOL_SOCKET, sb_SO_REUSEPORT, 1) }
       if address.family == AF_INET6 {
         Socket.setOption(fd, sb_IPPROTO_IPV6, sb_IPV6_V6ONLY, options.v6Only ? 1 : 0)
       }
@@ -49,6 +67,7 @@ public final class UDPSocket: Selectable {
 
   public func handle(_ events: ReadyEvents) {
     let buffer = loop.readBuffer
+    if readsInterface { return readWithInterface(buffer) }
     for _ in 0..<64 {
       if closed { return }
       var storage = sockaddr_storage()
@@ -69,6 +88,62 @@ public final class UDPSocket: Selectable {
         self, didReceive: UnsafeRawBufferPointer(rebasing: buffer[0..<min(n, buffer.count)]), from: sender,
         truncated: truncated)
     }
+  }
+
+  private func readWithInterface(_ buffer: UnsafeMutableRawBufferPointer) {
+    for _ in 0..<64 {
+      if closed { return }
+      var storage = sockaddr_storage()
+      var interface: UInt32 = 0
+      let n = sb_recv_from_interface(fd, buffer.baseAddress!, buffer.count, &storage, &interface)
+      if n < 0 {
+        if errno == EINTR { continue }
+        return
+      }
+      let sender = withUnsafePointer(to: &storage) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { SocketAddress($0) }
+      }
+      guard let sender else { continue }
+      delegate?.socket(
+        self, didReceive: UnsafeRawBufferPointer(rebasing: buffer[0..<min(n, buffer.count)]), from: sender,
+        interface: interface, truncated: n > buffer.count)
+    }
+  }
+
+  // MARK: Multicast
+
+  /// Turns on what a multicast protocol such as mDNS needs: multicast loop (other programs
+  /// on this host hear us), TTL / hop limit `hops` for multicast, and the receiving
+  /// interface reported with each datagram (the delegate's `interface:` method).
+  /// - Throws: ``IOError`` from `setsockopt`.
+  public func enableMulticast(hops: Int = 255) throws(IOError) {
+    guard sb_multicast_setup(fd, localAddress.family, Int32(hops)) == 0 else {
+      throw IOError(call: "setsockopt", errno: errno, detail: "multicast loop/hops/pktinfo")
+    }
+    readsInterface = true
+  }
+
+  /// Joins the multicast `group` (224.0.0.251, ff02::fb…; same family as the socket) on the
+  /// interface with index `interface`.
+  /// - Throws: ``IOError`` (`EADDRINUSE` when already joined there).
+  public func joinMulticastGroup(_ group: SocketAddress, interface: UInt32) throws(IOError) {
+    let rc = group.addressBytes.withUnsafeBufferPointer { sb_multicast_join(fd, group.family, $0.baseAddress, interface) }
+    guard rc == 0 else {
+      throw IOError(call: "setsockopt", errno: errno, detail: "join \(group.ipAddress) on interface \(interface)")
+    }
+  }
+
+  /// Sends one datagram to a multicast `group` out of the interface with index `interface`
+  /// (`IP_MULTICAST_IF` / `IPV6_MULTICAST_IF`; an IPv6 group gets that interface as its scope).
+  /// - Returns: `false` when it could not be sent (counted in ``droppedSends``).
+  @discardableResult
+  public func send(_ bytes: UnsafeRawBufferPointer, toGroup group: SocketAddress, interface: UInt32) -> Bool {
+    guard !closed else { return false }
+    guard sb_multicast_set_interface(fd, group.family, interface) == 0 else {
+      droppedSends += 1
+      return false
+    }
+    return send(bytes, to: group.withScope(interface))
   }
 
   /// Sends one datagram; a full send buffer drops it (counted in ``droppedSends``).

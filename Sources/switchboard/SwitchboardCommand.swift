@@ -20,6 +20,8 @@ struct SwitchboardCommand {
       send URL TEXT…   send one message and exit (tcp://host:port, udp://host:port)
       bench URL …      load-test a server (see `switchboard bench --help`)
       store-bench      messages stored per second by the SQLite history store
+      browse [TYPE…]   list services found over mDNS (avahi-browse -r -p style; --json)
+      advertise NAME TYPE PORT [KEY=VALUE…]   publish a service over mDNS until killed
       help             this text
 
     Run `switchboard COMMAND --help` for a command's options; `switchboard --version` (or
@@ -40,13 +42,15 @@ struct SwitchboardCommand {
     case "bench": code = BenchCommand.run(args)
     case "store-bench": code = StoreBenchCommand.run(args)
     case "chat": code = ChatCommand.run(args)
+    case "advertise": code = AdvertiseCommand.run(args)
+    case "browse": code = BrowseCommand.run(args)
     case "help", "--help", "-h":
       Output.print(usage)
       code = ExitCode.ok
     case "--version":
       Output.print(SwitchboardVersion.line)
       code = ExitCode.ok
-    case "browse", "peer":
+    case "peer":
       if args.contains("--version") {
         Output.print(SwitchboardVersion.line)
         code = ExitCode.ok

@@ -64,15 +64,19 @@ struct EventLoopTests {
   func scheduledTasksFireNoSoonerThanTheirDelayInDeadlineOrder(backend: SelectorBackend) throws {
     let loop = try EventLoop(backend: backend)
     defer { loop.shutdownGracefully() }
-    let start = ContinuousClock.now
     let fired = Locked<[(Int, Duration)]>([])
+    // Each timer's deadline is its own call's time plus its delay: a test thread that a
+    // loaded machine pauses between two calls moves the later deadlines, not the order rule.
+    var deadlines: [(delay: Int, at: ContinuousClock.Instant)] = []
     for delay in [60, 20, 40] {
+      let scheduledAt = ContinuousClock.now
+      deadlines.append((delay, scheduledAt + .milliseconds(delay)))
       loop.schedule(after: .milliseconds(delay)) {
-        fired.withLock { $0.append((delay, ContinuousClock.now - start)) }
+        fired.withLock { $0.append((delay, ContinuousClock.now - scheduledAt)) }
       }
     }
     #expect(eventually { fired.value.count == 3 })
-    #expect(fired.value.map(\.0) == [20, 40, 60])
+    #expect(fired.value.map(\.0) == deadlines.sorted { $0.at < $1.at }.map(\.delay))
     for (delay, elapsed) in fired.value {
       #expect(elapsed >= .milliseconds(delay), "\(delay) ms timer fired after \(elapsed)")
     }

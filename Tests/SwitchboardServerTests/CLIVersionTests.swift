@@ -11,6 +11,7 @@ struct CLIVersionTests {
   static let invocations: [[String]] = [
     ["--version"], ["serve", "--version"], ["chat", "--version"], ["send", "--version"],
     ["bench", "--version"], ["store-bench", "--version"], ["browse", "--version"], ["peer", "--version"],
+    ["advertise", "--version"],
     ["serve", "--ephemeral", "--log-format", "json", "--version"],
   ]
 

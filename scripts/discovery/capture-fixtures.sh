@@ -30,37 +30,14 @@ ADDR_A=10.231.7.1 ADDR_B=10.231.7.2
 [ "$(id -u)" = 0 ] || { echo "capture-fixtures.sh needs root (network namespaces)" >&2; exit 1; }
 
 # --- peers ------------------------------------------------------------------------------
-missing=""
-for p in avahi-daemon avahi-utils dbus tcpdump iproute2; do
-  dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-  # Keep the package scripts from starting avahi-daemon in the root namespace.
-  made_policy=0
-  if [ ! -e /usr/sbin/policy-rc.d ]; then
-    printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && made_policy=1
-  fi
-  apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
-  [ "$made_policy" = 1 ] && rm -f /usr/sbin/policy-rc.d
-fi
-if ! "$VENV/bin/python" -c "import zeroconf" 2>/dev/null; then
-  python3 -m venv "$VENV" || {
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null && /usr/bin/python3 -m venv "$VENV"; }
-  "$VENV/bin/pip" install -q "zeroconf==$ZC_VERSION"
-fi
+. scripts/discovery/lib.sh
+install_peers "$VENV" "$ZC_VERSION"
 
 # --- cleanup: our PIDs, then our namespaces ---------------------------------------------
 PIDS=()    # stopped last to first
 TCPDUMP="" # stopped after them, once their goodbyes had time to arrive
-stop() { # PID: SIGTERM (avahi and zeroconf send goodbyes), SIGKILL after 3 s
-  kill -0 "$1" 2>/dev/null || return 0
-  kill "$1" 2>/dev/null || true
-  for _ in $(seq 30); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-  kill -9 "$1" 2>/dev/null || true
-}
+stop() { stop_pid "$1"; }
 cleanup() {
-  local pid
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop "${PIDS[i]}"; done
   PIDS=()
   if [ -n "$TCPDUMP" ]; then
@@ -68,37 +45,17 @@ cleanup() {
     stop "$TCPDUMP"
     TCPDUMP=""
   fi
-  for ns in "$NS_A" "$NS_B"; do
-    if ip netns list | awk '{print $1}' | grep -qx "$ns"; then
-      # A process left in our namespace (from this run) would keep it alive.
-      for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$pid" 2>/dev/null || true; done
-      ip netns del "$ns"
-    fi
-  done
+  # A process left in our namespaces (from this run) would keep them alive: delete_netns
+  # kills it first.
+  delete_netns "$NS_A" "$NS_B"
 }
 trap cleanup EXIT
 cleanup # leftovers of an interrupted run (same names, so ours)
 
 # --- namespaces -----------------------------------------------------------------------
-rm -rf "$RUN" && mkdir -p "$RUN/a/run" "$RUN/a/services"
-for ns in "$NS_A" "$NS_B"; do
-  ip netns add "$ns"
-  ip -n "$ns" link set lo up
-  ip netns exec "$ns" sysctl -qw net.ipv6.conf.default.accept_dad=0
-done
-ip link add "$VETH_A" address "$MAC_A" netns "$NS_A" type veth peer name "$VETH_B" address "$MAC_B" netns "$NS_B"
-for end in "$NS_A $VETH_A $ADDR_A" "$NS_B $VETH_B $ADDR_B"; do
-  set -- $end
-  ip netns exec "$1" sysctl -qw "net.ipv6.conf.$2.accept_dad=0"
-  ip -n "$1" addr add "$3/24" dev "$2"
-  ip -n "$1" link set "$2" multicast on up
-  ip -n "$1" route add 224.0.0.0/4 dev "$2"
-done
-for _ in $(seq 50); do # carrier and IPv6 link-local addresses on both ends
-  ip -n "$NS_A" -6 addr show dev "$VETH_A" scope link | grep -q inet6 &&
-    ip -n "$NS_B" -6 addr show dev "$VETH_B" scope link | grep -q inet6 && break
-  sleep 0.1
-done
+rm -rf "$RUN" && mkdir -p "$RUN"
+make_link "$NS_A" "$VETH_A" "$MAC_A" "$ADDR_A" "$NS_B" "$VETH_B" "$MAC_B" "$ADDR_B"
+wait_link_local "$NS_A" "$VETH_A" "$NS_B" "$VETH_B" || true
 
 # --- capture first, so probes and announcements are in it --------------------------------
 ip netns exec "$NS_B" tcpdump -i "$VETH_B" -n -U -Z root -w "$RUN/mdns.pcap" udp port 5353 2>"$RUN/tcpdump.log" &
@@ -106,55 +63,7 @@ TCPDUMP=$!
 for _ in $(seq 50); do grep -q "listening on" "$RUN/tcpdump.log" && break; sleep 0.1; done
 
 # --- avahi in sbdns-a, with a private system bus ----------------------------------------
-cat >"$RUN/a/dbus.conf" <<XML
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-BUS Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>system</type>
-  <listen>unix:path=$RUN/a/dbus.sock</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default">
-    <allow user="*"/> <allow own="*"/>
-    <allow send_type="method_call"/> <allow receive_type="method_call"/>
-    <allow send_type="method_return"/> <allow receive_type="method_return"/>
-    <allow send_type="signal"/> <allow receive_type="signal"/>
-    <allow send_type="error"/> <allow receive_type="error"/>
-  </policy>
-</busconfig>
-XML
-ip netns exec "$NS_A" dbus-daemon --config-file="$RUN/a/dbus.conf" --nofork --nopidfile 2>"$RUN/dbus.log" &
-PIDS+=($!)
-for _ in $(seq 50); do [ -S "$RUN/a/dbus.sock" ] && break; sleep 0.1; done
-export DBUS_SYSTEM_BUS_ADDRESS="unix:path=$RUN/a/dbus.sock"
-
-cat >"$RUN/a/avahi-daemon.conf" <<CONF
-[server]
-host-name=sbdns-a
-use-ipv4=yes
-use-ipv6=yes
-allow-interfaces=$VETH_A
-enable-dbus=yes
-ratelimit-interval-usec=1000000
-ratelimit-burst=1000
-[wide-area]
-enable-wide-area=no
-[publish]
-publish-hinfo=no
-publish-workstation=no
-[reflector]
-enable-reflector=no
-CONF
-# `ip netns exec` runs its command in a mount namespace of its own, so these bind mounts
-# (avahi's pid/socket directory, and an empty services directory so nothing from /etc is
-# published) exist only for this avahi-daemon. sh execs avahi-daemon: $! is its PID.
-mkdir -p /run/avahi-daemon
-ip netns exec "$NS_A" sh -c '
-  mount --bind "$1/run" /run/avahi-daemon && mount --bind "$1/services" /etc/avahi/services &&
-  exec avahi-daemon -f "$1/avahi-daemon.conf" --no-drop-root --no-chroot --no-rlimits --debug
-' sh "$RUN/a" >"$RUN/avahi.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 100); do grep -q "Server startup complete" "$RUN/avahi.log" && break; sleep 0.1; done
-grep -q "Server startup complete" "$RUN/avahi.log" || { cat "$RUN/avahi.log" >&2; exit 1; }
+start_avahi "$NS_A" "$RUN/a" sbdns-a "$VETH_A" || exit 1
 
 # Two services: one with TXT key / key= / key=value and a name with a space, a dot and
 # UTF-8; one under the 17-character type with an empty TXT.

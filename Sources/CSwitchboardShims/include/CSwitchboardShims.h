@@ -60,4 +60,17 @@ int sb_thread_get_name(char *buf, size_t len);
 /* The EPOLL* and SO_* constants that import awkwardly, as plain ints. */
 extern const unsigned int sb_EPOLLIN, sb_EPOLLOUT, sb_EPOLLERR, sb_EPOLLHUP, sb_EPOLLRDHUP, sb_EPOLLET;
 extern const int sb_SO_REUSEPORT, sb_IPPROTO_IPV6, sb_IPV6_V6ONLY, sb_IP_MULTICAST_TTL;
+/* Multicast on a UDP socket of `family` (AF_INET or AF_INET6), for mDNS. All return 0 or -1
+   with errno.
+   - setup: multicast loop on, TTL / hop limit `hops` for multicast, and IP_PKTINFO /
+     IPV6_RECVPKTINFO so sb_recv_from_interface can say where a datagram came in.
+   - join: join `group` (4 or 16 bytes, network order) on the interface with index `ifindex`.
+   - set_interface: send multicast out of the interface with index `ifindex`. */
+int sb_multicast_setup(int fd, int family, int hops);
+int sb_multicast_join(int fd, int family, const uint8_t *group, unsigned ifindex);
+int sb_multicast_set_interface(int fd, int family, unsigned ifindex);
+/* recvmsg with the sender in `from` and the index of the receiving interface in `ifindex`
+   (0 when the kernel gave no packet info). Returns the datagram's full length (MSG_TRUNC),
+   or -1 with errno. */
+ssize_t sb_recv_from_interface(int fd, void *buf, size_t len, struct sockaddr_storage *from, unsigned *ifindex);
 #endif

@@ -1,0 +1,109 @@
+import Foundation
+import SwitchboardDNS
+import SwitchboardDiscovery
+import Synchronization
+
+/// `switchboard advertise NAME TYPE PORT [KEY=VALUE…]`: publish one service with the built-in
+/// mDNS responder until killed (the job of `dns-sd -R` and `avahi-publish -s`).
+enum AdvertiseCommand {
+  static let help = """
+    usage: switchboard advertise NAME TYPE PORT [KEY=VALUE…] [--host HOSTNAME] [--interface NAMES]
+
+    Publishes the service instance NAME of TYPE (_name._tcp or _name._udp) on PORT with the
+    TXT attributes given (KEY=VALUE, KEY= or KEY), through the built-in mDNS responder
+    (port 5353, shared with any other responder here). It probes the name first; if another
+    responder holds it, it advertises as "NAME (2)" and so on, and says so. It runs until
+    SIGINT or SIGTERM, then sends goodbyes so browsers drop the service at once.
+
+      --host HOSTNAME    the host name to publish (default: this machine's, up to the first dot)
+      --interface NAMES  only these interfaces, comma-separated (default: every multicast one)
+      --log-level LEVEL  trace, debug, info, notice, warning (default), error, critical
+      --log-format F     text (default) or json
+
+    Prints one line when the service is advertised (`advertised NAME.TYPE.local on
+    HOST.local:PORT`) and one per rename. --version prints the version and the commit it
+    was built from. Exit codes: 0 stopped by a signal, 1 could not advertise (port 5353
+    unavailable, or the name conflicted too often), 64 bad usage.
+    """
+
+  static func run(_ argv: [String]) -> Int32 {
+    let args: Arguments
+    let logOptions: LogOptions
+    do {
+      args = try Arguments(
+        argv, valued: Set(["host", "interface"]).union(LogOptions.flags), booleans: ["help"])
+      logOptions = try LogOptions(args, defaultLevel: .warning)
+    } catch {
+      Output.error("switchboard advertise: \(error)\n\n\(help)")
+      return ExitCode.usage
+    }
+    if let code = args.helpOrVersion(help) { return code }
+    let positional = args.positional
+    guard positional.count >= 3 else {
+      Output.error("switchboard advertise: needs NAME TYPE PORT\n\n\(help)")
+      return ExitCode.usage
+    }
+    guard let port = UInt16(positional[2]), port > 0 else {
+      Output.error("switchboard advertise: PORT must be a number in 1...65535, not '\(positional[2])'")
+      return ExitCode.usage
+    }
+    let service: MDNSService
+    do {
+      service = MDNSService(
+        instance: positional[0], type: positional[1], port: port,
+        txt: try DNSTXT(strings: Array(positional[3...])))
+      _ = try service.typeName()
+    } catch let error as DiscoveryError {
+      Output.error("switchboard advertise: \(error.message)")
+      return ExitCode.usage
+    } catch {
+      Output.error("switchboard advertise: \(error)")
+      return ExitCode.usage
+    }
+    let logger = logOptions.logger(label: "switchboard.advertise")
+    let stop = DispatchSemaphore(value: 0)
+    let exitCode = Atomic<Int32>(ExitCode.ok)
+    let configuration = MDNSAdvertiser.Configuration(
+      hostName: args.value("host"),
+      interfaceNames: args.value("interface").map { $0.split(separator: ",").map(String.init) }, log: logger)
+    let type = positional[1]
+    let hostName = Mutex(configuration.hostName)
+    let advertiser: MDNSAdvertiser
+    do {
+      advertiser = try MDNSAdvertiser(configuration: configuration) { event in
+        switch event {
+        case .registered(_, let name):
+          Output.print("advertised \(name).\(type).local on \(hostName.withLock { $0 }).local:\(port)")
+        case .renamed(nil, let from, let to):
+          hostName.withLock { $0 = to }
+          Output.print("host name \(from).local is taken; now \(to).local")
+        case .renamed(_, let from, let to):
+          Output.print("name '\(from)' is taken; trying '\(to)'")
+        case .failed(_, let error):
+          Output.error("switchboard advertise: \(error.message)")
+          exitCode.store(ExitCode.failure, ordering: .relaxed)
+          stop.signal()
+        case .warning:
+          break  // the advertiser logs it (at warning, the default level)
+        }
+      }
+      _ = try advertiser.register(service)
+    } catch {
+      Output.error("switchboard advertise: \(error.message)")
+      return error == .socket ? ExitCode.failure : ExitCode.usage
+    }
+    let signalQueue = DispatchQueue(label: "switchboard.signals")
+    var sources: [DispatchSourceSignal] = []
+    for sig in [SIGINT, SIGTERM] {
+      signal(sig, SIG_IGN)
+      let source = DispatchSource.makeSignalSource(signal: sig, queue: signalQueue)
+      source.setEventHandler { @Sendable in stop.signal() }
+      source.resume()
+      sources.append(source)
+    }
+    stop.wait()
+    advertiser.shutdown()
+    _ = sources
+    return exitCode.load(ordering: .relaxed)
+  }
+}
