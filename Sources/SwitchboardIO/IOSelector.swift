@@ -21,7 +21,7 @@ func makeSelector(_ backend: SelectorBackend) throws(IOError) -> IOSelector {
     #if os(Linux)
       return try EpollSelector()
     #else
-      throw IOError(call: "epoll_create1", errno: 38, detail: "(epoll exists only on Linux)")
+      throw IOError(call: "epoll_create1", errno: ENOSYS, detail: "(epoll exists only on Linux)")
     #endif
   case .dispatch:
     return DispatchSelector()
@@ -29,7 +29,7 @@ func makeSelector(_ backend: SelectorBackend) throws(IOError) -> IOSelector {
     #if os(Linux)
       return try EpollSelector()
     #else
-      throw IOError(call: "io_uring_setup", errno: 38, detail: "(io_uring exists only on Linux)")
+      throw IOError(call: "io_uring_setup", errno: ENOSYS, detail: "(io_uring exists only on Linux)")
     #endif
   }
 }

@@ -32,8 +32,9 @@ public struct WriteLimits: Sendable {
   public var highWaterMark = 256 * 1024
   /// Below this it is writable again.
   public var lowWaterMark = 64 * 1024
-  /// Above this the peer is too slow: the connection is reset (``IOError`` call
-  /// `"slow consumer"`), so memory stays bounded whatever the peer does.
+  /// Above this, while the kernel's buffer is full, the peer is too slow: the connection is
+  /// reset and closes with an ``IOError`` of kind ``IOError/Kind/slowConsumer``, so memory
+  /// stays bounded whatever the peer does.
   public var maximumBuffered = 4 * 1024 * 1024
   public init() {}
 }
@@ -66,28 +67,35 @@ public final class TCPConnection: Selectable, Flushable {
 
   /// Output limits.
   @exclusivity(unchecked) public var limits = WriteLimits()
-  @exclusivity(unchecked) private var queue: [SharedBytes] = []
-  @exclusivity(unchecked) private var queueHead = 0
-  @exclusivity(unchecked) private var headOffset = 0
-  /// Bytes waiting to be written.
-  @exclusivity(unchecked) public private(set) var bufferedBytes = 0
+  /// Where the connection is in its life, with its flow control; changed only by
+  /// ``move(to:)``.
+  @exclusivity(unchecked) private var state: Lifecycle = .open(Flow())
+  /// The output not yet taken by the kernel.
+  @exclusivity(unchecked) private var pending = PendingWrites()
+  // Two markers stay apart from `state` because they say where the connection stands with
+  // the loop, not with its peer; any lifecycle state can hold either, so folding them in
+  // would double every case.
+  /// The connection is in the loop's flush list for this iteration (see ``flush()``).
   @exclusivity(unchecked) private var flushScheduled = false
-  @exclusivity(unchecked) private var writeInterest = false
-  /// `false` while buffered output is above the high-water mark.
-  @exclusivity(unchecked) public private(set) var isWritable = true
-  @exclusivity(unchecked) private var readPaused = false
-  @exclusivity(unchecked) private var closeAfterFlush = false
-  @exclusivity(unchecked) private var shutdownAfterFlush = false
-  /// `true` once the connection is closed (no more callbacks, writes are dropped).
-  @exclusivity(unchecked) public private(set) var isClosed = false
-  @exclusivity(unchecked) private var readEOF = false
-  /// A send of this connection's queue is in the loop's io_uring batch (see ``flush()``).
+  /// A send of this connection's queue is in the loop's io_uring batch (see ``flush()``);
+  /// the queue's head must not be described again until its completion is counted.
   @exclusivity(unchecked) private var sendQueued = false
-  /// The bytes that send asked for, and what its completion said.
+  /// The bytes that send asked for, and what its completion said (kept from
+  /// ``sendCompleted(_:)`` to ``sendSettled()``).
   @exclusivity(unchecked) private var sendRequested = 0
   @exclusivity(unchecked) private var sendKernelFull = false
   @exclusivity(unchecked) private var sendError: IOError?
-  private var connecting: ((IOError?) -> Void)?
+  /// `connect`'s callback, while the state is `.connecting` (beside the state rather than
+  /// in it, so that the state stays a plain value).
+  private var connectCompletion: ((IOError?) -> Void)?
+
+  /// Bytes waiting to be written.
+  public var bufferedBytes: Int { pending.bufferedBytes }
+  /// `false` while buffered output is above the high-water mark (see ``WriteLimits``). A
+  /// closed connection buffers nothing and reports `true`: check ``isClosed`` first.
+  public var isWritable: Bool { state.flow?.isWritable ?? true }
+  /// `true` once the connection is closed (no more callbacks, writes are dropped).
+  public var isClosed: Bool { state.isClosed }
 
   /// Adopts an accepted, non-blocking socket and starts reading. Must run on `loop`.
   /// - Throws: ``IOError`` when the descriptor cannot be registered (it is then closed).
@@ -105,12 +113,16 @@ public final class TCPConnection: Selectable, Flushable {
     }
   }
 
-  private init(connectingFD fd: Int32, loop: EventLoop, remote: SocketAddress) throws(IOError) {
+  private init(
+    connectingFD fd: Int32, loop: EventLoop, remote: SocketAddress,
+    completion: @escaping (TCPConnection, IOError?) -> Void
+  ) throws(IOError) {
     self.fd = fd
     self.loop = loop
     self.remoteAddress = remote
+    state = .connecting
+    connectCompletion = { [unowned self] error in completion(self, error) }
     try loop.register(self, fd: fd, interest: .write)
-    writeInterest = true
   }
 
   /// Opens a connection to `address` on `loop` (which must be the current loop). The
@@ -137,8 +149,7 @@ public final class TCPConnection: Selectable, Flushable {
       return
     }
     do {
-      let connection = try TCPConnection(connectingFD: fd, loop: loop, remote: address)
-      connection.connecting = { [unowned connection] error in
+      _ = try TCPConnection(connectingFD: fd, loop: loop, remote: address) { connection, error in
         if let error {
           completion(.failure(IOError(call: "connect", errno: error.errno, detail: address.description)))
         } else {
@@ -151,35 +162,48 @@ public final class TCPConnection: Selectable, Flushable {
     }
   }
 
+  // MARK: State
+
+  /// Moves the lifecycle to `next` — the one place it changes. Checks the transition and
+  /// tells the loop when what the descriptor is watched for changes with it.
+  private func move(to next: Lifecycle) {
+    precondition(Lifecycle.allows(state, next), "TCPConnection \(fd): invalid transition \(state) → \(next)")
+    let before = state.interest
+    state = next
+    if let after = next.interest, after != before {
+      loop.setInterest(fd: fd, after)
+    }
+  }
+
   // MARK: Events
 
   public func handle(_ events: ReadyEvents) {
-    if let connecting {
-      self.connecting = nil
+    if case .connecting = state {
+      let completion = connectCompletion
+      connectCompletion = nil
       var soError: Int32 = 0
       var len = socklen_t(MemoryLayout<Int32>.size)
       getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &len)
       if soError != 0 {
-        let error = IOError(call: "connect", errno: soError)
-        isClosed = true
+        move(to: .closed)
         loop.deregisterAndClose(fd: fd)
-        connecting(error)
+        completion?(IOError(call: "connect", errno: soError))
         return
       }
-      writeInterest = false
-      loop.setInterest(fd: fd, .read)
-      connecting(nil)
+      move(to: .open(Flow()))
+      completion?(nil)
       return
     }
-    if events.contains(.writable) && !isClosed {
+    if events.contains(.writable) && !state.isClosed {
       flushNow()
     }
-    if (events.contains(.readable) || events.contains(.hangup)) && !isClosed && !readPaused {
+    if (events.contains(.readable) || events.contains(.hangup)) && state.readsInput {
       readAvailable()
     }
-    if events.contains(.hangup) && readEOF && !writeInterest && !isClosed {
+    if events.contains(.hangup), state.ends?.inputEnded == true, state.canFlush {
       // Past EOF nothing reads the error a hang-up carries, and epoll reports hang-ups
       // whatever the interest: left alone it would spin the loop. Neither way is open.
+      // (Not while waiting for writability: the flush that follows reports the error.)
       var soError: Int32 = 0
       var len = socklen_t(MemoryLayout<Int32>.size)
       getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &len)
@@ -191,7 +215,7 @@ public final class TCPConnection: Selectable, Flushable {
     let buffer = loop.readBuffer
     // Bounded per event for fairness between connections; level-triggering brings us back.
     for _ in 0..<4 {
-      if isClosed || readPaused || readEOF { return }
+      guard state.readsInput, var ends = state.ends, let flow = state.flow else { return }
       let result: IOResult<Int>
       do {
         result = try syscall("read") { Glibc_read(fd, buffer.baseAddress!, buffer.count) }
@@ -203,8 +227,8 @@ public final class TCPConnection: Selectable, Flushable {
       case .wouldBlock:
         return
       case .processed(0):
-        readEOF = true
-        updateInterest()
+        ends.inputEnded = true
+        move(to: state.with(flow, ends))
         if let delegate { delegate.connectionDidReadEOF(self) } else { close() }
         return
       case .processed(let n):
@@ -218,17 +242,20 @@ public final class TCPConnection: Selectable, Flushable {
 
   /// Queues `bytes` for writing; they leave with the loop's next flush.
   public func write(_ bytes: SharedBytes) {
-    guard !isClosed, !closeAfterFlush else { return }
-    guard bytes.count > 0 else { return }
-    queue.append(bytes)
-    bufferedBytes += bytes.count
-    if writeInterest && bufferedBytes > limits.maximumBuffered {
-      // The kernel's buffer is already full and the queue is past the cap.
-      fail(IOError(call: "slow consumer", errno: 0, detail: "(more than \(limits.maximumBuffered) bytes unread)"))
-      return
+    // One test of the state for the common case: this runs for every member of every fan-out.
+    guard let flow = state.writerFlow, bytes.count > 0 else { return }
+    pending.append(bytes)
+    if flow.awaitingWritable {
+      // The kernel's buffer is already full: no flush until it is writable again.
+      if pending.bufferedBytes > limits.maximumBuffered {
+        // And the queue is past the cap.
+        failSlowConsumer()
+        return
+      }
+    } else {
+      scheduleFlush()
     }
-    pauseIfAboveHighWater()
-    scheduleFlush()
+    if pending.bufferedBytes > limits.highWaterMark { pauseIfAboveHighWater() }
   }
 
   /// Writes `bytes` at once when nothing is queued before them (`immediately`), queueing
@@ -239,26 +266,27 @@ public final class TCPConnection: Selectable, Flushable {
   public func write(_ bytes: SharedBytes, immediately: Bool) {
     // With an io_uring the end-of-iteration flush sends every connection's output in one
     // system call, which beats sending this one now.
-    guard immediately, loop.sendRing == nil, queueHead >= queue.count, !flushScheduled, !writeInterest,
-      !closeAfterFlush, !isClosed, bytes.count > 0
+    guard immediately, loop.sendRing == nil, pending.isEmpty, !flushScheduled, let flow = state.writerFlow,
+      !flow.awaitingWritable, bytes.count > 0
     else {
       write(bytes)
       return
     }
     // The regular flush, just now instead of at the end of the iteration: what the kernel
     // does not take stays queued and waits for writability like any other output.
-    queue.append(bytes)
-    bufferedBytes += bytes.count
+    pending.append(bytes)
     flushNow()
-    pauseIfAboveHighWater()
+    if pending.bufferedBytes > limits.highWaterMark { pauseIfAboveHighWater() }
   }
 
-  /// Past the high-water mark the connection turns unwritable and stops reading.
+  /// Past the high-water mark the connection turns unwritable and stops reading. (Callers
+  /// check the mark first: this is the rare path, kept out of line so that the write path
+  /// stays small.)
+  @inline(never)
   private func pauseIfAboveHighWater() {
-    guard isWritable && bufferedBytes > limits.highWaterMark else { return }
-    isWritable = false
-    readPaused = true
-    updateInterest()
+    guard pending.bufferedBytes > limits.highWaterMark, var flow = state.flow, flow.isWritable else { return }
+    flow.isWritable = false
+    move(to: state.with(flow))
     delegate?.connection(self, writabilityChanged: false)
   }
 
@@ -273,24 +301,24 @@ public final class TCPConnection: Selectable, Flushable {
   }
 
   private func scheduleFlush() {
-    guard !flushScheduled, !writeInterest else { return }
+    guard !flushScheduled, state.canFlush else { return }
     flushScheduled = true
     loop.needsFlush(self)
   }
 
   public func flush() {
     flushScheduled = false
-    guard !isClosed && !writeInterest && !sendQueued else { return }
+    guard !sendQueued else { return }
     if loop.sendRing != nil {
-      loop.queueSend(self)
-    } else {
+      loop.queueSend(self)  // which checks the state itself
+    } else if state.canFlush {
       flushNow()
     }
   }
 
   /// Sends now with a system call of its own (the ring's fallback).
   func flushSynchronously() {
-    if !isClosed && !writeInterest { flushNow() }
+    if state.canFlush { flushNow() }
   }
 
   /// What ``queueSend(into:tag:)`` did.
@@ -300,16 +328,10 @@ public final class TCPConnection: Selectable, Flushable {
   /// io_uring as one send. No callbacks: the bytes stay queued (and alive) until
   /// ``sendCompleted(_:)`` counts what the kernel took.
   func queueSend(into ring: OpaquePointer, tag: UInt64) -> RingQueueing {
-    guard !isClosed, !writeInterest, !sendQueued, queueHead < queue.count else { return .nothing }
-    let count = min(queue.count - queueHead, loop.iovecCapacity)
+    guard !sendQueued, !pending.isEmpty, state.canFlush else { return .nothing }
+    let count = pending.iovecCount(capacity: loop.iovecCapacity)
     guard let iov = sb_send_ring_reserve(ring, Int32(count)) else { return .full }
-    var requested = 0
-    for n in 0..<count {
-      let chunk = queue[queueHead + n]
-      let offset = n == 0 ? headOffset : 0
-      iov[n] = iovec(iov_base: chunk.base + offset, iov_len: chunk.count - offset)
-      requested += chunk.count - offset
-    }
+    let requested = pending.fill(iov, count: count)
     sb_send_ring_push(ring, fd, iov, Int32(count), tag)
     sendQueued = true
     sendRequested = requested
@@ -323,12 +345,12 @@ public final class TCPConnection: Selectable, Flushable {
   /// that a fan-out visits each connection once less.
   func sendCompleted(_ result: Int32) -> Bool {
     sendQueued = false
-    if isClosed { return false }
+    if state.isClosed { return false }
     if result >= 0 {
-      consume(Int(result))
+      pending.consume(Int(result))
       sendKernelFull = Int(result) < sendRequested
-      if queueHead >= queue.count && isWritable && !writeInterest && !closeAfterFlush && !shutdownAfterFlush {
-        compactQueue()
+      if pending.isEmpty && state.idlesWhenDrained {
+        pending.compact()
         return false
       }
     } else if result == -EAGAIN || result == -EWOULDBLOCK {
@@ -350,50 +372,26 @@ public final class TCPConnection: Selectable, Flushable {
       fail(error)
       return
     }
-    guard !isClosed else { return }
+    guard !state.isClosed else { return }
     afterSends(kernelFull: sendKernelFull)
-  }
-
-  /// Drops `written` bytes from the head of the queue.
-  private func consume(_ count: Int) {
-    var written = count
-    bufferedBytes -= written
-    while written > 0 {
-      let remaining = queue[queueHead].count - headOffset
-      if written >= remaining {
-        written -= remaining
-        queueHead += 1
-        headOffset = 0
-      } else {
-        headOffset += written
-        written = 0
-      }
-    }
   }
 
   private func flushNow() {
     // A send of this queue is in the ring; its completion continues from there.
     guard !sendQueued else { return }
-    while queueHead < queue.count && !isClosed {
+    while !pending.isEmpty && !state.isClosed {
       let iov = loop.iovecs
-      var n = 0
-      var index = queueHead
-      while index < queue.count && n < loop.iovecCapacity {
-        let chunk = queue[index]
-        let offset = index == queueHead ? headOffset : 0
-        iov[n] = iovec(iov_base: chunk.base + offset, iov_len: chunk.count - offset)
-        n += 1
-        index += 1
-      }
+      let count = pending.iovecCount(capacity: loop.iovecCapacity)
+      _ = pending.fill(iov, count: count)
       let result: IOResult<Int>
       do {
-        result = try syscall("send") { sb_send_stream(fd, iov, Int32(n)) }
+        result = try syscall("send") { sb_send_stream(fd, iov, Int32(count)) }
       } catch {
         fail(error)
         return
       }
       guard case .processed(let written) = result else { break }
-      consume(written)
+      pending.consume(written)
     }
     afterSends(kernelFull: true)
   }
@@ -402,81 +400,50 @@ public final class TCPConnection: Selectable, Flushable {
   /// queue, so the rest waits for writability; otherwise what is left (more than one
   /// send's worth of chunks) goes with the next flush.
   private func afterSends(kernelFull: Bool) {
-    if isClosed { return }
-    compactQueue()
+    guard let before = state.flow else { return }
+    var flow = before
+    pending.compact()
     // Judged after the kernel took what it could (it refused part of the queue): what is
     // left is what the peer did not read. A batched send that the kernel took whole is no
     // verdict yet — the rest goes out with the next flush first. (Appends within one loop
     // iteration are bounded by the read budgets.)
-    if kernelFull && bufferedBytes > limits.maximumBuffered && !isClosed {
-      fail(IOError(call: "slow consumer", errno: 0, detail: "(more than \(limits.maximumBuffered) bytes unread)"))
+    if kernelFull && pending.bufferedBytes > limits.maximumBuffered {
+      failSlowConsumer()
       return
     }
-    let drained = queueHead >= queue.count
-    let wantWrite = !drained && !isClosed && kernelFull
-    if !drained && !kernelFull && !isClosed { scheduleFlush() }
-    if wantWrite != writeInterest {
-      writeInterest = wantWrite
-      updateInterest()
-    }
-    if !isWritable && bufferedBytes < limits.lowWaterMark && !isClosed {
-      isWritable = true
-      readPaused = false
-      updateInterest()
-      delegate?.connection(self, writabilityChanged: true)
-    }
-    if drained && shutdownAfterFlush && !isClosed {
-      shutdownAfterFlush = false
+    let drained = pending.isEmpty
+    if !drained && !kernelFull { scheduleFlush() }
+    flow.awaitingWritable = !drained && kernelFull
+    let regained = !flow.isWritable && pending.bufferedBytes < limits.lowWaterMark
+    if regained { flow.isWritable = true }
+    if flow != before { move(to: state.with(flow)) }
+    if regained { delegate?.connection(self, writabilityChanged: true) }
+    // (The delegate may have closed, written or shut down meanwhile: this looks again.)
+    guard pending.isEmpty, state.waitsForDrain, var ends = state.ends else { return }
+    if ends.output == .shutdownAfterFlush {
+      ends.output = .shutDown
+      move(to: state.with(state.flow!, ends))
       _ = shutdown(fd, Int32(SHUT_WR))
     }
-    if drained && closeAfterFlush && !isClosed {
-      finish(nil)
-    }
-  }
-
-  private func compactQueue() {
-    if queueHead >= queue.count {
-      if queue.count <= 16 {
-        // Keeps the capacity; `removeLast` is a few instructions each, where
-        // `removeAll(keepingCapacity:)` goes through the generic `replaceSubrange`
-        // (~200 instructions — on every flush, usually of one chunk).
-        while !queue.isEmpty { queue.removeLast() }
-      } else {
-        queue = []
-      }
-      queueHead = 0
-    } else if queueHead > 32 && queueHead * 2 > queue.count {
-      queue.removeFirst(queueHead)
-      queueHead = 0
-    }
-  }
-
-  private func updateInterest() {
-    guard !isClosed else { return }
-    var interest: Interest = []
-    if !readPaused && !readEOF { interest.insert(.read) }
-    if writeInterest { interest.insert(.write) }
-    loop.setInterest(fd: fd, interest)
+    if case .closing = state { finish(nil) }
   }
 
   // MARK: Closing
 
   /// Closes after flushing what is queued (an orderly close).
   public func close() {
-    guard !isClosed else { return }
-    if queueHead >= queue.count {
+    if state.isClosed { return }
+    guard !pending.isEmpty, let ends = state.ends, let flow = state.flow else {
       finish(nil)
-    } else {
-      closeAfterFlush = true
-      readPaused = true
-      updateInterest()
-      scheduleFlush()
+      return
     }
+    move(to: .closing(flow, ends))
+    scheduleFlush()
   }
 
   /// Closes at once and makes the kernel send a reset (SO_LINGER 0), dropping output.
   public func reset() {
-    guard !isClosed else { return }
+    guard !state.isClosed else { return }
     var linger = Glibc_linger(l_onoff: 1, l_linger: 0)
     setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc_linger>.size))
     finish(nil)
@@ -484,20 +451,30 @@ public final class TCPConnection: Selectable, Flushable {
 
   /// Shuts down the sending side after queued output (TCP half-close).
   public func shutdownOutput() {
-    guard !isClosed else { return }
+    guard state.flow != nil else { return }
     flushNow()
     // What the kernel did not take yet goes first; the last flush sends the FIN.
-    if isClosed { return }
-    if queueHead < queue.count {
-      shutdownAfterFlush = true
-    } else {
+    guard var ends = state.ends, let flow = state.flow, ends.output == .open else { return }
+    if pending.isEmpty {
+      ends.output = .shutDown
+      move(to: state.with(flow, ends))
       _ = shutdown(fd, Int32(SHUT_WR))
+    } else {
+      ends.output = .shutdownAfterFlush
+      move(to: state.with(flow, ends))
     }
   }
 
+  /// The slow-consumer verdict (out of line: building the error would bloat the callers,
+  /// which are the write path).
+  @inline(never)
+  private func failSlowConsumer() {
+    fail(.slowConsumer(limit: limits.maximumBuffered))
+  }
+
   private func fail(_ error: IOError) {
-    guard !isClosed else { return }
-    if error.call == "slow consumer" {
+    guard !state.isClosed else { return }
+    if error.kind == .slowConsumer {
       var linger = Glibc_linger(l_onoff: 1, l_linger: 0)
       setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc_linger>.size))
     }
@@ -505,11 +482,10 @@ public final class TCPConnection: Selectable, Flushable {
   }
 
   private func finish(_ error: IOError?) {
-    guard !isClosed else { return }
-    isClosed = true
-    queue = []
-    queueHead = 0
-    bufferedBytes = 0
+    guard !state.isClosed else { return }
+    move(to: .closed)
+    pending.removeAll()
+    connectCompletion = nil
     loop.deregisterAndClose(fd: fd)
     let delegate = self.delegate
     self.delegate = nil

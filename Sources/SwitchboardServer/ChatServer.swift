@@ -166,7 +166,7 @@ public final class ChatServer: Sendable {
       state.withLock { set(&$0, bound) }
       core.logger.info("listening", metadata: ["listener": what.lowercased(), "address": "\(bound)"])
     case .failure(let error):
-      let hint = error.errno == 98 || error.errno == 48 ? " (port in use; pick another with --\(what.lowercased())-port)" : ""
+      let hint = error.kind == .addressInUse ? " (port in use; pick another with --\(what.lowercased())-port)" : ""
       throw ServerError("cannot listen for \(what) on \(address): \(error)\(hint)")
     }
   }

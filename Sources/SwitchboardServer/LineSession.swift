@@ -135,7 +135,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
 
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
     if let error {
-      if error.call == "slow consumer" {
+      if error.kind == .slowConsumer {
         context.metrics.slowConsumers.add(1, ordering: .relaxed)
         context.logger.notice(
           "dropped a slow consumer",

@@ -348,7 +348,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   }
 
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
-    if let error, error.call == "slow consumer" {
+    if let error, error.kind == .slowConsumer {
       context.metrics.slowConsumers.add(1, ordering: .relaxed)
       context.logger.notice(
         "dropped a slow consumer",

@@ -100,7 +100,7 @@ extension TCPConnectionTests {
     let client = try BlockingClient(connectingTo: server.address, receiveBuffer: 16 * 1024)
     let log = try server.waitForConnections(1)[0]
     #expect(eventually(timeout: .seconds(10)) { log.closed })
-    #expect(log.closeError?.call == "slow consumer")
+    #expect(log.closeError?.kind == .slowConsumer)
     #expect(log.writability.first == false)
     let maxBuffered = log.notes["max buffered"] ?? 0
     #expect(maxBuffered > 64 * 1024)

@@ -342,6 +342,7 @@ struct TCPConnectionTests {
     case .failure(let error):
       #expect(error.call == "connect")
       #expect(error.errno == ECONNREFUSED)
+      #expect(error.kind == .refused)
     case .success:
       Issue.record("connected to a port nobody listens on")
     case nil:

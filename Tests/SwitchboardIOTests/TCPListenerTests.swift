@@ -64,6 +64,7 @@ struct TCPListenerTests {
     case .failure(let error):
       #expect(error.call == "bind")
       #expect(error.errno == EADDRINUSE)
+      #expect(error.kind == .addressInUse)
       #expect(error.description.contains(address.description))
     case .success:
       Issue.record("a second listener bound \(address)")
