@@ -19,6 +19,12 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   private var protocolState: WebSocketConnection
   /// Echo or chat, in a room or not, named or not, and the peer's liveness: transitions are
   /// checked in ``WebSocketSessionState``.
+  ///
+  /// Hot path: `receive` reads this once per delivery, and that read stays free only while no
+  /// mutating call on `state` calls code the optimizer cannot see (another module's
+  /// non-inlinable function). One such call anywhere makes every access to `state` a
+  /// runtime exclusivity check (`swift_beginAccess`, ~85 instructions per delivery);
+  /// transitions that call out run on a copy (see `checkAlive`).
   private var state: WebSocketSessionState
   private var keepalive: Scheduled?
 
@@ -325,7 +331,12 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   // MARK: Liveness
 
   private func checkAlive() {
-    switch state.keepaliveTick(now: Deadline.now(), interval: context.configuration.webSocketPingInterval) {
+    // On a copy: the tick reads `Duration.components` (opaque, in the standard library),
+    // which must not run inside an access to `state` (see `state`).
+    var next = state
+    let action = next.keepaliveTick(now: Deadline.now(), interval: context.configuration.webSocketPingInterval)
+    state = next
+    switch action {
     case .none:
       break
     case .ping:
