@@ -93,9 +93,10 @@ enum AdvertiseCommand {
       return error == .socket ? ExitCode.failure : ExitCode.usage
     }
     let sources = StopSignals.install { _ in stop.signal() }
-    stop.wait()
+    // The sources must outlive the wait: an optimized build may release a value after its
+    // last use, and a released source delivers nothing.
+    withExtendedLifetime(sources) { stop.wait() }
     advertiser.shutdown()
-    _ = sources
     return exitCode.load(ordering: .relaxed)
   }
 }

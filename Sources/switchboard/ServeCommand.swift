@@ -137,10 +137,11 @@ enum ServeCommand {
       logger.notice("shutting down", metadata: ["signal": sig == SIGINT ? "SIGINT" : "SIGTERM"])
       stop.signal()
     }
-    stop.wait()
+    // The sources must outlive the wait: an optimized build may release a value after its
+    // last use, and a released source delivers nothing.
+    withExtendedLifetime(sources) { stop.wait() }
     server.shutdown(reason: "server shutting down")
     logger.info("stopped")
-    _ = sources
     return ExitCode.ok
   }
 

@@ -12,7 +12,8 @@ import Dispatch
 /// shut down in order (goodbyes, flushed history).
 enum StopSignals {
   /// Installs `handler` for SIGINT and SIGTERM. Keep the returned sources alive for as
-  /// long as the handler should run.
+  /// long as the handler should run — with `withExtendedLifetime`: a release build frees a
+  /// value after its last use, not at the end of its scope (`_ = sources` does not hold it).
   static func install(_ handler: @escaping @Sendable (Int32) -> Void) -> [DispatchSourceSignal] {
     let queue = DispatchQueue(label: "switchboard.signals")
     return [SIGINT, SIGTERM].map { sig in
