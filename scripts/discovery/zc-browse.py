@@ -14,12 +14,14 @@ import time
 from zeroconf import IPVersion, ServiceBrowser, ServiceListener, Zeroconf
 
 
-def in_our_netns() -> bool:
+def in_our_netns(prefix: str = "sbmdns-") -> bool:
+    """True only inside a namespace named PREFIX* made with `ip netns add` (interop.sh's
+    sbmdns-*, capture-fixtures.sh's sbdns-*), never in the root namespace."""
     try:
         me = os.stat("/proc/self/ns/net")
         for name in os.listdir("/run/netns"):
             st = os.stat(os.path.join("/run/netns", name))
-            if name.startswith("sbmdns-") and (st.st_dev, st.st_ino) == (me.st_dev, me.st_ino):
+            if name.startswith(prefix) and (st.st_dev, st.st_ino) == (me.st_dev, me.st_ino):
                 return True
     except OSError:
         pass

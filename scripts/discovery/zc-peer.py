@@ -24,17 +24,15 @@ from zeroconf import IPVersion, ServiceBrowser, ServiceInfo, ServiceListener, Ze
 TYPES = ["_switchboard._tcp.local.", "_networkplayground._udp.local."]
 
 
+sys.path.insert(0, __file__.rsplit("/", 1)[0])
+from importlib import import_module  # noqa: E402
+
+_netns_guard = import_module("zc-browse").in_our_netns
+
+
 def in_our_netns() -> bool:
-    """True only inside a namespace named sbdns-* made with `ip netns add`."""
-    try:
-        me = os.stat("/proc/self/ns/net")
-        for name in os.listdir("/run/netns"):
-            st = os.stat(os.path.join("/run/netns", name))
-            if name.startswith("sbdns-") and (st.st_dev, st.st_ino) == (me.st_dev, me.st_ino):
-                return True
-    except OSError:
-        pass
-    return False
+    """True only inside a namespace named sbdns-* (capture-fixtures.sh's)."""
+    return _netns_guard("sbdns-")
 
 
 class Collector(ServiceListener):
