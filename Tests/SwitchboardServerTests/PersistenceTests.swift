@@ -15,15 +15,27 @@ struct PersistenceTests {
     return path
   }
 
-  private func serve(dataDir: String, tcp: Int, http: Int) async throws -> ChildProcess {
-    let server = try ChildProcess(
-      binary,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(tcp)", "--udp-port", "0", "--http-port", "\(http)",
-        "--no-advertise", "--data-dir", dataDir,
-      ])
-    try await server.waitForOutput("Switchboard is running")
-    return server
+  /// Starts `serve` on `ports` (TCP, HTTP). Ports are probed free, but another test of the
+  /// parallel run can take one before the server binds it (a restart after SIGKILL has a
+  /// longer gap still): a bind that finds its port in use is retried on fresh ports.
+  private func serve(dataDir: String, ports: inout [Int]) async throws -> ChildProcess {
+    for attempt in 1...3 {
+      let server = try ChildProcess(
+        binary,
+        [
+          "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port",
+          "\(ports[1])", "--no-advertise", "--data-dir", dataDir,
+        ])
+      do {
+        try await server.waitForOutput("Switchboard is running")
+        return server
+      } catch {
+        server.stop()
+        guard attempt < 3, server.stderr.contains("Address already in use") else { throw error }
+        ports = try freePorts(2)
+      }
+    }
+    throw TestFailure("unreachable")
   }
 
   private func data(_ frame: [String: Any]) -> [String: Any] { frame["data"] as? [String: Any] ?? [:] }
@@ -31,9 +43,9 @@ struct PersistenceTests {
   @Test func acknowledgedMessagesSurviveSIGKILLAndIdsContinue() async throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let ports = try freePorts(2)
-    var server = try await serve(dataDir: dir, tcp: ports[0], http: ports[1])
-    let address = try SocketAddress(host: "127.0.0.1", port: ports[1])
+    var ports = try freePorts(2)
+    var server = try await serve(dataDir: dir, ports: &ports)
+    var address = try SocketAddress(host: "127.0.0.1", port: ports[1])
     let writer = try WebSocketTestClient(address)
     let history = try writer.nextJSON(type: "history")
     let epoch = try #require(history["epoch"] as? String)
@@ -50,7 +62,8 @@ struct PersistenceTests {
     server.signal(SIGKILL)
     _ = try await server.waitForExit()
 
-    server = try await serve(dataDir: dir, tcp: ports[0], http: ports[1])
+    server = try await serve(dataDir: dir, ports: &ports)
+    address = try SocketAddress(host: "127.0.0.1", port: ports[1])
     defer { server.signal(SIGTERM) }
     // A client resuming from id 50 in the same epoch gets 51… with no gap.
     let resumed = try WebSocketTestClient(address, path: "/rooms/lobby?since=50&epoch=\(epoch)")
