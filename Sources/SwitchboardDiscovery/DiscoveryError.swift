@@ -12,6 +12,7 @@ public struct DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible
     case unknownService
     case socket
     case stopped
+    case systemUnavailable
   }
 
   private let code: Code
@@ -44,6 +45,9 @@ public struct DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible
   public static let socket = DiscoveryError(.socket, "multicast socket")
   /// The responder was shut down.
   public static let stopped = DiscoveryError(.stopped, "responder stopped")
+  /// The system's DNS-SD daemon (mDNSResponder, avahi-daemon) does not answer, or its
+  /// library is not installed.
+  public static let systemUnavailable = DiscoveryError(.systemUnavailable, "system DNS-SD unavailable")
 
   /// Kinds are equal; the message is not compared.
   public static func == (lhs: DiscoveryError, rhs: DiscoveryError) -> Bool { lhs.code == rhs.code }

@@ -8,6 +8,7 @@ import Synchronization
 enum AdvertiseCommand {
   static let help = """
     usage: switchboard advertise NAME TYPE PORT [KEY=VALUE…] [--host HOSTNAME] [--interface NAMES]
+                                 [--mdns BACKEND]
 
     Publishes the service instance NAME of TYPE (_name._tcp or _name._udp) on PORT with the
     TXT attributes given (KEY=VALUE, KEY= or KEY), through the built-in mDNS responder
@@ -17,6 +18,7 @@ enum AdvertiseCommand {
 
       --host HOSTNAME    the host name to publish (default: this machine's, up to the first dot)
       --interface NAMES  only these interfaces, comma-separated (default: every multicast one)
+    \(MDNSOptions.help)
       --log-level LEVEL  trace, debug, info, notice, warning (default), error, critical
       --log-format F     text (default) or json
 
@@ -29,10 +31,12 @@ enum AdvertiseCommand {
   static func run(_ argv: [String]) -> Int32 {
     let args: Arguments
     let logOptions: LogOptions
+    let mdns: MDNSOptions
     do {
       args = try Arguments(
-        argv, valued: Set(["host", "interface"]).union(LogOptions.flags), booleans: ["help"])
+        argv, valued: Set(["host", "interface"]).union(LogOptions.flags).union(MDNSOptions.flags), booleans: ["help"])
       logOptions = try LogOptions(args, defaultLevel: .warning)
+      mdns = try MDNSOptions(args)
     } catch {
       Output.error("switchboard advertise: \(error)\n\n\(help)")
       return ExitCode.usage
@@ -68,9 +72,9 @@ enum AdvertiseCommand {
       interfaceNames: args.value("interface").map { $0.split(separator: ",").map(String.init) }, log: logger)
     let type = positional[1]
     let hostName = Mutex(configuration.hostName)
-    let advertiser: MDNSAdvertiser
+    let advertiser: any ServiceAdvertiser
     do {
-      advertiser = try MDNSAdvertiser(configuration: configuration) { event in
+      advertiser = try Discovery.advertiser(backend: mdns.backend, configuration: configuration) { event in
         switch event {
         case .registered(_, let name):
           Output.print("advertised \(name).\(type).local on \(hostName.withLock { $0 }).local:\(port)")
@@ -90,7 +94,7 @@ enum AdvertiseCommand {
       _ = try advertiser.register(service)
     } catch {
       Output.error("switchboard advertise: \(error.message)")
-      return error == .socket ? ExitCode.failure : ExitCode.usage
+      return error == .socket || error == .systemUnavailable ? ExitCode.failure : ExitCode.usage
     }
     let sources = StopSignals.install { _ in stop.signal() }
     // The sources must outlive the wait: an optimized build may release a value after its

@@ -10,9 +10,10 @@ enum BrowseCommand {
 
   static let help = """
     usage: switchboard browse [TYPE…] [--timeout SECONDS] [--json] [--interface NAMES]
+                              [--mdns BACKEND]
 
-    Browses for TYPE (default: _switchboard._tcp and _switchboard._udp) with the built-in
-    mDNS browser and prints one line per resolved instance and address, and one when an
+    Browses for TYPE (default: _switchboard._tcp and _switchboard._udp) over mDNS
+    (the backend --mdns picks) and prints one line per resolved instance and address, and one when an
     instance goes away, as `avahi-browse -r -p` does:
 
       =;IFACE;IPv4;NAME;TYPE;local;HOST;ADDRESS;PORT;"key=value" …
@@ -25,6 +26,7 @@ enum BrowseCommand {
       --timeout SECONDS  stop after this long: exit 0 if something was found, 1 if not
                          (without it: run until SIGINT or SIGTERM, exit 0)
       --interface NAMES  only these interfaces, comma-separated
+    \(MDNSOptions.help)
       --log-level LEVEL, --log-format F   as for serve
 
     --version prints the version and the commit it was built from. Exit codes: 0 found
@@ -47,10 +49,13 @@ enum BrowseCommand {
     let args: Arguments
     let logOptions: LogOptions
     let timeout: Double?
+    let mdns: MDNSOptions
     do {
       args = try Arguments(
-        argv, valued: Set(["timeout", "interface"]).union(LogOptions.flags), booleans: ["help", "json"])
+        argv, valued: Set(["timeout", "interface"]).union(LogOptions.flags).union(MDNSOptions.flags),
+        booleans: ["help", "json"])
       logOptions = try LogOptions(args, defaultLevel: .warning)
+      mdns = try MDNSOptions(args)
       timeout = try args.double("timeout")
     } catch {
       Output.error("switchboard browse: \(error)\n\n\(help)")
@@ -62,10 +67,10 @@ enum BrowseCommand {
     let found = Atomic<Bool>(false)
     let names = Mutex<[UInt32: String]>([:])
     let stop = DispatchSemaphore(value: 0)
-    let session: MDNSBrowserSession
+    let session: any ServiceBrowser
     do {
-      session = try MDNSBrowserSession(
-        types: types,
+      session = try Discovery.browser(
+        backend: mdns.backend, types: types,
         interfaceNames: args.value("interface").map { $0.split(separator: ",").map(String.init) },
         log: logOptions.logger(label: "switchboard.browse")
       ) { event in

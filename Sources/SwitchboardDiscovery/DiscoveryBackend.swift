@@ -1,0 +1,109 @@
+import SwitchboardLog
+
+/// Which DNS-SD implementation publishes and finds services.
+///
+/// - ``builtin``: Switchboard's own mDNS responder and browser (``MDNSAdvertiser``,
+///   ``MDNSBrowserSession``) on UDP 5353, shared with any other responder on the host. Needs
+///   no daemon.
+/// - ``system``: the system's DNS-SD API (`dns_sd.h`): Apple's mDNSResponder on Darwin,
+///   avahi-daemon through its compatibility library on Linux.
+/// - ``auto``: the system API when its daemon answers, else the built-in one.
+public enum DiscoveryBackend: String, Sendable, Hashable, CaseIterable {
+  /// The system's API when its daemon answers, else the built-in responder.
+  case auto
+  /// The built-in responder and browser.
+  case builtin
+  /// The system's DNS-SD API; an error when its daemon does not answer.
+  case system
+}
+
+/// Publishes services: the built-in responder (``MDNSAdvertiser``) or the system's DNS-SD
+/// daemon. Events (registered, renamed, failed, warnings) go to the handler given when it
+/// was made.
+public protocol ServiceAdvertiser: AnyObject, Sendable {
+  /// The backend this advertiser runs on (never ``DiscoveryBackend/auto``).
+  var backend: DiscoveryBackend { get }
+  /// The host name services point at (after any rename).
+  var hostName: String { get }
+  /// Publishes a service; ``MDNSEvent/registered(_:name:)`` follows once its name is won.
+  func register(_ service: MDNSService) throws(DiscoveryError) -> MDNSServiceID
+  /// Withdraws a service with goodbyes.
+  func unregister(_ id: MDNSServiceID)
+  /// Withdraws everything with goodbyes and releases the sockets or the daemon connection.
+  /// Safe to call more than once.
+  func shutdown()
+}
+
+/// Finds services: the built-in browser (``MDNSBrowserSession``) or the system's DNS-SD
+/// daemon. Events go to the handler given when it was made.
+public protocol ServiceBrowser: AnyObject, Sendable {
+  /// The backend this browser runs on (never ``DiscoveryBackend/auto``).
+  var backend: DiscoveryBackend { get }
+  /// The interfaces browsed (index and name), for printing.
+  var interfaces: [MDNSInterface] { get }
+  /// Stops browsing. Safe to call more than once.
+  func shutdown()
+}
+
+extension MDNSAdvertiser: ServiceAdvertiser {
+  /// Always ``DiscoveryBackend/builtin``.
+  public var backend: DiscoveryBackend { .builtin }
+}
+
+extension MDNSBrowserSession: ServiceBrowser {
+  /// Always ``DiscoveryBackend/builtin``.
+  public var backend: DiscoveryBackend { .builtin }
+}
+
+/// Makes advertisers and browsers on the backend asked for.
+///
+/// ```swift
+/// let advertiser = try Discovery.advertiser(backend: .auto, configuration: .init()) { print($0) }
+/// let browser = try Discovery.browser(backend: .auto, types: ["_switchboard._tcp"]) { print($0) }
+/// ```
+public enum Discovery {
+  /// Whether the system's DNS-SD daemon answers here (what ``DiscoveryBackend/auto`` asks).
+  public static var systemDaemonAnswers: Bool { false }
+
+  /// The backend `backend` stands for here: ``DiscoveryBackend/auto`` becomes
+  /// ``DiscoveryBackend/system`` when ``systemDaemonAnswers``, else
+  /// ``DiscoveryBackend/builtin``.
+  public static func resolve(_ backend: DiscoveryBackend) -> DiscoveryBackend {
+    switch backend {
+    case .auto: systemDaemonAnswers ? .system : .builtin
+    case .builtin, .system: backend
+    }
+  }
+
+  /// An advertiser on `backend`.
+  /// - Throws: ``DiscoveryError/systemUnavailable`` for ``DiscoveryBackend/system`` when
+  ///   the daemon does not answer; what ``MDNSAdvertiser/init(configuration:loop:onEvent:)``
+  ///   throws for the built-in one.
+  public static func advertiser(
+    backend: DiscoveryBackend, configuration: MDNSAdvertiser.Configuration,
+    onEvent: @escaping @Sendable (MDNSEvent) -> Void = { _ in }
+  ) throws(DiscoveryError) -> any ServiceAdvertiser {
+    switch resolve(backend) {
+    case .auto, .builtin:
+      return try MDNSAdvertiser(configuration: configuration, onEvent: onEvent)
+    case .system:
+      throw DiscoveryError.systemUnavailable.with("the system DNS-SD backend is not built yet")
+    }
+  }
+
+  /// A browser for `types` (such as `_switchboard._tcp`) on `backend`.
+  /// - Throws: ``DiscoveryError/systemUnavailable`` for ``DiscoveryBackend/system`` when
+  ///   the daemon does not answer; ``DiscoveryError/invalidServiceType``,
+  ///   ``DiscoveryError/socket``.
+  public static func browser(
+    backend: DiscoveryBackend, types: [String], interfaceNames: [String]? = nil, log: Log = .disabled,
+    onEvent: @escaping @Sendable (MDNSBrowserEvent) -> Void
+  ) throws(DiscoveryError) -> any ServiceBrowser {
+    switch resolve(backend) {
+    case .auto, .builtin:
+      return try MDNSBrowserSession(types: types, interfaceNames: interfaceNames, log: log, onEvent: onEvent)
+    case .system:
+      throw DiscoveryError.systemUnavailable.with("the system DNS-SD backend is not built yet")
+    }
+  }
+}
