@@ -22,6 +22,7 @@ struct SwitchboardCommand {
       store-bench      messages stored per second by the SQLite history store
       browse [TYPE…]   list services found over mDNS (avahi-browse -r -p style; --json)
       advertise NAME TYPE PORT [KEY=VALUE…]   publish a service over mDNS until killed
+      peer --name NAME UDP peer mode (iPhone seed 003): advertise, find peers, exchange datagrams
       help             this text
 
     Run `switchboard COMMAND --help` for a command's options; `switchboard --version` (or
@@ -50,14 +51,7 @@ struct SwitchboardCommand {
     case "--version":
       Output.print(SwitchboardVersion.line)
       code = ExitCode.ok
-    case "peer":
-      if args.contains("--version") {
-        Output.print(SwitchboardVersion.line)
-        code = ExitCode.ok
-      } else {
-        Output.error("switchboard \(command): not available in this build yet (see the README's roadmap)")
-        code = ExitCode.unavailable
-      }
+    case "peer": code = PeerCommand.run(args)
     default:
       Output.error("switchboard: unknown command '\(command)'\n\n\(usage)")
       code = ExitCode.usage

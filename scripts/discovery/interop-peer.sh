@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# interop-peer.sh [SWITCHBOARD_BINARY] — `switchboard peer` (seed 003's UDP peer mode, built-in
+# mDNS responder) against real peers: two switchboard peers in two namespaces find each
+# other and exchange datagrams both ways; a python-zeroconf stand-in for the seed 003 iPhone
+# (zc-phone.py) finds a switchboard peer through Bonjour and is found by it, datagrams going
+# both ways; `--to` sends to one peer only; avahi-browse -r sees the peers with the right
+# host and port; the end of input exits 0 and its goodbye removes the peer at once. Prints
+# PASS/FAIL per check; exits 1 if any failed (2 when it cannot run: not root, no `ip netns`).
+#
+# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
+# namespaces). Installs what is missing, like interop.sh: avahi-daemon, avahi-utils, dbus,
+# iproute2 (Debian, avahi kept from starting), python-zeroconf in a venv ($SBDNS_VENV).
+#
+#   sbpeer-a [sbpeer-va 10.231.10.1/24] <====veth====> [sbpeer-vb 10.231.10.2/24] sbpeer-b
+#   switchboard peer alice, carol (--to iPhone)        switchboard peer bob, avahi-daemon (own
+#                                                      dbus-daemon), avahi-browse, zc-phone.py
+#
+# No multicast touches the root namespace: both veth ends are created inside the namespaces,
+# avahi runs only in sbpeer-b, and every process started here is stopped by its PID and both
+# namespaces deleted on any exit. Logs stay in $SBPEER_RUN (default /tmp/sbpeer-interop).
+set -uo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/../.."
+SB=${1:-${SWITCHBOARD_BIN:-.build/debug/switchboard}}
+ZC_VERSION=${ZC_VERSION:-0.154.0}
+VENV=${SBDNS_VENV:-/tmp/sbdns-venv}
+RUN=${SBPEER_RUN:-/tmp/sbpeer-interop}
+NS_A=sbpeer-a NS_B=sbpeer-b VETH_A=sbpeer-va VETH_B=sbpeer-vb
+MAC_A=02:5b:d1:00:0a:01 MAC_B=02:5b:d1:00:0a:02
+ADDR_A=10.231.10.1 ADDR_B=10.231.10.2
+TYPE=_networkplayground._udp
+
+[ "$(id -u)" = 0 ] || { echo "interop-peer.sh needs root (network namespaces)" >&2; exit 2; }
+[ -x "$SB" ] || { echo "interop-peer.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
+SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
+
+. scripts/discovery/lib.sh
+install_peers "$VENV" "$ZC_VERSION"
+ip netns list >/dev/null 2>&1 || { echo "interop-peer.sh: ip netns does not work here" >&2; exit 2; }
+
+# --- cleanup: our PIDs, then our namespaces ---------------------------------------------
+PIDS=()
+cleanup() {
+  exec 3>&- 4>&- 5>&- 2>/dev/null
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
+  PIDS=()
+  delete_netns "$NS_A" "$NS_B"
+}
+trap cleanup EXIT
+cleanup
+
+FAILS=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1${2:+: $2}"; FAILS=$((FAILS + 1)); }
+wait_for() { # FILE PATTERN TENTHS
+  for _ in $(seq "${3:-100}"); do grep -qE -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+# start_peer NS NAME HOST FD [OPTIONS…]: `switchboard peer --mdns builtin` in pipe mode, its
+# stdin a FIFO held open on file descriptor FD (writing `echo … >&FD` sends a line, closing FD
+# ends its input); stdout in $RUN/NAME.out, stderr in $RUN/NAME.err. Sets PEER_PID.
+start_peer() {
+  local ns=$1 name=$2 host=$3 fd=$4
+  shift 4
+  mkfifo "$RUN/$name.in"
+  # ip netns exec execs the command, so $! is switchboard's own PID. The other peers' FIFO
+  # ends are closed for it: a writer left open in another process would hide their EOF.
+  ip netns exec "$ns" "$SB" peer --name "$name" --host "$host" --mdns builtin --log-level info "$@" \
+    <"$RUN/$name.in" >"$RUN/$name.out" 2>"$RUN/$name.err" 3>&- 4>&- 5>&- &
+  PEER_PID=$!
+  PIDS+=($PEER_PID)
+  eval "exec $fd>\"\$RUN/\$name.in\""
+}
+# exit_of PID: sets rc to its exit status once it has exited (up to 5 s), else to 124
+# (still running). Not in $(…): only this shell can wait for its children.
+exit_of() {
+  for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  if kill -0 "$1" 2>/dev/null; then rc=124; else wait "$1"; rc=$?; fi
+}
+# port_of NAME HOST: the port the peer advertised (its status line on stderr).
+port_of() { sed -n "s/^switchboard peer: advertised .* on $2\.local:\([0-9]*\)$/\1/p" "$RUN/$1.err" | head -1; }
+
+# --- namespaces, avahi in sbpeer-b with a private system bus ----------------------------
+rm -rf "$RUN" && mkdir -p "$RUN"
+make_link "$NS_A" "$VETH_A" "$MAC_A" "$ADDR_A" "$NS_B" "$VETH_B" "$MAC_B" "$ADDR_B"
+wait_link_local "$NS_A" "$VETH_A" "$NS_B" "$VETH_B"
+start_avahi "$NS_B" "$RUN/b" sbpeer-b "$VETH_B" || exit 1
+
+# --- (a) two switchboard peers find each other and exchange datagrams -------------------
+start_peer "$NS_A" alice sbpeer-a 3
+ALICE=$PEER_PID
+start_peer "$NS_B" bob sbpeer-b2 4
+BOB=$PEER_PID
+echo "hello from alice" >&3
+echo "hello from bob ☕" >&4
+if wait_for "$RUN/alice.err" "advertised alice\.$TYPE\.local on sbpeer-a\.local:[0-9]+$" 100 &&
+  wait_for "$RUN/bob.err" "advertised bob\.$TYPE\.local on sbpeer-b2\.local:[0-9]+$" 100; then
+  pass "peer: alice and bob advertised on ports the kernel picked (--port 0)"
+else
+  fail "peer: both advertised" "$(cat "$RUN/alice.err" "$RUN/bob.err")"
+fi
+grep -q "over 15 characters" "$RUN/alice.err" && pass "peer: _networkplayground (17 characters) accepted with a warning" ||
+  fail "peer: _networkplayground accepted with a warning" "$(cat "$RUN/alice.err")"
+PORT_A=$(port_of alice sbpeer-a)
+PORT_B=$(port_of bob sbpeer-b2)
+wait_for "$RUN/alice.out" "^\+ bob \($ADDR_B:$PORT_B\)$" 150 && pass "peer: alice sees + bob ($ADDR_B:$PORT_B)" ||
+  fail "peer: alice sees bob" "$(cat "$RUN/alice.out" "$RUN/alice.err")"
+wait_for "$RUN/bob.out" "^\+ alice \($ADDR_A:$PORT_A\)$" 150 && pass "peer: bob sees + alice ($ADDR_A:$PORT_A)" ||
+  fail "peer: bob sees alice" "$(cat "$RUN/bob.out" "$RUN/bob.err")"
+wait_for "$RUN/bob.out" "^alice: hello from alice$" 50 && pass "peer: bob got 'alice: hello from alice'" ||
+  fail "peer: alice -> bob" "$(cat "$RUN/bob.out")"
+wait_for "$RUN/alice.out" "^bob: hello from bob ☕$" 50 && pass "peer: alice got 'bob: hello from bob ☕' (UTF-8)" ||
+  fail "peer: bob -> alice" "$(cat "$RUN/alice.out")"
+
+# --- (b) the seed 003 iPhone stand-in, next to bob and avahi in sbpeer-b ------------------
+PHONE_PORT=7611
+ip netns exec "$NS_B" "$VENV/bin/python" scripts/discovery/zc-phone.py iPhone "$PHONE_PORT" "$ADDR_B" "hello from the phone" \
+  >"$RUN/phone.log" 2>&1 3>&- 4>&- &
+PHONE=$!
+PIDS+=($PHONE)
+wait_for "$RUN/phone.log" "^REGISTERED" 100 || fail "phone: registered" "$(cat "$RUN/phone.log")"
+wait_for "$RUN/phone.log" "^FOUND	alice	$ADDR_A	$PORT_A$" 150 &&
+  pass "phone: zeroconf browse + resolve finds alice at $ADDR_A:$PORT_A" || fail "phone: finds alice" "$(cat "$RUN/phone.log")"
+# The phone sends from an ephemeral port (like an NWConnection), not its advertised one, so
+# alice names it by address.
+wait_for "$RUN/alice.out" "^$ADDR_B:[0-9]+: hello from the phone$" 50 &&
+  pass "phone -> alice: alice printed '$ADDR_B:PORT: hello from the phone'" || fail "phone -> alice" "$(cat "$RUN/alice.out")"
+wait_for "$RUN/alice.out" "^\+ iPhone \($ADDR_B:$PHONE_PORT\)$" 150 && pass "peer: alice sees + iPhone ($ADDR_B:$PHONE_PORT)" ||
+  fail "peer: alice sees the phone" "$(cat "$RUN/alice.out")"
+echo "hello, phone" >&3
+wait_for "$RUN/phone.log" "^RECEIVED	$ADDR_A:$PORT_A	hello, phone$" 50 &&
+  pass "alice -> phone: the phone got 'hello, phone' from alice's advertised port" ||
+  fail "alice -> phone" "$(cat "$RUN/phone.log")"
+wait_for "$RUN/bob.out" "^alice: hello, phone$" 50 && pass "peer: the line went to every peer (bob got it too)" ||
+  fail "peer: line to every peer" "$(cat "$RUN/bob.out")"
+
+# --- --to: carol in sbpeer-a sends only to the phone -------------------------------------
+start_peer "$NS_A" carol sbpeer-c 5 --to iPhone
+CAROL=$PEER_PID
+echo "only for the phone" >&5
+wait_for "$RUN/phone.log" "^RECEIVED	$ADDR_A:[0-9]+	only for the phone$" 150 &&
+  pass "--to iPhone: the phone got carol's line" || fail "--to: phone" "$(cat "$RUN/phone.log" "$RUN/carol.out" "$RUN/carol.err")"
+wait_for "$RUN/carol.out" "^\+ bob " 50
+exec 5>&-
+exit_of "$CAROL"
+grep -q "only for the phone" "$RUN/bob.out" "$RUN/alice.out" &&
+  fail "--to iPhone: bob or alice got carol's line too" "$(cat "$RUN/bob.out" "$RUN/alice.out")" ||
+  pass "--to iPhone: bob and alice did not get it"
+[ "$rc" = 0 ] && pass "peer: end of input exits 0 (carol)" || fail "peer: carol's exit" "exit $rc $(cat "$RUN/carol.err")"
+
+# --- (c) avahi-browse -r sees both peers with host and port -------------------------------
+ip netns exec "$NS_B" timeout 10 avahi-browse -rtp "$TYPE" >"$RUN/avahi.log" 2>&1
+grep -qE "^=;$VETH_B;IPv4;alice;$TYPE;local;sbpeer-a\.local;$ADDR_A;$PORT_A;" "$RUN/avahi.log" &&
+  pass "avahi-browse -r: alice on sbpeer-a.local $ADDR_A:$PORT_A" || fail "avahi-browse: alice" "$(cat "$RUN/avahi.log")"
+grep -qE "^=;$VETH_B;IPv4;bob;$TYPE;local;sbpeer-b2\.local;$ADDR_B;$PORT_B;" "$RUN/avahi.log" &&
+  pass "avahi-browse -r: bob on sbpeer-b2.local $ADDR_B:$PORT_B (same namespace, multicast loop)" ||
+  fail "avahi-browse: bob" "$(cat "$RUN/avahi.log")"
+grep -qE "^=;$VETH_B;IPv6;alice;$TYPE;local;sbpeer-a\.local;" "$RUN/avahi.log" &&
+  pass "avahi-browse -r: alice also over IPv6" || fail "avahi-browse: alice over IPv6" "$(cat "$RUN/avahi.log")"
+
+# --- a peer never lists itself; end of input: exit 0 and a goodbye ---------------------
+grep -q "^+ alice " "$RUN/alice.out" && fail "alice listed itself" "$(cat "$RUN/alice.out")" ||
+  pass "peer: alice never lists itself (its own advertisement loops back)"
+grep -q "^+ bob " "$RUN/bob.out" && fail "bob listed itself" "$(cat "$RUN/bob.out")" || pass "peer: bob never lists itself"
+exec 3>&-
+exit_of "$ALICE"
+[ "$rc" = 0 ] && pass "peer: end of input exits 0 (alice)" || fail "peer: alice's exit" "exit $rc $(cat "$RUN/alice.err")"
+wait_for "$RUN/bob.out" "^- alice$" 30 && pass "goodbye: bob printed '- alice' at once" || fail "goodbye: bob" "$(cat "$RUN/bob.out")"
+wait_for "$RUN/phone.log" "^REMOVED	alice$" 30 && pass "goodbye: zeroconf removed alice" || fail "goodbye: phone" "$(cat "$RUN/phone.log")"
+kill -TERM "$BOB"
+exit_of "$BOB"
+[ "$rc" = 0 ] && pass "peer: SIGTERM exits 0 (bob)" || fail "peer: bob's exit" "exit $rc $(cat "$RUN/bob.err")"
+
+echo "(logs in $RUN)"
+if [ "$FAILS" -gt 0 ]; then
+  echo "interop-peer.sh: $FAILS check(s) failed"
+  exit 1
+fi
+echo "interop-peer.sh: all checks passed"
