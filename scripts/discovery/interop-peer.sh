@@ -41,20 +41,11 @@ ip netns list >/dev/null 2>&1 || { echo "interop-peer.sh: ip netns does not work
 PIDS=()
 cleanup() {
   exec 3>&- 4>&- 5>&- 2>/dev/null
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
-  PIDS=()
+  stop_pids
   delete_netns "$NS_A" "$NS_B"
 }
 trap cleanup EXIT
 cleanup
-
-FAILS=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1${2:+: $2}"; FAILS=$((FAILS + 1)); }
-wait_for() { # FILE PATTERN TENTHS
-  for _ in $(seq "${3:-100}"); do grep -qE -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-  return 1
-}
 # start_peer NS NAME HOST FD [OPTIONS…]: `switchboard peer --mdns builtin` in pipe mode, its
 # stdin a FIFO held open on file descriptor FD (writing `echo … >&FD` sends a line, closing FD
 # ends its input); stdout in $RUN/NAME.out, stderr in $RUN/NAME.err. Sets PEER_PID.

@@ -37,20 +37,11 @@ ip netns list >/dev/null 2>&1 || { echo "interop.sh: ip netns does not work here
 # --- cleanup: our PIDs, then our namespaces ---------------------------------------------
 PIDS=()
 cleanup() {
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
-  PIDS=()
+  stop_pids
   delete_netns "$NS_A" "$NS_B"
 }
 trap cleanup EXIT
 cleanup
-
-FAILS=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1${2:+: $2}"; FAILS=$((FAILS + 1)); }
-wait_for() { # FILE PATTERN TENTHS
-  for _ in $(seq "${3:-100}"); do grep -qE -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-  return 1
-}
 
 # --- namespaces, avahi in sbmdns-b with a private system bus ----------------------------
 rm -rf "$RUN" && mkdir -p "$RUN"
