@@ -40,23 +40,25 @@ ip netns list >/dev/null 2>&1 || { echo "interop-peer.sh: ip netns does not work
 # --- cleanup: our PIDs, then our namespaces ---------------------------------------------
 PIDS=()
 cleanup() {
-  exec 3>&- 4>&- 5>&- 2>/dev/null
+  exec 3>&- 4>&- 5>&- 6>&- 2>/dev/null
   stop_pids
   delete_netns "$NS_A" "$NS_B"
 }
 trap cleanup EXIT
+# A line written to a peer that has died must be a failed check, not the script's end.
+trap '' PIPE
 cleanup
-# start_peer NS NAME HOST FD [OPTIONS…]: `switchboard peer --mdns builtin` in pipe mode, its
-# stdin a FIFO held open on file descriptor FD (writing `echo … >&FD` sends a line, closing FD
-# ends its input); stdout in $RUN/NAME.out, stderr in $RUN/NAME.err. Sets PEER_PID.
+# start_peer NS NAME FD [OPTIONS…]: `switchboard peer` in pipe mode, its stdin a FIFO held
+# open on file descriptor FD (writing `echo … >&FD` sends a line, closing FD ends its input);
+# stdout in $RUN/NAME.out, stderr in $RUN/NAME.err. Sets PEER_PID.
 start_peer() {
-  local ns=$1 name=$2 host=$3 fd=$4
-  shift 4
+  local ns=$1 name=$2 fd=$3
+  shift 3
   mkfifo "$RUN/$name.in"
   # ip netns exec execs the command, so $! is switchboard's own PID. The other peers' FIFO
   # ends are closed for it: a writer left open in another process would hide their EOF.
-  ip netns exec "$ns" "$SB" peer --name "$name" --host "$host" --mdns builtin --log-level info "$@" \
-    <"$RUN/$name.in" >"$RUN/$name.out" 2>"$RUN/$name.err" 3>&- 4>&- 5>&- &
+  ip netns exec "$ns" "$SB" peer --name "$name" --log-level info "$@" \
+    <"$RUN/$name.in" >"$RUN/$name.out" 2>"$RUN/$name.err" 3>&- 4>&- 5>&- 6>&- &
   PEER_PID=$!
   PIDS+=($PEER_PID)
   eval "exec $fd>\"\$RUN/\$name.in\""
@@ -77,9 +79,9 @@ wait_link_local "$NS_A" "$VETH_A" "$NS_B" "$VETH_B"
 start_avahi "$NS_B" "$RUN/b" sbpeer-b "$VETH_B" || exit 1
 
 # --- (a) two switchboard peers find each other and exchange datagrams -------------------
-start_peer "$NS_A" alice sbpeer-a 3
+start_peer "$NS_A" alice 3 --host sbpeer-a --mdns builtin
 ALICE=$PEER_PID
-start_peer "$NS_B" bob sbpeer-b2 4
+start_peer "$NS_B" bob 4 --host sbpeer-b2 --mdns builtin
 BOB=$PEER_PID
 echo "hello from alice" >&3
 echo "hello from bob ☕" >&4
@@ -105,7 +107,7 @@ wait_for "$RUN/alice.out" "^bob: hello from bob ☕$" 50 && pass "peer: alice go
 # --- (b) the seed 003 iPhone stand-in, next to bob and avahi in sbpeer-b ------------------
 PHONE_PORT=7611
 ip netns exec "$NS_B" "$VENV/bin/python" scripts/discovery/zc-phone.py iPhone "$PHONE_PORT" "$ADDR_B" "hello from the phone" \
-  >"$RUN/phone.log" 2>&1 3>&- 4>&- &
+  >"$RUN/phone.log" 2>&1 3>&- 4>&- 5>&- 6>&- &
 PHONE=$!
 PIDS+=($PHONE)
 wait_for "$RUN/phone.log" "^REGISTERED" 100 || fail "phone: registered" "$(cat "$RUN/phone.log")"
@@ -125,7 +127,7 @@ wait_for "$RUN/bob.out" "^alice: hello, phone$" 50 && pass "peer: the line went 
   fail "peer: line to every peer" "$(cat "$RUN/bob.out")"
 
 # --- --to: carol in sbpeer-a sends only to the phone -------------------------------------
-start_peer "$NS_A" carol sbpeer-c 5 --to iPhone
+start_peer "$NS_A" carol 5 --host sbpeer-c --mdns builtin --to iPhone
 CAROL=$PEER_PID
 echo "only for the phone" >&5
 wait_for "$RUN/phone.log" "^RECEIVED	$ADDR_A:[0-9]+	only for the phone$" 150 &&
@@ -147,6 +149,35 @@ grep -qE "^=;$VETH_B;IPv4;bob;$TYPE;local;sbpeer-b2\.local;$ADDR_B;$PORT_B;" "$R
   fail "avahi-browse: bob" "$(cat "$RUN/avahi.log")"
 grep -qE "^=;$VETH_B;IPv6;alice;$TYPE;local;sbpeer-a\.local;" "$RUN/avahi.log" &&
   pass "avahi-browse -r: alice also over IPv6" || fail "avahi-browse: alice over IPv6" "$(cat "$RUN/avahi.log")"
+
+# --- the system backend: dave registers and browses through avahi-daemon in sbpeer-b ------
+# (start_avahi exported DBUS_SYSTEM_BUS_ADDRESS, so dave talks to that avahi.) Skipped only
+# while this build has no system backend at all.
+start_peer "$NS_B" dave 6 --mdns system
+DAVE=$PEER_PID
+if wait_for "$RUN/dave.err" "not built yet" 30; then
+  echo "SKIP system backend: $(grep -m1 "not built yet" "$RUN/dave.err")"
+  exec 6>&-
+else
+  echo "hello from dave" >&6
+  wait_for "$RUN/dave.err" "advertised dave\.$TYPE\.local on .*:[0-9]+$" 100 &&
+    pass "system backend: dave advertised through avahi-daemon" || fail "system backend: dave advertised" "$(cat "$RUN/dave.err")"
+  PORT_D=$(sed -n "s/^switchboard peer: advertised dave\..* on .*:\([0-9]*\)$/\1/p" "$RUN/dave.err" | head -1)
+  wait_for "$RUN/alice.out" "^\+ dave \($ADDR_B:$PORT_D\)$" 150 && pass "system backend: alice (built-in) sees + dave" ||
+    fail "system backend: alice sees dave" "$(cat "$RUN/alice.out")"
+  wait_for "$RUN/dave.out" "^\+ alice \($ADDR_A:$PORT_A\)$" 150 && pass "system backend: dave sees + alice through avahi" ||
+    fail "system backend: dave sees alice" "$(cat "$RUN/dave.out" "$RUN/dave.err")"
+  wait_for "$RUN/alice.out" "^dave: hello from dave$" 50 && pass "system backend: alice got 'dave: hello from dave'" ||
+    fail "system backend: dave -> alice" "$(cat "$RUN/alice.out")"
+  echo "hello, dave" >&3
+  wait_for "$RUN/dave.out" "^alice: hello, dave$" 50 && pass "system backend: dave got 'alice: hello, dave'" ||
+    fail "system backend: alice -> dave" "$(cat "$RUN/dave.out")"
+  grep -q "^+ dave " "$RUN/dave.out" && fail "system backend: dave listed itself" "$(cat "$RUN/dave.out")" ||
+    pass "system backend: dave never lists itself"
+  exec 6>&-
+  exit_of "$DAVE"
+  [ "$rc" = 0 ] && pass "system backend: end of input exits 0 (dave)" || fail "system backend: dave's exit" "exit $rc $(cat "$RUN/dave.err")"
+fi
 
 # --- a peer never lists itself; end of input: exit 0 and a goodbye ---------------------
 grep -q "^+ alice " "$RUN/alice.out" && fail "alice listed itself" "$(cat "$RUN/alice.out")" ||
