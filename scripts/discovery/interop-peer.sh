@@ -104,6 +104,16 @@ wait_for "$RUN/bob.out" "^alice: hello from alice$" 50 && pass "peer: bob got 'a
 wait_for "$RUN/alice.out" "^bob: hello from bob ☕$" 50 && pass "peer: alice got 'bob: hello from bob ☕' (UTF-8)" ||
   fail "peer: bob -> alice" "$(cat "$RUN/alice.out")"
 
+# A plain IPv6 datagram to alice's link-local address: her IPv6 socket shares the port.
+LL_A=$(ip -n "$NS_A" -6 addr show dev "$VETH_A" scope link | sed -n 's/.*inet6 \(fe80::[0-9a-f:]*\)\/.*/\1/p' | head -1)
+ip netns exec "$NS_B" "$VENV/bin/python" -c '
+import socket, sys
+s = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)
+s.sendto(b"over IPv6", (sys.argv[1], int(sys.argv[2]), 0, socket.if_nametoindex(sys.argv[3])))' "$LL_A" "$PORT_A" "$VETH_B"
+wait_for "$RUN/alice.out" "^\[fe80::[0-9a-f:]+%$VETH_A\]:[0-9]+: over IPv6$" 50 &&
+  pass "peer: alice's IPv6 socket on the same port got a datagram to [$LL_A%$VETH_A]:$PORT_A" ||
+  fail "peer: IPv6 datagram" "$(cat "$RUN/alice.out")"
+
 # --- (b) the seed 003 iPhone stand-in, next to bob and avahi in sbpeer-b ------------------
 PHONE_PORT=7611
 ip netns exec "$NS_B" "$VENV/bin/python" scripts/discovery/zc-phone.py iPhone "$PHONE_PORT" "$ADDR_B" "hello from the phone" \
