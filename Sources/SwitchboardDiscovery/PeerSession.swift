@@ -106,7 +106,8 @@ public struct PeerSession: Sendable {
     if !to.isEmpty { return [.send(bytes, to: to)] }
     var actions: [PeerSessionAction] = []
     if pending.count >= configuration.maxPendingLines {
-      actions.append(.refused(pending.removeFirst(), reason: "the queue is full (\(configuration.maxPendingLines) lines)"))
+      actions.append(
+        .refused(pending.removeFirst(), reason: "the queue is full (\(configuration.maxPendingLines) lines)"))
     }
     pending.append(text)
     actions.append(.queued(pending: pending.count))
@@ -119,7 +120,9 @@ public struct PeerSession: Sendable {
   {
     guard state != .finished else { return [] }
     let text = Self.displayText(bytes)
-    if held.isEmpty, let name = table.name(of: sender) { return [.received(text, peer: name, sender: sender)] }
+    if held.isEmpty, let name = table.name(of: sender) {
+      return [.received(text, peer: name, sender: sender)]
+    }
     var actions: [PeerSessionAction] = []
     if held.count >= configuration.maxHeldDatagrams {
       let first = held.removeFirst()
@@ -196,7 +199,9 @@ public struct PeerSession: Sendable {
 
   /// → `finished`: what is held is printed, and the unsent lines counted.
   private mutating func finish() -> [PeerSessionAction] {
-    let actions = held.map { PeerSessionAction.received($0.text, peer: table.name(of: $0.sender), sender: $0.sender) }
+    let actions = held.map {
+      PeerSessionAction.received($0.text, peer: table.name(of: $0.sender), sender: $0.sender)
+    }
     held = []
     state = .finished
     return actions + [.finish(unsent: pending.count)]

@@ -49,7 +49,9 @@ public enum PeerSessionAction: Sendable, Hashable {
   }
 
   /// `10.0.0.1:7000`, `[2001:db8::1]:7000`, `[fe80::1%eth0]:7000`.
-  public static func text(_ address: SocketAddress, _ interfaceName: (UInt32) -> String = { "\($0)" }) -> String {
+  public static func text(_ address: SocketAddress, _ interfaceName: (UInt32) -> String = { "\($0)" })
+    -> String
+  {
     guard address.family == AF_INET6 else { return address.description }
     let scope = address.scope == 0 ? "" : "%" + interfaceName(address.scope)
     return "[\(address.ipAddress)\(scope)]:\(address.port)"

@@ -152,6 +152,8 @@ public struct PeerTable: Sendable {
     let usable = v4 + (ipv6 ? global6 + local6 : [])
     guard let destination = usable.first else { return nil }
     let first = services[0]
-    return Peer(name: first.instance, host: first.host, port: first.port, destination: destination, addresses: addresses)
+    return Peer(
+      name: first.instance, host: first.host, port: first.port, destination: destination, addresses: addresses
+    )
   }
 }

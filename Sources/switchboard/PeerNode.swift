@@ -75,7 +75,8 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
       loop.shutdownGracefully()
       throw StartError(description: "cannot bind UDP port \(options.port): \(error)")
     }
-    session = PeerSession(ownName: options.name, type: options.type, ipv6: v6Open, configuration: options.session)
+    session = PeerSession(
+      ownName: options.name, type: options.type, ipv6: v6Open, configuration: options.session)
     loop.runAndWait {
       self.v4?.delegate = self
       self.v6?.delegate = self
@@ -94,14 +95,17 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
         configuration: MDNSAdvertiser.Configuration(
           hostName: options.hostName, interfaceNames: options.interfaceNames, log: log)
       ) { [self] event in loop.execute { self.advertiserEvent(event) } }
+    } catch {
+      return failToStart(error)
+    }
+    do {
       _ = try advertiser.register(MDNSService(instance: options.name, type: options.type, port: port))
       browser = try Discovery.browser(
         backend: options.backend, types: [options.type], interfaceNames: options.interfaceNames, log: log
       ) { [self] event in loop.execute { self.perform(self.session.browserEvent(event, now: .now())) } }
     } catch {
-      Output.error("switchboard peer: \(error.message)")
-      close()
-      return ExitCode.failure
+      advertiser.shutdown()
+      return failToStart(error)
     }
     let names = Dictionary(browser.interfaces.map { ($0.index, $0.name) }, uniquingKeysWith: { a, _ in a })
     loop.execute { self.interfaceNames = names }
@@ -119,6 +123,12 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
     advertiser.shutdown()
     close()
     return code.load(ordering: .relaxed)
+  }
+
+  private func failToStart(_ error: DiscoveryError) -> Int32 {
+    Output.error("switchboard peer: \(error.message)")
+    close()
+    return ExitCode.failure
   }
 
   // MARK: Events (on the loop)
@@ -142,8 +152,9 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
     }
   }
 
-  func socket(_ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, truncated: Bool)
-  {
+  func socket(
+    _ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, truncated: Bool
+  ) {
     perform(session.datagram(bytes, from: sender, now: .now()))
   }
 
@@ -157,7 +168,10 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
         for peer in peers {
           let socket = peer.destination.family == AF_INET6 ? v6 : v4
           let sent = bytes.withUnsafeBytes { socket?.send($0, to: peer.destination) ?? false }
-          if !sent { Output.error("switchboard peer: could not send to \(peer.name) (\(peer.destination)): \(errnoText())") }
+          if !sent {
+            Output.error(
+              "switchboard peer: could not send to \(peer.name) (\(peer.destination)): \(errnoText())")
+          }
         }
       case .queued(let pending):
         if options.interactive { status("no peer yet: the line waits (\(pending) queued)") }
@@ -224,13 +238,15 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
     for _ in 0..<8 {
       let v4: UDPSocket
       do {
-        v4 = try UDPSocket(bindingTo: try SocketAddress(host: "0.0.0.0", port: Int(port)), options: options, loop: loop)
+        v4 = try UDPSocket(
+          bindingTo: try SocketAddress(host: "0.0.0.0", port: Int(port)), options: options, loop: loop)
       } catch {
         return .failure(error)
       }
       do {
         let v6 = try UDPSocket(
-          bindingTo: try SocketAddress(host: "::", port: v4.localAddress.port), options: v6Options, loop: loop)
+          bindingTo: try SocketAddress(host: "::", port: v4.localAddress.port), options: v6Options, loop: loop
+        )
         return .success((v4, v6))
       } catch {
         guard port == 0, error.kind == .addressInUse else { return .success((v4, nil)) }

@@ -15,7 +15,11 @@ import Testing
 
   static func sends(_ actions: [PeerSessionAction]) -> [(String, [String])] {
     actions.compactMap {
-      if case .send(let bytes, let peers) = $0 { (String(decoding: bytes, as: UTF8.self), peers.map(\.name)) } else { nil }
+      if case .send(let bytes, let peers) = $0 {
+        (String(decoding: bytes, as: UTF8.self), peers.map(\.name))
+      } else {
+        nil
+      }
     }
   }
 
@@ -67,7 +71,8 @@ import Testing
     var session = PeerSession(ownName: "alice", type: T.type, configuration: configuration)
     _ = session.browserEvent(.added(T.service("bob")), now: Self.start)
     #expect(Self.sends(session.line("12345678", now: Self.start)).count == 1)
-    #expect(session.line("123456789", now: Self.start) == [.refused("123456789", reason: "longer than 8 bytes")])
+    #expect(
+      session.line("123456789", now: Self.start) == [.refused("123456789", reason: "longer than 8 bytes")])
   }
 
   @Test func endOfInputWithNothingQueuedFinishesAtOnce() {
@@ -131,7 +136,8 @@ import Testing
     var session = PeerSession(ownName: "alice", type: T.type)
     _ = session.browserEvent(.added(T.service("iPhone", port: 7611)), now: Self.start)
     let sender = T.address("10.0.0.2", 53211)
-    #expect(session.datagram(Array("hoge".utf8), from: sender, now: Self.start) == [.scheduleTimer(at: Self.at(1))])
+    #expect(
+      session.datagram(Array("hoge".utf8), from: sender, now: Self.start) == [.scheduleTimer(at: Self.at(1))])
     // A datagram from a known peer waits behind it, so the order stays as received.
     #expect(session.datagram(Array("bob".utf8), from: T.address("10.0.0.2", 7611), now: Self.at(0.1)).isEmpty)
     #expect(session.timerFired(now: Self.at(0.5)) == [.scheduleTimer(at: Self.at(1))])
@@ -174,7 +180,9 @@ import Testing
     var table = PeerTable(ownName: "alice", type: T.type)
     _ = table.apply(.added(T.service("bob", port: 7001, v4: [], v6: ["fe80::b"], interface: 4)))
     let peer = table.peers[0]
-    #expect(PeerSessionAction.peerAppeared(peer).outputLine { $0 == 4 ? "eth0" : "?" } == "+ bob ([fe80::b%eth0]:7001)")
+    #expect(
+      PeerSessionAction.peerAppeared(peer).outputLine { $0 == 4 ? "eth0" : "?" }
+        == "+ bob ([fe80::b%eth0]:7001)")
     #expect(PeerSessionAction.peerLeft("bob").outputLine() == "- bob")
     #expect(
       PeerSessionAction.received("hi", peer: nil, sender: T.address("2001:db8::1", 9)).outputLine()

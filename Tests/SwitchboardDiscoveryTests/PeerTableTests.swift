@@ -48,7 +48,8 @@ import Testing
     // Two peers called "twin": ours lost the name and became "twin (2)".
     var table = PeerTable(ownName: "twin", type: Self.type)
     #expect(table.apply(.added(Self.service("twin", port: 7001))).isEmpty)
-    #expect(table.apply(.added(Self.service("twin (2)", port: 7002, v4: [DNSIPv4Address(10, 0, 0, 9)]))).count == 1)
+    #expect(
+      table.apply(.added(Self.service("twin (2)", port: 7002, v4: [DNSIPv4Address(10, 0, 0, 9)]))).count == 1)
     let changes = table.rename(to: "twin (2)")
     #expect(changes.count == 2)
     #expect(changes.contains { if case .appeared(let p) = $0 { p.name == "twin" } else { false } })
@@ -63,7 +64,8 @@ import Testing
     #expect(table.apply(.added(Self.service("bob", interface: 3))).isEmpty)
     #expect(table.apply(.removed(instance: "bob", type: Self.type, interface: 2)).isEmpty)
     #expect(table.peers.count == 1)
-    #expect(table.apply(.removed(instance: "BOB", type: Self.type, interface: 3)) == [.disappeared(name: "bob")])
+    #expect(
+      table.apply(.removed(instance: "BOB", type: Self.type, interface: 3)) == [.disappeared(name: "bob")])
     #expect(table.peers.isEmpty)
     #expect(table.apply(.removed(instance: "bob", type: Self.type, interface: 3)).isEmpty)
   }
@@ -82,7 +84,8 @@ import Testing
 
   @Test func destinationPrefersIPv4ThenGlobalThenLinkLocalIPv6ScopedToItsInterface() {
     var table = PeerTable(ownName: "alice", type: Self.type)
-    _ = table.apply(.added(Self.service("v4", v4: [DNSIPv4Address(10, 0, 0, 2)], v6: ["fe80::1", "2001:db8::1"])))
+    _ = table.apply(
+      .added(Self.service("v4", v4: [DNSIPv4Address(10, 0, 0, 2)], v6: ["fe80::1", "2001:db8::1"])))
     _ = table.apply(.added(Self.service("global", v4: [], v6: ["fe80::2", "2001:db8::2"])))
     _ = table.apply(.added(Self.service("local", v4: [], v6: ["fe80::3"], interface: 7)))
     #expect(table.peer(named: "v4")?.destination == Self.address("10.0.0.2", 7000))

@@ -17,7 +17,9 @@ struct PeerCommandTests {
   @Test func helpDocumentsTheOutputLinesAndExitCodes() async throws {
     let help = try ChildProcess(binary, ["peer", "--help"])
     #expect(try await help.waitForExit() == 0)
-    for text in ["+ NAME (ADDRESS:PORT)", "- NAME", "NAME: text", "_networkplayground._udp", "--to PEER", "64 bad usage"] {
+    for text in [
+      "+ NAME (ADDRESS:PORT)", "- NAME", "NAME: text", "_networkplayground._udp", "--to PEER", "64 bad usage",
+    ] {
       #expect(help.stdout.contains(text), "\(text)")
     }
   }
