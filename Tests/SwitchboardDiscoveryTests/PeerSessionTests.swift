@@ -172,6 +172,22 @@ import Testing
     #expect(PeerSession.displayText(Array(input.utf8)) == shown)
   }
 
+  @Test func anyDatagramPrintsAsOneLineWithoutControlCharacters() {
+    // 2,000 seeded random datagrams (0–300 bytes, biased towards control and UTF-8 lead bytes).
+    var random = SeededGenerator(seed: 0x5EED_0003)
+    let interesting: [UInt8] = [0x00, 0x07, 0x0A, 0x0D, 0x1B, 0x7F, 0xC3, 0xE2, 0xF0, 0xFF, 0x80, 0xBF]
+    for _ in 0..<2_000 {
+      let count = Int.random(in: 0...300, using: &random)
+      let bytes = (0..<count).map { _ in
+        Bool.random(using: &random)
+          ? interesting.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
+      }
+      let text = PeerSession.displayText(bytes)
+      let control = text.unicodeScalars.first { ($0.value < 0x20 && $0 != "\t") || $0.value == 0x7F }
+      #expect(control == nil, "\(bytes)")
+    }
+  }
+
   @Test func invalidUTF8IsShownWithReplacementCharacters() {
     #expect(PeerSession.displayText([0x68, 0xFF, 0x69]) == "h\u{FFFD}i")
   }
