@@ -40,7 +40,7 @@ ip netns list >/dev/null 2>&1 || { echo "interop-peer.sh: ip netns does not work
 # --- cleanup: our PIDs, then our namespaces ---------------------------------------------
 PIDS=()
 cleanup() {
-  exec 3>&- 4>&- 5>&- 6>&- 2>/dev/null
+  exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 2>/dev/null
   stop_pids
   delete_netns "$NS_A" "$NS_B"
 }
@@ -50,18 +50,18 @@ trap '' PIPE
 cleanup
 # start_peer NS NAME FD [OPTIONS…]: `switchboard peer` in pipe mode, its stdin a FIFO held
 # open on file descriptor FD (writing `echo … >&FD` sends a line, closing FD ends its input);
-# stdout in $RUN/NAME.out, stderr in $RUN/NAME.err. Sets PEER_PID.
+# stdout in $RUN/TAG.out, stderr in $RUN/TAG.err (TAG: $TAG, else NAME). Sets PEER_PID.
 start_peer() {
-  local ns=$1 name=$2 fd=$3
+  local ns=$1 name=$2 fd=$3 tag=${TAG:-$2}
   shift 3
-  mkfifo "$RUN/$name.in"
+  mkfifo "$RUN/$tag.in"
   # ip netns exec execs the command, so $! is switchboard's own PID. The other peers' FIFO
   # ends are closed for it: a writer left open in another process would hide their EOF.
   ip netns exec "$ns" "$SB" peer --name "$name" --log-level info "$@" \
-    <"$RUN/$name.in" >"$RUN/$name.out" 2>"$RUN/$name.err" 3>&- 4>&- 5>&- 6>&- &
+    <"$RUN/$tag.in" >"$RUN/$tag.out" 2>"$RUN/$tag.err" 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- &
   PEER_PID=$!
   PIDS+=($PEER_PID)
-  eval "exec $fd>\"\$RUN/\$name.in\""
+  eval "exec $fd>\"\$RUN/\$tag.in\""
 }
 # exit_of PID: sets rc to its exit status once it has exited (up to 5 s), else to 124
 # (still running). Not in $(…): only this shell can wait for its children.
@@ -117,7 +117,7 @@ wait_for "$RUN/alice.out" "^\[fe80::[0-9a-f:]+%$VETH_A\]:[0-9]+: over IPv6$" 50 
 # --- (b) the seed 003 iPhone stand-in, next to bob and avahi in sbpeer-b ------------------
 PHONE_PORT=7611
 ip netns exec "$NS_B" "$VENV/bin/python" scripts/discovery/zc-phone.py iPhone "$PHONE_PORT" "$ADDR_B" "hello from the phone" \
-  >"$RUN/phone.log" 2>&1 3>&- 4>&- 5>&- 6>&- &
+  >"$RUN/phone.log" 2>&1 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- &
 PHONE=$!
 PIDS+=($PHONE)
 wait_for "$RUN/phone.log" "^REGISTERED" 100 || fail "phone: registered" "$(cat "$RUN/phone.log")"
@@ -159,6 +159,27 @@ grep -qE "^=;$VETH_B;IPv4;bob;$TYPE;local;sbpeer-b2\.local;$ADDR_B;$PORT_B;" "$R
   fail "avahi-browse: bob" "$(cat "$RUN/avahi.log")"
 grep -qE "^=;$VETH_B;IPv6;alice;$TYPE;local;sbpeer-a\.local;" "$RUN/avahi.log" &&
   pass "avahi-browse -r: alice also over IPv6" || fail "avahi-browse: alice over IPv6" "$(cat "$RUN/avahi.log")"
+
+# --- the same name twice: one peer becomes "twin (2)", and each sees only the other -------
+TAG=twin-a start_peer "$NS_A" twin 7 --host sbpeer-ta --mdns builtin
+wait_for "$RUN/twin-a.err" "advertised twin\.$TYPE" 100
+TAG=twin-b start_peer "$NS_B" twin 8 --host sbpeer-tb --mdns builtin
+if wait_for "$RUN/twin-b.err" "advertised twin \(2\)\.$TYPE\.local on sbpeer-tb\.local:[0-9]+$" 100 &&
+  grep -q "name 'twin' is taken; trying 'twin (2)'" "$RUN/twin-b.err"; then
+  pass "conflict: the second twin renamed itself 'twin (2)'"
+else
+  fail "conflict: twin (2)" "$(cat "$RUN/twin-a.err" "$RUN/twin-b.err")"
+fi
+PORT_TA=$(port_of twin-a sbpeer-ta)
+PORT_TB=$(sed -n "s/^switchboard peer: advertised .* on sbpeer-tb\.local:\([0-9]*\)$/\1/p" "$RUN/twin-b.err" | head -1)
+wait_for "$RUN/twin-a.out" "^\+ twin \(2\) \($ADDR_B:$PORT_TB\)$" 150 &&
+  wait_for "$RUN/twin-b.out" "^\+ twin \($ADDR_A:$PORT_TA\)$" 150 &&
+  pass "conflict: twin sees + twin (2) and twin (2) sees + twin (the name it lost)" ||
+  fail "conflict: the twins see each other" "$(cat "$RUN/twin-a.out" "$RUN/twin-b.out")"
+{ grep -qE "^\+ twin \([0-9.]+:" "$RUN/twin-a.out" || grep -qE "^\+ twin \(2\) " "$RUN/twin-b.out"; } &&
+  fail "conflict: a twin listed itself" "$(cat "$RUN/twin-a.out" "$RUN/twin-b.out")" ||
+  pass "conflict: neither twin lists itself"
+exec 7>&- 8>&-
 
 # --- the system backend: dave registers and browses through avahi-daemon in sbpeer-b ------
 # (start_avahi exported DBUS_SYSTEM_BUS_ADDRESS, so dave talks to that avahi.) Skipped only
