@@ -149,10 +149,13 @@ public struct PeerSession: Sendable {
     return actions + timer()
   }
 
-  /// Stops at once (a signal): the queue is not sent.
+  /// Stops at once (a signal): each queued line is reported refused, not sent, and the
+  /// session finishes with nothing counted as unsent (stopping was asked for).
   public mutating func stop() -> [PeerSessionAction] {
     guard state != .finished else { return [] }
-    return finish()
+    let dropped = pending.map { PeerSessionAction.refused($0, reason: "stopped before a peer appeared") }
+    pending = []
+    return dropped + finish()
   }
 
   // MARK: Internals
