@@ -13,7 +13,7 @@ import Synchronization
 /// advertiser events, stdin lines and signals hop onto it; the session's actions are carried
 /// out there. ``run()`` returns the exit code once the session finishes.
 final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
-  // Safety: `session`, `sockets`, `timer`, `hostName` and `interfaceNames` are touched only on
+  // Safety: `session`, `v4`, `v6`, `timer`, `hostName` and `interfaceNames` are touched only on
   // `loop`'s thread (every entry point hops there with `execute`); `code` and `done` are
   // thread-safe.
 
