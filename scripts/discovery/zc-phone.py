@@ -27,12 +27,20 @@ from importlib import import_module  # noqa: E402
 in_our_netns = import_module("zc-browse").in_our_netns
 
 TYPE = "_networkplayground._udp.local."
+_output = threading.Lock()
+
+
+def say(*fields):
+    """One whole line on stdout: print() from several threads can interleave its parts."""
+    with _output:
+        sys.stdout.write("\t".join(str(f) for f in fields) + "\n")
+        sys.stdout.flush()
 
 
 def listen(sock):
     while True:
         data, (host, port, *_) = sock.recvfrom(65535)
-        print("RECEIVED\t%s:%d\t%s" % (host, port, data.decode("utf-8", "replace")), flush=True)
+        say("RECEIVED", "%s:%d" % (host, port), data.decode("utf-8", "replace"))
 
 
 class Sender(ServiceListener):
@@ -48,7 +56,7 @@ class Sender(ServiceListener):
         self.add_service(zc, type_, name)
 
     def remove_service(self, zc, type_, name):
-        print("REMOVED\t" + name[: -len(type_) - 1], flush=True)
+        say("REMOVED", name[: -len(type_) - 1])
 
     def resolve(self, zc, type_, name):
         instance = name[: -len(type_) - 1]
@@ -58,12 +66,12 @@ class Sender(ServiceListener):
             self.sent.add(instance)
         info = zc.get_service_info(type_, name, timeout=5000)
         if info is None or not info.addresses:
-            print("UNRESOLVED\t" + instance, flush=True)
+            say("UNRESOLVED", instance)
             with self.lock:
                 self.sent.discard(instance)
             return
         address = socket.inet_ntoa(info.addresses[0])
-        print("FOUND\t%s\t%s\t%d" % (instance, address, info.port), flush=True)
+        say("FOUND", instance, address, info.port)
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as out:
             out.sendto(self.text.encode("utf-8"), (address, info.port))
 
@@ -83,7 +91,7 @@ def main():
     zc = Zeroconf(ip_version=IPVersion.V4Only)
     try:
         zc.register_service(info, strict=False)
-        print("REGISTERED", flush=True)
+        say("REGISTERED")
         browser = ServiceBrowser(zc, TYPE, Sender(name, text))
         signal.sigwait({signal.SIGTERM, signal.SIGINT})
         browser.cancel()
