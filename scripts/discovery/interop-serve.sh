@@ -199,4 +199,19 @@ fi
   fail "tcpdump saw nothing even from an advertising serve" "$(cat "$RUN/tcpdump.err")"
 stop_serve "serve --udp-port 0"
 
+# --- 4. a name taken on the link: serve renames and says so ---------------------------------
+ip netns exec "$NS_B" "$SB" advertise "SB Twin" _switchboard._tcp 7800 --host sbsrv-c --mdns builtin \
+  >"$RUN/twin-b.log" 2>&1 &
+PIDS+=($!)
+wait_for "$RUN/twin-b.log" "^advertised SB Twin\._switchboard\._tcp\.local" 100
+start_serve "$RUN/twin-a.log" --name "SB Twin" --tcp-port $TCP --udp-port 0 --http-port 0
+if wait_for "$RUN/twin-a.log" "^advertised SB Twin \(2\)\._switchboard\._tcp\.local on sbsrv-a\.local:$TCP$" 100 &&
+  grep -q "^name 'SB Twin' is taken for _switchboard._tcp; trying 'SB Twin (2)'$" "$RUN/twin-a.log" &&
+  grep -q "notice switchboard.mdns: mDNS name renamed after a conflict" "$RUN/twin-a.log"; then
+  pass "conflict: serve's _switchboard._tcp became 'SB Twin (2)', with a banner line and a log line"
+else
+  fail "conflict: serve renames" "$(cat "$RUN/twin-a.log" "$RUN/twin-b.log")"
+fi
+stop_serve "serve (renamed)"
+
 finish_checks interop-serve.sh "$RUN"
