@@ -78,7 +78,9 @@ public struct ServerAdvertisement: Sendable, Hashable {
   /// One service per listener that is on, in the order TCP, UDP, HTTP.
   public var services: [MDNSService] {
     let txt = self.txt
-    let listeners: [(String, UInt16?)] = [(Self.tcpType, tcpPort), (Self.udpType, udpPort), (Self.httpType, httpPort)]
+    let listeners: [(String, UInt16?)] = [
+      (Self.tcpType, tcpPort), (Self.udpType, udpPort), (Self.httpType, httpPort),
+    ]
     return listeners.compactMap { type, port in
       port.map { MDNSService(instance: instance, type: type, port: $0, txt: txt) }
     }

@@ -43,7 +43,8 @@ final class ServeAdvertising: Sendable {
       if let name = args.value("name") {
         guard !name.isEmpty, name.utf8.count <= ServerAdvertisement.maxInstanceLength else {
           throw Arguments.UsageError(
-            description: "--name must be 1-\(ServerAdvertisement.maxInstanceLength) bytes of UTF-8, not '\(name)'")
+            description:
+              "--name must be 1-\(ServerAdvertisement.maxInstanceLength) bytes of UTF-8, not '\(name)'")
         }
         instance = name
       } else {
@@ -51,7 +52,8 @@ final class ServeAdvertising: Sendable {
       }
       if enabled, environment[Self.forbidEnvironmentVariable] == "1" {
         throw Arguments.UsageError(
-          description: "\(Self.forbidEnvironmentVariable)=1 (a test in the root network namespace, where nothing may "
+          description:
+            "\(Self.forbidEnvironmentVariable)=1 (a test in the root network namespace, where nothing may "
             + "multicast): pass --no-advertise")
       }
     }
@@ -80,14 +82,16 @@ final class ServeAdvertising: Sendable {
     if interfaceNames == nil, let bound, !bound.isWildcard {
       let holding = NetworkInterfaces.addresses().filter { $0.address.ipAddress == bound.ipAddress }
       if holding.allSatisfy(\.isLoopback) {
-        Output.print("Not advertised over mDNS: bound to \(bound.ipAddress), which no other machine can reach.")
+        Output.print(
+          "Not advertised over mDNS: bound to \(bound.ipAddress), which no other machine can reach.")
         return nil
       }
       interfaceNames = holding.map(\.name)
     }
     let ad = ServerAdvertisement(
       instance: options.instance, room: room, tcpPort: server.tcpAddress.map { UInt16($0.port) },
-      udpPort: server.udpAddress.map { UInt16($0.port) }, httpPort: server.httpAddress.map { UInt16($0.port) })
+      udpPort: server.udpAddress.map { UInt16($0.port) }, httpPort: server.httpAddress.map { UInt16($0.port) }
+    )
     let services = ad.services
     guard !services.isEmpty else { return nil }
 

@@ -18,10 +18,12 @@ import Testing
     var launches = 0
     var missing: [String] = []
     for top in Self.scanned {
-      let enumerator = try #require(FileManager.default.enumerator(atPath: root.appendingPathComponent(top).path))
+      let enumerator = try #require(
+        FileManager.default.enumerator(atPath: root.appendingPathComponent(top).path))
       for case let relative as String in enumerator {
         let path = "\(top)/\(relative)"
-        guard !Self.exempt.contains(where: path.hasPrefix), !path.contains("/Fixtures/"), !path.contains("/corpus/"),
+        guard !Self.exempt.contains(where: path.hasPrefix), !path.contains("/Fixtures/"),
+          !path.contains("/corpus/"),
           let text = try? String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
         else { continue }
         let found = Self.serveLaunches(in: text, path: path)
@@ -57,8 +59,11 @@ import Testing
     // nowhere to send.
     let serve = try ChildProcess(
       InteropEnvironment.binary!,
-      ["serve", "--host", "127.0.0.1", "--tcp-port", "0", "--udp-port", "0", "--http-port", "0", "--ephemeral",
-       "--mdns", "builtin", "--mdns-interface", "sb-nonexistent0"])
+      [
+        "serve", "--host", "127.0.0.1", "--tcp-port", "0", "--udp-port", "0", "--http-port", "0",
+        "--ephemeral",
+        "--mdns", "builtin", "--mdns-interface", "sb-nonexistent0",
+      ])
     defer { serve.stop() }
     #expect(try await serve.waitForExit() == 64)
     #expect(serve.stderr.contains("SWITCHBOARD_FORBID_ADVERTISE=1"), "\(serve.stderr)")
@@ -107,7 +112,8 @@ import Testing
           end += 1
         }
         let line = (lineStarts.lastIndex { $0 <= open } ?? 0)
-        launches.append(Launch(line: line + 1, passes: passes(String(chars[open..<min(end + 1, chars.count)]))))
+        launches.append(
+          Launch(line: line + 1, passes: passes(String(chars[open..<min(end + 1, chars.count)]))))
       }
     } else {
       let launch = /(?:switchboard|\$\{?\w+\}?"?)\s+serve(?:\s|$)/

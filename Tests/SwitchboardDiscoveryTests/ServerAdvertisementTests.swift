@@ -8,7 +8,8 @@ import Testing
   static func txt(_ service: MDNSService) -> [String] { service.txt.entries.map(\.description) }
 
   @Test func everyListenerOnGivesThreeServicesWithTheSameTXT() throws {
-    let ad = ServerAdvertisement(instance: "SB Serve", room: "lobby", tcpPort: 8080, udpPort: 8081, httpPort: 1337)
+    let ad = ServerAdvertisement(
+      instance: "SB Serve", room: "lobby", tcpPort: 8080, udpPort: 8081, httpPort: 1337)
     let services = ad.services
     #expect(services.map(\.type) == ["_switchboard._tcp", "_switchboard._udp", "_http._tcp"])
     #expect(services.map(\.port) == [8080, 8081, 1337])
@@ -21,7 +22,8 @@ import Testing
   }
 
   @Test func aListenerTurnedOffIsNotAdvertised() {
-    let noUDP = ServerAdvertisement(instance: "x", room: "dev", tcpPort: 9000, udpPort: nil, httpPort: 9002).services
+    let noUDP = ServerAdvertisement(instance: "x", room: "dev", tcpPort: 9000, udpPort: nil, httpPort: 9002)
+      .services
     #expect(noUDP.map(\.type) == ["_switchboard._tcp", "_http._tcp"])
     #expect(noUDP.allSatisfy { Self.txt($0) == ["version=1", "room=dev", "ws=9002", "path=/"] })
     let none = ServerAdvertisement(instance: "x", room: "dev", tcpPort: nil, udpPort: nil, httpPort: nil)
@@ -29,7 +31,8 @@ import Testing
   }
 
   @Test func withoutHTTPThereIsNoWebSocketPortAndNoPath() {
-    let services = ServerAdvertisement(instance: "x", room: "lobby", tcpPort: 1, udpPort: 2, httpPort: nil).services
+    let services = ServerAdvertisement(instance: "x", room: "lobby", tcpPort: 1, udpPort: 2, httpPort: nil)
+      .services
     #expect(services.map(\.type) == ["_switchboard._tcp", "_switchboard._udp"])
     #expect(services.allSatisfy { Self.txt($0) == ["version=1", "room=lobby"] })
   }
