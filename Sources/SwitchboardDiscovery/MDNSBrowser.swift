@@ -132,8 +132,8 @@ public struct MDNSBrowser: Sendable {
       if record.cacheFlush {
         // §10.2: older records of this name and type go within a second.
         for (other, entry) in entries
-        where other != key && entry.record.name == record.name && entry.record.type == record.type
-          && entry.received.adding(.seconds(1)) < now
+        where entry.record.type == record.type && entry.received.adding(.seconds(1)) < now
+          && entry.record.name == record.name && other != key
         {
           entries[other]!.expires = min(entry.expires, oneSecond)
           entries[other]!.refresh = []
@@ -210,16 +210,18 @@ public struct MDNSBrowser: Sendable {
     interested = [:]
     for interface in interfaces {
       let entries = Array((cache[interface.index] ?? [:]).values).sorted { $0.received < $1.received }
+      // By owner name, oldest first: resolving each instance is then a few lookups.
+      let byName = Dictionary(grouping: entries, by: \.record.name)
       for type in queries {
-        for entry in entries where entry.record.name == type.name {
+        for entry in byName[type.name] ?? [] {
           guard case .ptr(let instance) = entry.record.rdata, instance.labelCount > 0 else { continue }
           let key = InstanceKey(interface: interface.index, name: instance)
           present.insert(key)
-          interested[interface.index, default: []].formUnion(followed(instance, ptr: entry, in: entries))
-          guard let resolved = resolve(instance, type: type.text, in: entries, interface: interface.index)
+          interested[interface.index, default: []].formUnion(followed(instance, ptr: entry, in: byName))
+          guard let resolved = resolve(instance, type: type.text, in: byName, interface: interface.index)
           else {
             unresolved.insert(key)
-            actions += askFor(instance, key: key, entries: entries, now: now)
+            actions += askFor(instance, key: key, own: byName[instance] ?? [], now: now)
             continue
           }
           switch reported[key] {
@@ -240,36 +242,36 @@ public struct MDNSBrowser: Sendable {
   }
 
   /// The cache keys of an instance's PTR, SRV, TXT and its SRV targets' addresses.
-  private func followed(_ instance: DNSName, ptr: CacheEntry, in entries: [CacheEntry])
+  private func followed(_ instance: DNSName, ptr: CacheEntry, in byName: [DNSName: [CacheEntry]])
     -> [MDNSResponder.RecordKey]
   {
     var keys = [MDNSResponder.RecordKey(ptr.record)]
     var targets: [DNSName] = []
-    for entry in entries where entry.record.name == instance {
+    for entry in byName[instance] ?? [] {
       switch entry.record.rdata {
       case .srv(_, _, _, let target):
         keys.append(MDNSResponder.RecordKey(entry.record))
-        targets.append(target)
+        if !targets.contains(target) { targets.append(target) }
       case .txt: keys.append(MDNSResponder.RecordKey(entry.record))
       default: break
       }
     }
-    for entry in entries where targets.contains(entry.record.name) {
-      if entry.record.type == .a || entry.record.type == .aaaa { keys.append(MDNSResponder.RecordKey(entry.record)) }
+    for entry in targets.flatMap({ byName[$0] ?? [] }) where entry.record.type == .a || entry.record.type == .aaaa {
+      keys.append(MDNSResponder.RecordKey(entry.record))
     }
     return keys
   }
 
-  private func resolve(_ instance: DNSName, type: String, in entries: [CacheEntry], interface: UInt32)
-    -> MDNSResolvedService?
-  {
-    let own = entries.filter { $0.record.name == instance }
+  private func resolve(
+    _ instance: DNSName, type: String, in byName: [DNSName: [CacheEntry]], interface: UInt32
+  ) -> MDNSResolvedService? {
+    let own = byName[instance] ?? []
     guard case .srv(_, _, let port, let target)? = own.last(where: { $0.record.type == .srv })?.record.rdata,
       case .txt(let txt)? = own.last(where: { $0.record.type == .txt })?.record.rdata
     else { return nil }
     var ipv4: [DNSIPv4Address] = []
     var ipv6: [DNSIPv6Address] = []
-    for entry in entries where entry.record.name == target {
+    for entry in byName[target] ?? [] {
       if case .a(let address) = entry.record.rdata, !ipv4.contains(address) { ipv4.append(address) }
       if case .aaaa(let address) = entry.record.rdata, !ipv6.contains(address) { ipv6.append(address) }
     }
@@ -285,15 +287,13 @@ public struct MDNSBrowser: Sendable {
   }
 
   /// Queries SRV and TXT of an instance and the addresses of its host, at most once a second.
-  private mutating func askFor(_ instance: DNSName, key: InstanceKey, entries: [CacheEntry], now: Deadline)
+  private mutating func askFor(_ instance: DNSName, key: InstanceKey, own: [CacheEntry], now: Deadline)
     -> [MDNSBrowserAction]
   {
     if let last = lastResolve[key], now < last.adding(.seconds(1)) { return [] }
     lastResolve[key] = now
     var questions = [DNSQuestion(name: instance, type: .srv), DNSQuestion(name: instance, type: .txt)]
-    if case .srv(_, _, _, let target)? = entries.last(where: {
-      $0.record.name == instance && $0.record.type == .srv
-    })?.record.rdata {
+    if case .srv(_, _, _, let target)? = own.last(where: { $0.record.type == .srv })?.record.rdata {
       questions += [DNSQuestion(name: target, type: .a), DNSQuestion(name: target, type: .aaaa)]
     }
     return queryPackets(questions, on: key.interface, now: now).map {
