@@ -169,7 +169,8 @@ public struct MDNSBrowser: Sendable {
       record.ttl = UInt32((entry.expires.nanoseconds - now.nanoseconds) / 1_000_000_000)
       return record
     }
-    return MDNSPacketSplitter(limit: maxMessageSize).queries(DNSMessage(), questions: questions, knownAnswers: known)
+    return MDNSPacketSplitter(limit: maxMessageSize).queries(
+      DNSMessage(), questions: questions, knownAnswers: known)
   }
 
   /// §5.2: 80, 85, 90 and 95 % of the TTL from `received`, each plus 0–2 % of the TTL at
@@ -177,7 +178,8 @@ public struct MDNSBrowser: Sendable {
   private mutating func refreshTimes(ttl: UInt32, from received: Deadline) -> [Deadline] {
     let percent = UInt64(ttl) * 10_000_000  // nanoseconds in 1 % of the TTL
     return [80, 85, 90, 95].map { share in
-      received.adding(.nanoseconds(Int64(percent * share + UInt64.random(in: 0...(2 * percent), using: &random))))
+      received.adding(
+        .nanoseconds(Int64(percent * share + UInt64.random(in: 0...(2 * percent), using: &random))))
     }
   }
 
@@ -256,7 +258,8 @@ public struct MDNSBrowser: Sendable {
       default: break
       }
     }
-    for entry in targets.flatMap({ byName[$0] ?? [] }) where entry.record.type == .a || entry.record.type == .aaaa {
+    for entry in targets.flatMap({ byName[$0] ?? [] })
+    where entry.record.type == .a || entry.record.type == .aaaa {
       keys.append(MDNSResponder.RecordKey(entry.record))
     }
     return keys

@@ -48,7 +48,8 @@ extension MDNSResponder {
     }
     if query.flags.isTruncated, deferred.count < configuration.maxDeferredQueries {
       let wait = Duration.milliseconds(Int.random(in: configuration.knownAnswerWait, using: &random))
-      deferred[key] = MDNSDeferredQuery(query, due: now.adding(wait), maxRecords: configuration.maxDeferredRecords)
+      deferred[key] = MDNSDeferredQuery(
+        query, due: now.adding(wait), maxRecords: configuration.maxDeferredRecords)
       return
     }
     answer(query, from: source, on: interface, now: now, waited: false, actions: &actions)

@@ -136,7 +136,8 @@ extension MDNSResponder {
         records.append(record)
       }
     }
-    let messages = splitter.responses(DNSMessage(flags: .authoritativeResponse), answers: records, additionals: [])
+    let messages = splitter.responses(
+      DNSMessage(flags: .authoritativeResponse), answers: records, additionals: [])
     return interfaces.flatMap { interface in
       messages.map { .send($0, to: .multicast(interface: interface.index)) }
     }

@@ -191,7 +191,8 @@ import Testing
     var d = Driver()
     d.advance(by: .milliseconds(200))
     let elsewhere = H.name("elsewhere.local")
-    d.receive([DNSRecord(name: elsewhere, ttl: 100, rdata: .a(DNSIPv4Address(10, 9, 8, 7)), cacheFlush: true)])
+    let address = DNSIPv4Address(10, 9, 8, 7)
+    d.receive([DNSRecord(name: elsewhere, ttl: 100, rdata: .a(address), cacheFlush: true)])
     d.advance(by: .seconds(101))
     #expect(Self.asked(d, elsewhere, .a).isEmpty)
   }
@@ -200,7 +201,8 @@ import Testing
     var d = Driver()
     d.advance(by: .milliseconds(200))
     let ptrs = (0..<150).map { i in
-      DNSRecord(name: Self.type, ttl: 4500, rdata: .ptr(H.name("instance number \(i)._switchboard._tcp.local")))
+      DNSRecord(
+        name: Self.type, ttl: 4500, rdata: .ptr(H.name("instance number \(i)._switchboard._tcp.local")))
     }
     d.receive(ptrs)
     d.sent = []

@@ -1,6 +1,6 @@
-import SwitchboardTestSupport
 import SwitchboardDNS
 import SwitchboardIO
+import SwitchboardTestSupport
 import Testing
 
 @testable import SwitchboardDiscovery

@@ -10,7 +10,7 @@
 # dbus, iproute2 (Debian, avahi kept from starting), python-zeroconf in a venv ($SBDNS_VENV).
 #
 #   sbmdns-a [sbmdns-va 10.231.8.1/24] <====veth====> [sbmdns-vb 10.231.8.2/24] sbmdns-b
-#   switchboard advertise x3                          avahi-daemon (own dbus-daemon), avahi-browse,
+#   switchboard advertise x4                          avahi-daemon (own dbus-daemon), avahi-browse,
 #                                                     zeroconf (zc-browse.py), switchboard advertise
 #
 # No multicast touches the root namespace: both veth ends are created inside the namespaces,
