@@ -37,17 +37,13 @@ SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
 install_peers "$VENV" "$ZC_VERSION"
 ip netns list >/dev/null 2>&1 || { echo "interop-peer.sh: ip netns does not work here" >&2; exit 2; }
 
-# --- cleanup: our PIDs, then our namespaces ---------------------------------------------
-PIDS=()
-cleanup() {
-  exec 3>&- 4>&- 5>&- 6>&- 7>&- 8>&- 2>/dev/null
-  stop_pids
-  delete_netns "$NS_A" "$NS_B"
-}
-trap cleanup EXIT
+start_checks "$NS_A" "$NS_B"
+# The test launcher forbids advertising (tests run in the root namespace); here every peer
+# runs inside a namespace of ours.
+unset SWITCHBOARD_FORBID_ADVERTISE
 # A line written to a peer that has died must be a failed check, not the script's end.
 trap '' PIPE
-cleanup
+
 # start_peer NS NAME FD [OPTIONS…]: `switchboard peer` in pipe mode, its stdin a FIFO held
 # open on file descriptor FD (writing `echo … >&FD` sends a line, closing FD ends its input);
 # stdout in $RUN/TAG.out, stderr in $RUN/TAG.err (TAG: $TAG, else NAME). Sets PEER_PID.
@@ -223,9 +219,4 @@ kill -TERM "$BOB"
 exit_of "$BOB"
 [ "$rc" = 0 ] && pass "peer: SIGTERM exits 0 (bob)" || fail "peer: bob's exit" "exit $rc $(cat "$RUN/bob.err")"
 
-echo "(logs in $RUN)"
-if [ "$FAILS" -gt 0 ]; then
-  echo "interop-peer.sh: $FAILS check(s) failed"
-  exit 1
-fi
-echo "interop-peer.sh: all checks passed"
+finish_checks interop-peer.sh "$RUN"
