@@ -45,7 +45,8 @@ enum PeerCommand {
     the peer sends what waits, withdraws its advertisement (goodbyes) and exits.
     --version prints the version and the commit it was built from. Exit codes: 0 end of input
     or SIGINT/SIGTERM, 1 could not start (UDP port or port 5353 unavailable, the name
-    conflicted too often) or lines found no peer within --wait, 64 bad usage.
+    conflicted too often) or lines found no peer within --wait, 64 bad usage (also when
+    SWITCHBOARD_FORBID_ADVERTISE=1: the test launcher's guard against multicast).
     """
 
   static func run(_ argv: [String]) -> Int32 {
@@ -90,6 +91,15 @@ enum PeerCommand {
     }
     if let to = args.value("to"), to.isEmpty {
       Output.error("switchboard peer: --to needs a peer name")
+      return ExitCode.usage
+    }
+    // A peer always advertises: under the test launcher (the root network namespace, where
+    // nothing may multicast) it refuses, as serve does without --no-advertise.
+    let forbid = ServeAdvertising.Options.forbidEnvironmentVariable
+    if ProcessInfo.processInfo.environment[forbid] == "1" {
+      Output.error(
+        "switchboard peer: \(forbid)=1 (a test in the root network namespace, where nothing may multicast): "
+          + "a peer always advertises; run it inside a network namespace of the test's own")
       return ExitCode.usage
     }
     var session = PeerSession.Configuration(target: args.value("to"))

@@ -43,9 +43,19 @@ struct PeerCommandTests {
     #expect(peer.stderr.contains(message), "\(peer.stderr)")
   }
 
+  @Test func underTheTestLauncherAPeerRefusesToStart() async throws {
+    // The launcher sets SWITCHBOARD_FORBID_ADVERTISE=1; a peer always advertises. An
+    // interface that does not exist: were the guard broken, it would have nowhere to send.
+    let peer = try ChildProcess(
+      binary, ["peer", "--name", "a", "--mdns", "builtin", "--interface", "sb-nonexistent0"])
+    #expect(try await peer.waitForExit() == 64)
+    #expect(peer.stderr.contains("SWITCHBOARD_FORBID_ADVERTISE=1"), "\(peer.stderr)")
+  }
+
   @Test func aUDPPortInUseIsAClearStartupError() async throws {
-    // Hold a UDP port on every address; the peer must fail to bind it and exit 1. `--mdns
-    // system` keeps even a peer that wrongly got past the bind from sending mDNS here.
+    // Hold a UDP port on every address; the peer must fail to bind it and exit 1. The guard
+    // is lifted for this one child; `--mdns system` keeps even a peer that wrongly got past
+    // the bind from sending mDNS here.
     let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     #expect(fd >= 0)
     defer { close(fd) }
@@ -59,7 +69,9 @@ struct PeerCommandTests {
       }
     }
     let held = try #require(port)
-    let peer = try ChildProcess(binary, ["peer", "--name", "a", "--port", "\(held)", "--mdns", "system"])
+    let peer = try ChildProcess(
+      binary, ["peer", "--name", "a", "--port", "\(held)", "--mdns", "system"],
+      environment: ["SWITCHBOARD_FORBID_ADVERTISE": "0"])
     #expect(try await peer.waitForExit() == 1)
     #expect(peer.stderr.contains("cannot bind UDP port \(held)"), "\(peer.stderr)")
   }
