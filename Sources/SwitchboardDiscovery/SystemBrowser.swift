@@ -36,6 +36,7 @@ final class SystemBrowser: ServiceBrowser, @unchecked Sendable {
   init(
     types: [String], interfaceNames: [String]?, log: Log, onEvent: @escaping @Sendable (MDNSBrowserEvent) -> Void
   ) throws(DiscoveryError) {
+    if case .failure(let error) = SystemDNSSD.daemon { throw error }
     var browsed: [String] = []
     for type in types {
       let name = try MDNSService(instance: "x", type: type, port: 1).typeName()
@@ -70,6 +71,8 @@ final class SystemBrowser: ServiceBrowser, @unchecked Sendable {
       }
     }
     if case .failure(let error) = result {
+      // deinit runs after a throw from here: it must not wait for the stopped loop.
+      lifecycle.withLock { $0 = .stopped }
       loop.shutdownGracefully()
       throw error
     }
