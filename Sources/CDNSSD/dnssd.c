@@ -38,7 +38,6 @@ enum { not_loaded = -65545 };
 int sb_dnssd_load(const char *library, const char **message) {
   int result = 0;
   pthread_mutex_lock(&load_lock);
-  if (loaded) goto done;
   // avahi's library prints a warning about its compatibility layer on first use unless this
   // is set; Switchboard chose that layer knowingly. Set once, before any avahi call.
   setenv("AVAHI_COMPAT_NOWARN", "1", 0);
@@ -65,8 +64,12 @@ int sb_dnssd_load(const char *library, const char **message) {
     result = -1;
     goto done;
   }
-  calls = found;  // the handle stays open for the life of the process
-  loaded = 1;
+  if (loaded) {
+    if (library) dlclose(handle);  // an earlier load won; this one only checked
+  } else {
+    calls = found;  // the handle stays open for the life of the process
+    loaded = 1;
+  }
 done:
   pthread_mutex_unlock(&load_lock);
   return result;

@@ -92,10 +92,9 @@ final class SystemAdvertiser: ServiceAdvertiser, @unchecked Sendable {
   ///   ``DiscoveryError/systemUnavailable``, ``DiscoveryError/stopped`` after ``shutdown()``.
   func register(_ service: MDNSService) throws(DiscoveryError) -> MDNSServiceID {
     _ = try service.instanceName(service.instance)
+    // After shutdown the loop is gone: never wait for it.
+    guard isRunning else { throw DiscoveryError.stopped.with("the advertiser was shut down") }
     let result = loop.runAndWait { () -> Result<MDNSServiceID, DiscoveryError> in
-      guard self.lifecycle.withLock({ $0 == .running }) else {
-        return .failure(DiscoveryError.stopped.with("the advertiser was shut down"))
-      }
       if service.hasLongServiceName, self.warnedTypes.insert(service.type.lowercased()).inserted {
         let text =
           "service type \(service.type): the name is over \(MDNSService.recommendedServiceNameLength) "
@@ -122,6 +121,7 @@ final class SystemAdvertiser: ServiceAdvertiser, @unchecked Sendable {
 
   /// Withdraws a service (the daemon sends goodbyes).
   func unregister(_ id: MDNSServiceID) {
+    guard isRunning else { return }
     loop.runAndWait {
       guard let registration = self.registrations.removeValue(forKey: id) else { return }
       self.stop(registration)
@@ -143,6 +143,8 @@ final class SystemAdvertiser: ServiceAdvertiser, @unchecked Sendable {
   }
 
   deinit { shutdown() }
+
+  private var isRunning: Bool { lifecycle.withLock { $0 == .running } }
 
   // MARK: Loop side
 

@@ -30,7 +30,7 @@ typedef void (*sb_dnssd_query_reply)(sb_dnssd_ref ref, uint32_t flags, uint32_t 
 
 /// Looks the calls up in `library` (a file name for dlopen; NULL: the process's own symbols,
 /// as on Darwin). Returns 0 and keeps them for the calls below, or -1 with a static or
-/// dlerror() text in *message. The first success wins; later calls return 0 at once.
+/// dlerror() text in *message. Every call really tries; the first success is kept.
 int sb_dnssd_load(const char *library, const char **message);
 
 int32_t sb_dnssd_register(sb_dnssd_ref *ref, uint32_t flags, uint32_t interface, const char *name,
