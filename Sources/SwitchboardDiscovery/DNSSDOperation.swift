@@ -53,12 +53,15 @@ final class DNSSDOperation: Selectable {
   ) throws(DiscoveryError) -> DNSSDOperation {
     // An empty TXT is one zero byte (RFC 6763 §6.1), never a zero-length record.
     let txt = service.txt.wire
-    return try start("DNSServiceRegister", on: loop, badParameter: .invalidInstanceName, onReply) { ref, context in
+    return try start("DNSServiceRegister", on: loop, badParameter: .invalidInstanceName, onReply) {
+      ref, context in
       sb_dnssd_register(
         ref, 0, interface, service.instance, service.type, SystemDNSSD.domain, nil, service.port.bigEndian,
         UInt16(clamping: txt.count), txt,
         { _, _, error, name, _, _, context in
-          DNSSDOperation.deliver(to: context, error: error) { .registered(name: name.map { String(cString: $0) } ?? "") }
+          DNSSDOperation.deliver(to: context, error: error) {
+            .registered(name: name.map { String(cString: $0) } ?? "")
+          }
         }, context)
     }
   }
@@ -73,7 +76,8 @@ final class DNSSDOperation: Selectable {
         { _, flags, interface, error, name, type, domain, context in
           DNSSDOperation.deliver(to: context, error: error) {
             .browsed(
-              added: flags & SystemDNSSD.flagAdd != 0, interface: interface, name: DNSSDOperation.text(name), type: DNSSDOperation.text(type),
+              added: flags & SystemDNSSD.flagAdd != 0, interface: interface, name: DNSSDOperation.text(name),
+              type: DNSSDOperation.text(type),
               domain: DNSSDOperation.text(domain))
           }
         }, context)
@@ -100,7 +104,8 @@ final class DNSSDOperation: Selectable {
 
   /// `DNSServiceQueryRecord` for records of `type` (class IN) of `name` on `interface`.
   static func query(
-    _ name: String, type: DNSRecordType, interface: UInt32, on loop: EventLoop, onReply: @escaping (Reply) -> Void
+    _ name: String, type: DNSRecordType, interface: UInt32, on loop: EventLoop,
+    onReply: @escaping (Reply) -> Void
   ) throws(DiscoveryError) -> DNSSDOperation {
     try start("DNSServiceQueryRecord", on: loop, onReply) { ref, context in
       sb_dnssd_query_record(
@@ -194,7 +199,9 @@ final class DNSSDOperation: Selectable {
     operation.deliver(error == 0 ? reply() : .failed(SystemDNSSD.error(error, call: operation.call)))
   }
 
-  private static func text(_ pointer: UnsafePointer<CChar>?) -> String { pointer.map { String(cString: $0) } ?? "" }
+  private static func text(_ pointer: UnsafePointer<CChar>?) -> String {
+    pointer.map { String(cString: $0) } ?? ""
+  }
 }
 
 @available(*, unavailable)

@@ -123,7 +123,8 @@ public enum Discovery {
   private static func chosen(_ backend: DiscoveryBackend, log: Log) -> DiscoveryBackend {
     let result = resolve(backend)
     if backend == .auto {
-      let why = systemUnavailableReason.map { "auto: \($0.message)" } ?? "auto: the system's DNS-SD daemon answers"
+      let why =
+        systemUnavailableReason.map { "auto: \($0.message)" } ?? "auto: the system's DNS-SD daemon answers"
       log.info("mDNS backend \(result.rawValue)", metadata: ["backend": result.rawValue, "reason": why])
     }
     return result

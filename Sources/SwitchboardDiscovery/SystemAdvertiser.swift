@@ -186,7 +186,8 @@ final class SystemAdvertiser: ServiceAdvertiser, @unchecked Sendable {
   /// Resolves the registered service itself to learn the daemon's host name (the SRV
   /// target), then reports the registration when `report` (at the latest after
   /// ``hostLookupTimeout``).
-  private func lookUpHost(_ registration: Registration, id: MDNSServiceID, name: String, report: Bool) -> Registration
+  private func lookUpHost(_ registration: Registration, id: MDNSServiceID, name: String, report: Bool)
+    -> Registration
   {
     var registration = registration
     registration.hostLookup?.cancel()

@@ -112,7 +112,9 @@ struct SystemBrowseState {
 
   /// `added` or `updated` when the instance is complete and differs from what was reported.
   private mutating func report(_ key: Key) -> [Action] {
-    guard var instance = instances[key], let target = instance.target, !instance.addresses.isEmpty else { return [] }
+    guard var instance = instances[key], let target = instance.target, !instance.addresses.isEmpty else {
+      return []
+    }
     let service = MDNSResolvedService(
       instance: key.instance, type: Self.trimmed(key.type), domain: Self.trimmed(key.domain),
       host: Self.trimmed(target.host), port: target.port, txt: target.txt,

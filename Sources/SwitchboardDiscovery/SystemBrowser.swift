@@ -34,7 +34,8 @@ final class SystemBrowser: ServiceBrowser, @unchecked Sendable {
   /// Starts browsing `types` on `interfaceNames` (`nil`: every interface the daemon uses).
   /// - Throws: ``DiscoveryError/invalidServiceType``, ``DiscoveryError/systemUnavailable``.
   init(
-    types: [String], interfaceNames: [String]?, log: Log, onEvent: @escaping @Sendable (MDNSBrowserEvent) -> Void
+    types: [String], interfaceNames: [String]?, log: Log,
+    onEvent: @escaping @Sendable (MDNSBrowserEvent) -> Void
   ) throws(DiscoveryError) {
     if case .failure(let error) = SystemDNSSD.daemon { throw error }
     var browsed: [String] = []
@@ -133,7 +134,8 @@ final class SystemBrowser: ServiceBrowser, @unchecked Sendable {
         for type in [DNSRecordType.a, .aaaa] {
           do {
             started.append(
-              try DNSSDOperation.query(host, type: type, interface: key.interface, on: loop) { [weak self] reply in
+              try DNSSDOperation.query(host, type: type, interface: key.interface, on: loop) {
+                [weak self] reply in
                 self?.queryReplied(reply, for: key)
               })
           } catch {

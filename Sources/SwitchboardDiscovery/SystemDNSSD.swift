@@ -54,12 +54,14 @@ enum SystemDNSSD {
   static func probe() -> Result<Void, DiscoveryError> {
     if case .failure(let error) = library { return .failure(error) }
     var ref: sb_dnssd_ref?
-    let code = sb_dnssd_browse(&ref, 0, anyInterface, "_switchboard._tcp", domain, { _, _, _, _, _, _, _, _ in }, nil)
+    let code = sb_dnssd_browse(
+      &ref, 0, anyInterface, "_switchboard._tcp", domain, { _, _, _, _, _, _, _, _ in }, nil)
     if code == 0, let ref {
       sb_dnssd_deallocate(ref)
       return .success(())
     }
-    return .failure(DiscoveryError.systemUnavailable.with("\(daemonName) does not answer\(busHint): \(name(of: code))"))
+    return .failure(
+      DiscoveryError.systemUnavailable.with("\(daemonName) does not answer\(busHint): \(name(of: code))"))
   }
 
   #if canImport(Darwin)

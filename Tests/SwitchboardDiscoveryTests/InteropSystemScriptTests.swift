@@ -6,7 +6,8 @@ import Testing
 /// `auto`) against avahi-daemon in network namespaces the script creates (and deletes). Runs
 /// only where ``InteropEnvironment`` allows it (`SWITCHBOARD_INTEROP=1`, root, `ip netns`).
 @Suite(
-  .enabled(if: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")), .onTestThreads)
+  .enabled(if: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")),
+  .onTestThreads)
 struct InteropSystemScriptTests {
   @Test(.timeLimit(.minutes(3)))
   func avahiSeesTheSystemBackendAndItSeesAvahiAndAutoPicksEither() throws {

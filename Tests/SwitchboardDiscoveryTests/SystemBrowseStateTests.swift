@@ -13,11 +13,14 @@ import Testing
   static let v6 = State.Address.ipv6(DNSIPv6Address("fe80::2")!)
   static let txt = try! DNSTXT(strings: ["version=1", "flag"])
 
-  static func service(ipv4: [DNSIPv4Address] = [DNSIPv4Address(10, 0, 0, 2)], ipv6: [DNSIPv6Address] = [], port: UInt16 = 7000)
+  static func service(
+    ipv4: [DNSIPv4Address] = [DNSIPv4Address(10, 0, 0, 2)], ipv6: [DNSIPv6Address] = [], port: UInt16 = 7000
+  )
     -> MDNSResolvedService
   {
     MDNSResolvedService(
-      instance: "Chat ☕", type: "_switchboard._tcp", domain: "local", host: "peer.local", port: port, txt: txt,
+      instance: "Chat ☕", type: "_switchboard._tcp", domain: "local", host: "peer.local", port: port,
+      txt: txt,
       ipv4: ipv4, ipv6: ipv6, interface: 7)
   }
 
@@ -25,7 +28,10 @@ import Testing
     var state = State()
     #expect(state.browsed(Self.key, added: true) == [.resolve(Self.key)])
     #expect(state.browsed(Self.key, added: true) == [], "the same instance over the other IP protocol")
-    #expect(state.resolved(Self.key, host: "peer.local.", port: 7000, txt: Self.txt) == [.queryAddresses(Self.key, host: "peer.local.")])
+    #expect(
+      state.resolved(Self.key, host: "peer.local.", port: 7000, txt: Self.txt) == [
+        .queryAddresses(Self.key, host: "peer.local.")
+      ])
     #expect(state.address(Self.key, added: true, Self.v4) == [.event(.added(Self.service()))])
     #expect(state.address(Self.key, added: true, Self.v4) == [], "the same A record over IPv6")
     #expect(
@@ -60,7 +66,10 @@ import Testing
     _ = state.resolved(Self.key, host: "peer.local.", port: 7000, txt: Self.txt)
     _ = state.address(Self.key, added: true, Self.v4)
     #expect(state.resolved(Self.key, host: "peer.local.", port: 7000, txt: Self.txt) == [])
-    #expect(state.resolved(Self.key, host: "peer.local.", port: 7001, txt: Self.txt) == [.event(.updated(Self.service(port: 7001)))])
+    #expect(
+      state.resolved(Self.key, host: "peer.local.", port: 7001, txt: Self.txt) == [
+        .event(.updated(Self.service(port: 7001)))
+      ])
   }
 
   @Test func aNewHostIsQueriedAfreshAndReportedOnceItHasAnAddress() {
@@ -73,7 +82,8 @@ import Testing
         == [.queryAddresses(Self.key, host: "other.local.")])
     var moved = Self.service(ipv4: [DNSIPv4Address(10, 0, 0, 3)])
     moved.host = "other.local"
-    #expect(state.address(Self.key, added: true, .ipv4(DNSIPv4Address(10, 0, 0, 3))) == [.event(.updated(moved))])
+    #expect(
+      state.address(Self.key, added: true, .ipv4(DNSIPv4Address(10, 0, 0, 3))) == [.event(.updated(moved))])
   }
 
   @Test func anAddressGoesWhenBothItsAppearancesWent() {

@@ -38,13 +38,17 @@ import Testing
     #expect(SystemDNSSD.error(-65540, call: "DNSServiceBrowse") == .invalidServiceType)
   }
 
-  @Test(.enabled(if: InteropEnvironment.binary != nil, "build the switchboard executable first"), arguments: [
-    ["advertise", "Nobody", "_switchboard._tcp", "7000"], ["browse", "_switchboard._tcp", "--timeout", "2"],
-  ])
+  @Test(
+    .enabled(if: InteropEnvironment.binary != nil, "build the switchboard executable first"),
+    arguments: [
+      ["advertise", "Nobody", "_switchboard._tcp", "7000"],
+      ["browse", "_switchboard._tcp", "--timeout", "2"],
+    ])
   func systemWithoutADaemonExitsOneWithTheReason(command: [String]) throws {
     let bus = "unix:path=/nonexistent/switchboard-test-bus"
     let child = try ChildProcess(
-      InteropEnvironment.binary!, command + ["--mdns", "system"], environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus])
+      InteropEnvironment.binary!, command + ["--mdns", "system"],
+      environment: ["DBUS_SYSTEM_BUS_ADDRESS": bus])
     defer { child.stop() }
     let status = try child.waitForExit(timeout: .seconds(20))
     let text = child.stdout + child.stderr
@@ -52,7 +56,8 @@ import Testing
     #expect(text.contains("switchboard \(command[0]): "), "\(text)")
     // Either the library is missing here or avahi-daemon does not answer on that bus.
     #expect(
-      text.contains("avahi-daemon does not answer on the system D-Bus (\(bus))") || text.contains("no DNS-SD library"),
+      text.contains("avahi-daemon does not answer on the system D-Bus (\(bus))")
+        || text.contains("no DNS-SD library"),
       "\(text)")
   }
 }
