@@ -31,34 +31,10 @@ NS_A=sbsys-a NS_B=sbsys-b VETH_A=sbsys-va VETH_B=sbsys-vb
 MAC_A=02:5b:d1:00:11:01 MAC_B=02:5b:d1:00:11:02
 ADDR_A=10.231.11.1 ADDR_B=10.231.11.2
 
-[ "$(id -u)" = 0 ] || { echo "interop-system.sh needs root (network namespaces)" >&2; exit 2; }
-[ -x "$SB" ] || { echo "interop-system.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
-SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
-
 . scripts/discovery/lib.sh
-install_peers "$VENV" "$ZC_VERSION"
-ip netns list >/dev/null 2>&1 || { echo "interop-system.sh: ip netns does not work here" >&2; exit 2; }
-
-# --- cleanup: our PIDs, then our namespaces ---------------------------------------------
-PIDS=()
-cleanup() {
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
-  PIDS=()
-  delete_netns "$NS_A" "$NS_B"
-}
-trap cleanup EXIT
-cleanup
-
-FAILS=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1${2:+: $2}"; FAILS=$((FAILS + 1)); }
-wait_for() { # FILE PATTERN TENTHS
-  for _ in $(seq "${3:-100}"); do grep -qE -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-  return 1
-}
+interop_start interop-system.sh
 
 # --- namespaces, one avahi-daemon with a private system bus in each ----------------------
-rm -rf "$RUN" && mkdir -p "$RUN"
 make_link "$NS_A" "$VETH_A" "$MAC_A" "$ADDR_A" "$NS_B" "$VETH_B" "$MAC_B" "$ADDR_B"
 wait_link_local "$NS_A" "$VETH_A" "$NS_B" "$VETH_B"
 mkdir -p "$RUN/a" "$RUN/b"
@@ -199,9 +175,4 @@ for command in "advertise Nobody _switchboard._tcp 7340" "browse _switchboard._t
   fi
 done
 
-echo "(logs in $RUN)"
-if [ "$FAILS" -gt 0 ]; then
-  echo "interop-system.sh: $FAILS check(s) failed"
-  exit 1
-fi
-echo "interop-system.sh: all checks passed"
+interop_end interop-system.sh

@@ -26,34 +26,10 @@ NS_A=sbmdns-a NS_B=sbmdns-b VETH_A=sbmdns-va VETH_B=sbmdns-vb
 MAC_A=02:5b:d1:00:00:01 MAC_B=02:5b:d1:00:00:02
 ADDR_A=10.231.8.1 ADDR_B=10.231.8.2
 
-[ "$(id -u)" = 0 ] || { echo "interop.sh needs root (network namespaces)" >&2; exit 2; }
-[ -x "$SB" ] || { echo "interop.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
-SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
-
 . scripts/discovery/lib.sh
-install_peers "$VENV" "$ZC_VERSION"
-ip netns list >/dev/null 2>&1 || { echo "interop.sh: ip netns does not work here" >&2; exit 2; }
-
-# --- cleanup: our PIDs, then our namespaces ---------------------------------------------
-PIDS=()
-cleanup() {
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
-  PIDS=()
-  delete_netns "$NS_A" "$NS_B"
-}
-trap cleanup EXIT
-cleanup
-
-FAILS=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1${2:+: $2}"; FAILS=$((FAILS + 1)); }
-wait_for() { # FILE PATTERN TENTHS
-  for _ in $(seq "${3:-100}"); do grep -qE -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-  return 1
-}
+interop_start interop.sh
 
 # --- namespaces, avahi in sbmdns-b with a private system bus ----------------------------
-rm -rf "$RUN" && mkdir -p "$RUN"
 make_link "$NS_A" "$VETH_A" "$MAC_A" "$ADDR_A" "$NS_B" "$VETH_B" "$MAC_B" "$ADDR_B"
 wait_link_local "$NS_A" "$VETH_A" "$NS_B" "$VETH_B"
 start_avahi "$NS_B" "$RUN/b" sbmdns-b "$VETH_B" || exit 1
