@@ -31,8 +31,17 @@ NS_A=sbsys-a NS_B=sbsys-b VETH_A=sbsys-va VETH_B=sbsys-vb
 MAC_A=02:5b:d1:00:11:01 MAC_B=02:5b:d1:00:11:02
 ADDR_A=10.231.11.1 ADDR_B=10.231.11.2
 
+[ "$(id -u)" = 0 ] || { echo "interop-system.sh needs root (network namespaces)" >&2; exit 2; }
+[ -x "$SB" ] || { echo "interop-system.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
+SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
+
 . scripts/discovery/lib.sh
-interop_start interop-system.sh
+install_peers "$VENV" "$ZC_VERSION"
+ip netns list >/dev/null 2>&1 || { echo "interop-system.sh: ip netns does not work here" >&2; exit 2; }
+
+# Our PIDs are stopped and our namespaces deleted on any exit (lib.sh).
+start_checks "$NS_A" "$NS_B"
+rm -rf "$RUN" && mkdir -p "$RUN"
 
 # --- namespaces, one avahi-daemon with a private system bus in each ----------------------
 make_link "$NS_A" "$VETH_A" "$MAC_A" "$ADDR_A" "$NS_B" "$VETH_B" "$MAC_B" "$ADDR_B"
@@ -175,4 +184,4 @@ for command in "advertise Nobody _switchboard._tcp 7340" "browse _switchboard._t
   fi
 done
 
-interop_end interop-system.sh
+finish_checks interop-system.sh "$RUN"

@@ -2,15 +2,15 @@
 # interop.sh [SWITCHBOARD_BINARY] — `switchboard advertise` (the built-in mDNS responder)
 # against real peers: avahi-browse and python-zeroconf must see it with the right host, port
 # and TXT; its goodbye must remove it from avahi's cache; two advertisers of one name on one
-# link must end with distinct names. Prints PASS/FAIL per check; exits 1 if any failed
-# (2 when it cannot run: not root, no `ip netns`).
+# link must end with distinct names, and one claiming avahi's host name must rename its host.
+# Prints PASS/FAIL per check; exits 1 if any failed (2 when it cannot run: not root, no `ip netns`).
 #
 # Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
 # namespaces). Installs what is missing, like capture-fixtures.sh: avahi-daemon, avahi-utils,
 # dbus, iproute2 (Debian, avahi kept from starting), python-zeroconf in a venv ($SBDNS_VENV).
 #
 #   sbmdns-a [sbmdns-va 10.231.8.1/24] <====veth====> [sbmdns-vb 10.231.8.2/24] sbmdns-b
-#   switchboard advertise x3                          avahi-daemon (own dbus-daemon), avahi-browse,
+#   switchboard advertise x4                          avahi-daemon (own dbus-daemon), avahi-browse,
 #                                                     zeroconf (zc-browse.py), switchboard advertise
 #
 # No multicast touches the root namespace: both veth ends are created inside the namespaces,
@@ -26,10 +26,34 @@ NS_A=sbmdns-a NS_B=sbmdns-b VETH_A=sbmdns-va VETH_B=sbmdns-vb
 MAC_A=02:5b:d1:00:00:01 MAC_B=02:5b:d1:00:00:02
 ADDR_A=10.231.8.1 ADDR_B=10.231.8.2
 
+[ "$(id -u)" = 0 ] || { echo "interop.sh needs root (network namespaces)" >&2; exit 2; }
+[ -x "$SB" ] || { echo "interop.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
+SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
+
 . scripts/discovery/lib.sh
-interop_start interop.sh
+install_peers "$VENV" "$ZC_VERSION"
+ip netns list >/dev/null 2>&1 || { echo "interop.sh: ip netns does not work here" >&2; exit 2; }
+
+# --- cleanup: our PIDs, then our namespaces ---------------------------------------------
+PIDS=()
+cleanup() {
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
+  PIDS=()
+  delete_netns "$NS_A" "$NS_B"
+}
+trap cleanup EXIT
+cleanup
+
+FAILS=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1${2:+: $2}"; FAILS=$((FAILS + 1)); }
+wait_for() { # FILE PATTERN TENTHS
+  for _ in $(seq "${3:-100}"); do grep -qE -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
 
 # --- namespaces, avahi in sbmdns-b with a private system bus ----------------------------
+rm -rf "$RUN" && mkdir -p "$RUN"
 make_link "$NS_A" "$VETH_A" "$MAC_A" "$ADDR_A" "$NS_B" "$VETH_B" "$MAC_B" "$ADDR_B"
 wait_link_local "$NS_A" "$VETH_A" "$NS_B" "$VETH_B"
 start_avahi "$NS_B" "$RUN/b" sbmdns-b "$VETH_B" || exit 1
@@ -122,6 +146,24 @@ grep -qE "^=;$VETH_B;IPv4;Twin;_switchboard\._tcp;local;sbmdns-a\.local;$ADDR_A;
   grep -qE "^=;$VETH_B;IPv4;Twin\\\\032\\\\0402\\\\041;_switchboard\._tcp;local;sbmdns-c\.local;$ADDR_B;7401;" "$RUN/avahi-twins.log" &&
   pass "conflict: avahi sees Twin on sbmdns-a:7400 and Twin (2) on sbmdns-c:7401" ||
   fail "conflict: avahi sees both" "$(cat "$RUN/avahi-twins.log")"
+
+# --- conflict: a host name avahi holds --------------------------------------------------------
+# avahi-daemon in sbmdns-b owns sbmdns-b.local: an advertiser in sbmdns-a claiming that host name
+# hears avahi defend it while probing, renames its host and publishes the service under the new one.
+ip netns exec "$NS_A" "$SB" advertise --mdns builtin "Host Twin" _switchboard._tcp 7700 --host "$NS_B" >"$RUN/host-twin.log" 2>&1 &
+PIDS+=($!)
+wait_for "$RUN/host-twin.log" "^advertised Host Twin\." 100
+renamed=$(sed -nE 's/^host name sbmdns-b\.local is taken; now (sbmdns-b-[0-9]+)\.local$/\1/p' "$RUN/host-twin.log" | tail -1)
+if [ -n "$renamed" ] && grep -q "^advertised Host Twin\._switchboard\._tcp\.local on $renamed\.local:7700" "$RUN/host-twin.log"; then
+  pass "host conflict: sbmdns-b.local is avahi's, so advertise took $renamed.local"
+else
+  fail "host conflict: renamed host" "$(cat "$RUN/host-twin.log")"
+fi
+ip netns exec "$NS_B" timeout 10 avahi-browse -rtp _switchboard._tcp >"$RUN/avahi-host-twin.log" 2>&1
+[ -n "$renamed" ] &&
+  grep -qE "^=;$VETH_B;IPv4;Host\\\\032Twin;_switchboard\._tcp;local;$renamed\.local;$ADDR_A;7700;" "$RUN/avahi-host-twin.log" &&
+  pass "host conflict: avahi resolves Host Twin to ${renamed:-?}.local $ADDR_A:7700" ||
+  fail "host conflict: avahi resolves the renamed host" "$(cat "$RUN/avahi-host-twin.log")"
 
 # --- switchboard browse sees avahi-publish and zeroconf ---------------------------------------
 ip netns exec "$NS_B" avahi-publish -s "avahi svc" _switchboard._tcp 7500 k=v >"$RUN/avahi-publish.log" 2>&1 &

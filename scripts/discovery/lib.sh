@@ -1,6 +1,5 @@
-# lib.sh — shared by capture-fixtures.sh and the interop scripts (sourced, not run): test
-# peers, a veth pair between two network namespaces of our own, avahi-daemon with a private
-# bus, and the interop scripts' start, checks and cleanup.
+# lib.sh — shared by capture-fixtures.sh and the interop scripts (sourced, not run): test peers,
+# a veth pair between two network namespaces of our own, avahi-daemon with a private bus.
 # Nothing here touches the root namespace's interfaces, and no mDNS stack runs there.
 
 # install_peers VENV ZC_VERSION: avahi-daemon, avahi-utils, dbus, tcpdump, iproute2,
@@ -135,33 +134,22 @@ CONF
   return 1
 }
 
-# interop_start NAME: how an interop script starts once its variables are set (SB, VENV,
-# ZC_VERSION, RUN, NS_A, NS_B): exit 2 unless root with a switchboard binary at $SB (made
-# absolute here) and a working `ip netns`; the peers installed; PIDS, stopped last to first
-# on any exit before both namespaces are deleted (now too: a previous run's leftovers);
-# FAILS, counted by fail; $RUN emptied.
-interop_start() {
-  local name=$1
-  [ "$(id -u)" = 0 ] || { echo "$name needs root (network namespaces)" >&2; exit 2; }
-  [ -x "$SB" ] || { echo "$name: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
-  SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
-  install_peers "$VENV" "$ZC_VERSION"
-  ip netns list >/dev/null 2>&1 || { echo "$name: ip netns does not work here" >&2; exit 2; }
+# --- the frame of a PASS/FAIL script (interop-serve.sh, interop-system.sh; interop.sh still has its own copy) ---
+# start_checks NS…: PIDS and FAILS start empty; on any exit, every PID in PIDS is stopped
+# (last first) and the namespaces NS… are deleted; leftovers of an earlier run are removed now.
+start_checks() {
+  CHECK_NETNS=("$@")
   PIDS=()
   FAILS=0
-  trap interop_cleanup EXIT
-  interop_cleanup
-  rm -rf "$RUN" && mkdir -p "$RUN"
+  trap cleanup_checks EXIT
+  cleanup_checks
 }
-
-# interop_cleanup: our PIDs (last started first), then our namespaces.
-interop_cleanup() {
+cleanup_checks() {
   local i
   for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
   PIDS=()
-  delete_netns "$NS_A" "$NS_B"
+  delete_netns "${CHECK_NETNS[@]}"
 }
-
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1${2:+: $2}"; FAILS=$((FAILS + 1)); }
 # wait_for FILE PATTERN [TENTHS]: until an extended regex matches a line of FILE (default 10 s).
@@ -169,13 +157,13 @@ wait_for() {
   for _ in $(seq "${3:-100}"); do grep -qE -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
   return 1
 }
-
-# interop_end NAME: the summary; exit 1 when a check failed.
-interop_end() {
-  echo "(logs in $RUN)"
+# finish_checks SCRIPT RUN: the closing lines; exits 1 when a check failed, else 0.
+finish_checks() {
+  echo "(logs in $2)"
   if [ "$FAILS" -gt 0 ]; then
     echo "$1: $FAILS check(s) failed"
     exit 1
   fi
   echo "$1: all checks passed"
+  exit 0
 }
