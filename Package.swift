@@ -23,6 +23,9 @@ let package = Package(
   ],
   targets: [
     .target(name: "CSwitchboardShims"),
+    // The DNS-SD calls of the system discovery backend, bound at run time (dlopen), so that a
+    // machine without avahi's compatibility library still builds (docs/DISCOVERY.md).
+    .target(name: "CDNSSD"),
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -38,7 +41,8 @@ let package = Package(
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
     // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
-    .target(name: "SwitchboardDiscovery", dependencies: ["SwitchboardDNS", "SwitchboardIO", "SwitchboardLog"]),
+    .target(
+      name: "SwitchboardDiscovery", dependencies: ["SwitchboardDNS", "SwitchboardIO", "SwitchboardLog", "CDNSSD"]),
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "SwitchboardLog", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(

@@ -1,13 +1,14 @@
-# lib.sh — shared by capture-fixtures.sh, interop.sh and interop-serve.sh (sourced, not run): test peers,
+# lib.sh — shared by capture-fixtures.sh and the interop scripts (sourced, not run): test peers,
 # a veth pair between two network namespaces of our own, avahi-daemon with a private bus.
 # Nothing here touches the root namespace's interfaces, and no mDNS stack runs there.
 
-# install_peers VENV ZC_VERSION: avahi-daemon, avahi-utils, dbus, tcpdump, iproute2 (Debian,
-# without recommends; a policy-rc.d keeps apt from starting avahi-daemon) and
+# install_peers VENV ZC_VERSION: avahi-daemon, avahi-utils, dbus, tcpdump, iproute2,
+# libavahi-compat-libdnssd1 (the DNS-SD library the system backend loads at run time)
+# (Debian, without recommends; a policy-rc.d keeps apt from starting avahi-daemon) and
 # python-zeroconf ZC_VERSION in the venv VENV, when missing.
 install_peers() {
   local venv=$1 version=$2 missing="" p made_policy=0
-  for p in avahi-daemon avahi-utils dbus tcpdump iproute2; do
+  for p in avahi-daemon avahi-utils dbus tcpdump iproute2 libavahi-compat-libdnssd1; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
   done
   if [ -n "$missing" ]; then
@@ -133,7 +134,7 @@ CONF
   return 1
 }
 
-# --- the frame of a PASS/FAIL script (interop-serve.sh; interop.sh still has its own copy) ---
+# --- the frame of a PASS/FAIL script (interop-serve.sh, interop-system.sh; interop.sh still has its own copy) ---
 # start_checks NS…: PIDS and FAILS start empty; on any exit, every PID in PIDS is stopped
 # (last first) and the namespaces NS… are deleted; leftovers of an earlier run are removed now.
 start_checks() {
