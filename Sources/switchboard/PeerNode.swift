@@ -13,7 +13,7 @@ import Synchronization
 /// advertiser events, stdin lines and signals hop onto it; the session's actions are carried
 /// out there. ``run()`` returns the exit code once the session finishes.
 final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
-  // Safety: `session`, `v4`, `v6`, `timer`, `hostName` and `interfaceNames` are touched only on
+  // Safety: `session`, `v4`, `v6`, `timer`, `advertiser` and `interfaceNames` are touched only on
   // `loop`'s thread (every entry point hops there with `execute`); `code` and `done` are
   // thread-safe.
 
@@ -40,7 +40,8 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
   private var v4: UDPSocket?
   private var v6: UDPSocket?
   private var timer: Scheduled?
-  private var hostName: String
+  /// Set on the loop before the first registration, for the host name it reports.
+  private var advertiser: (any ServiceAdvertiser)?
   private var interfaceNames: [UInt32: String] = [:]
   private let code = Atomic<Int32>(ExitCode.ok)
   private let done = DispatchSemaphore(value: 0)
@@ -53,7 +54,6 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
   init(options: Options, logOptions: LogOptions) throws(StartError) {
     self.options = options
     self.logOptions = logOptions
-    hostName = options.hostName ?? MDNSAdvertiser.machineHostName()
     let loop: EventLoop
     do {
       loop = try EventLoop(index: 0)
@@ -98,6 +98,8 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
     } catch {
       return failToStart(error)
     }
+    // Its events hop onto the loop after this, so `advertiserEvent` finds it set.
+    loop.execute { self.advertiser = advertiser }
     do {
       _ = try advertiser.register(MDNSService(instance: options.name, type: options.type, port: port))
       browser = try Discovery.browser(
@@ -137,9 +139,10 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
     switch event {
     case .registered(_, let name):
       if name != session.table.ownName { perform(session.renamed(to: name, now: .now())) }
-      status("advertised \(name).\(options.type).local on \(hostName).local:\(port)")
-    case .renamed(nil, _, let to):
-      hostName = to
+      let host = advertiser?.hostName ?? "?"
+      status("advertised \(name).\(options.type).local on \(host).local:\(port)")
+    case .renamed(nil, let from, let to):
+      status("host name \(from).local is taken; now \(to).local")
     case .renamed(_, let from, let to):
       status("name '\(from)' is taken; trying '\(to)'")
       perform(session.renamed(to: to, now: .now()))
