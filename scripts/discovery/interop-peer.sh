@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
-# interop-peer.sh [SWITCHBOARD_BINARY] — `switchboard peer` (seed 003's UDP peer mode, built-in
-# mDNS responder) against real peers: two switchboard peers in two namespaces find each
-# other and exchange datagrams both ways; a python-zeroconf stand-in for the seed 003 iPhone
-# (zc-phone.py) finds a switchboard peer through Bonjour and is found by it, datagrams going
-# both ways; `--to` sends to one peer only; avahi-browse -r sees the peers with the right
-# host and port; the end of input exits 0 and its goodbye removes the peer at once. Prints
-# PASS/FAIL per check; exits 1 if any failed (2 when it cannot run: not root, no `ip netns`).
+# interop-peer.sh [SWITCHBOARD_BINARY] — `switchboard peer` (seed 003's UDP peer mode) against
+# real peers: two switchboard peers (built-in responder) in two namespaces find each other
+# and exchange datagrams both ways, also over IPv6; a python-zeroconf stand-in for the seed
+# 003 iPhone (zc-phone.py) finds a switchboard peer through Bonjour and is found by it,
+# datagrams going both ways; `--to` sends to one peer only; two peers of one name end with
+# distinct names; a peer on the system backend (avahi-daemon) and a built-in one exchange
+# datagrams; avahi-browse -r sees the peers with the right host and port; the end of input
+# exits 0 and its goodbye removes the peer at once. Prints PASS/FAIL per check; exits 1 if
+# any failed (2 when it cannot run: not root, no `ip netns`).
 #
 # Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
-# namespaces). Installs what is missing, like interop.sh: avahi-daemon, avahi-utils, dbus,
-# iproute2 (Debian, avahi kept from starting), python-zeroconf in a venv ($SBDNS_VENV).
+# namespaces). Installs what is missing, like interop.sh (lib.sh's install_peers).
 #
 #   sbpeer-a [sbpeer-va 10.231.10.1/24] <====veth====> [sbpeer-vb 10.231.10.2/24] sbpeer-b
-#   switchboard peer alice, carol (--to iPhone)        switchboard peer bob, avahi-daemon (own
-#                                                      dbus-daemon), avahi-browse, zc-phone.py
+#   switchboard peer alice, carol (--to iPhone),       switchboard peer bob, twin, dave (--mdns
+#   twin                                               system), avahi-daemon (own dbus-daemon),
+#                                                      avahi-browse, zc-phone.py
 #
 # No multicast touches the root namespace: both veth ends are created inside the namespaces,
 # avahi runs only in sbpeer-b, and every process started here is stopped by its PID and both
@@ -178,33 +180,29 @@ wait_for "$RUN/twin-a.out" "^\+ twin \(2\) \($ADDR_B:$PORT_TB\)$" 150 &&
 exec 7>&- 8>&-
 
 # --- the system backend: dave registers and browses through avahi-daemon in sbpeer-b ------
-# (start_avahi exported DBUS_SYSTEM_BUS_ADDRESS, so dave talks to that avahi.) Skipped only
-# while this build has no system backend at all.
+# (start_avahi exported DBUS_SYSTEM_BUS_ADDRESS, so dave talks to that avahi, which publishes
+# him on its own host name, sbpeer-b.local.)
 start_peer "$NS_B" dave 6 --mdns system
 DAVE=$PEER_PID
-if wait_for "$RUN/dave.err" "not built yet" 30; then
-  echo "SKIP system backend: $(grep -m1 "not built yet" "$RUN/dave.err")"
-  exec 6>&-
-else
-  echo "hello from dave" >&6
-  wait_for "$RUN/dave.err" "advertised dave\.$TYPE\.local on .*:[0-9]+$" 100 &&
-    pass "system backend: dave advertised through avahi-daemon" || fail "system backend: dave advertised" "$(cat "$RUN/dave.err")"
-  PORT_D=$(sed -n "s/^switchboard peer: advertised dave\..* on .*:\([0-9]*\)$/\1/p" "$RUN/dave.err" | head -1)
-  wait_for "$RUN/alice.out" "^\+ dave \($ADDR_B:$PORT_D\)$" 150 && pass "system backend: alice (built-in) sees + dave" ||
-    fail "system backend: alice sees dave" "$(cat "$RUN/alice.out")"
-  wait_for "$RUN/dave.out" "^\+ alice \($ADDR_A:$PORT_A\)$" 150 && pass "system backend: dave sees + alice through avahi" ||
-    fail "system backend: dave sees alice" "$(cat "$RUN/dave.out" "$RUN/dave.err")"
-  wait_for "$RUN/alice.out" "^dave: hello from dave$" 50 && pass "system backend: alice got 'dave: hello from dave'" ||
-    fail "system backend: dave -> alice" "$(cat "$RUN/alice.out")"
-  echo "hello, dave" >&3
-  wait_for "$RUN/dave.out" "^alice: hello, dave$" 50 && pass "system backend: dave got 'alice: hello, dave'" ||
-    fail "system backend: alice -> dave" "$(cat "$RUN/dave.out")"
-  grep -q "^+ dave " "$RUN/dave.out" && fail "system backend: dave listed itself" "$(cat "$RUN/dave.out")" ||
-    pass "system backend: dave never lists itself"
-  exec 6>&-
-  exit_of "$DAVE"
-  [ "$rc" = 0 ] && pass "system backend: end of input exits 0 (dave)" || fail "system backend: dave's exit" "exit $rc $(cat "$RUN/dave.err")"
-fi
+echo "hello from dave" >&6
+wait_for "$RUN/dave.err" "advertised dave\.$TYPE\.local on sbpeer-b\.local:[0-9]+$" 100 &&
+  pass "system backend: dave advertised through avahi-daemon, on its host sbpeer-b.local" ||
+  fail "system backend: dave advertised" "$(cat "$RUN/dave.err")"
+PORT_D=$(sed -n "s/^switchboard peer: advertised dave\..* on .*:\([0-9]*\)$/\1/p" "$RUN/dave.err" | head -1)
+wait_for "$RUN/alice.out" "^\+ dave \($ADDR_B:$PORT_D\)$" 150 && pass "system backend: alice (built-in) sees + dave" ||
+  fail "system backend: alice sees dave" "$(cat "$RUN/alice.out")"
+wait_for "$RUN/dave.out" "^\+ alice \($ADDR_A:$PORT_A\)$" 150 && pass "system backend: dave sees + alice through avahi" ||
+  fail "system backend: dave sees alice" "$(cat "$RUN/dave.out" "$RUN/dave.err")"
+wait_for "$RUN/alice.out" "^dave: hello from dave$" 50 && pass "system backend: alice got 'dave: hello from dave'" ||
+  fail "system backend: dave -> alice" "$(cat "$RUN/alice.out")"
+echo "hello, dave" >&3
+wait_for "$RUN/dave.out" "^alice: hello, dave$" 50 && pass "system backend: dave got 'alice: hello, dave'" ||
+  fail "system backend: alice -> dave" "$(cat "$RUN/dave.out")"
+grep -q "^+ dave " "$RUN/dave.out" && fail "system backend: dave listed itself" "$(cat "$RUN/dave.out")" ||
+  pass "system backend: dave never lists itself"
+exec 6>&-
+exit_of "$DAVE"
+[ "$rc" = 0 ] && pass "system backend: end of input exits 0 (dave)" || fail "system backend: dave's exit" "exit $rc $(cat "$RUN/dave.err")"
 
 # --- a peer never lists itself; end of input: exit 0 and a goodbye ---------------------
 grep -q "^+ alice " "$RUN/alice.out" && fail "alice listed itself" "$(cat "$RUN/alice.out")" ||
