@@ -160,8 +160,10 @@ grep -qE "^=;$VETH_B;IPv6;alice;$TYPE;local;sbpeer-a\.local;" "$RUN/avahi.log" &
 
 # --- the same name twice: one peer becomes "twin (2)", and each sees only the other -------
 TAG=twin-a start_peer "$NS_A" twin 7 --host sbpeer-ta --mdns builtin
+TWIN_A=$PEER_PID
 wait_for "$RUN/twin-a.err" "advertised twin\.$TYPE" 100
 TAG=twin-b start_peer "$NS_B" twin 8 --host sbpeer-tb --mdns builtin
+TWIN_B=$PEER_PID
 if wait_for "$RUN/twin-b.err" "advertised twin \(2\)\.$TYPE\.local on sbpeer-tb\.local:[0-9]+$" 100 &&
   grep -q "name 'twin' is taken; trying 'twin (2)'" "$RUN/twin-b.err"; then
   pass "conflict: the second twin renamed itself 'twin (2)'"
@@ -178,13 +180,17 @@ wait_for "$RUN/twin-a.out" "^\+ twin \(2\) \($ADDR_B:$PORT_TB\)$" 150 &&
   fail "conflict: a twin listed itself" "$(cat "$RUN/twin-a.out" "$RUN/twin-b.out")" ||
   pass "conflict: neither twin lists itself"
 exec 7>&- 8>&-
+exit_of "$TWIN_A"
+rc_a=$rc
+exit_of "$TWIN_B"
+[ "$rc_a" = 0 ] && [ "$rc" = 0 ] && pass "conflict: both twins exit 0 at the end of input" ||
+  fail "conflict: the twins' exits" "exit $rc_a and $rc"
 
 # --- the system backend: dave registers and browses through avahi-daemon in sbpeer-b ------
 # (start_avahi exported DBUS_SYSTEM_BUS_ADDRESS, so dave talks to that avahi, which publishes
 # him on its own host name, sbpeer-b.local.)
 start_peer "$NS_B" dave 6 --mdns system
 DAVE=$PEER_PID
-echo "hello from dave" >&6
 wait_for "$RUN/dave.err" "advertised dave\.$TYPE\.local on sbpeer-b\.local:[0-9]+$" 100 &&
   pass "system backend: dave advertised through avahi-daemon, on its host sbpeer-b.local" ||
   fail "system backend: dave advertised" "$(cat "$RUN/dave.err")"
@@ -193,6 +199,8 @@ wait_for "$RUN/alice.out" "^\+ dave \($ADDR_B:$PORT_D\)$" 150 && pass "system ba
   fail "system backend: alice sees dave" "$(cat "$RUN/alice.out")"
 wait_for "$RUN/dave.out" "^\+ alice \($ADDR_A:$PORT_A\)$" 150 && pass "system backend: dave sees + alice through avahi" ||
   fail "system backend: dave sees alice" "$(cat "$RUN/dave.out" "$RUN/dave.err")"
+# Only now: a line written earlier would go to whichever peer dave found first.
+echo "hello from dave" >&6
 wait_for "$RUN/alice.out" "^dave: hello from dave$" 50 && pass "system backend: alice got 'dave: hello from dave'" ||
   fail "system backend: dave -> alice" "$(cat "$RUN/alice.out")"
 echo "hello, dave" >&3
