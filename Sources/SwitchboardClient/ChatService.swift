@@ -32,6 +32,11 @@ public struct ChatService: Sendable, Hashable, CustomStringConvertible {
       throw .invalidURL("only .local services can be found (multicast DNS), not '\(domain)'")
     }
     guard !instance.isEmpty else { throw .invalidURL("empty service instance name") }
+    // DNS names ignore ASCII case; the protocol label is written the usual way.
+    var type = type
+    if let dot = type.lastIndex(of: "."), ["_tcp", "_udp"].contains(type[type.index(after: dot)...].lowercased()) {
+      type = type[...dot] + type[type.index(after: dot)...].lowercased()
+    }
     do {
       _ = try MDNSService(instance: instance, type: type, port: 0).typeName().prepending(instance)
     } catch let error as DiscoveryError {
