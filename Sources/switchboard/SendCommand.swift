@@ -57,9 +57,8 @@ enum SendCommand {
           try BlockingSocket.sendTCP(host: address.host, port: address.port, bytes: Array(payload.utf8))
         } else {
           // One datagram per line: the UDP dialect is one message per datagram.
-          for line in payload.split(separator: "\n") {
-            try BlockingSocket.sendUDP(host: address.host, port: address.port, bytes: Array(line.utf8))
-          }
+          let datagrams = payload.split(separator: "\n").map { Array($0.utf8) }
+          try BlockingSocket.sendUDP(host: address.host, port: address.port, datagrams: datagrams)
         }
         return ExitCode.ok
       } catch {

@@ -1,6 +1,7 @@
 import SwitchboardClient
 import SwitchboardDNS
 import SwitchboardDiscovery
+import SwitchboardIO
 import SwitchboardTestSupport
 import Testing
 
@@ -88,6 +89,13 @@ import Testing
       "tcp://10.0.0.2:7000", "tcp://192.168.1.9:7000", "tcp://[2001:db8::7]:7000", "tcp://[fe80::5b:d1ff:fe00:1%3]:7000",
     ])
     #expect(endpoints.allSatisfy { $0.service == nil && $0.scheme == .tcp })
+  }
+
+  @Test func aScopedLinkLocalHostResolvesWithItsScope() throws {
+    // The `%INDEX` form the mapping writes is what the transports resolve (getaddrinfo).
+    let address = try SocketAddress.resolve(host: "fe80::5b:d1ff:fe00:1%1", port: 7000)
+    #expect(address.scope == 1)
+    #expect(address.port == 7000)
   }
 
   @Test func aWebServiceConnectsToItsTXTWebSocketPortAndPath() throws {
