@@ -22,9 +22,8 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 # --- WebSocket peers (Tests/peers/) -----------------------------------------------
-# chromium (browser_chat.py) and patch (Autobahn's setup.sh) come from apt.
+# chromium (browser_chat.py) comes from apt.
 need_apt=()
-command -v patch >/dev/null 2>&1 || need_apt+=(patch)
 command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -126,6 +126,8 @@ public final class ChildProcess: Sendable {
   }
 
   private var outputEOF: Bool { output.value.withLock { $0.outEOF && $0.errEOF } }
+  /// Exited, and both pipes read to the end: no more output can come.
+  private var hasFinishedWriting: Bool { !isRunning && outputEOF }
 
   private func describe(_ what: String) -> String {
     "\(name): \(what) (stdout: \(stdout.suffix(2000).debugDescription), stderr: \(stderr.suffix(2000).debugDescription))"
@@ -147,15 +149,21 @@ public final class ChildProcess: Sendable {
 
 extension ChildProcess {
   /// Waits until stdout contains `text`.
+  /// Fails at once when the process has exited and its output is read to the end without
+  /// `text`: waiting longer cannot help.
   public func waitForOutput(_ text: String, timeout: Duration = .seconds(15)) async throws {
     try await eventually(timeout: timeout, describe("output \(text.debugDescription)")) {
-      stdout.contains(text)
+      let finished = hasFinishedWriting  // read first: then stdout below is complete
+      if stdout.contains(text) { return true }
+      if finished { throw TestFailure(describe("exited without output \(text.debugDescription)")) }
+      return false
     }
   }
 
   /// Waits until stdout contains `text` (for synchronous tests).
   public func waitForOutput(_ text: String, timeout: Duration = .seconds(15)) throws {
-    guard eventually(timeout: timeout, { stdout.contains(text) }) else {
+    // `hasFinishedWriting` is read first: when it holds, the stdout read after it is complete.
+    guard eventually(timeout: timeout, { hasFinishedWriting || stdout.contains(text) }), stdout.contains(text) else {
       throw TestFailure(describe("no output \(text.debugDescription) within \(timeout)"))
     }
   }
