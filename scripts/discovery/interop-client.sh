@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # interop-client.sh [SWITCHBOARD_BINARY] — the client connecting by service name: in one
-# namespace a `switchboard serve` and its DNS-SD services, in another `switchboard send` and
+# namespace `switchboard serve` advertising itself, in another `switchboard send` and
 # `switchboard chat` reaching it by name (line, UDP and WebSocket types); then the server
 # restarts on other ports and the connected chats find it again by resolving anew and carry
 # messages sent after the restart. Prints PASS/FAIL per check; exits 1 if any failed (2 when
@@ -11,9 +11,9 @@
 # (`--mdns builtin` everywhere, so a system avahi-daemon never gets picked by `auto`).
 #
 #   sbcli-a [sbcli-va 10.231.12.1/24] <====veth====> [sbcli-vb 10.231.12.2/24] sbcli-b
-#   switchboard serve --no-advertise,                 switchboard chat --service (watcher),
-#   switchboard advertise "SB Target" x3              chat dnssd://…_http._tcp (piper), send
-#   (_switchboard._tcp, _switchboard._udp, _http._tcp)
+#   switchboard serve --name "SB Target"              switchboard chat --service (watcher),
+#   (_switchboard._tcp, _switchboard._udp,            chat dnssd://…_http._tcp (piper), send
+#    _http._tcp; host name sbcli-a)
 #
 # No multicast touches the root namespace: both veth ends are created inside the namespaces
 # and every mDNS speaker runs inside one; every process started here is stopped by its PID
@@ -34,68 +34,46 @@ URL_NAME="SB%20Target"
 [ -x "$SB" ] || { echo "interop-client.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
 SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
 ip netns list >/dev/null 2>&1 || { echo "interop-client.sh: ip netns does not work here" >&2; exit 2; }
+# The test launcher sets this so that a serve in the root namespace cannot advertise; every
+# serve here runs inside our namespaces.
+unset SWITCHBOARD_FORBID_ADVERTISE
 . scripts/discovery/lib.sh
 
-# --- cleanup: our PIDs, then our namespaces ---------------------------------------------
-PIDS=()
-cleanup() {
-  exec 3>&- 4>&- 2>/dev/null
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
-  PIDS=()
-  delete_netns "$NS_A" "$NS_B"
-}
-trap cleanup EXIT
-cleanup
-
-FAILS=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1${2:+: $2}"; FAILS=$((FAILS + 1)); }
-wait_for() { # FILE PATTERN TENTHS
-  for _ in $(seq "${3:-100}"); do grep -qE -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-  return 1
-}
+# Our PIDs are stopped and our namespaces deleted on any exit (lib.sh).
+start_checks "$NS_A" "$NS_B"
 ms() { echo $(($(date +%s%N) / 1000000)); }
 
 rm -rf "$RUN" && mkdir -p "$RUN"
 make_link "$NS_A" "$VETH_A" "$MAC_A" "$ADDR_A" "$NS_B" "$VETH_B" "$MAC_B" "$ADDR_B"
 wait_link_local "$NS_A" "$VETH_A" "$NS_B" "$VETH_B"
 
-# --- the server and its services in sbcli-a ------------------------------------------------
-# server_up GEN TCP UDP HTTP: `serve` on those ports and "SB Target" advertised under the
-# three Switchboard types with the TXT serve publishes (version, room, ws, path). Sets
-# SERVE_PIDS. ip netns exec execs the command, so $! is switchboard's own PID.
-SERVE_PIDS=()
+# --- the server in sbcli-a, advertising itself ----------------------------------------------
+# server_up GEN TCP UDP HTTP: `serve --name "SB Target"` on those ports with the host name
+# sbcli-a (a UTS namespace of its own; unshare and ip netns exec exec, so $! is serve's PID),
+# until it says all three names are won. Sets SERVE. Its fds 3 and 4 are closed (below).
 server_up() {
-  local gen=$1 tcp=$2 udp=$3 http=$4 type port
-  SERVE_PIDS=()
-  ip netns exec "$NS_A" "$SB" serve --no-advertise --ephemeral --tcp-port "$tcp" --udp-port "$udp" --http-port "$http" \
-    >"$RUN/serve-$gen.log" 2>&1 3>&- 4>&- &
-  SERVE_PIDS+=($!)
-  PIDS+=($!)
-  wait_for "$RUN/serve-$gen.log" "tcp://$ADDR_A:$tcp" 100 || return 1
+  local gen=$1 tcp=$2 udp=$3 http=$4 type
+  ip netns exec "$NS_A" unshare --uts sh -c 'hostname sbcli-a && exec "$@"' sh \
+    "$SB" serve --name "$NAME" --mdns builtin --ephemeral --log-level info \
+    --tcp-port "$tcp" --udp-port "$udp" --http-port "$http" >"$RUN/serve-$gen.log" 2>&1 3>&- 4>&- &
+  SERVE=$!
+  PIDS+=($SERVE)
   for type in _switchboard._tcp:$tcp _switchboard._udp:$udp _http._tcp:$http; do
-    port=${type#*:} type=${type%%:*}
-    ip netns exec "$NS_A" "$SB" advertise --mdns builtin "$NAME" "$type" "$port" version=1 room=lobby "ws=$http" path=/ \
-      --host sbcli-a >"$RUN/adv-$gen$type.log" 2>&1 3>&- 4>&- &
-    SERVE_PIDS+=($!)
-    PIDS+=($!)
-  done
-  for type in _switchboard._tcp _switchboard._udp _http._tcp; do
-    wait_for "$RUN/adv-$gen$type.log" "^advertised $NAME\\.$type\\.local on sbcli-a\\.local:" 100 || return 1
+    wait_for "$RUN/serve-$gen.log" "^advertised $NAME\\.${type%%:*}\\.local on sbcli-a\\.local:${type#*:}\$" 100 || return 1
   done
 }
-# server_down: the advertisers first (their goodbyes withdraw the old ports), then serve.
+# server_down: SIGTERM (goodbyes, then members are told it is going away), exit 0.
 server_down() {
-  local i
-  for ((i = ${#SERVE_PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${SERVE_PIDS[i]}"; done
-  SERVE_PIDS=()
+  kill -TERM "$SERVE"
+  for _ in $(seq 50); do kill -0 "$SERVE" 2>/dev/null || break; sleep 0.1; done
+  wait "$SERVE"
 }
 
 T0=$(ms)
 if server_up 1 7710 7711 7712; then
-  pass "serve on 7710/7711/7712 and SB Target advertised as _switchboard._tcp, _switchboard._udp, _http._tcp"
+  pass "serve --name 'SB Target' on 7710/7711/7712 advertised _switchboard._tcp, _switchboard._udp, _http._tcp"
 else
-  fail "server up" "$(cat "$RUN"/serve-1.log "$RUN"/adv-1*.log)"
+  fail "server up" "$(cat "$RUN"/serve-1.log)"
   exit 1
 fi
 
@@ -158,10 +136,12 @@ fi
 
 # --- the server restarts on other ports ------------------------------------------------------
 server_down
+rc=$?
+[ "$rc" = 0 ] && pass "restart: serve stops on SIGTERM (exit 0)" || fail "restart: serve stops" "exit $rc"
 if server_up 2 7720 7721 7722; then
-  pass "restart: serve on 7720/7721/7722, SB Target re-advertised"
+  pass "restart: serve on 7720/7721/7722, SB Target advertised again"
 else
-  fail "restart" "$(cat "$RUN"/serve-2.log "$RUN"/adv-2*.log)"
+  fail "restart" "$(cat "$RUN"/serve-2.log)"
 fi
 if wait_for "$RUN/watcher.err" "connected.*reconnects=1" 300 && grep -qE "resolved.*port=7720" "$RUN/watcher.err"; then
   pass "restart: the line chat re-resolved SB Target (port 7720) and reconnected"
@@ -195,10 +175,5 @@ for who in watcher:$WATCHER piper:$PIPER; do
   [ "$rc" = 0 ] && pass "chat ($who) exits 0 at the end of its input" || fail "chat ($who) exit" "exit $rc"
 done
 server_down
-
-echo "(logs in $RUN; $((($(ms) - T0) / 1000)) s)"
-if [ "$FAILS" -gt 0 ]; then
-  echo "interop-client.sh: $FAILS check(s) failed"
-  exit 1
-fi
-echo "interop-client.sh: all checks passed"
+echo "(took $((($(ms) - T0) / 1000)) s)"
+finish_checks interop-client.sh "$RUN"
