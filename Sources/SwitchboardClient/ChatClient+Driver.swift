@@ -78,11 +78,9 @@ extension ChatClient {
     if let service = endpoint.service {
       let resolved = try await configuration.resolver.resolve(service)
       targets = endpoint.endpoints(resolvedAs: resolved)
+      let addresses = targets.map(\.host).joined(separator: ",")
       logger.info(
-        "resolved",
-        metadata: [
-          "host": resolved.host, "port": "\(resolved.port)", "addresses": targets.map(\.host).joined(separator: ","),
-        ])
+        "resolved", metadata: ["host": resolved.host, "port": "\(resolved.port)", "addresses": addresses])
       guard !targets.isEmpty else { throw .serviceNotFound("\(service) resolved to no address") }
       found = resolved
     }
@@ -95,7 +93,9 @@ extension ChatClient {
           target, webSocketURL: url, hello: hello, configuration: configuration)
         return (connection, target.scheme == .ws ? url : target.description, found)
       } catch {
-        if targets.count > 1 { logger.debug("address failed", metadata: ["address": target.description, "error": "\(error)"]) }
+        if targets.count > 1 {
+          logger.debug("address failed", metadata: ["address": target.description, "error": "\(error)"])
+        }
         lastError = error
       }
     }
@@ -106,7 +106,8 @@ extension ChatClient {
   private func connectParameters(_ target: ChatEndpoint) -> (String, [String]) {
     let (since, epoch, connectedBefore) = state.withLock { ($0.lastID, $0.epoch, $0.connectedBefore) }
     let resumeFrom: UInt64? = connectedBefore ? (since ?? 0) : nil
-    let url = target.webSocketURL(room: room, name: name, since: resumeFrom, epoch: connectedBefore ? epoch : nil)
+    let url = target.webSocketURL(
+      room: room, name: name, since: resumeFrom, epoch: connectedBefore ? epoch : nil)
     var hello = ["iam:" + name]
     if let room { hello.append("/join " + room) }
     return (url, hello)

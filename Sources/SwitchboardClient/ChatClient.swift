@@ -59,9 +59,9 @@ public final class ChatClient: Sendable {
   ///   - room: The room to join.
   ///   - configuration: Timeouts, reconnect policy, heartbeat, queue bound.
   /// - Throws: ``ChatClientError/invalidURL`` or ``ChatClientError/unsupportedScheme``.
-  public convenience init(url: String, name: String, room: String? = nil, configuration: Configuration = Configuration())
-    throws(ChatClientError)
-  {
+  public convenience init(
+    url: String, name: String, room: String? = nil, configuration: Configuration = Configuration()
+  ) throws(ChatClientError) {
     self.init(endpoint: try ChatEndpoint(url), name: name, room: room, configuration: configuration)
   }
 
@@ -89,7 +89,9 @@ public final class ChatClient: Sendable {
 
   /// Creates a client for `endpoint` (an address or a ``ChatEndpoint/service(_:path:query:)``);
   /// nothing connects until ``run(isolation:_:)``.
-  public init(endpoint: ChatEndpoint, name: String, room: String? = nil, configuration: Configuration = Configuration()) {
+  public init(
+    endpoint: ChatEndpoint, name: String, room: String? = nil, configuration: Configuration = Configuration()
+  ) {
     self.endpoint = endpoint
     self.name = name
     self.room = room

@@ -51,7 +51,10 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
   public static let serviceScheme = "dnssd"
 
   /// An endpoint from its parts.
-  init(scheme: Scheme, host: String, port: Int, path: String = "/", query: String = "", service: ChatService? = nil) {
+  init(
+    scheme: Scheme, host: String, port: Int, path: String = "/", query: String = "",
+    service: ChatService? = nil
+  ) {
     self.scheme = scheme
     self.host = host
     self.port = port

@@ -18,23 +18,27 @@ public struct ChatService: Sendable, Hashable, CustomStringConvertible {
   public let domain: String
 
   /// The line port's type, the default of ``ChatClient/init(service:type:name:room:configuration:)``.
-  public static let lineType = "_switchboard._tcp"
+  public static let lineType = ServerAdvertisement.tcpType
   /// The UDP port's type.
-  public static let datagramType = "_switchboard._udp"
+  public static let datagramType = ServerAdvertisement.udpType
   /// The web page's type; its TXT `ws` and `path` say where the WebSocket is.
-  public static let webType = "_http._tcp"
+  public static let webType = ServerAdvertisement.httpType
 
   /// A service instance.
   /// - Throws: ``ChatClientError/invalidURL`` for an empty or over-long instance name, a type
   ///   that is not `_name._tcp` / `_name._udp`, or a domain other than `local`.
-  public init(instance: String, type: String = ChatService.lineType, domain: String = "local") throws(ChatClientError) {
+  public init(instance: String, type: String = ChatService.lineType, domain: String = "local")
+    throws(ChatClientError)
+  {
     guard domain.lowercased() == "local" || domain.lowercased() == "local." else {
       throw .invalidURL("only .local services can be found (multicast DNS), not '\(domain)'")
     }
     guard !instance.isEmpty else { throw .invalidURL("empty service instance name") }
     // DNS names ignore ASCII case; the protocol label is written the usual way.
     var type = type
-    if let dot = type.lastIndex(of: "."), ["_tcp", "_udp"].contains(type[type.index(after: dot)...].lowercased()) {
+    if let dot = type.lastIndex(of: "."),
+      ["_tcp", "_udp"].contains(type[type.index(after: dot)...].lowercased())
+    {
       type = type[...dot] + type[type.index(after: dot)...].lowercased()
     }
     do {
@@ -62,7 +66,8 @@ public struct ChatService: Sendable, Hashable, CustomStringConvertible {
   /// Whether a browser's `found` is this instance: instance and type compare ignoring ASCII
   /// case, as DNS names do (RFC 6762 §16).
   public func matches(_ found: MDNSResolvedService) -> Bool {
-    guard let mine = try? DNSName(labels: [instance, type]), let theirs = try? DNSName(labels: [found.instance, found.type])
+    guard let mine = try? DNSName(labels: [instance, type]),
+      let theirs = try? DNSName(labels: [found.instance, found.type])
     else { return false }
     return mine == theirs && found.domain.lowercased().hasPrefix("local")
   }
@@ -73,7 +78,8 @@ public struct ChatService: Sendable, Hashable, CustomStringConvertible {
   /// - Throws: ``ChatClientError/invalidURL``.
   init(urlHost host: Substring) throws(ChatClientError) {
     let parts = host.split(separator: ".", omittingEmptySubsequences: false)
-    guard let proto = parts.lastIndex(where: { $0.lowercased() == "_tcp" || $0.lowercased() == "_udp" }), proto >= 2,
+    guard let proto = parts.lastIndex(where: { $0.lowercased() == "_tcp" || $0.lowercased() == "_udp" }),
+      proto >= 2,
       parts[proto - 1].hasPrefix("_")
     else {
       throw .invalidURL("'\(host)' is not INSTANCE._name._tcp.local (or ._udp)")

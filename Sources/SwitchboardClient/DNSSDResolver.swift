@@ -32,7 +32,8 @@ public struct DNSSDResolver: ChatServiceResolver {
   ///   or ``DiscoveryBackend/system`` without a daemon); ``ChatClientError/closed`` when the
   ///   task is cancelled.
   public func resolve(_ service: ChatService) async throws(ChatClientError) -> MDNSResolvedService {
-    let (found, continuation) = AsyncStream.makeStream(of: MDNSResolvedService.self, bufferingPolicy: .bufferingNewest(1))
+    let (found, continuation) = AsyncStream.makeStream(
+      of: MDNSResolvedService.self, bufferingPolicy: .bufferingNewest(1))
     let browser: any ServiceBrowser
     do {
       browser = try Discovery.browser(

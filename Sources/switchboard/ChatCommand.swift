@@ -41,11 +41,14 @@ enum ChatCommand {
     let target: ChatURL
     do {
       args = try Arguments(
-        argv, valued: LogOptions.flags.union(ChatURL.flags).union(["name", "room"]), booleans: ["help", "pipe"])
+        argv, valued: LogOptions.flags.union(ChatURL.flags).union(["name", "room"]),
+        booleans: ["help", "pipe"])
       if let code = args.helpOrVersion(help) { return code }
       let rest: [String]
       (target, rest) = try ChatURL.parse(args)
-      guard rest.isEmpty else { throw Arguments.UsageError(description: "needs exactly one URL (or --service NAME)") }
+      guard rest.isEmpty else {
+        throw Arguments.UsageError(description: "needs exactly one URL (or --service NAME)")
+      }
     } catch {
       Output.error("switchboard chat: \(error)")
       return ExitCode.usage
@@ -92,7 +95,8 @@ enum ChatCommand {
                 switch event {
                 case .message(let m) where !m.isMine: Output.print("\(m.author): \(m.text)")
                 case .history: break  // the backlog is not what a pipe asked for
-                case .error(let e) where e == .connectFailed || e == .gaveUp || e == .timeout || e == .serviceNotFound:
+                case .error(let e)
+                where e == .connectFailed || e == .gaveUp || e == .timeout || e == .serviceNotFound:
                   Output.error("switchboard chat: \(e)")
                 default: break
                 }

@@ -34,7 +34,9 @@ struct ChatURL {
       return (ChatURL(endpoint: .service(service), mdns: mdns), args.positional)
     }
     guard args.value("type") == nil else { throw Arguments.UsageError(description: "--type needs --service") }
-    guard let first = args.positional.first else { throw Arguments.UsageError(description: "needs a URL or --service NAME") }
+    guard let first = args.positional.first else {
+      throw Arguments.UsageError(description: "needs a URL or --service NAME")
+    }
     return (ChatURL(endpoint: try ChatEndpoint(first), mdns: mdns), Array(args.positional.dropFirst()))
   }
 

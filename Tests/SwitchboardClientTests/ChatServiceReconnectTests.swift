@@ -31,7 +31,9 @@ final class ScriptedResolver: ChatServiceResolver {
 /// reconnect, so it follows a server that comes back on other ports.
 @Suite(.onTestThreads) struct ChatServiceReconnectTests {
   /// Where `server` is, as DNS-SD would describe it for `type`.
-  static func advertised(_ server: ChatServer, type: String, ipv4: [String] = ["127.0.0.1"]) -> MDNSResolvedService {
+  static func advertised(_ server: ChatServer, type: String, ipv4: [String] = ["127.0.0.1"])
+    -> MDNSResolvedService
+  {
     let http = UInt16(server.httpAddress!.port)
     let port: UInt16 =
       switch type {
@@ -52,7 +54,9 @@ final class ScriptedResolver: ChatServiceResolver {
     var config = ChatClient.Configuration.forTesting
     config.resolver = resolver
     // UDP has no connection to lose: only the heartbeat notices the restart.
-    if type == ChatService.datagramType { config.heartbeat = .init(interval: .milliseconds(100), timeout: .milliseconds(300)) }
+    if type == ChatService.datagramType {
+      config.heartbeat = .init(interval: .milliseconds(100), timeout: .milliseconds(300))
+    }
     let url = "dnssd://SB%20Target.\(type).local"
     let client = try ChatProbe(url, name: "nomad", configuration: config)
     let watcher = try ChatProbe(wsURL(first), name: "watcher")
@@ -103,7 +107,8 @@ final class ScriptedResolver: ChatServiceResolver {
     resolver.answer(Self.advertised(server, type: ChatService.lineType, ipv4: ["127.0.0.2", "127.0.0.1"]))
     var config = ChatClient.Configuration.forTesting
     config.resolver = resolver
-    let client = try ChatProbe("dnssd://SB%20Target._switchboard._tcp", name: "second-try", configuration: config)
+    let client = try ChatProbe(
+      "dnssd://SB%20Target._switchboard._tcp", name: "second-try", configuration: config)
     let watcher = try ChatProbe(wsURL(server), name: "watcher")
     try await watcher.waitReady()
     let connected = try await client.waitFor("connected") { if case .connected = $0 { true } else { false } }

@@ -39,7 +39,8 @@ import Testing
   }
 
   @Test func dotsInTheInstanceStayInTheInstanceAndPathsAndQueriesAreKept() throws {
-    let endpoint = try ChatEndpoint("dnssd://Avahi%20Chat.v2%20%E2%98%95._http._tcp.local/rooms/dev?format=json")
+    let endpoint = try ChatEndpoint(
+      "dnssd://Avahi%20Chat.v2%20%E2%98%95._http._tcp.local/rooms/dev?format=json")
     #expect(endpoint.service?.instance == "Avahi Chat.v2 ☕")
     #expect(endpoint.path == "/rooms/dev")
     #expect(endpoint.query == "format=json")
@@ -50,7 +51,8 @@ import Testing
   }
 
   @Test(arguments: [
-    "dnssd://", "dnssd:///rooms/x", "dnssd://plainhost", "dnssd://x._switchboard.local", "dnssd://_switchboard._tcp.local",
+    "dnssd://", "dnssd:///rooms/x", "dnssd://plainhost", "dnssd://x._switchboard.local",
+    "dnssd://_switchboard._tcp.local",
     "dnssd://x.switchboard._tcp.local", "dnssd://x._switchboard._tcp.example.com",
     "dnssd://" + String(repeating: "n", count: 64) + "._switchboard._tcp.local",
   ])
@@ -83,11 +85,14 @@ import Testing
   @Test func addressesComeIPv4FirstThenGlobalIPv6ThenScopedLinkLocal() throws {
     let endpoint = try ChatEndpoint("dnssd://SB%20Target._switchboard._tcp.local")
     let resolved = found(
-      port: 7000, ipv4: ["10.0.0.2", "192.168.1.9"], ipv6: ["fe80::5b:d1ff:fe00:1", "2001:db8::7"], interface: 3)
+      port: 7000, ipv4: ["10.0.0.2", "192.168.1.9"], ipv6: ["fe80::5b:d1ff:fe00:1", "2001:db8::7"],
+      interface: 3)
     let endpoints = endpoint.endpoints(resolvedAs: resolved)
-    #expect(endpoints.map(\.description) == [
-      "tcp://10.0.0.2:7000", "tcp://192.168.1.9:7000", "tcp://[2001:db8::7]:7000", "tcp://[fe80::5b:d1ff:fe00:1%3]:7000",
-    ])
+    #expect(
+      endpoints.map(\.description) == [
+        "tcp://10.0.0.2:7000", "tcp://192.168.1.9:7000", "tcp://[2001:db8::7]:7000",
+        "tcp://[fe80::5b:d1ff:fe00:1%3]:7000",
+      ])
     #expect(endpoints.allSatisfy { $0.service == nil && $0.scheme == .tcp })
   }
 
@@ -101,39 +106,49 @@ import Testing
   @Test func aWebServiceConnectsToItsTXTWebSocketPortAndPath() throws {
     let txt = try DNSTXT(strings: ["version=1", "room=lobby", "ws=1338", "path=/rooms/ops"])
     let web = try ChatEndpoint("dnssd://SB._http._tcp.local")
-    let endpoints = web.endpoints(resolvedAs: found(type: "_http._tcp", port: 1337, txt: txt, ipv4: ["10.0.0.2"]))
+    let endpoints = web.endpoints(
+      resolvedAs: found(type: "_http._tcp", port: 1337, txt: txt, ipv4: ["10.0.0.2"]))
     #expect(endpoints.map(\.description) == ["ws://10.0.0.2:1338/rooms/ops"])
     // The URL's own path wins over the TXT's; without TXT ws the SRV port is the WebSocket's.
     let mine = try ChatEndpoint("dnssd://SB._http._tcp.local/rooms/dev?format=json")
-    #expect(mine.endpoints(resolvedAs: found(type: "_http._tcp", port: 1337, txt: txt, ipv4: ["10.0.0.2"]))
-      .map(\.description) == ["ws://10.0.0.2:1338/rooms/dev?format=json"])
-    let bare = web.endpoints(resolvedAs: found(type: "_http._tcp", port: 1337, txt: .empty, ipv4: ["10.0.0.2"]))
+    #expect(
+      mine.endpoints(resolvedAs: found(type: "_http._tcp", port: 1337, txt: txt, ipv4: ["10.0.0.2"]))
+        .map(\.description) == ["ws://10.0.0.2:1338/rooms/dev?format=json"])
+    let bare = web.endpoints(
+      resolvedAs: found(type: "_http._tcp", port: 1337, txt: .empty, ipv4: ["10.0.0.2"]))
     #expect(bare.map(\.description) == ["ws://10.0.0.2:1337/"])
   }
 
   @Test func aDatagramServiceUsesItsSRVPortAndAnUnusableTXTPortIsIgnored() throws {
     let txt = try DNSTXT(strings: ["ws=99999"])
     let udp = try ChatEndpoint("dnssd://SB._switchboard._udp.local")
-    #expect(udp.endpoints(resolvedAs: found(type: "_switchboard._udp", port: 8081, txt: txt, ipv4: ["10.0.0.2"]))
-      .map(\.description) == ["udp://10.0.0.2:8081"])
+    #expect(
+      udp.endpoints(resolvedAs: found(type: "_switchboard._udp", port: 8081, txt: txt, ipv4: ["10.0.0.2"]))
+        .map(\.description) == ["udp://10.0.0.2:8081"])
     let web = try ChatEndpoint("dnssd://SB._http._tcp.local")
-    #expect(web.endpoints(resolvedAs: found(type: "_http._tcp", port: 1337, txt: txt, ipv4: ["10.0.0.2"]))
-      .map(\.port) == [1337])
+    #expect(
+      web.endpoints(resolvedAs: found(type: "_http._tcp", port: 1337, txt: txt, ipv4: ["10.0.0.2"]))
+        .map(\.port) == [1337])
   }
 
   @Test func withoutAddressesTheSRVHostIsTriedAndAnAddressEndpointHasNone() throws {
     let endpoint = try ChatEndpoint("dnssd://SB._switchboard._tcp.local")
-    #expect(endpoint.endpoints(resolvedAs: found(port: 7000, ipv4: [])).map(\.description) == ["tcp://sbcli-a.local:7000"])
+    #expect(
+      endpoint.endpoints(resolvedAs: found(port: 7000, ipv4: [])).map(\.description) == [
+        "tcp://sbcli-a.local:7000"
+      ])
     #expect(try ChatEndpoint("tcp://127.0.0.1:8080").endpoints(resolvedAs: found(ipv4: ["10.0.0.2"])).isEmpty)
   }
 }
 
 /// A resolved instance for the mapping tests.
 func found(
-  instance: String = "SB Target", type: String = "_switchboard._tcp", port: UInt16 = 8080, txt: DNSTXT = .empty,
+  instance: String = "SB Target", type: String = "_switchboard._tcp", port: UInt16 = 8080,
+  txt: DNSTXT = .empty,
   ipv4: [String] = ["127.0.0.1"], ipv6: [String] = [], interface: UInt32 = 1
 ) -> MDNSResolvedService {
   MDNSResolvedService(
     instance: instance, type: type, host: "sbcli-a.local", port: port, txt: txt,
-    ipv4: ipv4.compactMap(DNSIPv4Address.init), ipv6: ipv6.compactMap(DNSIPv6Address.init), interface: interface)
+    ipv4: ipv4.compactMap(DNSIPv4Address.init), ipv6: ipv6.compactMap(DNSIPv6Address.init),
+    interface: interface)
 }

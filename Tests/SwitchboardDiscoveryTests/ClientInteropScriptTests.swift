@@ -16,7 +16,8 @@ struct ClientInteropScriptTests {
     #expect(status == 0, "\(text)")
     for line in [
       "PASS send --service 'SB Target'", "PASS chat by name", "PASS restart: the line chat re-resolved",
-      "PASS restart: the WebSocket chat re-resolved", "PASS restart: a message sent after the restart goes through",
+      "PASS restart: the WebSocket chat re-resolved",
+      "PASS restart: a message sent after the restart goes through",
     ] {
       #expect(text.contains(line), "\(text)")
     }
