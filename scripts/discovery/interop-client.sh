@@ -6,14 +6,19 @@
 # messages sent after the restart. Prints PASS/FAIL per check; exits 1 if any failed (2 when
 # it cannot run: not root, no `ip netns`, no binary).
 #
+# Also, a service published by avahi (a responder nobody here wrote) is reached by name.
+#
 # Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
-# namespaces) and iproute2; no avahi, no zeroconf: the built-in responder on both sides
-# (`--mdns builtin` everywhere, so a system avahi-daemon never gets picked by `auto`).
+# namespaces); installs what is missing like interop.sh (avahi-daemon, avahi-utils, dbus,
+# iproute2). The clients use the built-in responder (`--mdns builtin` everywhere, so the
+# avahi-daemon here never gets picked by `auto`).
 #
 #   sbcli-a [sbcli-va 10.231.12.1/24] <====veth====> [sbcli-vb 10.231.12.2/24] sbcli-b
 #   switchboard serve --name "SB Target"              switchboard chat --service (watcher),
 #   (_switchboard._tcp, _switchboard._udp,            chat dnssd://…_http._tcp (piper), send
-#    _http._tcp; host name sbcli-a)
+#    _http._tcp; host name sbcli-a),
+#   avahi-daemon (host sbcli-av, own dbus),
+#   avahi-publish "Avahi Target" (serve's line port)
 #
 # No multicast touches the root namespace: both veth ends are created inside the namespaces
 # and every mDNS speaker runs inside one; every process started here is stopped by its PID
@@ -24,6 +29,8 @@ set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 SB=${1:-${SWITCHBOARD_BIN:-.build/debug/switchboard}}
 RUN=${SBCLI_RUN:-/tmp/sbcli-interop}
+ZC_VERSION=${ZC_VERSION:-0.154.0}
+VENV=${SBDNS_VENV:-/tmp/sbdns-venv}
 NS_A=sbcli-a NS_B=sbcli-b VETH_A=sbcli-va VETH_B=sbcli-vb
 MAC_A=02:5b:d1:00:0c:01 MAC_B=02:5b:d1:00:0c:02
 ADDR_A=10.231.12.1 ADDR_B=10.231.12.2
@@ -38,6 +45,7 @@ ip netns list >/dev/null 2>&1 || { echo "interop-client.sh: ip netns does not wo
 # serve here runs inside our namespaces.
 unset SWITCHBOARD_FORBID_ADVERTISE
 . scripts/discovery/lib.sh
+install_peers "$VENV" "$ZC_VERSION"
 
 # Our PIDs are stopped and our namespaces deleted on any exit (lib.sh).
 start_checks "$NS_A" "$NS_B"
@@ -46,6 +54,8 @@ ms() { echo $(($(date +%s%N) / 1000000)); }
 rm -rf "$RUN" && mkdir -p "$RUN"
 make_link "$NS_A" "$VETH_A" "$MAC_A" "$ADDR_A" "$NS_B" "$VETH_B" "$MAC_B" "$ADDR_B"
 wait_link_local "$NS_A" "$VETH_A" "$NS_B" "$VETH_B"
+# avahi in sbcli-a under a host name of its own (serve's responder holds sbcli-a).
+start_avahi "$NS_A" "$RUN/a" sbcli-av "$VETH_A" || exit 1
 
 # --- the server in sbcli-a, advertising itself ----------------------------------------------
 # server_up GEN TCP UDP HTTP: `serve --name "SB Target"` on those ports with the host name
@@ -123,6 +133,20 @@ fi
 echo "first message" >&4
 wait_for "$RUN/watcher.out" "^piper: first message$" 100 &&
   pass "chat by name: piper (WebSocket) to watcher (lines)" || fail "chat by name: first message" "$(cat "$RUN/watcher.out")"
+
+# avahi publishes a second name for serve's line port, on avahi's host sbcli-av.local.
+ip netns exec "$NS_A" avahi-publish -s "Avahi Target" _switchboard._tcp 7710 version=1 \
+  >"$RUN/avahi-publish.log" 2>&1 3>&- 4>&- &
+PIDS+=($!)
+wait_for "$RUN/avahi-publish.log" "Established" 100
+ip netns exec "$NS_B" "$SB" send --service "Avahi Target" --mdns builtin --name avahi-sender "via avahi" \
+  >"$RUN/send-avahi.log" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && wait_for "$RUN/watcher.out" "^avahi-sender: via avahi$" 100; then
+  pass "send --service 'Avahi Target': a service avahi published (SRV sbcli-av.local) is reached by name"
+else
+  fail "send --service 'Avahi Target'" "exit $rc; $(cat "$RUN/send-avahi.log" "$RUN/avahi-publish.log")"
+fi
 
 start=$(ms)
 ip netns exec "$NS_B" "$SB" send --service Nobody --mdns builtin x >"$RUN/send-none.log" 2>&1
