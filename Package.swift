@@ -55,7 +55,7 @@ let package = Package(
       name: "SwitchboardClient",
       dependencies: [
         "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardTLS", "SwitchboardChat", "COpenSSL",
-        "SwitchboardLog",
+        "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS",
       ]),
     .executableTarget(
       name: "switchboard",
@@ -91,7 +91,7 @@ let package = Package(
       name: "SwitchboardClientTests",
       dependencies: [
         "SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat",
-        "SwitchboardTestSupport",
+        "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardTestSupport",
       ]),
     .testTarget(
       name: "SwitchboardServerTests",
