@@ -160,10 +160,14 @@ public struct RESPDecoder: Sendable {
   /// Reads the element starting at `start`; `nil` when its bytes are not all here yet.
   private func element(at start: Int) throws(RESPError) -> Step? {
     guard start < buffer.count else { return nil }
+    let type = buffer[start]
+    // An unknown type fails at once, without waiting for a line that may never come.
+    guard Self.types.contains(type) else {
+      throw RESPError.unknownType.with("unknown type byte 0x\(String(type, radix: 16)) at offset \(offset(start))")
+    }
     guard let lineEnd = try lineEnd(from: start + 1) else { return nil }
     let line = buffer[(start + 1)..<lineEnd]
     let end = lineEnd + 2
-    let type = buffer[start]
     switch type {
     case UInt8(ascii: "+"): return .value(.simpleString(String(decoding: line, as: UTF8.self)), end: end)
     case UInt8(ascii: "-"): return .value(.error(String(decoding: line, as: UTF8.self)), end: end)
@@ -199,6 +203,9 @@ public struct RESPDecoder: Sendable {
       throw RESPError.unknownType.with("unknown type byte 0x\(String(type, radix: 16)) at offset \(offset(start))")
     }
   }
+
+  /// Every type byte RESP2 and RESP3 define.
+  private static let types = Set("+-:$*_,#(!=%~>|".utf8)
 
   /// A bulk string, bulk error or verbatim string: a length line, then that many bytes and CRLF.
   private func blob(type: UInt8, line: ArraySlice<UInt8>, start: Int, end: Int) throws(RESPError) -> Step? {

@@ -36,7 +36,7 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
   let observer: RedisObserver
   let logger: Log
 
-  private(set) var state: RedisConnectionState = .connecting(attempt: 1)
+  private(set) var state: RedisConnectionState = .idle
   /// The RESP version the current connection speaks (3 until a fallback says 2).
   var protocolVersion = 3
   var statistics = RedisStatistics()
@@ -237,7 +237,7 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
       backOff(attempt: 1, error: error)
     case .connecting, .handshaking:
       attemptFailed(error)
-    case .backingOff, .closed:
+    case .idle, .backingOff, .closed:
       return
     }
   }
@@ -289,7 +289,7 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
         lose(.connectionLost("connection reset: a command timed out, so the server is treated as unreachable"),
           timedOutBefore: now)
       }
-    case .backingOff, .closed:
+    case .idle, .backingOff, .closed:
       break
     }
     for pending in waiting.removeAll(where: { $0.deadline <= now }) {

@@ -1,14 +1,16 @@
 /// Where a Redis connection is in its life. Changes only through checked transitions:
 ///
 /// ```
-///   connecting ──▶ handshaking ──▶ ready
-///       ▲  │            │            │  lost, timed out, refused
-///       │  └────────────┴────────────┴──────▶ backingOff ──▶ connecting …
-///       │                                          │
-///       └──────────────────────────────────────────┘
+///   idle ──▶ connecting ──▶ handshaking ──▶ ready
+///               ▲  │            │            │  lost, timed out, refused
+///               │  └────────────┴────────────┴──────▶ backingOff
+///               │                                          │ after the delay
+///               └──────────────────────────────────────────┘
 ///   any state ──▶ closed (close(); final)
 /// ```
 public enum RedisConnectionState: Sendable, Hashable, CustomStringConvertible {
+  /// Made, not started yet.
+  case idle
   /// Resolving and opening the TCP connection (and TLS) — `attempt` counts from 1 since the
   /// last time the connection was ready.
   case connecting(attempt: Int)
@@ -27,6 +29,7 @@ public enum RedisConnectionState: Sendable, Hashable, CustomStringConvertible {
     switch (self, next) {
     case (.closed, _): false
     case (_, .closed): true
+    case (.idle, .connecting): true
     case (.connecting, .handshaking), (.connecting, .backingOff): true
     case (.handshaking, .ready), (.handshaking, .backingOff): true
     case (.ready, .backingOff): true
@@ -43,6 +46,7 @@ public enum RedisConnectionState: Sendable, Hashable, CustomStringConvertible {
 
   public var description: String {
     switch self {
+    case .idle: "idle"
     case .connecting(let attempt): "connecting (attempt \(attempt))"
     case .handshaking(let attempt): "handshaking (attempt \(attempt))"
     case .ready(let version): "ready (RESP\(version))"

@@ -5,7 +5,7 @@ import Synchronization
 /// snapshot; handlers and continuations run after unlocking.
 final class RedisObserver: Sendable {
   private struct Snapshot {
-    var state: RedisConnectionState = .connecting(attempt: 1)
+    var state: RedisConnectionState = .idle
     var lastError: RedisError?
     /// `nil` until the first attempt ended: ready (`nil` error) or failed.
     var firstOutcome: Result<Void, RedisError>?

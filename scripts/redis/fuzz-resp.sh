@@ -19,6 +19,15 @@ swift build -c release --sanitize=fuzzer --sanitize=address --product fuzz-resp 
   -Xswiftc -DFUZZ_RESP 2>&1 | grep -vE "^\[|Cannot export local symbol" || true
 BIN="$SCRATCH/release/fuzz-resp"
 [ -x "$BIN" ] || { echo "fuzz-resp did not build" >&2; exit 1; }
+# Seen here: the first build in a fresh scratch path can leave the codec's objects without the
+# coverage instrumentation (libFuzzer then reports "no interesting inputs"); build them again.
+if command -v objdump >/dev/null 2>&1 && ! objdump -h "$BIN" | grep -q __sancov_pcs; then
+  echo "fuzz-resp: no coverage instrumentation in the binary; rebuilding the codec" >&2
+  rm -rf "$SCRATCH/release/SwitchboardRESP.build" "$SCRATCH/release/fuzz_resp.build"
+  swift build -c release --sanitize=fuzzer --sanitize=address --product fuzz-resp --scratch-path "$SCRATCH" \
+    -Xswiftc -DFUZZ_RESP 2>&1 | grep -vE "^\[|Cannot export local symbol" || true
+  objdump -h "$BIN" | grep -q __sancov_pcs || { echo "fuzz-resp: still not instrumented" >&2; exit 1; }
+fi
 mkdir -p "$SCRATCH/corpus" "$SCRATCH/crashes"
 
 # The Swift backtracer can hold the output for minutes after a crash; libFuzzer reports it.
