@@ -93,7 +93,8 @@ public struct RESPDecoder: Sendable {
         switch step {
         case .open(let frame, let end):
           guard stack.count < limits.maxDepth else {
-            throw RESPError.tooDeep.with("more than \(limits.maxDepth) nested aggregates at offset \(offset(position))")
+            throw RESPError.tooDeep.with(
+              "more than \(limits.maxDepth) nested aggregates at offset \(offset(position))")
           }
           if stack.isEmpty { partialStart = offset(position) }
           position = end
@@ -163,7 +164,8 @@ public struct RESPDecoder: Sendable {
     let type = buffer[start]
     // An unknown type fails at once, without waiting for a line that may never come.
     guard Self.types.contains(type) else {
-      throw RESPError.unknownType.with("unknown type byte 0x\(String(type, radix: 16)) at offset \(offset(start))")
+      throw RESPError.unknownType.with(
+        "unknown type byte 0x\(String(type, radix: 16)) at offset \(offset(start))")
     }
     guard let lineEnd = try lineEnd(from: start + 1) else { return nil }
     let line = buffer[(start + 1)..<lineEnd]
@@ -181,7 +183,9 @@ public struct RESPDecoder: Sendable {
     case UInt8(ascii: "*"), UInt8(ascii: "%"), UInt8(ascii: "~"), UInt8(ascii: ">"), UInt8(ascii: "|"):
       return try aggregate(type: type, line: line, start: start, end: end)
     case UInt8(ascii: "_"):
-      guard line.isEmpty else { throw RESPError.malformedNull.with("malformed null at offset \(offset(start))") }
+      guard line.isEmpty else {
+        throw RESPError.malformedNull.with("malformed null at offset \(offset(start))")
+      }
       return .value(.null, end: end)
     case UInt8(ascii: ","):
       guard let value = Self.double(line) else {
@@ -200,7 +204,8 @@ public struct RESPDecoder: Sendable {
       }
       return .value(.bigNumber(String(decoding: line, as: UTF8.self)), end: end)
     default:
-      throw RESPError.unknownType.with("unknown type byte 0x\(String(type, radix: 16)) at offset \(offset(start))")
+      throw RESPError.unknownType.with(
+        "unknown type byte 0x\(String(type, radix: 16)) at offset \(offset(start))")
     }
   }
 
@@ -217,7 +222,8 @@ public struct RESPDecoder: Sendable {
     }
     guard buffer.count - end >= length + 2 else { return nil }
     guard buffer[end + length] == 0x0D, buffer[end + length + 1] == 0x0A else {
-      throw RESPError.missingCRLF.with("no CRLF after \(length) bytes of bulk data at offset \(offset(start))")
+      throw RESPError.missingCRLF.with(
+        "no CRLF after \(length) bytes of bulk data at offset \(offset(start))")
     }
     let data = Array(buffer[end..<(end + length)])
     let valueEnd = end + length + 2
@@ -234,7 +240,8 @@ public struct RESPDecoder: Sendable {
   }
 
   /// The header of an aggregate; an empty one is a finished value.
-  private func aggregate(type: UInt8, line: ArraySlice<UInt8>, start: Int, end: Int) throws(RESPError) -> Step {
+  private func aggregate(type: UInt8, line: ArraySlice<UInt8>, start: Int, end: Int) throws(RESPError) -> Step
+  {
     let count = try length(line, start: start, nullable: type == UInt8(ascii: "*"))
     guard count >= 0 else { return .value(.null, end: end) }
     guard count <= limits.maxAggregateCount else {
@@ -302,7 +309,8 @@ public struct RESPDecoder: Sendable {
       }
     }
     if index - start > limits.maxLineLength {
-      throw RESPError.lineTooLong.with("line at offset \(offset(start)) longer than \(limits.maxLineLength) bytes")
+      throw RESPError.lineTooLong.with(
+        "line at offset \(offset(start)) longer than \(limits.maxLineLength) bytes")
     }
     return nil
   }
@@ -347,7 +355,9 @@ public struct RESPDecoder: Sendable {
       bytes = bytes.dropFirst(count)
       return count
     }
-    if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+    if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+      bytes = bytes.dropFirst()
+    }
     var mantissa = digits()
     if bytes.first == UInt8(ascii: ".") {
       bytes = bytes.dropFirst()
@@ -356,7 +366,9 @@ public struct RESPDecoder: Sendable {
     guard mantissa > 0 else { return nil }
     if let first = bytes.first, first == UInt8(ascii: "e") || first == UInt8(ascii: "E") {
       bytes = bytes.dropFirst()
-      if let sign = bytes.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+      if let sign = bytes.first, sign == UInt8(ascii: "-") || sign == UInt8(ascii: "+") {
+        bytes = bytes.dropFirst()
+      }
       guard digits() > 0 else { return nil }
     }
     guard bytes.isEmpty else { return nil }

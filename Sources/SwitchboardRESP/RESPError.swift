@@ -59,7 +59,8 @@ public struct RESPError: Error, Sendable, Hashable, CustomStringConvertible {
   public static let invalidLine = RESPError(.invalidLine, "CR or LF inside a line")
   /// RESP3's streamed strings and aggregates (`$?`, `*?`): Redis never sends them, and they
   /// would need limits of their own.
-  public static let unsupportedStreaming = RESPError(.unsupportedStreaming, "streamed types are not supported")
+  public static let unsupportedStreaming = RESPError(
+    .unsupportedStreaming, "streamed types are not supported")
   /// A bulk string longer than ``RESPLimits/maxBulkLength``.
   public static let bulkTooLarge = RESPError(.bulkTooLarge, "bulk string too large")
   /// An aggregate announcing more than ``RESPLimits/maxAggregateCount`` elements.

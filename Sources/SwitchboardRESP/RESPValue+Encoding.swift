@@ -16,7 +16,9 @@ extension RESPValue {
     case .bulkString(let data): Self.blob(UInt8(ascii: "$"), data, into: &bytes)
     case .bulkError(let data): Self.blob(UInt8(ascii: "!"), data, into: &bytes)
     case .verbatimString(let format, let text):
-      let head = Array(format.utf8.prefix(3)) + Array(repeating: UInt8(ascii: " "), count: max(0, 3 - format.utf8.count))
+      let head =
+        Array(format.utf8.prefix(3))
+        + Array(repeating: UInt8(ascii: " "), count: max(0, 3 - format.utf8.count))
       Self.blob(UInt8(ascii: "="), head + [UInt8(ascii: ":")] + text, into: &bytes)
     case .null: bytes += [UInt8(ascii: "_"), 0x0D, 0x0A]
     case .double(let value):

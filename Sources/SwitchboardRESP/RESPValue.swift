@@ -111,7 +111,8 @@ public indirect enum RESPValue: Sendable, Hashable, CustomStringConvertible {
     case .verbatimString(let format, let text): "=\(format):\(String(decoding: text, as: UTF8.self))"
     case .bulkError(let bytes): "!\(String(decoding: bytes, as: UTF8.self))"
     case .push(let values): ">[\(values.map(\.description).joined(separator: ", "))]"
-    case .attribute(let pairs, let value): "|{\(pairs.map { "\($0.key): \($0.value)" }.joined(separator: ", "))} \(value)"
+    case .attribute(let pairs, let value):
+      "|{\(pairs.map { "\($0.key): \($0.value)" }.joined(separator: ", "))} \(value)"
     }
   }
 }

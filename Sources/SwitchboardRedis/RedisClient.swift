@@ -87,7 +87,8 @@ public final class RedisClient: Sendable {
   /// ``RedisError/Kind/server``) on the loop. Call on ``loop`` only.
   /// - Parameter timeout: overrides ``RedisConfiguration/commandTimeout``.
   public func send(
-    _ command: RESPCommand, timeout: Duration? = nil, _ completion: @escaping (Result<RESPValue, RedisError>) -> Void
+    _ command: RESPCommand, timeout: Duration? = nil,
+    _ completion: @escaping (Result<RESPValue, RedisError>) -> Void
   ) {
     connection.value.send(command, timeout: timeout, completion)
   }
@@ -120,17 +121,21 @@ public final class RedisClient: Sendable {
   /// - Throws: ``RedisError``: the server's error reply, a timeout, a lost connection.
   public func send(_ command: RESPCommand, timeout: Duration? = nil) async throws(RedisError) -> RESPValue {
     let connection = connection
-    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RESPValue, RedisError>, Never>) in
+    let result = await withCheckedContinuation {
+      (continuation: CheckedContinuation<Result<RESPValue, RedisError>, Never>) in
       onLoop { connection.value.send(command, timeout: timeout) { continuation.resume(returning: $0) } }
     }
     return try result.get()
   }
 
   /// Sends `commands` together (one write) and waits for all replies, in order.
-  public func pipeline(_ commands: [RESPCommand], timeout: Duration? = nil) async -> [Result<RESPValue, RedisError>] {
+  public func pipeline(_ commands: [RESPCommand], timeout: Duration? = nil) async -> [Result<
+    RESPValue, RedisError
+  >] {
     guard !commands.isEmpty else { return [] }
     let connection = connection
-    return await withCheckedContinuation { (continuation: CheckedContinuation<[Result<RESPValue, RedisError>], Never>) in
+    return await withCheckedContinuation {
+      (continuation: CheckedContinuation<[Result<RESPValue, RedisError>], Never>) in
       onLoop {
         var results = [Result<RESPValue, RedisError>?](repeating: nil, count: commands.count)
         var remaining = commands.count
@@ -152,7 +157,8 @@ public final class RedisClient: Sendable {
     let connection = connection
     let keyBytes = keys.map { Array($0.utf8) }
     let argumentBytes = arguments.map { Array($0.utf8) }
-    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RESPValue, RedisError>, Never>) in
+    let result = await withCheckedContinuation {
+      (continuation: CheckedContinuation<Result<RESPValue, RedisError>, Never>) in
       onLoop {
         connection.value.eval(script, keys: keyBytes, arguments: argumentBytes, timeout: timeout) {
           continuation.resume(returning: $0)

@@ -43,7 +43,8 @@ public struct RedisConfiguration: Sendable {
   public init(
     url: RedisURL, protocolVersion: ProtocolVersion = .resp3, tls: TLSConfiguration? = nil,
     connectTimeout: Duration = .seconds(5), commandTimeout: Duration = .seconds(5),
-    backoff: RedisBackoff = RedisBackoff(), maxPendingCommands: Int = 1_000_000, limits: RESPLimits = .default,
+    backoff: RedisBackoff = RedisBackoff(), maxPendingCommands: Int = 1_000_000,
+    limits: RESPLimits = .default,
     clientName: String? = nil, logger: Log = .disabled
   ) {
     self.url = url

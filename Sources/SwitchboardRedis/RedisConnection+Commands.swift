@@ -54,7 +54,9 @@ extension RedisConnection {
       }
       return
     }
-    if role == .subscriber, protocolVersion == 2, case .array(let items) = value, subscriberEvent(items) { return }
+    if role == .subscriber, protocolVersion == 2, case .array(let items) = value, subscriberEvent(items) {
+      return
+    }
     reply(value)
   }
 

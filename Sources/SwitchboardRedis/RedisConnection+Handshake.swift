@@ -26,7 +26,8 @@ extension RedisConnection {
           connection.selectDatabase()
         case .failure(let error) where Self.refusesHello(error):
           connection.statistics.resp2Fallbacks += 1
-          connection.logger.info("the server refused HELLO 3; speaking RESP2", metadata: ["error": "\(error)"])
+          connection.logger.info(
+            "the server refused HELLO 3; speaking RESP2", metadata: ["error": "\(error)"])
           connection.protocolVersion = 2
           connection.authenticate()
         case .failure(let error):

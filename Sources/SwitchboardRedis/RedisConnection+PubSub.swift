@@ -64,8 +64,11 @@ extension RedisConnection {
     guard let event = items.first?.string?.lowercased() else { return false }
     switch event {
     case "message", "smessage":
-      guard items.count >= 3, let channel = items[1].string, let payload = items[2].bytes else { return false }
-      deliver(RedisPubSubMessage(kind: event == "message" ? .channel : .shard, channel: channel, payload: payload))
+      guard items.count >= 3, let channel = items[1].string, let payload = items[2].bytes else {
+        return false
+      }
+      deliver(
+        RedisPubSubMessage(kind: event == "message" ? .channel : .shard, channel: channel, payload: payload))
     case "pmessage":
       guard items.count >= 4, let pattern = items[1].string, let channel = items[2].string,
         let payload = items[3].bytes

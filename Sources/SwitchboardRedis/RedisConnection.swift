@@ -286,7 +286,8 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
     case .ready:
       if inFlight.contains(where: { $0.deadline <= now }) || pubsub.hasExpired(now) {
         statistics.timeouts += pubsub.hasExpired(now) ? 1 : 0
-        lose(.connectionLost("connection reset: a command timed out, so the server is treated as unreachable"),
+        lose(
+          .connectionLost("connection reset: a command timed out, so the server is treated as unreachable"),
           timedOutBefore: now)
       }
     case .idle, .backingOff, .closed:

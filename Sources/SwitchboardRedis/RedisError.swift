@@ -82,7 +82,9 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
 
   static func connectionLost(_ message: String) -> RedisError { RedisError(.connectionLost, message) }
   static func timeout(_ message: String) -> RedisError { RedisError(.timeout, message) }
-  static func closed(_ message: String = "the client was closed") -> RedisError { RedisError(.closed, message) }
+  static func closed(_ message: String = "the client was closed") -> RedisError {
+    RedisError(.closed, message)
+  }
   static func connectFailed(_ message: String) -> RedisError { RedisError(.connectFailed, message) }
   static func invalidURL(_ message: String) -> RedisError { RedisError(.invalidURL, message) }
   static func protocolError(_ message: String) -> RedisError { RedisError(.protocolError, message) }

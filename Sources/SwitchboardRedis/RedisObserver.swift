@@ -24,7 +24,8 @@ final class RedisObserver: Sendable {
 
   /// Records a transition (on the connection's loop) and tells whoever waits.
   func update(_ state: RedisConnectionState, error: RedisError?) {
-    let (waiters, outcome) = snapshot.withLock { snap -> ([CheckedContinuation<Result<Void, RedisError>, Never>], Result<Void, RedisError>?) in
+    let (waiters, outcome) = snapshot.withLock {
+      snap -> ([CheckedContinuation<Result<Void, RedisError>, Never>], Result<Void, RedisError>?) in
       snap.state = state
       if let error { snap.lastError = error }
       guard snap.firstOutcome == nil else { return ([], nil) }

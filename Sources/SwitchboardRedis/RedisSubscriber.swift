@@ -36,7 +36,8 @@ public final class RedisSubscriber: Sendable {
     self.configuration = configuration
     let observer = RedisObserver(handler: stateHandler)
     self.observer = observer
-    let engine = RedisConnection(loop: loop, configuration: configuration, role: .subscriber, observer: observer)
+    let engine = RedisConnection(
+      loop: loop, configuration: configuration, role: .subscriber, observer: observer)
     engine.messageHandler = handler
     connection = LoopBound(sending: engine, on: loop)
     let connection = connection
@@ -50,7 +51,8 @@ public final class RedisSubscriber: Sendable {
     stateHandler: (@Sendable (RedisConnectionState) -> Void)? = nil,
     handler: @escaping @Sendable (RedisPubSubMessage) -> Void
   ) async throws(RedisError) -> RedisSubscriber {
-    let subscriber = RedisSubscriber(configuration: configuration, on: loop, stateHandler: stateHandler, handler: handler)
+    let subscriber = RedisSubscriber(
+      configuration: configuration, on: loop, stateHandler: stateHandler, handler: handler)
     if case .failure(let error) = await subscriber.observer.firstOutcome() {
       subscriber.close()
       throw error
@@ -108,8 +110,11 @@ public final class RedisSubscriber: Sendable {
   /// the connection is alive (a probe for connections that may have gone silent).
   public func ping(timeout: Duration? = nil) async throws(RedisError) {
     let connection = connection
-    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RESPValue, RedisError>, Never>) in
-      onLoop { connection.value.send(RESPCommand("PING"), timeout: timeout) { continuation.resume(returning: $0) } }
+    let result = await withCheckedContinuation {
+      (continuation: CheckedContinuation<Result<RESPValue, RedisError>, Never>) in
+      onLoop {
+        connection.value.send(RESPCommand("PING"), timeout: timeout) { continuation.resume(returning: $0) }
+      }
     }
     _ = try result.get()
   }
@@ -126,7 +131,8 @@ public final class RedisSubscriber: Sendable {
     _ kind: RedisSubscriptions.Kind, subscribe: Bool, _ names: [String], _ timeout: Duration?
   ) async throws(RedisError) {
     let connection = connection
-    let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, RedisError>, Never>) in
+    let result = await withCheckedContinuation {
+      (continuation: CheckedContinuation<Result<Void, RedisError>, Never>) in
       onLoop {
         if subscribe {
           connection.value.subscribe(kind, names, timeout: timeout) { continuation.resume(returning: $0) }

@@ -56,7 +56,8 @@ struct RedisSubscriptions {
   ) {
     let event = (subscribes ? kind.subscribeCommand : kind.unsubscribeCommand).lowercased()
     confirmations.append(
-      Confirmation(event: event, remaining: count, deadline: deadline, subscribes: subscribes, completion: completion))
+      Confirmation(
+        event: event, remaining: count, deadline: deadline, subscribes: subscribes, completion: completion))
   }
 
   /// A request to answer after the next connection subscribed.

@@ -70,9 +70,13 @@ public struct RedisURL: Sendable, Hashable, CustomStringConvertible {
     var hostPart = rest
     var portText: Substring?
     if hostPart.hasPrefix("[") {
-      guard let close = hostPart.firstIndex(of: "]") else { throw .invalidURL("\(text): unclosed [ in the host") }
+      guard let close = hostPart.firstIndex(of: "]") else {
+        throw .invalidURL("\(text): unclosed [ in the host")
+      }
       let after = hostPart[hostPart.index(after: close)...]
-      if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty {
+      if after.hasPrefix(":") {
+        portText = after.dropFirst()
+      } else if !after.isEmpty {
         throw .invalidURL("\(text): unexpected text after the host")
       }
       hostPart = hostPart[hostPart.index(after: hostPart.startIndex)..<close]
@@ -93,7 +97,9 @@ public struct RedisURL: Sendable, Hashable, CustomStringConvertible {
     if path.isEmpty {
       database = 0
     } else {
-      guard let number = Int(path), number >= 0 else { throw .invalidURL("\(text): bad database \"\(path)\"") }
+      guard let number = Int(path), number >= 0 else {
+        throw .invalidURL("\(text): bad database \"\(path)\"")
+      }
       database = number
     }
   }

@@ -28,10 +28,16 @@ import Testing
     (",1e+100\r\n", .double(1e100)),
     ("#t\r\n", .boolean(true)),
     ("#f\r\n", .boolean(false)),
-    ("(3492890328409238509324850943850943825024385\r\n", .bigNumber("3492890328409238509324850943850943825024385")),
+    (
+      "(3492890328409238509324850943850943825024385\r\n",
+      .bigNumber("3492890328409238509324850943850943825024385")
+    ),
     ("=15\r\ntxt:Some string\r\n", .verbatimString(format: "txt", text: Array("Some string".utf8))),
     ("!21\r\nSYNTAX invalid syntax\r\n", .bulkError(Array("SYNTAX invalid syntax".utf8))),
-    (">3\r\n+message\r\n+room\r\n$2\r\nhi\r\n", .push([.simpleString("message"), .simpleString("room"), .bulkString([0x68, 0x69])])),
+    (
+      ">3\r\n+message\r\n+room\r\n$2\r\nhi\r\n",
+      .push([.simpleString("message"), .simpleString("room"), .bulkString([0x68, 0x69])])
+    ),
     (
       "|1\r\n+ttl\r\n:3600\r\n$1\r\nv\r\n",
       .attribute([RESPPair(key: .simpleString("ttl"), value: .integer(3600))], .bulkString([0x76]))
@@ -93,7 +99,8 @@ import Testing
       while let value = try decoder.next() { values.append(value) }
       index = end
     }
-    guard case .array(let items)? = values.first, values.count == 1, case .bulkString(let got) = items[0] else {
+    guard case .array(let items)? = values.first, values.count == 1, case .bulkString(let got) = items[0]
+    else {
       throw TestFailure("got \(values.count) values")
     }
     #expect(firstDifference(got, payload) == nil)
@@ -102,7 +109,10 @@ import Testing
 
   @Test func commandsEncodeAsArraysOfBulkStrings() {
     #expect(RESPCommand("SET", "k", "v").encoded == bytes("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n"))
-    #expect(RESPCommand(bytes: [Array("ECHO".utf8), [0, 13, 10]]).encoded == bytes("*2\r\n$4\r\nECHO\r\n$3\r\n") + [0, 13, 10, 13, 10])
+    #expect(
+      RESPCommand(bytes: [Array("ECHO".utf8), [0, 13, 10]]).encoded == bytes("*2\r\n$4\r\nECHO\r\n$3\r\n") + [
+        0, 13, 10, 13, 10,
+      ])
     #expect(RESPCommand(["ping"]).name == "PING")
     // A command decodes as what it is: an array of bulk strings.
     let decoded = decodeAll([RESPCommand("GET", "key").encoded]).values
@@ -113,7 +123,8 @@ import Testing
     #expect(RESPValue.bulkString(Array("42".utf8)).integer == 42)
     #expect(RESPValue.simpleString("OK").string == "OK")
     #expect(RESPValue.error("NOSCRIPT x").errorMessage == "NOSCRIPT x")
-    #expect(RESPValue.map([RESPPair(key: .integer(1), value: .integer(2))]).elements == [.integer(1), .integer(2)])
+    #expect(
+      RESPValue.map([RESPPair(key: .integer(1), value: .integer(2))]).elements == [.integer(1), .integer(2)])
     #expect(RESPValue.attribute([], .null).isNull)
   }
 }

@@ -74,7 +74,9 @@ import Testing
   @Test func generatedValuesRoundTripInRandomSplits() {
     var random = SeededGenerator(seed: 3_000)
     for _ in 0..<2_000 {
-      let values = (0..<Int.random(in: 1...5, using: &random)).map { _ in RandomRESPValue.make(depth: 4, &random) }
+      let values = (0..<Int.random(in: 1...5, using: &random)).map { _ in
+        RandomRESPValue.make(depth: 4, &random)
+      }
       let wire = values.flatMap(\.encoded)
       let whole = decodeAll([wire])
       #expect(whole.values == values && whole.error == nil, "\(values)")

@@ -52,7 +52,8 @@ import Testing
     #expect(decodeAll([bytes("$1025\r\n")], limits: limits).error == .bulkTooLarge)
     #expect(decodeAll([bytes("!2000\r\n")], limits: limits).error == .bulkTooLarge)
     #expect(decodeAll([bytes("$536870912\r\n")]).error == .bulkTooLarge, "the default limit is 64 MiB")
-    #expect(decodeAll([bytes("$1024\r\n")], limits: limits).error == nil, "at the limit it waits for the data")
+    #expect(
+      decodeAll([bytes("$1024\r\n")], limits: limits).error == nil, "at the limit it waits for the data")
   }
 
   @Test func anAggregateAnnouncingTooManyElementsFails() {
@@ -67,8 +68,10 @@ import Testing
 
   @Test func nestingDeeperThanTheLimitFails() {
     let limits = RESPLimits(maxDepth: 4)
-    #expect(decodeAll([bytes(String(repeating: "*1\r\n", count: 4) + ":1\r\n")], limits: limits).values.count == 1)
-    #expect(decodeAll([bytes(String(repeating: "*1\r\n", count: 5) + ":1\r\n")], limits: limits).error == .tooDeep)
+    #expect(
+      decodeAll([bytes(String(repeating: "*1\r\n", count: 4) + ":1\r\n")], limits: limits).values.count == 1)
+    #expect(
+      decodeAll([bytes(String(repeating: "*1\r\n", count: 5) + ":1\r\n")], limits: limits).error == .tooDeep)
     // Attributes and maps count as levels too.
     #expect(decodeAll([bytes("|1\r\n%1\r\n*1\r\n~1\r\n>1\r\n:1\r\n")], limits: limits).error == .tooDeep)
     // The default (32) stops a deep bomb without recursion.
@@ -95,7 +98,8 @@ import Testing
   @Test func aLineLongerThanTheLimitFailsWithoutItsCRLF() {
     let limits = RESPLimits(maxLineLength: 64)
     #expect(decodeAll([bytes("+" + String(repeating: "a", count: 65))], limits: limits).error == .lineTooLong)
-    #expect(decodeAll([bytes("+" + String(repeating: "a", count: 64) + "\r\n")], limits: limits).values.count == 1)
+    #expect(
+      decodeAll([bytes("+" + String(repeating: "a", count: 64) + "\r\n")], limits: limits).values.count == 1)
     #expect(decodeAll([bytes("+" + String(repeating: "a", count: 63))], limits: limits).error == nil)
   }
 

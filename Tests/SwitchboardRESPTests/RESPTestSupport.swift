@@ -3,7 +3,8 @@ import SwitchboardTestSupport
 
 /// Decodes everything in `chunks` (appended one after another), returning the values and
 /// the error that ended decoding, if any.
-func decodeAll(_ chunks: [[UInt8]], limits: RESPLimits = .default) -> (values: [RESPValue], error: RESPError?) {
+func decodeAll(_ chunks: [[UInt8]], limits: RESPLimits = .default) -> (values: [RESPValue], error: RESPError?)
+{
   var decoder = RESPDecoder(limits: limits)
   var values: [RESPValue] = []
   do {

@@ -29,9 +29,15 @@ enum RandomRESPValue {
     case 2: return .integer(Int64.random(in: .min ... .max, using: &random))
     case 3: return .bulkString(blob())
     case 4: return .null
-    case 5: return .double([0, -1.5, 1e300, -.infinity, .infinity, Double.random(in: -1e6...1e6, using: &random)].randomElement(using: &random)!)
+    case 5:
+      return .double(
+        [0, -1.5, 1e300, -.infinity, .infinity, Double.random(in: -1e6...1e6, using: &random)].randomElement(
+          using: &random)!)
     case 6: return .boolean(Bool.random(using: &random))
-    case 7: return .bigNumber((Bool.random(using: &random) ? "-" : "") + String(UInt64.random(in: 0 ... .max, using: &random)) + "123456789")
+    case 7:
+      return .bigNumber(
+        (Bool.random(using: &random) ? "-" : "") + String(UInt64.random(in: 0 ... .max, using: &random))
+          + "123456789")
     case 8: return .verbatimString(format: ["txt", "mkd"].randomElement(using: &random)!, text: blob())
     case 9: return .bulkError(Array(("SYNTAX " + text()).utf8))
     case 10: return .integer(Int64.random(in: -3...3, using: &random))

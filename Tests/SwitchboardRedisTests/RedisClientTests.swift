@@ -17,7 +17,8 @@ struct RedisClientTests {
   func commandsRunInBothProtocolVersions(version: RedisConfiguration.ProtocolVersion) async throws {
     let server = try RedisServer()
     try await withLoop { loop in
-      let client = try await RedisClient.connect(configuration: .test(server.url(), protocolVersion: version), on: loop)
+      let client = try await RedisClient.connect(
+        configuration: .test(server.url(), protocolVersion: version), on: loop)
       defer { client.close() }
       #expect(client.state == .ready(protocolVersion: version == .resp3 ? 3 : 2))
       #expect(try await client.send(RESPCommand("SET", "greeting", "hello")) == .simpleString("OK"))
@@ -27,7 +28,8 @@ struct RedisClientTests {
       _ = try await client.send(RESPCommand("HSET", "h", "a", "1"))
       let hash = try await client.send(RESPCommand("HGETALL", "h"))
       if version == .resp3 {
-        #expect(hash == .map([RESPPair(key: .bulkString(Array("a".utf8)), value: .bulkString(Array("1".utf8)))]))
+        #expect(
+          hash == .map([RESPPair(key: .bulkString(Array("a".utf8)), value: .bulkString(Array("1".utf8)))]))
         #expect(try await client.send(RESPCommand("EXISTS", "h")) == .integer(1))
       } else {
         #expect(hash == .array([.bulkString(Array("a".utf8)), .bulkString(Array("1".utf8))]))
@@ -87,7 +89,8 @@ struct RedisClientTests {
 
   @Test func passwordOnlyAndACLUserLogins() async throws {
     let server = try RedisServer(
-      RedisServer.Options(password: "default-pw", users: [["alice", "on", ">wonderland", "~*", "&*", "+@all"]]))
+      RedisServer.Options(
+        password: "default-pw", users: [["alice", "on", ">wonderland", "~*", "&*", "+@all"]]))
     try await withLoop { loop in
       for version in [RedisConfiguration.ProtocolVersion.resp3, .resp2] {
         let byPassword = try await RedisClient.connect(
@@ -95,19 +98,24 @@ struct RedisClientTests {
         #expect(try await byPassword.send(RESPCommand("ACL", "WHOAMI")).string == "default")
         byPassword.close()
         let alice = try await RedisClient.connect(
-          configuration: .test(server.url(user: "alice", password: "wonderland"), protocolVersion: version), on: loop)
+          configuration: .test(server.url(user: "alice", password: "wonderland"), protocolVersion: version),
+          on: loop)
         #expect(try await alice.send(RESPCommand("ACL", "WHOAMI")).string == "alice")
         alice.close()
         let error = await #expect(throws: RedisError.self) {
           _ = try await RedisClient.connect(
-            configuration: .test(server.url(user: "alice", password: "wrong"), protocolVersion: version), on: loop)
+            configuration: .test(server.url(user: "alice", password: "wrong"), protocolVersion: version),
+            on: loop)
         }
         #expect(error?.kind == .connectFailed && error?.prefix == "WRONGPASS", "\(String(describing: error))")
       }
       // No password at all: commands are refused with NOAUTH.
-      let anonymous = try await RedisClient.connect(configuration: .test(server.url(), protocolVersion: .resp2), on: loop)
+      let anonymous = try await RedisClient.connect(
+        configuration: .test(server.url(), protocolVersion: .resp2), on: loop)
       defer { anonymous.close() }
-      let refused = await #expect(throws: RedisError.self) { _ = try await anonymous.send(RESPCommand("GET", "x")) }
+      let refused = await #expect(throws: RedisError.self) {
+        _ = try await anonymous.send(RESPCommand("GET", "x"))
+      }
       #expect(refused?.kind == .server && refused?.prefix == "NOAUTH")
     }
   }
@@ -155,7 +163,9 @@ struct RedisClientTests {
       let client = try await RedisClient.connect(configuration: .test(server.url()), on: loop)
       defer { client.close() }
       _ = try await client.send(RESPCommand("SET", "s", "x"))
-      let wrongType = await #expect(throws: RedisError.self) { _ = try await client.send(RESPCommand("LPUSH", "s", "y")) }
+      let wrongType = await #expect(throws: RedisError.self) {
+        _ = try await client.send(RESPCommand("LPUSH", "s", "y"))
+      }
       #expect(wrongType?.kind == .server && wrongType?.prefix == "WRONGTYPE")
       let noScript = await #expect(throws: RedisError.self) {
         _ = try await client.send(RESPCommand("EVALSHA", String(repeating: "0", count: 40), "0"))
@@ -182,7 +192,8 @@ struct RedisClientTests {
     let states = Locked<[RedisConnectionState]>([])
     try await withLoop { loop in
       let client = try await RedisClient.connect(
-        configuration: .test(server.url()), on: loop, stateHandler: { state in states.withLock { $0.append(state) } })
+        configuration: .test(server.url()), on: loop,
+        stateHandler: { state in states.withLock { $0.append(state) } })
       defer { client.close() }
       _ = try await client.send(RESPCommand("SET", "before", "1"))
       server.kill()
@@ -227,13 +238,17 @@ struct RedisClientTests {
       server.signal(SIGSTOP)
       defer { server.signal(SIGCONT) }
       let started = ContinuousClock.now
-      let error = await #expect(throws: RedisError.self) { _ = try await client.send(RESPCommand("GET", "k")) }
+      let error = await #expect(throws: RedisError.self) {
+        _ = try await client.send(RESPCommand("GET", "k"))
+      }
       #expect(error?.kind == .timeout, "\(String(describing: error))")
       #expect(ContinuousClock.now - started < .seconds(5))
       let statistics = await client.statistics()
       #expect(statistics.timeouts >= 1)
       server.signal(SIGCONT)
-      #expect(try await untilSuccess(timeout: .seconds(20)) { try await client.send(RESPCommand("GET", "k")) }.string == "v")
+      #expect(
+        try await untilSuccess(timeout: .seconds(20)) { try await client.send(RESPCommand("GET", "k")) }
+          .string == "v")
     }
   }
 
@@ -245,7 +260,9 @@ struct RedisClientTests {
       let client = try await RedisClient.connect(configuration: configuration, on: loop)
       defer { client.close() }
       _ = try await client.send(RESPCommand("SET", "big", String(repeating: "x", count: 2048)))
-      let error = await #expect(throws: RedisError.self) { _ = try await client.send(RESPCommand("GET", "big")) }
+      let error = await #expect(throws: RedisError.self) {
+        _ = try await client.send(RESPCommand("GET", "big"))
+      }
       #expect(error?.kind == .limit && error?.decodingError == .bulkTooLarge, "\(String(describing: error))")
       #expect(try await client.send(RESPCommand("STRLEN", "big")) == .integer(2048))
     }

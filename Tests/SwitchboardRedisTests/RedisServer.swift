@@ -61,7 +61,9 @@ final class RedisServer: Sendable {
 
   /// A `redis://` (or `rediss://`) URL for it.
   func url(user: String? = nil, password: String? = nil, database: Int = 0) -> RedisURL {
-    RedisURL(host: "127.0.0.1", port: port, user: user, password: password, database: database, tls: options.tls != nil)
+    RedisURL(
+      host: "127.0.0.1", port: port, user: user, password: password, database: database,
+      tls: options.tls != nil)
   }
 
   /// Kills the server (SIGKILL).
@@ -96,7 +98,9 @@ final class RedisServer: Sendable {
     arguments += ["--dir", FileManager.default.temporaryDirectory.path]
     if let tls = options.tls {
       arguments += ["--port", "0", "--tls-port", String(port)]
-      arguments += ["--tls-cert-file", tls.certificate, "--tls-key-file", tls.key, "--tls-ca-cert-file", tls.ca]
+      arguments += [
+        "--tls-cert-file", tls.certificate, "--tls-key-file", tls.key, "--tls-ca-cert-file", tls.ca,
+      ]
       arguments += ["--tls-auth-clients", "no"]
     } else {
       arguments += ["--port", String(port)]
@@ -129,7 +133,8 @@ extension RedisConfiguration {
     _ url: RedisURL, protocolVersion: ProtocolVersion = .resp3, commandTimeout: Duration = .seconds(10)
   ) -> RedisConfiguration {
     RedisConfiguration(
-      url: url, protocolVersion: protocolVersion, connectTimeout: .seconds(10), commandTimeout: commandTimeout,
+      url: url, protocolVersion: protocolVersion, connectTimeout: .seconds(10),
+      commandTimeout: commandTimeout,
       backoff: RedisBackoff(initial: .milliseconds(20), maximum: .milliseconds(200)))
   }
 }
@@ -143,7 +148,9 @@ func untilSuccess<T: Sendable>(
     do {
       return try await body()
     } catch {
-      guard ContinuousClock.now < deadline else { throw TestFailure("still failing after \(timeout): \(error)") }
+      guard ContinuousClock.now < deadline else {
+        throw TestFailure("still failing after \(timeout): \(error)")
+      }
       try await Task.sleep(for: .milliseconds(20))
     }
   }

@@ -34,12 +34,14 @@ struct RedisSubscriberTests {
       #expect(try await publisher.send(RESPCommand("PUBLISH", "news.sport", "goal")) == .integer(1))
       #expect(try await publisher.send(RESPCommand("SPUBLISH", "shard:{a}", "sharded")) == .integer(1))
       let binary: [UInt8] = [0, 13, 10, 255]
-      _ = try await publisher.send(RESPCommand(bytes: [Array("PUBLISH".utf8), Array("room:{other}".utf8), binary]))
+      _ = try await publisher.send(
+        RESPCommand(bytes: [Array("PUBLISH".utf8), Array("room:{other}".utf8), binary]))
       try await eventually("four messages") { received.value.count == 4 }
       #expect(
         received.value == [
           RedisPubSubMessage(kind: .channel, channel: "room:{lobby}", payload: Array("hello".utf8)),
-          RedisPubSubMessage(kind: .pattern, channel: "news.sport", pattern: "news.*", payload: Array("goal".utf8)),
+          RedisPubSubMessage(
+            kind: .pattern, channel: "news.sport", pattern: "news.*", payload: Array("goal".utf8)),
           RedisPubSubMessage(kind: .shard, channel: "shard:{a}", payload: Array("sharded".utf8)),
           RedisPubSubMessage(kind: .channel, channel: "room:{other}", payload: binary),
         ])
@@ -59,7 +61,8 @@ struct RedisSubscriberTests {
     let server = try RedisServer()
     let received = Locked<[String]>([])
     try await withLoop { loop in
-      let subscriber = try await RedisSubscriber.connect(configuration: .test(server.url()), on: loop) { message in
+      let subscriber = try await RedisSubscriber.connect(configuration: .test(server.url()), on: loop) {
+        message in
         received.withLock { $0.append(String(decoding: message.payload, as: UTF8.self)) }
       }
       defer { subscriber.close() }
@@ -74,7 +77,9 @@ struct RedisSubscriberTests {
   }
 
   @Test(arguments: [RedisConfiguration.ProtocolVersion.resp3, .resp2])
-  func subscriptionsAreMadeAgainAfterTheServerRestarts(version: RedisConfiguration.ProtocolVersion) async throws {
+  func subscriptionsAreMadeAgainAfterTheServerRestarts(version: RedisConfiguration.ProtocolVersion)
+    async throws
+  {
     let server = try RedisServer()
     let received = Locked<[String]>([])
     let readyCount = Locked(0)
@@ -83,7 +88,9 @@ struct RedisSubscriberTests {
       let subscriber = try await RedisSubscriber.connect(
         configuration: configuration, on: loop,
         stateHandler: { state in if state.isReady { readyCount.withLock { $0 += 1 } } },
-        handler: { message in received.withLock { $0.append(String(decoding: message.payload, as: UTF8.self)) } })
+        handler: { message in
+          received.withLock { $0.append(String(decoding: message.payload, as: UTF8.self)) }
+        })
       defer { subscriber.close() }
       try await subscriber.subscribe(["a"])
       try await subscriber.psubscribe(["p.*"])
@@ -104,7 +111,8 @@ struct RedisSubscriberTests {
     let server = try RedisServer()
     let received = Locked<[String]>([])
     try await withLoop { loop in
-      let subscriber = try await RedisSubscriber.connect(configuration: .test(server.url()), on: loop) { message in
+      let subscriber = try await RedisSubscriber.connect(configuration: .test(server.url()), on: loop) {
+        message in
         received.withLock { $0.append(message.channel) }
       }
       defer { subscriber.close() }

@@ -6,7 +6,8 @@ import Testing
 @Suite(.onTestThreads) struct RedisURLTests {
   @Test func aFullURLHasEveryPart() throws {
     let url = try RedisURL("redis://alice:s%40cret@cache.example:6380/3")
-    #expect(url == RedisURL(host: "cache.example", port: 6380, user: "alice", password: "s@cret", database: 3))
+    #expect(
+      url == RedisURL(host: "cache.example", port: 6380, user: "alice", password: "s@cret", database: 3))
     #expect(!url.tls)
   }
 
