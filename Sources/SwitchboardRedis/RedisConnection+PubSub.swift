@@ -15,6 +15,7 @@ extension RedisConnection {
     let deadline = Deadline.now().adding(timeout ?? configuration.commandTimeout)
     guard state.isReady else { return pubsub.wait(until: deadline, completion) }
     write(RESPCommand([kind.subscribeCommand] + names))
+    pubsub.markSent(kind, names, subscribed: true)
     pubsub.expect(kind, subscribes: true, count: names.count, deadline: deadline, completion)
   }
 
@@ -29,6 +30,7 @@ extension RedisConnection {
     guard state.isReady else { return completion(.success(())) }
     let deadline = Deadline.now().adding(timeout ?? configuration.commandTimeout)
     write(RESPCommand([kind.unsubscribeCommand] + names))
+    pubsub.markSent(kind, names, subscribed: false)
     pubsub.expect(kind, subscribes: false, count: names.count, deadline: deadline, completion)
   }
 
@@ -42,6 +44,7 @@ extension RedisConnection {
     for kind in kinds {
       let names = pubsub.names[kind, default: []].sorted()
       write(RESPCommand([kind.subscribeCommand] + names))
+      pubsub.markSent(kind, names, subscribed: true)
       pubsub.expect(kind, subscribes: true, count: names.count, deadline: deadline) { result in
         guard !finished else { return }
         if case .failure = result {
@@ -56,6 +59,36 @@ extension RedisConnection {
       }
     }
     return true
+  }
+
+  /// On a connection just ready: subscribes to names asked for during its handshake,
+  /// unsubscribes from names dropped meanwhile, then answers the requests that waited for it.
+  func reconcileSubscriptions() {
+    let waiting = pubsub.takeWaiting()
+    let (subscribe, unsubscribe) = pubsub.differences()
+    let deadline = Deadline.now().adding(configuration.commandTimeout)
+    for (kind, names) in unsubscribe {
+      write(RESPCommand([kind.unsubscribeCommand] + names))
+      pubsub.markSent(kind, names, subscribed: false)
+      pubsub.expect(kind, subscribes: false, count: names.count, deadline: deadline) { _ in }
+    }
+    guard !subscribe.isEmpty else {
+      for completion in waiting { completion(.success(())) }
+      return
+    }
+    var remaining = subscribe.count
+    var finished = false
+    for (kind, names) in subscribe {
+      write(RESPCommand([kind.subscribeCommand] + names))
+      pubsub.markSent(kind, names, subscribed: true)
+      pubsub.expect(kind, subscribes: true, count: names.count, deadline: deadline) { result in
+        guard !finished else { return }
+        remaining -= 1
+        if case .success = result, remaining > 0 { return }
+        finished = true
+        for completion in waiting { completion(result) }
+      }
+    }
   }
 
   /// Handles a pub/sub event (`message`, `pmessage`, `smessage`, or a confirmation);

@@ -82,6 +82,8 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
   /// Starts the first connection attempt and the deadline checks. Loop thread only.
   func start() {
     loop.assertInEventLoop()
+    // Closed before the loop got to start it (a close on the loop, right after init).
+    guard state == .idle else { return }
     keepAlive = self
     let every = min(max(configuration.commandTimeout / 10, .milliseconds(5)), .milliseconds(100))
     tick = loop.scheduleRepeatingLocal(every: every) { [weak self] in self?.checkDeadlines() }
@@ -209,7 +211,7 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
       write(command)
       inFlight.append(pending)
     }
-    for completion in pubsub.connectionReady() { completion(.success(())) }
+    if role == .subscriber { reconcileSubscriptions() }
   }
 
   /// A connection attempt failed before becoming ready: back off and try again.

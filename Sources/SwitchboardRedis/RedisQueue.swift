@@ -40,12 +40,12 @@ struct RedisQueue<Element> {
 
   /// Removes the elements `predicate` selects, keeping the others' order; returns the removed.
   mutating func removeAll(where predicate: (Element) -> Bool) -> [Element] {
+    guard contains(where: predicate) else { return [] }
     var kept: [Element] = []
     var removed: [Element] = []
     for element in storage[head...] {
       if predicate(element) { removed.append(element) } else { kept.append(element) }
     }
-    guard !removed.isEmpty else { return [] }
     storage = kept
     head = 0
     return removed

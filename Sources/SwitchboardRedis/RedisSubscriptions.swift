@@ -40,6 +40,9 @@ struct RedisSubscriptions {
   }
 
   private(set) var names: [Kind: Set<String>] = [:]
+  /// What the current connection was asked to subscribe to (names change while a new
+  /// connection's handshake runs; ``reconcile()`` sends the difference once it is ready).
+  private var sent: [Kind: Set<String>] = [:]
   private var confirmations: [Confirmation] = []
   /// Requests made while not connected: answered once the next connection has subscribed.
   private var waiting: [(deadline: Deadline, completion: Completion)] = []
@@ -49,6 +52,26 @@ struct RedisSubscriptions {
   mutating func add(_ kind: Kind, _ new: [String]) { names[kind, default: []].formUnion(new) }
 
   mutating func remove(_ kind: Kind, _ old: [String]) { names[kind, default: []].subtract(old) }
+
+  /// Records that the current connection was sent a subscribe (`true`) or unsubscribe for `changed`.
+  mutating func markSent(_ kind: Kind, _ changed: [String], subscribed: Bool) {
+    if subscribed { sent[kind, default: []].formUnion(changed) } else { sent[kind, default: []].subtract(changed) }
+  }
+
+  /// What the current connection still has to subscribe to and unsubscribe from, per kind.
+  func differences() -> (subscribe: [(Kind, [String])], unsubscribe: [(Kind, [String])]) {
+    var subscribe: [(Kind, [String])] = []
+    var unsubscribe: [(Kind, [String])] = []
+    for kind in Kind.allCases {
+      let wanted = names[kind, default: []]
+      let asked = sent[kind, default: []]
+      let missing = wanted.subtracting(asked)
+      let extra = asked.subtracting(wanted)
+      if !missing.isEmpty { subscribe.append((kind, missing.sorted())) }
+      if !extra.isEmpty { unsubscribe.append((kind, extra.sorted())) }
+    }
+    return (subscribe, unsubscribe)
+  }
 
   /// Expects `count` confirmation events for a command just sent.
   mutating func expect(
@@ -87,11 +110,12 @@ struct RedisSubscriptions {
       }
     }
     confirmations = []
+    sent = [:]
     return done
   }
 
-  /// The new connection subscribed to everything: every waiting request is done.
-  mutating func connectionReady() -> [Completion] {
+  /// The requests waiting for a connection, taken out.
+  mutating func takeWaiting() -> [Completion] {
     let done = waiting.map(\.completion)
     waiting = []
     return done
@@ -110,6 +134,7 @@ struct RedisSubscriptions {
     let all = confirmations.map(\.completion) + waiting.map(\.completion)
     confirmations = []
     waiting = []
+    sent = [:]
     return all
   }
 }
