@@ -375,3 +375,23 @@ public struct RESPDecoder: Sendable {
     return Double(text)
   }
 }
+
+extension RESPDecoder {
+  /// Decodes every value in `chunks`, appended one after another (for tools and tests, where
+  /// the bytes are all at hand): the values before the end or the first error, and that error.
+  public static func decodeAll(
+    _ chunks: some Sequence<[UInt8]>, limits: RESPLimits = .default
+  ) -> (values: [RESPValue], error: RESPError?) {
+    var decoder = RESPDecoder(limits: limits)
+    var values: [RESPValue] = []
+    do {
+      for chunk in chunks {
+        try decoder.append(chunk)
+        while let value = try decoder.next() { values.append(value) }
+      }
+    } catch {
+      return (values, error)
+    }
+    return (values, nil)
+  }
+}

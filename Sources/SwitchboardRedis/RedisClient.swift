@@ -5,7 +5,8 @@ import SwitchboardRESP
 /// command is written at once and replies are matched in order), reconnecting with back-off.
 ///
 /// ```swift
-/// let redis = try await RedisClient.connect(configuration: try RedisConfiguration("redis://127.0.0.1:6379"), on: loop)
+/// let configuration = try RedisConfiguration("redis://127.0.0.1:6379")
+/// let redis = try await RedisClient.connect(configuration: configuration, on: loop)
 /// let reply = try await redis.send(RESPCommand("INCR", "counter"))      // .integer(1)
 /// ```
 ///
@@ -29,8 +30,7 @@ public final class RedisClient: Sendable {
   public let loop: EventLoop
   /// How it connects.
   public let configuration: RedisConfiguration
-  private let connection: LoopBound<RedisConnection>
-  private let observer: RedisObserver
+  private let handle: RedisHandle
 
   /// Starts connecting to `configuration.url` on `loop` (returns at once; commands wait for
   /// the connection). `stateHandler` hears every state change, on the loop.
@@ -40,13 +40,8 @@ public final class RedisClient: Sendable {
   ) {
     self.loop = loop
     self.configuration = configuration
-    let observer = RedisObserver(handler: stateHandler)
-    self.observer = observer
-    connection = LoopBound(
-      sending: RedisConnection(loop: loop, configuration: configuration, role: .commands, observer: observer),
-      on: loop)
-    let connection = connection
-    loop.execute { connection.value.start() }
+    handle = RedisHandle(
+      configuration: configuration, loop: loop, role: .commands, stateHandler: stateHandler)
   }
 
   /// Connects and returns once the connection is ready.
@@ -57,29 +52,20 @@ public final class RedisClient: Sendable {
     stateHandler: (@Sendable (RedisConnectionState) -> Void)? = nil
   ) async throws(RedisError) -> RedisClient {
     let client = RedisClient(configuration: configuration, on: loop, stateHandler: stateHandler)
-    if case .failure(let error) = await client.observer.firstOutcome() {
-      client.close()
-      throw error
-    }
+    try await client.handle.connected()
     return client
   }
 
-  deinit {
-    let connection = connection
-    loop.execute { connection.value.close() }
-  }
+  deinit { handle.closeLater() }
 
   /// The connection's state now.
-  public var state: RedisConnectionState { observer.state }
+  public var state: RedisConnectionState { handle.observer.state }
 
   /// The last connection error (why the last attempt failed or the connection was lost).
-  public var lastError: RedisError? { observer.lastError }
+  public var lastError: RedisError? { handle.observer.lastError }
 
   /// Closes the connection; commands waiting or in flight fail with ``RedisError/Kind/closed``.
-  public func close() {
-    let connection = connection
-    if loop.inEventLoop { connection.value.close() } else { loop.execute { connection.value.close() } }
-  }
+  public func close() { handle.close() }
 
   // MARK: On the loop
 
@@ -90,7 +76,7 @@ public final class RedisClient: Sendable {
     _ command: RESPCommand, timeout: Duration? = nil,
     _ completion: @escaping (Result<RESPValue, RedisError>) -> Void
   ) {
-    connection.value.send(command, timeout: timeout, completion)
+    handle.connection.value.send(command, timeout: timeout, completion)
   }
 
   /// Runs `script` with `EVALSHA`, or `EVAL` when this connection has not sent it yet or
@@ -99,7 +85,7 @@ public final class RedisClient: Sendable {
     _ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]], timeout: Duration? = nil,
     _ completion: @escaping (Result<RESPValue, RedisError>) -> Void
   ) {
-    connection.value.eval(script, keys: keys, arguments: arguments, timeout: timeout, completion)
+    handle.connection.value.eval(script, keys: keys, arguments: arguments, timeout: timeout, completion)
   }
 
   // MARK: From anywhere
@@ -109,9 +95,8 @@ public final class RedisClient: Sendable {
     _ command: RESPCommand, timeout: Duration? = nil, completeOn target: EventLoop,
     _ completion: @escaping @Sendable (Result<RESPValue, RedisError>) -> Void
   ) {
-    let connection = connection
-    onLoop {
-      connection.value.send(command, timeout: timeout) { result in
+    handle.run { connection in
+      connection.send(command, timeout: timeout) { result in
         if target.inEventLoop { completion(result) } else { target.execute { completion(result) } }
       }
     }
@@ -120,31 +105,22 @@ public final class RedisClient: Sendable {
   /// Sends `command` and waits for its reply.
   /// - Throws: ``RedisError``: the server's error reply, a timeout, a lost connection.
   public func send(_ command: RESPCommand, timeout: Duration? = nil) async throws(RedisError) -> RESPValue {
-    let connection = connection
-    let result = await withCheckedContinuation {
-      (continuation: CheckedContinuation<Result<RESPValue, RedisError>, Never>) in
-      onLoop { connection.value.send(command, timeout: timeout) { continuation.resume(returning: $0) } }
-    }
-    return try result.get()
+    try await handle.call { connection, done in connection.send(command, timeout: timeout, done) }.get()
   }
 
   /// Sends `commands` together (one write) and waits for all replies, in order.
-  public func pipeline(_ commands: [RESPCommand], timeout: Duration? = nil) async -> [Result<
-    RESPValue, RedisError
-  >] {
+  public func pipeline(
+    _ commands: [RESPCommand], timeout: Duration? = nil
+  ) async -> [Result<RESPValue, RedisError>] {
     guard !commands.isEmpty else { return [] }
-    let connection = connection
-    return await withCheckedContinuation {
-      (continuation: CheckedContinuation<[Result<RESPValue, RedisError>], Never>) in
-      onLoop {
-        var results = [Result<RESPValue, RedisError>?](repeating: nil, count: commands.count)
-        var remaining = commands.count
-        for (index, command) in commands.enumerated() {
-          connection.value.send(command, timeout: timeout) { result in
-            results[index] = result
-            remaining -= 1
-            if remaining == 0 { continuation.resume(returning: results.map { $0! }) }
-          }
+    return await handle.call { connection, done in
+      var results = [Result<RESPValue, RedisError>?](repeating: nil, count: commands.count)
+      var remaining = commands.count
+      for (index, command) in commands.enumerated() {
+        connection.send(command, timeout: timeout) { result in
+          results[index] = result
+          remaining -= 1
+          if remaining == 0 { done(results.map { $0! }) }
         }
       }
     }
@@ -154,29 +130,13 @@ public final class RedisClient: Sendable {
   public func eval(
     _ script: RedisScript, keys: [String] = [], arguments: [String] = [], timeout: Duration? = nil
   ) async throws(RedisError) -> RESPValue {
-    let connection = connection
     let keyBytes = keys.map { Array($0.utf8) }
     let argumentBytes = arguments.map { Array($0.utf8) }
-    let result = await withCheckedContinuation {
-      (continuation: CheckedContinuation<Result<RESPValue, RedisError>, Never>) in
-      onLoop {
-        connection.value.eval(script, keys: keyBytes, arguments: argumentBytes, timeout: timeout) {
-          continuation.resume(returning: $0)
-        }
-      }
-    }
-    return try result.get()
+    return try await handle.call { connection, done in
+      connection.eval(script, keys: keyBytes, arguments: argumentBytes, timeout: timeout, done)
+    }.get()
   }
 
   /// The connection's counters now.
-  public func statistics() async -> RedisStatistics {
-    let connection = connection
-    return await withCheckedContinuation { continuation in
-      onLoop { continuation.resume(returning: connection.value.statistics) }
-    }
-  }
-
-  private func onLoop(_ body: @escaping @Sendable () -> Void) {
-    if loop.inEventLoop { body() } else { loop.execute(body) }
-  }
+  public func statistics() async -> RedisStatistics { await handle.statistics() }
 }

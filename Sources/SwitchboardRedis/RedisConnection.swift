@@ -356,34 +356,39 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
     return false
   }
 
+  /// The transport ended: the server closed it (EOF) or it failed.
+  private func transportEnded(_ error: (any Error)?, eof: Bool = false) {
+    let reason =
+      eof
+      ? "the server closed the connection" : error.map { "connection closed: \($0)" } ?? "connection closed"
+    lose(.connectionLost(reason))
+  }
+
+  // Both transports' delegates: events of a transport that is no longer current are dropped
+  // (an old one that still reports EOF is closed).
+
   func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
-    guard isCurrent(connection) else { return }
-    read(bytes)
+    if isCurrent(connection) { read(bytes) }
   }
 
   func connectionDidReadEOF(_ connection: TCPConnection) {
-    guard isCurrent(connection) else { return connection.close() }
-    lose(.connectionLost("the server closed the connection"))
+    if isCurrent(connection) { transportEnded(nil, eof: true) } else { connection.close() }
   }
 
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
-    guard isCurrent(connection) else { return }
-    lose(.connectionLost(error.map { "connection closed: \($0)" } ?? "connection closed"))
+    if isCurrent(connection) { transportEnded(error) }
   }
 
   func connection(_ connection: TLSConnection, didRead bytes: UnsafeRawBufferPointer) {
-    guard isCurrent(connection) else { return }
-    read(bytes)
+    if isCurrent(connection) { read(bytes) }
   }
 
   func connectionDidReadEOF(_ connection: TLSConnection) {
-    guard isCurrent(connection) else { return connection.close() }
-    lose(.connectionLost("the server closed the connection"))
+    if isCurrent(connection) { transportEnded(nil, eof: true) } else { connection.close() }
   }
 
   func connection(_ connection: TLSConnection, didCloseWith error: TLSError?) {
-    guard isCurrent(connection) else { return }
-    lose(.connectionLost(error.map { "connection closed: \($0)" } ?? "connection closed"))
+    if isCurrent(connection) { transportEnded(error) }
   }
 }
 

@@ -22,8 +22,7 @@ public final class RedisSubscriber: Sendable {
   public let loop: EventLoop
   /// How it connects.
   public let configuration: RedisConfiguration
-  private let connection: LoopBound<RedisConnection>
-  private let observer: RedisObserver
+  private let handle: RedisHandle
 
   /// Starts connecting (returns at once). `handler` gets every message, on `loop`;
   /// `stateHandler` every state change, on `loop`.
@@ -34,14 +33,9 @@ public final class RedisSubscriber: Sendable {
   ) {
     self.loop = loop
     self.configuration = configuration
-    let observer = RedisObserver(handler: stateHandler)
-    self.observer = observer
-    let engine = RedisConnection(
-      loop: loop, configuration: configuration, role: .subscriber, observer: observer)
-    engine.messageHandler = handler
-    connection = LoopBound(sending: engine, on: loop)
-    let connection = connection
-    loop.execute { connection.value.start() }
+    handle = RedisHandle(
+      configuration: configuration, loop: loop, role: .subscriber, stateHandler: stateHandler,
+      messageHandler: handler)
   }
 
   /// Connects and returns once ready.
@@ -53,26 +47,17 @@ public final class RedisSubscriber: Sendable {
   ) async throws(RedisError) -> RedisSubscriber {
     let subscriber = RedisSubscriber(
       configuration: configuration, on: loop, stateHandler: stateHandler, handler: handler)
-    if case .failure(let error) = await subscriber.observer.firstOutcome() {
-      subscriber.close()
-      throw error
-    }
+    try await subscriber.handle.connected()
     return subscriber
   }
 
-  deinit {
-    let connection = connection
-    loop.execute { connection.value.close() }
-  }
+  deinit { handle.closeLater() }
 
   /// The connection's state now.
-  public var state: RedisConnectionState { observer.state }
+  public var state: RedisConnectionState { handle.observer.state }
 
   /// Closes the connection for good.
-  public func close() {
-    let connection = connection
-    if loop.inEventLoop { connection.value.close() } else { loop.execute { connection.value.close() } }
-  }
+  public func close() { handle.close() }
 
   /// Subscribes to `channels`; returns once Redis confirmed each (while disconnected: once
   /// the next connection has subscribed).
@@ -109,42 +94,25 @@ public final class RedisSubscriber: Sendable {
   /// `PING` on the subscription connection: returns when the server answered, which shows
   /// the connection is alive (a probe for connections that may have gone silent).
   public func ping(timeout: Duration? = nil) async throws(RedisError) {
-    let connection = connection
-    let result = await withCheckedContinuation {
-      (continuation: CheckedContinuation<Result<RESPValue, RedisError>, Never>) in
-      onLoop {
-        connection.value.send(RESPCommand("PING"), timeout: timeout) { continuation.resume(returning: $0) }
-      }
+    _ = try await handle.call { connection, done in
+      connection.send(RESPCommand("PING"), timeout: timeout, done)
     }
-    _ = try result.get()
+    .get()
   }
 
   /// The connection's counters now.
-  public func statistics() async -> RedisStatistics {
-    let connection = connection
-    return await withCheckedContinuation { continuation in
-      onLoop { continuation.resume(returning: connection.value.statistics) }
-    }
-  }
+  public func statistics() async -> RedisStatistics { await handle.statistics() }
 
   private func change(
     _ kind: RedisSubscriptions.Kind, subscribe: Bool, _ names: [String], _ timeout: Duration?
   ) async throws(RedisError) {
-    let connection = connection
-    let result = await withCheckedContinuation {
-      (continuation: CheckedContinuation<Result<Void, RedisError>, Never>) in
-      onLoop {
-        if subscribe {
-          connection.value.subscribe(kind, names, timeout: timeout) { continuation.resume(returning: $0) }
-        } else {
-          connection.value.unsubscribe(kind, names, timeout: timeout) { continuation.resume(returning: $0) }
-        }
+    let result: Result<Void, RedisError> = await handle.call { connection, done in
+      if subscribe {
+        connection.subscribe(kind, names, timeout: timeout, done)
+      } else {
+        connection.unsubscribe(kind, names, timeout: timeout, done)
       }
     }
     try result.get()
-  }
-
-  private func onLoop(_ body: @escaping @Sendable () -> Void) {
-    if loop.inEventLoop { body() } else { loop.execute(body) }
   }
 }

@@ -55,7 +55,11 @@ struct RedisSubscriptions {
 
   /// Records that the current connection was sent a subscribe (`true`) or unsubscribe for `changed`.
   mutating func markSent(_ kind: Kind, _ changed: [String], subscribed: Bool) {
-    if subscribed { sent[kind, default: []].formUnion(changed) } else { sent[kind, default: []].subtract(changed) }
+    if subscribed {
+      sent[kind, default: []].formUnion(changed)
+    } else {
+      sent[kind, default: []].subtract(changed)
+    }
   }
 
   /// What the current connection still has to subscribe to and unsubscribe from, per kind.

@@ -9,29 +9,12 @@ import SwitchboardRESP
 // Compiled with -DFUZZ_RESP next to --sanitize=fuzzer (scripts/redis/fuzz-resp.sh), it is a
 // libFuzzer target whose `main` is libFuzzer's. Without the flag — a plain `swift build` — it
 // is a small program that replays input files through the same check.
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
-
 /// Small limits, so that the fuzzer reaches every limit with short inputs.
 let fuzzLimits = RESPLimits(
   maxBulkLength: 4096, maxAggregateCount: 512, maxDepth: 8, maxBufferedBytes: 64 << 10, maxLineLength: 256)
 
-/// Decodes everything `chunks` hold; the values before the end or the first error, and the error.
 func decodeAll(_ chunks: [[UInt8]]) -> (values: [RESPValue], error: RESPError?) {
-  var decoder = RESPDecoder(limits: fuzzLimits)
-  var values: [RESPValue] = []
-  do {
-    for chunk in chunks {
-      try decoder.append(chunk)
-      while let value = try decoder.next() { values.append(value) }
-    }
-  } catch {
-    return (values, error)
-  }
-  return (values, nil)
+  RESPDecoder.decodeAll(chunks, limits: fuzzLimits)
 }
 
 /// One input. A failed check crashes, which is how libFuzzer learns of it (and saves the input).
@@ -69,6 +52,8 @@ func checkRESPInput(_ bytes: [UInt8]) {
     return 0
   }
 #else
+  import Foundation
+
   /// Replays the files named on the command line through the same check.
   @main
   struct FuzzRESPReplay {
@@ -78,20 +63,12 @@ func checkRESPInput(_ bytes: [UInt8]) {
       }
       var failed = false
       for path in CommandLine.arguments.dropFirst() {
-        guard let file = fopen(path, "rb") else {
-          print("fuzz-resp: cannot open \(path)")
+        guard let data = FileManager.default.contents(atPath: path) else {
+          print("fuzz-resp: cannot read \(path)")
           failed = true
           continue
         }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-          let count = fread(&buffer, 1, buffer.count, file)
-          if count <= 0 { break }
-          bytes += buffer[0..<count]
-        }
-        fclose(file)
-        checkRESPInput(bytes)
+        checkRESPInput(Array(data))
       }
       exit(failed ? 1 : 0)
     }

@@ -1,21 +1,10 @@
 import SwitchboardRESP
 import SwitchboardTestSupport
 
-/// Decodes everything in `chunks` (appended one after another), returning the values and
-/// the error that ended decoding, if any.
+/// ``RESPDecoder/decodeAll(_:limits:)``, shorter.
 func decodeAll(_ chunks: [[UInt8]], limits: RESPLimits = .default) -> (values: [RESPValue], error: RESPError?)
 {
-  var decoder = RESPDecoder(limits: limits)
-  var values: [RESPValue] = []
-  do {
-    for chunk in chunks {
-      try decoder.append(chunk)
-      while let value = try decoder.next() { values.append(value) }
-    }
-  } catch {
-    return (values, error)
-  }
-  return (values, nil)
+  RESPDecoder.decodeAll(chunks, limits: limits)
 }
 
 /// The UTF-8 bytes of `text` (RESP vectors are written with their `\r\n`).
