@@ -6,6 +6,11 @@ extension RedisConnection {
   /// the reply — an error reply as ``RedisError/Kind/server`` — on the loop.
   func send(_ command: RESPCommand, timeout: Duration?, _ completion: @escaping Completion) {
     if state == .closed { return completion(.failure(.closed())) }
+    if role == .commands, Self.changesReplyMode(command) {
+      return completion(
+        .failure(
+          RedisError(.unsupported, "\(command.name) changes how the server answers: use a RedisSubscriber")))
+    }
     guard pendingCount < configuration.maxPendingCommands else {
       return completion(
         .failure(.limit("\(configuration.maxPendingCommands) commands already waiting (maxPendingCommands)")))
@@ -17,6 +22,22 @@ extension RedisConnection {
     } else {
       waiting.append(Pending(command: command, deadline: deadline, completion: completion))
     }
+  }
+
+  /// Commands after which the server's answers are no longer one reply per command.
+  private static let replyModeCommands: Set<String> = [
+    "SUBSCRIBE", "PSUBSCRIBE", "SSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "SUNSUBSCRIBE", "MONITOR",
+  ]
+
+  /// Whether `command` is one of ``replyModeCommands``. The length and the first and last
+  /// letters (`S`/`P`/`U`/`M` … `E`/`R`) are checked first, so `GET`, `PUBLISH`, `EVALSHA`
+  /// and the other everyday commands cost no upper-casing.
+  static func changesReplyMode(_ command: RESPCommand) -> Bool {
+    guard let name = command.arguments.first, (7...12).contains(name.count), let first = name.first,
+      let last = name.last
+    else { return false }
+    guard "SPUMspum".utf8.contains(first), "ERer".utf8.contains(last) else { return false }
+    return replyModeCommands.contains(command.name)
   }
 
   /// Runs `script`: `EVAL` on its first use on this connection, `EVALSHA` afterwards, and

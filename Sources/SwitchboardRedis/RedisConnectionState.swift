@@ -44,6 +44,7 @@ public enum RedisConnectionState: Sendable, Hashable, CustomStringConvertible {
     return false
   }
 
+  /// The state in words, for logs.
   public var description: String {
     switch self {
     case .idle: "idle"

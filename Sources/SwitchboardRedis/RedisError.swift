@@ -9,7 +9,8 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The kind of failure; new kinds may be added.
   public struct Kind: Hashable, Sendable, CustomStringConvertible {
     private enum Code: Hashable, Sendable {
-      case connectionLost, timeout, server, protocolError, limit, closed, connectFailed, invalidURL
+      case connectionLost, timeout, server, protocolError, limit, closed, connectFailed, invalidURL,
+        unsupported
     }
     private let code: Code
     private init(_ code: Code) { self.code = code }
@@ -35,7 +36,11 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
     public static let connectFailed = Kind(.connectFailed)
     /// A `redis://` URL that cannot be used.
     public static let invalidURL = Kind(.invalidURL)
+    /// A command this connection cannot carry: on a ``RedisClient``, `SUBSCRIBE` and its
+    /// relatives and `MONITOR` (they change how the server answers; use ``RedisSubscriber``).
+    public static let unsupported = Kind(.unsupported)
 
+    /// The kind in words (`timeout`, `server error` …).
     public var description: String {
       switch code {
       case .connectionLost: "connection lost"
@@ -46,6 +51,7 @@ public struct RedisError: Error, Sendable, Equatable, CustomStringConvertible {
       case .closed: "closed"
       case .connectFailed: "connect failed"
       case .invalidURL: "invalid URL"
+      case .unsupported: "unsupported"
       }
     }
   }

@@ -171,6 +171,11 @@ struct RedisClientTests {
         _ = try await client.send(RESPCommand("EVALSHA", String(repeating: "0", count: 40), "0"))
       }
       #expect(noScript?.prefix == "NOSCRIPT")
+      // Subscribing belongs on a RedisSubscriber: it would change how the server answers.
+      let subscribe = await #expect(throws: RedisError.self) {
+        _ = try await client.send(RESPCommand("subscribe", "c"))
+      }
+      #expect(subscribe?.kind == .unsupported)
       // The connection is fine afterwards.
       #expect(try await client.send(RESPCommand("GET", "s")).string == "x")
     }
