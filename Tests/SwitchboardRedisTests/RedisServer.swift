@@ -29,6 +29,8 @@ final class RedisServer: Sendable {
     guard isInstalled, let output = try? runTool(["ldd", "/usr/bin/redis-server"]) else { return false }
     return output.contains("libssl")
   }()
+  /// Whether the TLS suite can run: a TLS redis-server and the `openssl` CLI for `TestPKI`.
+  static let canRunTLS = supportsTLS && TestPKI.hasOpenSSL
 
   let port: Int
   let options: Options
