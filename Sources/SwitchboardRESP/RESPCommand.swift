@@ -42,7 +42,8 @@ public struct RESPCommand: Sendable, Hashable, CustomStringConvertible {
 
   /// Appends the wire form to `bytes` (many commands into one buffer for a pipeline).
   public func encode(into bytes: inout [UInt8]) {
-    bytes.reserveCapacity(bytes.count + 16 + arguments.reduce(0) { $0 + $1.count + 16 })
+    // No reserveCapacity here: reserving the exact size on every call would defeat the
+    // array's geometric growth, and a pipeline appends thousands of commands to one buffer.
     bytes.append(UInt8(ascii: "*"))
     bytes += String(arguments.count).utf8
     bytes += [0x0D, 0x0A]
