@@ -223,8 +223,9 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
     }
     statistics.failedAttempts += 1
     logger.debug("connection attempt failed", metadata: ["error": "\(error)", "attempt": "\(attempt)"])
-    dropTransport(failing: error, timedOutBefore: nil)
+    let failures = dropTransport(failing: error, timedOutBefore: nil)
     backOff(attempt: attempt + 1, error: error)
+    for failure in failures { failure() }
   }
 
   /// The ready connection was lost (or is given up): fail what is in flight and reconnect.
@@ -235,8 +236,9 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
     case .ready:
       statistics.losses += 1
       logger.warning("connection lost", metadata: ["error": "\(error)"])
-      dropTransport(failing: error, timedOutBefore: timedOutBefore)
+      let failures = dropTransport(failing: error, timedOutBefore: timedOutBefore)
       backOff(attempt: 1, error: error)
+      for failure in failures { failure() }
     case .connecting, .handshaking:
       attemptFailed(error)
     case .idle, .backingOff, .closed:
@@ -244,7 +246,11 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
     }
   }
 
-  private func dropTransport(failing error: RedisError, timedOutBefore: Deadline?) {
+  /// Resets the transport and empties what was in flight; returns the completions to run,
+  /// which the caller runs only after leaving the state (a completion that sends again must
+  /// find the connection not ready, so its command waits for the next connection instead of
+  /// being written to the one just dropped).
+  private func dropTransport(failing error: RedisError, timedOutBefore: Deadline?) -> [() -> Void] {
     // Forget the transport first: the reset reports its close at once, and a close of a
     // transport that is no longer current is ignored.
     let old = transport
@@ -253,17 +259,17 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
     old?.reset()
     output.removeAll()
     attemptDeadline = nil
-    let failed = inFlight.removeAll()
-    let confirmations = pubsub.connectionLost(error)
-    for pending in failed {
+    var failures: [() -> Void] = []
+    for pending in inFlight.removeAll() {
       if let timedOutBefore, pending.deadline <= timedOutBefore {
         statistics.timeouts += 1
-        pending.completion(.failure(.timeout("no reply within the command's timeout")))
+        failures.append { pending.completion(.failure(.timeout("no reply within the command's timeout"))) }
       } else {
-        pending.completion(.failure(error))
+        failures.append { pending.completion(.failure(error)) }
       }
     }
-    for (completion, result) in confirmations { completion(result) }
+    for (completion, result) in pubsub.connectionLost(error) { failures.append { completion(result) } }
+    return failures
   }
 
   private func backOff(attempt: Int, error: RedisError) {

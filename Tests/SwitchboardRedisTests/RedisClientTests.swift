@@ -221,6 +221,39 @@ struct RedisClientTests {
     }
   }
 
+  @Test func aCommandSentAgainFromAFailedCompletionGoesToTheNextConnection() async throws {
+    let server = try RedisServer()
+    try await withLoop { loop in
+      let client = try await RedisClient.connect(
+        configuration: .test(server.url(), commandTimeout: .seconds(30)), on: loop)
+      defer { client.close() }
+      let retried = Locked<Result<RESPValue, RedisError>?>(nil)
+      let lost = Locked<RedisError?>(nil)
+      loop.execute {
+        // Blocks on the server until the connection goes away.
+        client.send(RESPCommand("BLPOP", "nothing", "0")) { result in
+          if case .failure(let error) = result { lost.withLock { $0 = error } }
+          client.send(RESPCommand("INCR", "retried")) { again in retried.withLock { $0 = again } }
+        }
+      }
+      let observer = try await RedisClient.connect(configuration: .test(server.url()), on: loop)
+      try await untilSuccess {
+        let info = try await observer.send(RESPCommand("INFO", "clients")).string ?? ""
+        guard info.contains("blocked_clients:1") else { throw TestFailure("not blocked yet") }
+      }
+      observer.close()
+      server.kill()
+      try await eventually("the blocked command failed") { lost.value != nil }
+      #expect(lost.value?.kind == .connectionLost)
+      try server.restart()
+      try await eventually("the retried command completed") { retried.value != nil }
+      #expect(try retried.value?.get() == .integer(1))
+      // Replies are still matched to their commands.
+      #expect(try await client.send(RESPCommand("PING")) == .simpleString("PONG"))
+      #expect(try await client.send(RESPCommand("GET", "retried")).string == "1")
+    }
+  }
+
   @Test func commandsAskedForWhileDisconnectedWaitForTheNextConnection() async throws {
     let server = try RedisServer()
     try await withLoop { loop in
