@@ -116,11 +116,9 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
         "peer '\(options.name)' on UDP port \(port): type a line and press Enter to send it to every peer"
           + (options.session.target.map { " (only to '\($0)')" } ?? "") + "; Ctrl-D quits")
     }
-    let sources = StopSignals.install { [self] _ in loop.execute { self.perform(self.session.stop()) } }
+    StopSignals.install { [self] _ in loop.execute { self.perform(self.session.stop()) } }
     readInput()
-    // The sources must outlive the wait: an optimized build may release a value after its
-    // last use, and a released source delivers nothing.
-    withExtendedLifetime(sources) { done.wait() }
+    done.wait()
     browser.shutdown()
     advertiser.shutdown()
     close()

@@ -142,14 +142,12 @@ enum ServeCommand {
     printBanner(server)
 
     let stop = DispatchSemaphore(value: 0)
-    let sources = StopSignals.install { sig in
+    StopSignals.install { sig in
       logger.notice("shutting down", metadata: ["signal": sig == SIGINT ? "SIGINT" : "SIGTERM"])
       stop.signal()
     }
     let advertiser = ServeAdvertising.start(advertising, server: server, room: config.defaultRoom, logger: logger)
-    // The sources must outlive the wait: an optimized build may release a value after its
-    // last use, and a released source delivers nothing.
-    withExtendedLifetime(sources) { stop.wait() }
+    stop.wait()
     advertiser?.shutdown()
     server.shutdown(reason: "server shutting down")
     logger.info("stopped")

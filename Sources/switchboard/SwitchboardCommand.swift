@@ -36,6 +36,8 @@ struct SwitchboardCommand {
       exit(ExitCode.usage)
     }
     args.removeFirst()
+    // Before any thread exists, so every thread inherits the mask (StopSignals).
+    if StopSignals.commands.contains(command) { StopSignals.block() }
     let code: Int32
     switch command {
     case "serve": code = ServeCommand.run(args)
