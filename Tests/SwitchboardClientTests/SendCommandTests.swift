@@ -202,6 +202,19 @@ struct SendCommandTests {
     #expect(!peer.stdout.contains("got iam:"))  // no --name: the server names the sender
   }
 
+  @Test(arguments: ["tcp", "udp", "ws"])
+  func withoutANameTheServerNamesTheSender(scheme: String) async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let watcher = try ChatProbe(wsURL(server), name: "watcher")
+    try await watcher.waitReady()
+    let url = scheme == "tcp" ? tcpURL(server) : scheme == "udp" ? udpURL(server) : wsURL(server)
+    let result = try await run(["send", url, "nameless", scheme])
+    #expect(result.code == 0, "stderr: \(result.stderr)")
+    #expect(try await !watcher.waitForMessage("nameless \(scheme)").author.isEmpty)
+    await watcher.stop()
+  }
+
   @Test func aRefusedConnectionIsExit1() async throws {
     let port = try freePorts(1)[0]
     let result = try await run(["send", "tcp://127.0.0.1:\(port)", "nobody", "home"])
