@@ -22,9 +22,10 @@ enum ChatCommand {
            switchboard chat --service NAME [--type TYPE] [--mdns BACKEND] [--name NAME] …
 
     A chat client. URL is ws://host:1337/ or wss://host/ (WebSocket), tcp://host:8080
-    or tls://host:8443 (lines), udp://host:8081 (datagrams), or a DNS-SD service by name: dnssd://NAME._switchboard._tcp.local (spaces as %20; the type picks
-    the transport, see --type), looked up over mDNS before every connect and reconnect,
-    so a server that restarts on another port or address is found again.
+    or tls://host:8443 (lines), udp://host:8081 (datagrams), or a DNS-SD service by
+    name: dnssd://NAME._switchboard._tcp.local (spaces as %20; the type picks the
+    transport, see --type), looked up over mDNS before every connect and reconnect, so
+    a server that restarts on another port or address is found again.
     \(ChatURL.help)
     Interactive on a terminal: type a message and press Enter; Ctrl-C or Ctrl-D quits.
     With --pipe, or when stdin is not a terminal: stdin lines are sent, received
