@@ -80,11 +80,37 @@ struct SendCommandTests {
     return (code, child.stderr)
   }
 
-  /// A TLS forwarder to `port` with `certificate`/`key` from `pki`, and its port.
-  func forwarder(_ pki: TestPKI, certificate: String, key: String, to port: Int) async throws -> (ChildProcess, Int) {
-    let peer = try PythonPeer.script(Self.tlsForwarder, arguments: [pki.path(certificate), pki.path(key), "\(port)"])
-    let listening = try await peer.waitForLine { line -> Int? in line.hasPrefix("port ") ? Int(line.dropFirst(5)) : nil }
-    return (peer, listening)
+  /// What ``withTLSFront(_:certificate:_:)`` hands its body.
+  struct TLSFront {
+    let server: ChatServer
+    let pki: TestPKI
+    let forwarder: ChildProcess
+    /// `SCHEME://127.0.0.1:PORT/`, the forwarder's address.
+    let url: String
+    /// A WebSocket client on the server's plaintext port, ready, in the lobby.
+    let watcher: ChatProbe
+  }
+
+  /// Runs `body` with a real server, a fresh ``TestPKI`` and a TLS forwarder presenting
+  /// `certificate` (`server`: signed by the test CA; `self`: self-signed) in front of the
+  /// plaintext port `scheme` (`wss` or `tls`) maps to; stops them all afterwards.
+  func withTLSFront(_ scheme: String, certificate: String = "server", _ body: (TLSFront) async throws -> Void)
+    async throws
+  {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let plain = scheme == "wss" ? server.httpAddress!.port : server.tcpAddress!.port
+    let peer = try PythonPeer.script(
+      Self.tlsForwarder, arguments: [pki.path("\(certificate).pem"), pki.path("\(certificate).key"), "\(plain)"])
+    defer { peer.stop() }
+    let port = try await peer.waitForLine { line -> Int? in line.hasPrefix("port ") ? Int(line.dropFirst(5)) : nil }
+    let watcher = try ChatProbe(wsURL(server), name: "watcher")
+    try await watcher.waitReady()
+    try await body(
+      TLSFront(server: server, pki: pki, forwarder: peer, url: "\(scheme)://127.0.0.1:\(port)/", watcher: watcher))
+    await watcher.stop()
   }
 
   @Test(arguments: ["tcp", "ws", "udp"])
@@ -108,75 +134,51 @@ struct SendCommandTests {
 
   @Test(.enabled(if: canRunPeers, "needs python3 and openssl"), arguments: ["wss", "tls"])
   func sendOverTLSTrustingTheTestCA(scheme: String) async throws {
-    let server = try startServer()
-    defer { server.shutdown() }
-    let pki = try TestPKI()
-    defer { pki.remove() }
-    let plain = scheme == "wss" ? server.httpAddress!.port : server.tcpAddress!.port
-    let (peer, port) = try await forwarder(pki, certificate: "server.pem", key: "server.key", to: plain)
-    defer { peer.stop() }
-    let watcher = try ChatProbe(wsURL(server), name: "watcher")
-    try await watcher.waitReady()
-    let result = try await run([
-      "send", "\(scheme)://127.0.0.1:\(port)/", "secret", "over", scheme, "--name", "ada", "--ca-file", pki.caFile,
-    ])
-    #expect(result.code == 0, "stderr: \(result.stderr)")
-    #expect(try await watcher.waitForMessage("secret over \(scheme)").author == "ada")
-    #expect(!result.stderr.contains("WARNING"))
-    await watcher.stop()
+    try await withTLSFront(scheme) { front in
+      let result = try await run(["send", front.url, "secret", "over", scheme, "--name", "ada", "--ca-file", front.pki.caFile])
+      #expect(result.code == 0, "stderr: \(result.stderr)")
+      #expect(try await front.watcher.waitForMessage("secret over \(scheme)").author == "ada")
+      #expect(!result.stderr.contains("WARNING"))
+    }
   }
 
   @Test(.enabled(if: canRunPeers, "needs python3 and openssl"), arguments: ["wss", "tls"])
   func anUntrustedCertificateFailsWithExit1(scheme: String) async throws {
-    let server = try startServer()
-    defer { server.shutdown() }
-    let pki = try TestPKI()
-    defer { pki.remove() }
-    let plain = scheme == "wss" ? server.httpAddress!.port : server.tcpAddress!.port
     // Self-signed: neither the test CA nor the system store vouches for it.
-    let (peer, port) = try await forwarder(pki, certificate: "self.pem", key: "self.key", to: plain)
-    defer { peer.stop() }
-    let url = "\(scheme)://127.0.0.1:\(port)/"
-    let withCA = try await run(["send", url, "hi", "--ca-file", pki.caFile])
-    #expect(withCA.code == 1)
-    #expect(withCA.stderr.contains("not delivered") && withCA.stderr.contains("certificate verify failed"), "\(withCA.stderr)")
-    let withSystemStore = try await run(["send", url, "hi"])
-    #expect(withSystemStore.code == 1)
-    #expect(withSystemStore.stderr.contains("certificate verify failed"), "\(withSystemStore.stderr)")
+    try await withTLSFront(scheme, certificate: "self") { front in
+      let withCA = try await run(["send", front.url, "hi", "--ca-file", front.pki.caFile])
+      #expect(withCA.code == 1)
+      #expect(
+        withCA.stderr.contains("not delivered") && withCA.stderr.contains("certificate verify failed"), "\(withCA.stderr)")
+      let withSystemStore = try await run(["send", front.url, "hi"])
+      #expect(withSystemStore.code == 1)
+      #expect(withSystemStore.stderr.contains("certificate verify failed"), "\(withSystemStore.stderr)")
+    }
   }
 
   @Test(.enabled(if: canRunPeers, "needs python3 and openssl"), arguments: ["wss", "tls"])
   func insecureSkipsVerificationWithAWarning(scheme: String) async throws {
-    let server = try startServer()
-    defer { server.shutdown() }
-    let pki = try TestPKI()
-    defer { pki.remove() }
-    let plain = scheme == "wss" ? server.httpAddress!.port : server.tcpAddress!.port
-    let (peer, port) = try await forwarder(pki, certificate: "self.pem", key: "self.key", to: plain)
-    defer { peer.stop() }
-    let watcher = try ChatProbe(wsURL(server), name: "watcher")
-    try await watcher.waitReady()
-    let result = try await run(["send", "\(scheme)://127.0.0.1:\(port)/", "unverified", "--name", "eve", "--insecure"])
-    #expect(result.code == 0, "stderr: \(result.stderr)")
-    #expect(result.stderr.contains("WARNING: --insecure"))
-    #expect(try await watcher.waitForMessage("unverified").author == "eve")
-    await watcher.stop()
+    try await withTLSFront(scheme, certificate: "self") { front in
+      let result = try await run(["send", front.url, "unverified", "--name", "eve", "--insecure"])
+      #expect(result.code == 0, "stderr: \(result.stderr)")
+      #expect(result.stderr.contains("WARNING: --insecure"))
+      #expect(try await front.watcher.waitForMessage("unverified").author == "eve")
+    }
   }
 
   @Test(.enabled(if: canRunPeers, "needs python3 and openssl"))
   func theTokenIsInTheWebSocketRequest() async throws {
-    let server = try startServer()
-    defer { server.shutdown() }
-    let pki = try TestPKI()
-    defer { pki.remove() }
-    let (peer, port) = try await forwarder(pki, certificate: "server.pem", key: "server.key", to: server.httpAddress!.port)
-    defer { peer.stop() }
-    let result = try await run([
-      "send", "wss://127.0.0.1:\(port)/", "with a token", "--name", "ada", "--ca-file", pki.caFile, "--token", "eyJ.abc-1",
-    ])
-    #expect(result.code == 0, "stderr: \(result.stderr)")
-    let request = try await peer.waitForLine { line -> String? in line.hasPrefix("first ") ? String(line) : nil }
-    #expect(request.hasPrefix("first GET /?") && request.contains("token=eyJ.abc-1") && request.contains("name=ada"), "\(request)")
+    try await withTLSFront("wss") { front in
+      let result = try await run([
+        "send", front.url, "with a token", "--name", "ada", "--ca-file", front.pki.caFile, "--token", "eyJ.abc-1",
+      ])
+      #expect(result.code == 0, "stderr: \(result.stderr)")
+      let request = try await front.forwarder.waitForLine { line -> String? in line.hasPrefix("first ") ? String(line) : nil }
+      #expect(
+        request.hasPrefix("first GET /?") && request.contains("token=eyJ.abc-1") && request.contains("name=ada"),
+        "\(request)")
+      _ = try await front.watcher.waitForMessage("with a token")
+    }
   }
 
   @Test(.enabled(if: PythonPeer.hasPython, "needs python3"))
@@ -215,6 +217,20 @@ struct SendCommandTests {
     await watcher.stop()
   }
 
+  @Test(arguments: ["tcp", "udp", "ws"])
+  func roomPicksTheRoom(scheme: String) async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let watcher = try ChatProbe(wsURL(server), name: "watcher", room: "ops")
+    try await watcher.waitReady()
+    let url = scheme == "tcp" ? tcpURL(server) : scheme == "udp" ? udpURL(server) : wsURL(server)
+    let result = try await run(["send", url, "to ops over \(scheme)", "--name", "ci", "--room", "ops"])
+    #expect(result.code == 0, "stderr: \(result.stderr)")
+    let message = try await watcher.waitForMessage("to ops over \(scheme)")
+    #expect(message.author == "ci" && message.room == "ops")
+    await watcher.stop()
+  }
+
   @Test func aRefusedConnectionIsExit1() async throws {
     let port = try freePorts(1)[0]
     let result = try await run(["send", "tcp://127.0.0.1:\(port)", "nobody", "home"])
@@ -240,23 +256,16 @@ struct SendCommandTests {
 
   @Test(.enabled(if: canRunPeers, "needs python3 and openssl"))
   func chatPipeOverWSSTrustingTheTestCA() async throws {
-    let server = try startServer()
-    defer { server.shutdown() }
-    let pki = try TestPKI()
-    defer { pki.remove() }
-    let (peer, port) = try await forwarder(pki, certificate: "server.pem", key: "server.key", to: server.httpAddress!.port)
-    defer { peer.stop() }
-    let watcher = try ChatProbe(wsURL(server), name: "watcher")
-    try await watcher.waitReady()
-    let chat = try ChildProcess(
-      ChatBinary.path!, ["chat", "wss://127.0.0.1:\(port)/", "--name", "piper", "--pipe", "--ca-file", pki.caFile])
-    defer { chat.stop() }
-    chat.write("over wss\n")
-    #expect(try await watcher.waitForMessage("over wss").author == "piper")
-    try await watcher.client.send("back to the pipe")
-    try await chat.waitForOutput("watcher: back to the pipe\n")
-    chat.closeInput()
-    #expect(try await chat.waitForExit() == 0)
-    await watcher.stop()
+    try await withTLSFront("wss") { front in
+      let chat = try ChildProcess(
+        ChatBinary.path!, ["chat", front.url, "--name", "piper", "--pipe", "--ca-file", front.pki.caFile])
+      defer { chat.stop() }
+      chat.write("over wss\n")
+      #expect(try await front.watcher.waitForMessage("over wss").author == "piper")
+      try await front.watcher.client.send("back to the pipe")
+      try await chat.waitForOutput("watcher: back to the pipe\n")
+      chat.closeInput()
+      #expect(try await chat.waitForExit() == 0)
+    }
   }
 }
