@@ -39,6 +39,9 @@ extension LineParticipant {
     switch LineCommand.parse(text) {
     case .empty:
       return
+    case .auth:
+      // Token checks are not built yet (docs/PROTOCOLS.md): say so, never publish the token.
+      reply("* this server does not check tokens; auth: ignored")
     case .iam(let raw), .nick(let raw):
       guard let name = hub.sanitizeName(raw) else {
         reply("! a name needs at least one visible character")
