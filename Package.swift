@@ -20,6 +20,7 @@ let package = Package(
     .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
     .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
     .library(name: "SwitchboardLog", targets: ["SwitchboardLog"]),
+    .library(name: "SwitchboardAuth", targets: ["SwitchboardAuth"]),
   ],
   targets: [
     .target(name: "CSwitchboardShims"),
@@ -35,6 +36,8 @@ let package = Package(
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
     // Chat shares the HTTP module's text helpers (trimming); both stay free of I/O.
     .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
+    // Signed tokens (JWS/JWT): a pure decoder with limits; signatures through OpenSSL (docs/SECURITY.md).
+    .target(name: "SwitchboardAuth", dependencies: ["COpenSSL"]),
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
     // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
@@ -57,7 +60,7 @@ let package = Package(
       name: "switchboard",
       dependencies: [
         "SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO",
-        "SwitchboardStore", "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS",
+        "SwitchboardStore", "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardAuth",
       ],
       plugins: ["BuildCommitPlugin"]),
     // Writes the git commit being built into the switchboard binary (for --version).
@@ -65,6 +68,8 @@ let package = Package(
     .executableTarget(name: "build-commit"),
     // libFuzzer target for the DNS decoder; the fuzzer itself only with -DFUZZ_DNS (docs/DISCOVERY.md).
     .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS"]),
+    // libFuzzer target for the token decoder and verifier; the fuzzer only with -DFUZZ_TOKEN (docs/SECURITY.md).
+    .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     // What every suite shares: the test threads, deadline waits, child processes, a test PKI,
@@ -96,6 +101,7 @@ let package = Package(
         "SwitchboardTestSupport",
       ]),
     .testTarget(name: "SwitchboardLogTests", dependencies: ["SwitchboardLog", "SwitchboardTestSupport"]),
+    .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

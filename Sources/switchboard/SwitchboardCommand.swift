@@ -22,6 +22,7 @@ struct SwitchboardCommand {
       store-bench      messages stored per second by the SQLite history store
       browse [TYPE…]   list services found over mDNS (avahi-browse -r -p style; --json)
       advertise NAME TYPE PORT [KEY=VALUE…]   publish a service over mDNS until killed
+      token --sub NAME --secret S …   mint a signed token (JWT) for auth; --verify TOKEN checks one
       help             this text
 
     Run `switchboard COMMAND --help` for a command's options; `switchboard --version` (or
@@ -44,6 +45,7 @@ struct SwitchboardCommand {
     case "chat": code = ChatCommand.run(args)
     case "advertise": code = AdvertiseCommand.run(args)
     case "browse": code = BrowseCommand.run(args)
+    case "token": code = TokenCommand.run(args)
     case "help", "--help", "-h":
       Output.print(usage)
       code = ExitCode.ok
