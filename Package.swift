@@ -37,7 +37,8 @@ let package = Package(
     // Chat shares the HTTP module's text helpers (trimming); both stay free of I/O.
     .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
     // Signed tokens (JWS/JWT): a pure decoder with limits; signatures through OpenSSL (docs/SECURITY.md).
-    .target(name: "SwitchboardAuth", dependencies: ["COpenSSL"]),
+    // It takes the room-name rule and JSON string quoting from Chat, so the rules stay one.
+    .target(name: "SwitchboardAuth", dependencies: ["SwitchboardChat", "COpenSSL"]),
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
     // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
@@ -69,7 +70,7 @@ let package = Package(
     // libFuzzer target for the DNS decoder; the fuzzer itself only with -DFUZZ_DNS (docs/DISCOVERY.md).
     .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS"]),
     // libFuzzer target for the token decoder and verifier; the fuzzer only with -DFUZZ_TOKEN (docs/SECURITY.md).
-    .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth"]),
+    .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "COpenSSL"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     // What every suite shares: the test threads, deadline waits, child processes, a test PKI,

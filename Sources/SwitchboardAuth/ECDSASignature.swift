@@ -13,7 +13,10 @@ enum ECDSASignature {
     guard let signature = ECDSA_SIG_new() else { return nil }
     defer { ECDSA_SIG_free(signature) }
     guard let r = BN_bin2bn(raw, Int32(componentLength), nil) else { return nil }
-    guard let s = raw.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress! + componentLength, Int32(componentLength), nil) })
+    guard
+      let s = raw.withUnsafeBufferPointer({
+        BN_bin2bn($0.baseAddress! + componentLength, Int32(componentLength), nil)
+      })
     else {
       BN_free(r)
       return nil
@@ -48,7 +51,8 @@ enum ECDSASignature {
     var raw = [UInt8](repeating: 0, count: 2 * componentLength)
     let ok = raw.withUnsafeMutableBufferPointer { buffer in
       BN_bn2binpad(r, buffer.baseAddress!, Int32(componentLength)) == Int32(componentLength)
-        && BN_bn2binpad(s, buffer.baseAddress! + componentLength, Int32(componentLength)) == Int32(componentLength)
+        && BN_bn2binpad(s, buffer.baseAddress! + componentLength, Int32(componentLength))
+          == Int32(componentLength)
     }
     return ok ? raw : nil
   }

@@ -44,9 +44,15 @@ struct JSONParser {
     case UInt8(ascii: "{"): return try object(depth: depth + 1)
     case UInt8(ascii: "["): return try array(depth: depth + 1)
     case UInt8(ascii: "\""): return .string(try string())
-    case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-    case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-    case UInt8(ascii: "n"): try literal("null"); return .null
+    case UInt8(ascii: "t"):
+      try literal("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try literal("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try literal("null")
+      return .null
     case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
     default: throw fail("unexpected byte")
     }
@@ -72,7 +78,9 @@ struct JSONParser {
     }
     while true {
       skipWhitespace()
-      guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+      guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
+        throw fail("expected a member name")
+      }
       let name = try string()
       skipWhitespace()
       guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
@@ -133,7 +141,9 @@ struct JSONParser {
     }
     if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
       index += 1
-      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+      if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+        index += 1
+      }
       guard index < bytes.count, isDigit(bytes[index]) else { throw fail("bad exponent") }
       while index < bytes.count, isDigit(bytes[index]) { index += 1 }
     }
@@ -207,7 +217,8 @@ struct JSONParser {
     let first = try hex4()
     switch first {
     case 0xD800...0xDBFF:
-      guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+      guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"),
+        bytes[index + 1] == UInt8(ascii: "u")
       else { throw fail("lone high surrogate") }
       index += 2
       let second = try hex4()

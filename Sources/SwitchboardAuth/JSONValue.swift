@@ -1,3 +1,5 @@
+import SwitchboardChat
+
 /// A JSON value as a token's header and payload hold it (RFC 8259).
 ///
 /// Numbers are `Double`s: NumericDate claims are seconds since 1970, exact up to 2^53. Objects
@@ -43,7 +45,7 @@ public enum JSONValue: Sendable, Hashable {
       } else {
         out += "\(n)"
       }
-    case .string(let s): Self.quote(s, into: &out)
+    case .string(let s): out += JSONDialect.quote(s)
     case .array(let items):
       out += "["
       for (index, item) in items.enumerated() {
@@ -55,29 +57,11 @@ public enum JSONValue: Sendable, Hashable {
       out += "{"
       for (index, key) in members.keys.sorted().enumerated() {
         if index > 0 { out += "," }
-        Self.quote(key, into: &out)
+        out += JSONDialect.quote(key)
         out += ":"
         members[key]!.write(to: &out)
       }
       out += "}"
     }
-  }
-
-  private static func quote(_ s: String, into out: inout String) {
-    out += "\""
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case _ where scalar.value < 0x20:
-        let hex = String(scalar.value, radix: 16)
-        out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-      default: out.unicodeScalars.append(scalar)
-      }
-    }
-    out += "\""
   }
 }

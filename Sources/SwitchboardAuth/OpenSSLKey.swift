@@ -37,9 +37,10 @@ final class OpenSSLKey: @unchecked Sendable {
       guard let bio = BIO_new_mem_buf(raw.baseAddress, Int32(raw.count)) else { return nil }
       defer { BIO_free(bio) }
       // A callback that supplies no passphrase: OpenSSL's default would prompt on the terminal.
-      let noPassphrase: @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = {
-        _, _, _, _ in -1
-      }
+      let noPassphrase:
+        @convention(c) (UnsafeMutablePointer<CChar>?, Int32, Int32, UnsafeMutableRawPointer?) -> Int32 = {
+          _, _, _, _ in -1
+        }
       switch label {
       case "PUBLIC KEY":
         return PEM_read_bio_PUBKEY(bio, nil, noPassphrase, nil)

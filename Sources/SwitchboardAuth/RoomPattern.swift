@@ -1,8 +1,11 @@
+import SwitchboardChat
+
 /// One entry of a token's `rooms` claim: a room name, or a pattern with `*` wildcards.
 ///
 /// The rule: a pattern is 1–64 characters, each a room-name character (a letter, a digit,
-/// `-`, `_`, `.`) or `*`. `*` matches any run of characters, the empty run included;
-/// every other character matches itself, case-sensitively (room names are). The whole room
+/// `-`, `_`, `.`: the hub's rule, `RoomName`) or `*`. `*` matches any run of characters, the
+/// empty run included; every other character matches itself, case-sensitively (room names
+/// are). The whole room
 /// name must match: `team-*` matches `team-a` and `team-`, not `team` or `my-team-a`;
 /// `*-ops` matches `red-ops`; `*` matches every room. There is no `?`, no character class
 /// and no escape (room names cannot contain `*`, so none is needed).
@@ -19,17 +22,12 @@ public struct RoomPattern: Sendable, Hashable, CustomStringConvertible {
 
   /// Validates a pattern; `nil` when it breaks the rule (empty, too long, other characters).
   public init?(_ text: String) {
+    // A `*` stands for room-name characters, so with each one replaced by a letter a valid
+    // pattern is a valid room name: the hub's rule, not a copy of it.
+    guard RoomName.validate(text.replacing("*", with: "x")) != nil else { return nil }
     let scalars = Array(text.unicodeScalars)
-    guard !scalars.isEmpty, text.count <= Self.maxLength,
-      scalars.allSatisfy({ $0 == "*" || Self.isRoomNameScalar($0) })
-    else { return nil }
     self.text = text
     self.scalars = scalars
-  }
-
-  /// The same characters the hub allows in room names.
-  private static func isRoomNameScalar(_ s: Unicode.Scalar) -> Bool {
-    s.properties.isAlphabetic || s.properties.numericType != nil || s == "-" || s == "_" || s == "."
   }
 
   /// Whether the pattern has a `*` (otherwise it names exactly one room).

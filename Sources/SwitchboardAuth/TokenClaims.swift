@@ -60,7 +60,9 @@ public struct TokenClaims: Sendable, Hashable {
 
   /// Reads a parsed payload.
   init(_ json: JSONValue, limits: TokenLimits) throws(TokenError) {
-    guard case .object(let members) = json else { throw TokenError.malformed.with("payload is not a JSON object") }
+    guard case .object(let members) = json else {
+      throw TokenError.malformed.with("payload is not a JSON object")
+    }
     all = members
     guard let raw = members["sub"] else { throw TokenError.missingSubject.with("no sub claim") }
     guard let subject = raw.stringValue, !subject.isEmpty else {
@@ -78,7 +80,9 @@ public struct TokenClaims: Sendable, Hashable {
     case nil:
       rooms = []
     case .array(let items)?:
-      guard items.count <= limits.maxRooms else { throw TokenError.tooLarge.with("more than \(limits.maxRooms) rooms") }
+      guard items.count <= limits.maxRooms else {
+        throw TokenError.tooLarge.with("more than \(limits.maxRooms) rooms")
+      }
       var patterns: [RoomPattern] = []
       for item in items {
         guard let text = item.stringValue, let pattern = RoomPattern(text) else {
@@ -106,7 +110,9 @@ public struct TokenClaims: Sendable, Hashable {
     case .array(let items)?:
       var names: [String] = []
       for item in items {
-        guard let s = item.stringValue else { throw TokenError.invalidClaim.with("aud has an entry that is not a string") }
+        guard let s = item.stringValue else {
+          throw TokenError.invalidClaim.with("aud has an entry that is not a string")
+        }
         names.append(s)
       }
       audience = names
@@ -115,7 +121,9 @@ public struct TokenClaims: Sendable, Hashable {
   }
 
   /// A NumericDate claim: a finite number within ±2^53 seconds.
-  private static func numericDate(_ value: JSONValue?, _ name: String, roundingUp: Bool) throws(TokenError) -> Int64? {
+  private static func numericDate(_ value: JSONValue?, _ name: String, roundingUp: Bool) throws(TokenError)
+    -> Int64?
+  {
     guard let value else { return nil }
     guard let n = value.numberValue, abs(n) <= 9_007_199_254_740_992 else {
       throw TokenError.invalidClaim.with("\(name) is not a number of seconds")

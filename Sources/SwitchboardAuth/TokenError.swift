@@ -55,7 +55,9 @@ public struct TokenError: Error, Sendable, Hashable, CustomStringConvertible {
   }
 
   /// `TokenError: <answer> (<detail>)`.
-  public var description: String { detail.isEmpty ? "TokenError: \(answer)" : "TokenError: \(answer) (\(detail))" }
+  public var description: String {
+    detail.isEmpty ? "TokenError: \(answer)" : "TokenError: \(answer) (\(detail))"
+  }
 
   /// Not a JWS in compact form: not three segments, a segment that is not strict base64url,
   /// a header or payload that is not a JSON object (or not UTF-8, or has duplicate members),

@@ -24,11 +24,19 @@ public struct TokenHeader: Sendable, Hashable {
   /// - Throws: ``TokenError/malformed`` for a non-object, `crit`, `enc` or mistyped members;
   ///   ``TokenError/unsupportedAlgorithm`` for a missing, `none` or unknown `alg`.
   init(_ json: JSONValue) throws(TokenError) {
-    guard case .object(let members) = json else { throw TokenError.malformed.with("header is not a JSON object") }
-    guard members["crit"] == nil else { throw TokenError.malformed.with("header has crit (no extension is supported)") }
-    guard members["enc"] == nil else { throw TokenError.malformed.with("encrypted tokens (JWE) are not supported") }
+    guard case .object(let members) = json else {
+      throw TokenError.malformed.with("header is not a JSON object")
+    }
+    guard members["crit"] == nil else {
+      throw TokenError.malformed.with("header has crit (no extension is supported)")
+    }
+    guard members["enc"] == nil else {
+      throw TokenError.malformed.with("encrypted tokens (JWE) are not supported")
+    }
     guard let raw = members["alg"] else { throw TokenError.unsupportedAlgorithm.with("header has no alg") }
-    guard let name = raw.stringValue else { throw TokenError.unsupportedAlgorithm.with("alg is not a string") }
+    guard let name = raw.stringValue else {
+      throw TokenError.unsupportedAlgorithm.with("alg is not a string")
+    }
     guard let algorithm = TokenAlgorithm(rawValue: name) else {
       let shown = name.lowercased() == "none" ? "none" : String(name.prefix(16))
       throw TokenError.unsupportedAlgorithm.with("alg \(shown) is not accepted")

@@ -7,7 +7,8 @@ public enum TokenSigner {
     guard key.canSign else { throw TokenError.cannotSign.with("signing needs a secret or a private key") }
     let header = TokenHeader(algorithm: key.algorithm, keyID: key.id)
     let payload = JSONValue.object(claims.all).encoded()
-    let input = Base64URL.encode(Array(header.json.encoded().utf8)) + "." + Base64URL.encode(Array(payload.utf8))
+    let input =
+      Base64URL.encode(Array(header.json.encoded().utf8)) + "." + Base64URL.encode(Array(payload.utf8))
     let signature = try key.sign(Array(input.utf8))
     return input + "." + Base64URL.encode(signature)
   }

@@ -68,7 +68,8 @@ public struct TokenVerifier: Sendable {
       candidates = named.isEmpty ? ofAlgorithm.filter { $0.id == nil } : named
       guard !candidates.isEmpty else { throw TokenError.unknownKey.with("no key has this kid") }
     }
-    guard candidates.contains(where: { $0.verify(signature: parsed.signature, over: parsed.signingInput) }) else {
+    guard candidates.contains(where: { $0.verify(signature: parsed.signature, over: parsed.signingInput) })
+    else {
       throw TokenError.badSignature.with("\(header.algorithm.rawValue) signature does not verify")
     }
 
@@ -88,7 +89,9 @@ public struct TokenVerifier: Sendable {
       throw TokenError.wrongIssuer.with("iss is not the configured issuer")
     }
     if let audience {
-      guard claims.audience.contains(audience) else { throw TokenError.wrongAudience.with("aud does not name us") }
+      guard claims.audience.contains(audience) else {
+        throw TokenError.wrongAudience.with("aud does not name us")
+      }
     } else if claims.all["aud"] != nil {
       throw TokenError.wrongAudience.with("token has an aud and no audience is configured")
     }

@@ -60,7 +60,9 @@ public struct UnverifiedToken: Sendable, Hashable {
   private static func segment(
     _ text: ArraySlice<UInt8>, _ name: String, maxBytes: Int, limits: TokenLimits
   ) throws(TokenError) -> JSONValue {
-    guard text.count <= (maxBytes * 4 + 2) / 3 else { throw TokenError.tooLarge.with("\(name) over \(maxBytes) bytes") }
+    guard text.count <= (maxBytes * 4 + 2) / 3 else {
+      throw TokenError.tooLarge.with("\(name) over \(maxBytes) bytes")
+    }
     guard !text.isEmpty, let decoded = Base64URL.decode(text) else {
       throw TokenError.malformed.with("\(name) is not base64url")
     }

@@ -1,3 +1,4 @@
+import COpenSSL
 import SwitchboardAuth
 
 // libFuzzer target for the token decoder and verifier: every input must either decode or
@@ -5,6 +6,11 @@ import SwitchboardAuth
 // segments re-encode to the same text (strict base64url), its header and payload re-encode
 // to JSON that decodes to the same values — and verification with a fixed secret must
 // answer with a TokenError or a token whose claims obey the limits.
+//
+// Two input forms. A token as it arrives (`xxx.yyy.zzz`). Or, when the input starts with
+// `{`, a header and a payload as JSON text separated by the first newline: the target signs
+// them with its secret first, so mutations reach the JSON parser and the claim checks behind
+// the signature (a mutated token's signature never verifies, so those would stay unreached).
 //
 // Compiled with -DFUZZ_TOKEN next to --sanitize=fuzzer (scripts/security/fuzz-token.sh), it is
 // a libFuzzer target driven through `LLVMFuzzerTestOneInput`. Without the flag — a plain
@@ -21,7 +27,20 @@ let fuzzSecret = Array("switchboard-fuzz-secret-32-bytes".utf8)
 let fuzzNow: Int64 = 1_767_225_600
 let fuzzVerifier = TokenVerifier(keys: [try! TokenKey(secret: fuzzSecret)])
 
-/// One input. A failed check crashes, which is how libFuzzer learns of it (and saves the input).
+/// One input in either form (see the top of the file).
+func checkFuzzInput(_ bytes: [UInt8]) {
+  guard bytes.first == UInt8(ascii: "{") else { return checkTokenInput(bytes) }
+  let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
+  let header = Array(bytes[..<newline])
+  let payload = newline < bytes.endIndex ? Array(bytes[(newline + 1)...]) : []
+  let input = Array((Base64URL.encode(header) + "." + Base64URL.encode(payload)).utf8)
+  var digest = [UInt8](repeating: 0, count: 32)
+  var length: UInt32 = 0
+  _ = HMAC(EVP_sha256(), fuzzSecret, Int32(fuzzSecret.count), input, input.count, &digest, &length)
+  checkTokenInput(input + Array(".".utf8) + Array(Base64URL.encode(digest).utf8))
+}
+
+/// One token. A failed check crashes, which is how libFuzzer learns of it (and saves the input).
 func checkTokenInput(_ bytes: [UInt8]) {
   guard let token = try? UnverifiedToken(parsing: bytes) else {
     _ = try? fuzzVerifier.verify(bytes, now: fuzzNow)
@@ -29,14 +48,18 @@ func checkTokenInput(_ bytes: [UInt8]) {
   }
   let segments = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
   for segment in segments {
-    guard let decoded = Base64URL.decode(segment), Base64URL.encode(decoded) == String(decoding: segment, as: UTF8.self)
+    guard let decoded = Base64URL.decode(segment),
+      Base64URL.encode(decoded) == String(decoding: segment, as: UTF8.self)
     else { fatalError("a segment that decoded is not canonical base64url") }
   }
   let payloadText = Array(JSONValue.object(claimsOf(token.payload)).encoded().utf8)
   let again = try? UnverifiedToken(
-    parsing: Array(segments[0]) + Array(".".utf8) + Array(Base64URL.encode(payloadText).utf8) + Array(".".utf8)
+    parsing: Array(segments[0]) + Array(".".utf8) + Array(Base64URL.encode(payloadText).utf8)
+      + Array(".".utf8)
       + Array(segments[2]))
-  guard again?.payload == token.payload else { fatalError("payload changed in a JSON round trip: \(token.payload)") }
+  guard again?.payload == token.payload else {
+    fatalError("payload changed in a JSON round trip: \(token.payload)")
+  }
   if let verified = try? fuzzVerifier.verify(bytes, now: fuzzNow) {
     let claims = verified.claims
     guard !claims.subject.isEmpty, claims.subject.count <= TokenLimits.defaultMaxSubjectLength,
@@ -54,7 +77,7 @@ func claimsOf(_ payload: JSONValue) -> [String: JSONValue] {
   /// libFuzzer's callback for one input.
   @_cdecl("LLVMFuzzerTestOneInput")
   public func fuzzTokenInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    checkTokenInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
+    checkFuzzInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
     return 0
   }
 #else
@@ -80,7 +103,7 @@ func claimsOf(_ payload: JSONValue) -> [String: JSONValue] {
           bytes += buffer[0..<count]
         }
         fclose(file)
-        checkTokenInput(bytes)
+        checkFuzzInput(bytes)
       }
       exit(failed ? 1 : 0)
     }

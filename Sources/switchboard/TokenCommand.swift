@@ -53,7 +53,9 @@ enum TokenCommand {
     if let code = args.helpOrVersion(help) { return code }
     do {
       guard args.positional.isEmpty else { throw usage("unexpected argument '\(args.positional[0])'") }
-      let now = try args.int("now", in: 0...Int(Int32.max) * 1_000).map(Int64.init) ?? TokenVerifier.wallClockSeconds()
+      let now =
+        try args.int("now", in: 0...Int(Int32.max) * 1_000).map(Int64.init)
+        ?? TokenVerifier.wallClockSeconds()
       if let token = args.value("verify") {
         return try verify(token, args, now: now)
       }
@@ -99,7 +101,9 @@ enum TokenCommand {
       }
       return try TokenKey(pem: bytes, id: kid)
     } catch let error as TokenError {
-      throw Failure(description: "\(args.value(present[0]) == nil ? "" : "--\(present[0]): ")\(error.detail)", code: ExitCode.failure)
+      throw Failure(
+        description: "\(args.value(present[0]) == nil ? "" : "--\(present[0]): ")\(error.detail)",
+        code: ExitCode.failure)
     }
   }
 
@@ -107,7 +111,10 @@ enum TokenCommand {
     guard let subject = args.value("sub") else { throw usage("needs --sub NAME (or --verify TOKEN)") }
     guard !subject.isEmpty, subject.count <= TokenLimits.defaultMaxSubjectLength,
       !subject.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-    else { throw usage("--sub must be 1-\(TokenLimits.defaultMaxSubjectLength) characters without control characters") }
+    else {
+      throw usage(
+        "--sub must be 1-\(TokenLimits.defaultMaxSubjectLength) characters without control characters")
+    }
     let roomList = (args.value("rooms") ?? "*").split(separator: ",", omittingEmptySubsequences: false)
       .map { $0.trimmingCharacters(in: .whitespaces) }
     var rooms: [RoomPattern] = []
@@ -117,7 +124,9 @@ enum TokenCommand {
       }
       rooms.append(pattern)
     }
-    guard rooms.count <= TokenLimits.defaultMaxRooms else { throw usage("--rooms: more than \(TokenLimits.defaultMaxRooms)") }
+    guard rooms.count <= TokenLimits.defaultMaxRooms else {
+      throw usage("--rooms: more than \(TokenLimits.defaultMaxRooms)")
+    }
     let ttl = try duration(args, "ttl") ?? 3_600
     guard ttl > 0 else { throw usage("--ttl must be positive") }
     let notBefore = try duration(args, "nbf").map { now + $0 }
@@ -135,7 +144,8 @@ enum TokenCommand {
   private static func verify(_ token: String, _ args: Arguments, now: Int64) throws -> Int32 {
     let key = try key(args, kid: nil, publicAllowed: true)
     let leeway = try args.int("leeway", in: 0...86_400).map(Int64.init) ?? TokenVerifier.defaultLeeway
-    let verifier = TokenVerifier(keys: [key], leeway: leeway, issuer: args.value("iss"), audience: args.value("aud"))
+    let verifier = TokenVerifier(
+      keys: [key], leeway: leeway, issuer: args.value("iss"), audience: args.value("aud"))
     do {
       let verified = try verifier.verify(token, now: now)
       Output.print(JSONValue.object(verified.claims.all).encoded())

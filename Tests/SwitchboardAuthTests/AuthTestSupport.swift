@@ -38,7 +38,9 @@ struct TestKeys: Sendable {
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     func openssl(_ arguments: [String]) throws { try runTool(["openssl"] + arguments, in: directory) }
-    func read(_ name: String) throws -> [UInt8] { Array(try Data(contentsOf: directory.appendingPathComponent(name))) }
+    func read(_ name: String) throws -> [UInt8] {
+      Array(try Data(contentsOf: directory.appendingPathComponent(name)))
+    }
     let rsa = ["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048", "-out"]
     let p256 = ["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out"]
     try openssl(rsa + ["rsa.key"])
@@ -97,7 +99,9 @@ enum AuthTestEnvironment {
     .deletingLastPathComponent()
 
   static var binary: String? {
-    if let env = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"], FileManager.default.isExecutableFile(atPath: env) {
+    if let env = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"],
+      FileManager.default.isExecutableFile(atPath: env)
+    {
       return env
     }
     let candidate = root.appendingPathComponent(".build/debug/switchboard").path
@@ -122,7 +126,8 @@ enum PyJWT {
       switch job {
       case .mint(let alg, let key, let claims, let headers):
         var object: [String: Any] = [
-          "op": "mint", "alg": alg, "key": key, "claims": try! JSONSerialization.jsonObject(with: Data(claims.utf8)),
+          "op": "mint", "alg": alg, "key": key,
+          "claims": try! JSONSerialization.jsonObject(with: Data(claims.utf8)),
         ]
         if let headers { object["headers"] = try! JSONSerialization.jsonObject(with: Data(headers.utf8)) }
         return object
@@ -130,9 +135,12 @@ enum PyJWT {
         return ["op": "verify", "alg": alg, "key": key, "token": token, "leeway": leeway]
       }
     }
-    let file = try scratch.write("jobs-\(UUID().uuidString).json", Array(try JSONSerialization.data(withJSONObject: objects)))
-    let output = try runTool(["python3", AuthTestEnvironment.pyjwtPeer, "batch", file], timeout: .seconds(60))
-    guard let results = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String], results.count == jobs.count
+    let file = try scratch.write(
+      "jobs-\(UUID().uuidString).json", Array(try JSONSerialization.data(withJSONObject: objects)))
+    let output = try runTool(
+      ["python3", AuthTestEnvironment.pyjwtPeer, "batch", file], timeout: .seconds(60))
+    guard let results = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String],
+      results.count == jobs.count
     else { throw TestFailure("pyjwt-peer.py answered \(output)") }
     return results
   }

@@ -11,7 +11,8 @@ import Testing
   }
 
   @Test func valuesOfEveryKindParse() throws {
-    let value = try parse(#" {"a": [1, -2.5e1, 0, true, false, null], "b": {"c": "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"}} "#)
+    let value = try parse(
+      #" {"a": [1, -2.5e1, 0, true, false, null], "b": {"c": "x\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"}} "#)
     #expect(
       value
         == .object([
@@ -26,14 +27,19 @@ import Testing
 
   @Test(arguments: [
     "", " ", "{", "}", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "01", "-", "1.", ".5", "1e", "+1", "NaN",
-    "Infinity", "tru", "nul", "\"abc", "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"", "\"\\ud800\\u0041\"",
+    "Infinity", "tru", "nul", "\"abc", "\"\\x\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00\"",
+    "\"\\ud800\\u0041\"",
     "\"a\u{01}b\"", "{} {}", "1 2", "{\"a\":1,\"a\":2}", "1e400", "[\"\\",
   ])
   func malformedJSONIsRefused(_ text: String) {
     #expect(throws: JSONParser.Failure.self, "\(text)") { try parse(text) }
   }
 
-  @Test(arguments: [[0x22, 0xC0, 0x80, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], [0x22, 0xE2, 0x82, 0x22], [0x22, 0xFF, 0x22]] as [[UInt8]])
+  @Test(
+    arguments: [
+      [0x22, 0xC0, 0x80, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],
+      [0x22, 0xE2, 0x82, 0x22], [0x22, 0xFF, 0x22],
+    ] as [[UInt8]])
   func invalidUTF8IsRefused(_ bytes: [UInt8]) {
     // Overlong, surrogate, above U+10FFFF, truncated, never-valid byte.
     #expect(throws: JSONParser.Failure.self) { try JSONParser.parse(bytes, maxDepth: 4) }

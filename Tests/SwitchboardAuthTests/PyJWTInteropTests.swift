@@ -7,7 +7,9 @@ import Testing
 /// its HS256, RS256 and ES256 tokens verify here — and its bad ones get our answers — and our
 /// tokens verify there. Keys come from the `openssl` CLI at test time.
 @Suite(
-  .enabled(if: AuthTestEnvironment.hasPyJWT, "needs python3 with PyJWT and cryptography (scripts/install-test-peers.sh)"),
+  .enabled(
+    if: AuthTestEnvironment.hasPyJWT,
+    "needs python3 with PyJWT and cryptography (scripts/install-test-peers.sh)"),
   .enabled(if: TestKeys.shared != nil, "needs the openssl CLI"), .onTestThreads)
 struct PyJWTInteropTests {
   let keys = TestKeys.shared!
@@ -25,11 +27,13 @@ struct PyJWTInteropTests {
   func files(_ scratch: ScratchDirectory) throws -> [String: Files] {
     [
       "HS256": Files(
-        sign: try scratch.write("secret", testSecret), verify: scratch.url.appendingPathComponent("secret").path,
+        sign: try scratch.write("secret", testSecret),
+        verify: scratch.url.appendingPathComponent("secret").path,
         stranger: try scratch.write("stranger", Array("another-secret-of-at-least-32-by".utf8)),
         strangerPublic: scratch.url.appendingPathComponent("stranger").path),
       "RS256": Files(
-        sign: try scratch.write("rsa.key", keys.rsaPrivate), verify: try scratch.write("rsa.pub", keys.rsaPublic),
+        sign: try scratch.write("rsa.key", keys.rsaPrivate),
+        verify: try scratch.write("rsa.pub", keys.rsaPublic),
         stranger: try scratch.write("rsa2.key", keys.otherRSAPrivate),
         strangerPublic: try scratch.write("rsa2.pub", keys.otherRSAPublic)),
       "ES256": Files(
@@ -66,12 +70,15 @@ struct PyJWTInteropTests {
     for alg in algorithms {
       let f = files[alg]!
       jobs += [
-        .mint(alg: alg, key: f.sign, claims: #"{"sub":"alice","rooms":["team-*","lobby"],"exp":\#(now + 600),"iat":\#(now)}"#),
+        .mint(
+          alg: alg, key: f.sign,
+          claims: #"{"sub":"alice","rooms":["team-*","lobby"],"exp":\#(now + 600),"iat":\#(now)}"#),
         .mint(alg: alg, key: f.sign, claims: #"{"sub":"alice","exp":\#(now - 3600)}"#),
         .mint(alg: alg, key: f.sign, claims: #"{"sub":"alice","exp":\#(now + 7200),"nbf":\#(now + 3600)}"#),
         .mint(alg: alg, key: f.stranger, claims: #"{"sub":"alice","exp":\#(now + 600)}"#),
         .mint(alg: alg, key: f.sign, claims: #"{"sub":"mallory","exp":\#(now + 600)}"#),
-        .mint(alg: alg, key: f.sign, claims: #"{"sub":"kid","exp":\#(now + 600)}"#, headers: #"{"kid":"k1"}"#),
+        .mint(
+          alg: alg, key: f.sign, claims: #"{"sub":"kid","exp":\#(now + 600)}"#, headers: #"{"kid":"k1"}"#),
       ]
     }
     jobs.append(.mint(alg: "none", key: "-", claims: #"{"sub":"alice","exp":\#(now + 600)}"#))
@@ -84,13 +91,16 @@ struct PyJWTInteropTests {
       #expect(answer(t[2], v) == "token not yet valid", "\(alg) nbf")
       #expect(answer(t[3], v) == "token signature invalid", "\(alg) other key")
       // mallory's payload under alice's signature
-      let good = t[0].split(separator: "."), mallory = t[4].split(separator: ".")
-      #expect(answer("\(good[0]).\(mallory[1]).\(good[2])", v) == "token signature invalid", "\(alg) tampered")
+      let good = t[0].split(separator: ".")
+      let mallory = t[4].split(separator: ".")
+      #expect(
+        answer("\(good[0]).\(mallory[1]).\(good[2])", v) == "token signature invalid", "\(alg) tampered")
       #expect(answer(t[5], v) == "ok kid ", "\(alg) kid")
       // The token is checked only with a key of its own type.
       let others = algorithms.filter { $0 != alg }
       for other in others {
-        #expect(answer(t[0], try verifier(other)) == "token algorithm not accepted", "\(alg) against \(other)")
+        #expect(
+          answer(t[0], try verifier(other)) == "token algorithm not accepted", "\(alg) against \(other)")
       }
     }
     let none = tokens.last!
@@ -107,7 +117,8 @@ struct PyJWTInteropTests {
       "ES256": try TokenKey(pem: keys.ecPrivate),
     ]
     let claims = TokenClaims(
-      subject: "dave ü", rooms: [RoomPattern("team-*")!], expiresAt: now + 600, notBefore: now - 10, issuedAt: now)
+      subject: "dave ü", rooms: [RoomPattern("team-*")!], expiresAt: now + 600, notBefore: now - 10,
+      issuedAt: now)
     var jobs: [PyJWT.Job] = []
     for alg in ["HS256", "RS256", "ES256"] {
       let token = try TokenSigner.sign(claims, with: signers[alg]!)
@@ -116,9 +127,13 @@ struct PyJWTInteropTests {
     }
     // PyJWT refuses an expired one of ours too.
     let expired = TokenClaims(subject: "dave", expiresAt: now - 100)
-    jobs.append(.verify(alg: "HS256", key: files["HS256"]!.verify, token: try TokenSigner.sign(expired, with: signers["HS256"]!)))
+    jobs.append(
+      .verify(
+        alg: "HS256", key: files["HS256"]!.verify,
+        token: try TokenSigner.sign(expired, with: signers["HS256"]!)))
     let results = try PyJWT.run(jobs, in: scratch)
-    let expected = #"ok {"exp": \#(now + 600), "iat": \#(now), "nbf": \#(now - 10), "rooms": ["team-*"], "sub": "dave \u00fc"}"#
+    let expected =
+      #"ok {"exp": \#(now + 600), "iat": \#(now), "nbf": \#(now - 10), "rooms": ["team-*"], "sub": "dave \u00fc"}"#
     for index in 0..<3 {
       #expect(results[2 * index] == expected)
       #expect(results[2 * index + 1] == "error InvalidSignatureError")

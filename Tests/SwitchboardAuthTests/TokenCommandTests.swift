@@ -5,7 +5,8 @@ import Testing
 
 /// `switchboard token`, the real binary: what it mints verifies here and with PyJWT,
 /// `--verify` prints claims or the server's answer, bad usage exits 64.
-@Suite(.enabled(if: AuthTestEnvironment.binary != nil, "build the switchboard executable first"), .onTestThreads)
+@Suite(
+  .enabled(if: AuthTestEnvironment.binary != nil, "build the switchboard executable first"), .onTestThreads)
 struct TokenCommandTests {
   struct Result {
     let status: Int32
@@ -24,12 +25,14 @@ struct TokenCommandTests {
 
   @Test func aMintedTokenCarriesTheFlags() throws {
     let minted = try token([
-      "--sub", "alice", "--rooms", "team-*, lobby", "--ttl", "2h", "--nbf", "-5m", "--kid", "k1", "--secret", secret,
+      "--sub", "alice", "--rooms", "team-*, lobby", "--ttl", "2h", "--nbf", "-5m", "--kid", "k1", "--secret",
+      secret,
       "--now", "\(testNow)",
     ])
     #expect(minted.status == 0, "\(minted.stderr)")
     let text = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    let verified = try TokenVerifier(keys: [try TokenKey(secret: testSecret, id: "k1")]).verify(text, now: testNow)
+    let verified = try TokenVerifier(keys: [try TokenKey(secret: testSecret, id: "k1")]).verify(
+      text, now: testNow)
     #expect(verified.header.keyID == "k1")
     #expect(verified.claims.subject == "alice" && verified.claims.rooms.map(\.text) == ["team-*", "lobby"])
     #expect(verified.claims.expiresAt == testNow + 7_200 && verified.claims.notBefore == testNow - 300)
@@ -49,7 +52,9 @@ struct TokenCommandTests {
     #expect(good.stdout == #"{"exp":\#(testNow + 60),"iat":\#(testNow),"rooms":["*"],"sub":"alice"}"# + "\n")
     let late = try token(["--verify", text, "--secret", secret, "--now", "\(testNow + 120)"])
     #expect(late.status == 1 && late.stderr.contains("token expired"), "\(late.stderr)")
-    let wrong = try token(["--verify", text, "--secret", String(repeating: "z", count: 32), "--now", "\(testNow)"])
+    let wrong = try token([
+      "--verify", text, "--secret", String(repeating: "z", count: 32), "--now", "\(testNow)",
+    ])
     #expect(wrong.status == 1 && wrong.stderr.contains("token signature invalid"), "\(wrong.stderr)")
   }
 
@@ -73,12 +78,15 @@ struct TokenCommandTests {
     }
     let unusable = try token(["--sub", "k", "--private-key", try scratch.write("p384.pem", keys.p384Private)])
     #expect(unusable.status == 1 && unusable.stderr.contains("P-256"), "\(unusable.stderr)")
-    let missing = try token(["--sub", "k", "--secret-file", scratch.url.appendingPathComponent("nothing").path])
+    let missing = try token([
+      "--sub", "k", "--secret-file", scratch.url.appendingPathComponent("nothing").path,
+    ])
     #expect(missing.status == 1)
   }
 
   @Test(
-    .enabled(if: AuthTestEnvironment.hasPyJWT, "needs python3 with PyJWT and cryptography"), .timeLimit(.minutes(2)))
+    .enabled(if: AuthTestEnvironment.hasPyJWT, "needs python3 with PyJWT and cryptography"),
+    .timeLimit(.minutes(2)))
   func mintedTokensVerifyWithPyJWT() throws {
     let keys = try #require(TestKeys.shared)
     let scratch = try ScratchDirectory()
@@ -94,10 +102,14 @@ struct TokenCommandTests {
       let flag = alg == "HS256" ? "--secret-file" : "--private-key"
       let minted = try token(["--sub", "erin", "--rooms", "ops", flag, signing])
       #expect(minted.status == 0, "\(minted.stderr)")
-      jobs.append(.verify(alg: alg, key: verifying, token: minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+      jobs.append(
+        .verify(
+          alg: alg, key: verifying, token: minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
     }
     for (index, result) in try PyJWT.run(jobs, in: scratch).enumerated() {
-      #expect(result.hasPrefix("ok {") && result.contains(#""sub": "erin""#) && result.contains(#""rooms": ["ops"]"#),
+      #expect(
+        result.hasPrefix("ok {") && result.contains(#""sub": "erin""#)
+          && result.contains(#""rooms": ["ops"]"#),
         "\(files[index].0): \(result)")
     }
   }
@@ -116,6 +128,7 @@ struct TokenCommandTests {
 
   @Test func helpExplainsTheCommand() throws {
     let result = try token(["--help"])
-    #expect(result.status == 0 && result.stdout.contains("--private-key PEM") && result.stdout.contains("--verify"))
+    #expect(
+      result.status == 0 && result.stdout.contains("--private-key PEM") && result.stdout.contains("--verify"))
   }
 }

@@ -8,7 +8,8 @@ import Testing
 @Suite(.enabled(if: TestKeys.shared != nil, "needs the openssl CLI"), .onTestThreads)
 struct TokenKeyTests {
   let keys = TestKeys.shared!
-  let claims = TokenClaims(subject: "carol", rooms: [RoomPattern("team-*")!], expiresAt: testNow + 600, issuedAt: testNow)
+  let claims = TokenClaims(
+    subject: "carol", rooms: [RoomPattern("team-*")!], expiresAt: testNow + 600, issuedAt: testNow)
 
   @Test func publicKeysCertificatesAndPrivateKeysLoad() throws {
     #expect(try TokenKey(pem: keys.rsaPublic).algorithm == .rs256)
@@ -33,7 +34,8 @@ struct TokenKeyTests {
   func signedTokensVerifyWithThePublicKeyAndNotAnother(_ algorithm: TokenAlgorithm) throws {
     let (privatePEM, publicPEM, otherPEM) =
       algorithm == .rs256
-      ? (keys.rsaPrivate, keys.rsaPublic, keys.otherRSAPrivate) : (keys.ecPrivate, keys.ecPublic, keys.otherECPrivate)
+      ? (keys.rsaPrivate, keys.rsaPublic, keys.otherRSAPrivate)
+      : (keys.ecPrivate, keys.ecPublic, keys.otherECPrivate)
     let signer = try TokenKey(pem: privatePEM)
     let token = try TokenSigner.sign(claims, with: signer)
     let parsed = try UnverifiedToken(parsing: token)
@@ -43,7 +45,9 @@ struct TokenKeyTests {
     #expect(verified.claims == claims)
     let other = TokenVerifier(keys: [try TokenKey(pem: otherPEM)])
     #expect(throws: TokenError.badSignature) { try other.verify(token, now: testNow) }
-    #expect(throws: TokenError.cannotSign) { try TokenSigner.sign(claims, with: try TokenKey(pem: publicPEM)) }
+    #expect(throws: TokenError.cannotSign) {
+      try TokenSigner.sign(claims, with: try TokenKey(pem: publicPEM))
+    }
   }
 
   /// The classic attack: an HS256 token whose HMAC key is the server's RSA public key (which

@@ -52,6 +52,11 @@ seeds = [
     b"a.b.c.d.e",
     b"e30=.e30.AA",
     b"",
+    # The target's second form: header and payload JSON, signed by the target itself.
+    (HS + '\n{"sub":"json","exp":%d,"rooms":["team-*"]}' % later).encode(),
+    (HS + '\n{"sub":"json","exp":%d,"nbf":%d,"aud":["a"]}' % (later, earlier)).encode(),
+    ('{"alg":"HS256","kid":"k"}\n{"sub":"\\u00e9","exp":1e9,"rooms":["*","a*b*c"],"x":[[{}]]}').encode(),
+    ('{"alg":"HS256"}\n{"sub":"n","exp":%d.25,"iat":-1}' % later).encode(),
 ]
 
 directory = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Tests", "Fuzz", "token", "corpus")
