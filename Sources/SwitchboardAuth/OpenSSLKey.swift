@@ -81,12 +81,17 @@ final class OpenSSLKey: @unchecked Sendable {
 
   deinit { EVP_PKEY_free(pointer) }
 
-  /// The label of the first `-----BEGIN …-----` line.
+  /// The label of the first `-----BEGIN …-----` line, past any `EC PARAMETERS` block
+  /// (`openssl ecparam -genkey` writes one before the key).
   private static func firstLabel(_ text: String) -> String? {
-    guard let begin = text.firstRange(of: "-----BEGIN ") else { return nil }
-    let rest = text[begin.upperBound...]
-    guard let end = rest.firstRange(of: "-----") else { return nil }
-    return String(rest[..<end.lowerBound])
+    var rest = Substring(text)
+    while let begin = rest.firstRange(of: "-----BEGIN ") {
+      rest = rest[begin.upperBound...]
+      guard let end = rest.firstRange(of: "-----") else { return nil }
+      let label = String(rest[..<end.lowerBound])
+      if label != "EC PARAMETERS" { return label }
+    }
+    return nil
   }
 
   /// Whether `signature` (DER for ECDSA, raw for RSA) is a SHA-256 signature of `input`.

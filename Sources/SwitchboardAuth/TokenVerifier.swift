@@ -48,7 +48,8 @@ public struct TokenVerifier: Sendable {
   ) {
     self.keys = keys
     self.limits = limits
-    self.leeway = leeway
+    // Bounded (0 s to about 136 years), so that no time arithmetic can overflow.
+    self.leeway = max(0, min(leeway, 1 << 32))
     self.requiresExpiration = requiresExpiration
     self.issuer = issuer
     self.audience = audience

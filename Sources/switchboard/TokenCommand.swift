@@ -102,7 +102,7 @@ enum TokenCommand {
       return try TokenKey(pem: bytes, id: kid)
     } catch let error as TokenError {
       throw Failure(
-        description: "\(args.value(present[0]) == nil ? "" : "--\(present[0]): ")\(error.detail)",
+        description: "--\(present[0]): \(error.detail)",
         code: ExitCode.failure)
     }
   }

@@ -28,6 +28,8 @@ struct TestKeys: Sendable {
   let ed25519Private: [UInt8]
   let encryptedECPrivate: [UInt8]
   let ecCertificate: [UInt8]
+  /// `openssl ecparam -genkey` output: an `EC PARAMETERS` block before the key.
+  let ecWithParameters: [UInt8]
 
   /// Made on first use; `nil` (and the suites that need it skipped) without the `openssl` CLI.
   static let shared: TestKeys? = try? TestKeys()
@@ -54,6 +56,7 @@ struct TestKeys: Sendable {
     try openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:1024", "-out", "rsa1024.key"])
     try openssl(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-384", "-out", "p384.key"])
     try openssl(["genpkey", "-algorithm", "ED25519", "-out", "ed25519.key"])
+    try openssl(["ecparam", "-name", "prime256v1", "-genkey", "-out", "ecparam.key"])
     try openssl(["pkey", "-in", "ec.key", "-aes256", "-passout", "pass:test", "-out", "ec.enc"])
     try openssl(["req", "-x509", "-key", "ec.key", "-out", "ec.crt", "-days", "2", "-subj", "/CN=token test"])
     rsaPrivate = try read("rsa.key")
@@ -69,6 +72,7 @@ struct TestKeys: Sendable {
     ed25519Private = try read("ed25519.key")
     encryptedECPrivate = try read("ec.enc")
     ecCertificate = try read("ec.crt")
+    ecWithParameters = try read("ecparam.key")
   }
 }
 

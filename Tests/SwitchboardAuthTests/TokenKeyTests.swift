@@ -16,6 +16,7 @@ struct TokenKeyTests {
     #expect(try TokenKey(pem: keys.ecPublic).algorithm == .es256)
     #expect(try TokenKey(pem: keys.ecCertificate).algorithm == .es256)
     #expect(try TokenKey(pem: keys.rsaPrivate).canSign)
+    #expect(try TokenKey(pem: keys.ecWithParameters).algorithm == .es256)
     #expect(try !TokenKey(pem: keys.rsaPublic).canSign)
     #expect(try TokenKey(secret: testSecret).canSign)
   }
