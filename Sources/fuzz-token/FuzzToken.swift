@@ -1,4 +1,5 @@
 import COpenSSL
+import Foundation
 import SwitchboardAuth
 
 // libFuzzer target for the token decoder and verifier: every input must either decode or
@@ -15,11 +16,6 @@ import SwitchboardAuth
 // Compiled with -DFUZZ_TOKEN next to --sanitize=fuzzer (scripts/security/fuzz-token.sh), it is
 // a libFuzzer target driven through `LLVMFuzzerTestOneInput`. Without the flag — a plain
 // `swift build` — it is a small program that replays input files through the same check.
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
 
 /// The secret the corpus's signed tokens were made with (32 bytes, test-only).
 let fuzzSecret = Array("switchboard-fuzz-secret-32-bytes".utf8)
@@ -88,27 +84,17 @@ func claimsOf(_ payload: JSONValue) -> [String: JSONValue] {
   @main
   struct FuzzTokenReplay {
     static func main() {
-      if CommandLine.arguments.count < 2 {
+      let paths = CommandLine.arguments.dropFirst()
+      if paths.isEmpty {
         print("usage: fuzz-token FILE... (replays inputs; scripts/security/fuzz-token.sh builds the fuzzer)")
       }
-      var failed = false
-      for path in CommandLine.arguments.dropFirst() {
-        guard let file = fopen(path, "rb") else {
-          print("fuzz-token: cannot open \(path)")
-          failed = true
-          continue
-        }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-          let count = fread(&buffer, 1, buffer.count, file)
-          if count <= 0 { break }
-          bytes += buffer[0..<count]
-        }
-        fclose(file)
-        checkFuzzInput(bytes)
+      let unreadable = paths.filter { path in
+        guard let data = FileManager.default.contents(atPath: path) else { return true }
+        checkFuzzInput(Array(data))
+        return false
       }
-      exit(failed ? 1 : 0)
+      for path in unreadable { print("fuzz-token: cannot open \(path)") }
+      exit(unreadable.isEmpty ? 0 : 1)
     }
   }
 #endif

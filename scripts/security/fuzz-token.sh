@@ -15,10 +15,18 @@ shift || true
 SCRATCH=${FUZZ_SCRATCH:-/tmp/token-fuzz}
 
 # -DFUZZ_TOKEN turns the target into a libFuzzer target (Sources/fuzz-token/FuzzToken.swift).
-swift build -c release --sanitize=fuzzer --sanitize=address --product fuzz-token --scratch-path "$SCRATCH" \
-  -Xswiftc -DFUZZ_TOKEN 2>&1 | grep -vE "^\[|Cannot export local symbol" || true
 BIN="$SCRATCH/release/fuzz-token"
-[ -x "$BIN" ] || { echo "fuzz-token did not build" >&2; exit 1; }
+build() {
+  swift build -c release --sanitize=fuzzer --sanitize=address --product fuzz-token --scratch-path "$SCRATCH" \
+    -Xswiftc -DFUZZ_TOKEN 2>&1 | grep -vE "^\[|Cannot export local symbol|build-commit|^ *[0-9]* \||^ *\|" || true
+}
+# (grep -c, not -q: under pipefail an early exit of grep fails nm with SIGPIPE.)
+instrumented() { [ -x "$BIN" ] && [ "$(nm "$BIN" | grep -c __start___sancov_cntrs)" -gt 0 ]; }
+# Seen once here: an incremental build that linked a binary without coverage counters,
+# which libFuzzer runs blind ("no interesting inputs"). Build again, and never run without.
+build
+instrumented || build
+instrumented || { echo "fuzz-token did not build with coverage: remove $SCRATCH and run again" >&2; exit 1; }
 mkdir -p "$SCRATCH/corpus" "$SCRATCH/crashes"
 
 # The Swift backtracer can hold the output for minutes after a crash; libFuzzer reports it.
