@@ -1,7 +1,7 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The dependency direction is the architecture: the codecs (HTTP, WebSocket, DNS) and Chat
+// The dependency direction is the architecture: the codecs (HTTP, WebSocket, DNS, RESP) and Chat
 // (rooms, dialects; it borrows HTTP's text helpers) import nothing that does I/O; Store keeps
 // Chat's history (and starts its writer thread with IO's thread wrapper); Server and Client
 // bring the event loops, codecs and Chat together; the CLI sits on top.
@@ -20,10 +20,15 @@ let package = Package(
     .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
     .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
     .library(name: "SwitchboardLog", targets: ["SwitchboardLog"]),
+    .library(name: "SwitchboardRESP", targets: ["SwitchboardRESP"]),
+    .library(name: "SwitchboardRedis", targets: ["SwitchboardRedis"]),
     .library(name: "SwitchboardAuth", targets: ["SwitchboardAuth"]),
   ],
   targets: [
     .target(name: "CSwitchboardShims"),
+    // The DNS-SD calls of the system discovery backend, bound at run time (dlopen), so that a
+    // machine without avahi's compatibility library still builds (docs/DISCOVERY.md).
+    .target(name: "CDNSSD"),
     .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
     .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
     .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -42,7 +47,13 @@ let package = Package(
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
     // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
-    .target(name: "SwitchboardDiscovery", dependencies: ["SwitchboardDNS", "SwitchboardIO", "SwitchboardLog"]),
+    .target(
+      name: "SwitchboardDiscovery", dependencies: ["SwitchboardDNS", "SwitchboardIO", "SwitchboardLog", "CDNSSD"]),
+    // RESP2/RESP3 codec (pure, fuzzed) and the Redis client on our loops (docs/SCALING.md).
+    .target(name: "SwitchboardRESP"),
+    .target(
+      name: "SwitchboardRedis",
+      dependencies: ["SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardLog", "SwitchboardHTTP", "COpenSSL"]),
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "SwitchboardLog", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
@@ -55,7 +66,7 @@ let package = Package(
       name: "SwitchboardClient",
       dependencies: [
         "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardTLS", "SwitchboardChat", "COpenSSL",
-        "SwitchboardLog",
+        "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS",
       ]),
     .executableTarget(
       name: "switchboard",
@@ -69,6 +80,8 @@ let package = Package(
     .executableTarget(name: "build-commit"),
     // libFuzzer target for the DNS decoder; the fuzzer itself only with -DFUZZ_DNS (docs/DISCOVERY.md).
     .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS"]),
+    // libFuzzer target for the RESP decoder; the fuzzer itself only with -DFUZZ_RESP (docs/SCALING.md).
+    .executableTarget(name: "fuzz-resp", dependencies: ["SwitchboardRESP"]),
     // libFuzzer target for the token decoder and verifier; the fuzzer only with -DFUZZ_TOKEN (docs/SECURITY.md).
     .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "COpenSSL"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
@@ -93,7 +106,7 @@ let package = Package(
       name: "SwitchboardClientTests",
       dependencies: [
         "SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat",
-        "SwitchboardTestSupport",
+        "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardTestSupport",
       ]),
     .testTarget(
       name: "SwitchboardServerTests",
@@ -102,6 +115,10 @@ let package = Package(
         "SwitchboardTestSupport",
       ]),
     .testTarget(name: "SwitchboardLogTests", dependencies: ["SwitchboardLog", "SwitchboardTestSupport"]),
+    .testTarget(name: "SwitchboardRESPTests", dependencies: ["SwitchboardRESP", "SwitchboardTestSupport"]),
+    .testTarget(
+      name: "SwitchboardRedisTests",
+      dependencies: ["SwitchboardRedis", "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardTestSupport"]),
   ],
   swiftLanguageModes: [.v6]

@@ -10,6 +10,7 @@ command -v python3 >/dev/null 2>&1 || need_apt+=(python3)
 command -v curl >/dev/null 2>&1 || need_apt+=(curl)
 command -v tmux >/dev/null 2>&1 || need_apt+=(tmux)
 command -v openssl >/dev/null 2>&1 || need_apt+=(openssl)
+command -v redis-server >/dev/null 2>&1 || need_apt+=(redis-server)
 
 if [ ${#need_apt[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

@@ -1,3 +1,4 @@
+import SwitchboardDiscovery
 import SwitchboardIO
 import SwitchboardLog
 import SwitchboardTLS
@@ -28,6 +29,11 @@ extension ChatClient {
     /// Where the client logs connects, disconnects and reconnect attempts (every line
     /// carries `endpoint`). The default writes nothing.
     public var logger = Log.disabled
+    /// How a service endpoint (``ChatEndpoint/service``) is found, before every connect
+    /// attempt. The default, ``DNSSDResolver`` on ``DiscoveryBackend/auto``, browses with
+    /// multicast DNS for up to 5 s; an attempt whose service is not found counts as failed
+    /// (``Event/error(_:)`` with ``ChatClientError/serviceNotFound``, then a retry).
+    public var resolver: any ChatServiceResolver = DNSSDResolver()
 
     /// Creates a configuration; every parameter has the documented default.
     public init(

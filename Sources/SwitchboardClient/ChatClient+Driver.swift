@@ -1,3 +1,5 @@
+import SwitchboardDiscovery
+import SwitchboardLog
 import SwitchboardWebSocket
 
 /// The connection loop behind ``ChatClient/run(isolation:_:)``: connect, serve one
@@ -9,10 +11,8 @@ extension ChatClient {
     var finalError = ChatClientError.closed("the client was closed")
     let logger = configuration.logger.child(metadata: ["endpoint": endpoint.description])
     while !Task.isCancelled && !isStopping {
-      let (url, hello) = connectParameters()
       do {
-        let connection = try await TransportFactory.connect(
-          endpoint, webSocketURL: url, hello: hello, configuration: configuration)
+        let (connection, url, service) = try await open(logger: logger)
         let stillRunning = state.withLock { s -> Bool in
           guard !s.isStopping else { return false }
           s.connection = connection
@@ -27,8 +27,8 @@ extension ChatClient {
         events.yield(
           .connected(
             Connection(
-              transport: endpoint.scheme, url: endpoint.scheme == .ws ? url : endpoint.description,
-              headers: connection.headers, reconnects: reconnects)))
+              transport: endpoint.scheme, url: url, headers: connection.headers, reconnects: reconnects,
+              service: service)))
         reconnects += 1
         let (reason, code) = await serve(connection, events: events)
         let resumes = state.withLock { $0.connectionLost() }
@@ -67,11 +67,47 @@ extension ChatClient {
 
   private var isStopping: Bool { state.withLock { $0.isStopping } }
 
-  /// The WebSocket URL (with the resume point) and the line/UDP hello.
-  private func connectParameters() -> (String, [String]) {
+  /// One connect attempt: resolves a service endpoint (again on every attempt: the server may
+  /// have moved), then tries its addresses in order. Returns the connection, the URL it
+  /// reached and the service it was resolved from.
+  private func open(logger: Log) async throws(ChatClientError)
+    -> (any TransportConnection, String, MDNSResolvedService?)
+  {
+    var targets = [endpoint]
+    var found: MDNSResolvedService?
+    if let service = endpoint.service {
+      let resolved = try await configuration.resolver.resolve(service)
+      targets = endpoint.endpoints(resolvedAs: resolved)
+      let addresses = targets.map(\.host).joined(separator: ",")
+      logger.info(
+        "resolved", metadata: ["host": resolved.host, "port": "\(resolved.port)", "addresses": addresses])
+      guard !targets.isEmpty else { throw .serviceNotFound("\(service) resolved to no address") }
+      found = resolved
+    }
+    var lastError = ChatClientError.connectFailed("no address to connect to")
+    for target in targets {
+      if Task.isCancelled || isStopping { break }
+      let (url, hello) = connectParameters(target)
+      do {
+        let connection = try await TransportFactory.connect(
+          target, webSocketURL: url, hello: hello, configuration: configuration)
+        return (connection, target.scheme == .ws ? url : target.description, found)
+      } catch {
+        if targets.count > 1 {
+          logger.debug("address failed", metadata: ["address": target.description, "error": "\(error)"])
+        }
+        lastError = error
+      }
+    }
+    throw lastError
+  }
+
+  /// The WebSocket URL to `target` (with the resume point) and the line/UDP hello.
+  private func connectParameters(_ target: ChatEndpoint) -> (String, [String]) {
     let (since, epoch, connectedBefore) = state.withLock { ($0.lastID, $0.epoch, $0.connectedBefore) }
     let resumeFrom: UInt64? = connectedBefore ? (since ?? 0) : nil
-    let url = endpoint.webSocketURL(room: room, name: name, since: resumeFrom, epoch: connectedBefore ? epoch : nil)
+    let url = target.webSocketURL(
+      room: room, name: name, since: resumeFrom, epoch: connectedBefore ? epoch : nil)
     var hello = ["iam:" + name]
     if let room { hello.append("/join " + room) }
     return (url, hello)

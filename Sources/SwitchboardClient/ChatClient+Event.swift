@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardDiscovery
 import SwitchboardWebSocket
 
 extension ChatClient {
@@ -53,6 +54,9 @@ extension ChatClient {
     public var headers: [Header]
     /// How many connections came before this one (0 on the first).
     public var reconnects: Int
+    /// The DNS-SD instance this connection was resolved from (host, port, addresses, TXT),
+    /// for a service endpoint; `nil` for an address.
+    public var service: MDNSResolvedService? = nil
   }
 
   /// One HTTP header field.

@@ -53,15 +53,46 @@ public final class ChatClient: Sendable {
   /// Creates a client; nothing connects until ``run(isolation:_:)``.
   /// - Parameters:
   ///   - url: `ws://`, `tcp://`, `tls://` or `udp://` URL (`wss://` parses but cannot
-  ///     connect yet).
+  ///     connect yet), or a DNS-SD service as
+  ///     `dnssd://INSTANCE._switchboard._tcp.local` (see ``ChatEndpoint/init(_:)``).
   ///   - name: The name to chat as.
   ///   - room: The room to join.
   ///   - configuration: Timeouts, reconnect policy, heartbeat, queue bound.
   /// - Throws: ``ChatClientError/invalidURL`` or ``ChatClientError/unsupportedScheme``.
-  public init(url: String, name: String, room: String? = nil, configuration: Configuration = Configuration())
-    throws(ChatClientError)
-  {
-    self.endpoint = try ChatEndpoint(url)
+  public convenience init(
+    url: String, name: String, room: String? = nil, configuration: Configuration = Configuration()
+  ) throws(ChatClientError) {
+    self.init(endpoint: try ChatEndpoint(url), name: name, room: room, configuration: configuration)
+  }
+
+  /// Creates a client for a DNS-SD service, found by name before every connect
+  /// (``Configuration/resolver``); nothing connects until ``run(isolation:_:)``.
+  ///
+  /// ```swift
+  /// let client = try ChatClient(service: "Switchboard on mac", type: "_switchboard._tcp", name: "ada")
+  /// ```
+  /// - Parameters:
+  ///   - service: The instance name, as `switchboard browse` shows it.
+  ///   - type: `_switchboard._tcp` (lines, the default), `_switchboard._udp` (datagrams) or
+  ///     `_http._tcp` (WebSocket, on the TXT `ws` port and `path`).
+  ///   - name: The name to chat as.
+  ///   - room: The room to join.
+  ///   - configuration: Timeouts, reconnect policy, heartbeat, queue bound, resolver.
+  /// - Throws: ``ChatClientError/invalidURL`` for a name or type DNS-SD cannot carry.
+  public convenience init(
+    service: String, type: String = ChatService.lineType, name: String, room: String? = nil,
+    configuration: Configuration = Configuration()
+  ) throws(ChatClientError) {
+    let target = try ChatService(instance: service, type: type)
+    self.init(endpoint: .service(target), name: name, room: room, configuration: configuration)
+  }
+
+  /// Creates a client for `endpoint` (an address or a ``ChatEndpoint/service(_:path:query:)``);
+  /// nothing connects until ``run(isolation:_:)``.
+  public init(
+    endpoint: ChatEndpoint, name: String, room: String? = nil, configuration: Configuration = Configuration()
+  ) {
+    self.endpoint = endpoint
     self.name = name
     self.room = room
     self.configuration = configuration

@@ -15,6 +15,7 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
     case gaveUp
     case alreadyRunning
     case serverError
+    case serviceNotFound
   }
 
   private let code: Code
@@ -52,6 +53,11 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
   /// WebSocket `error` frame).
   public static let serverError = ChatClientError(.serverError, "server error")
 
+  /// A DNS-SD service endpoint's instance did not answer within the resolver's timeout
+  /// (``DNSSDResolver/timeout``): it is not running, or not reachable by multicast from here.
+  public static let serviceNotFound = ChatClientError(.serviceNotFound, "service not found")
+
+  static func serviceNotFound(_ detail: String) -> ChatClientError { .init(.serviceNotFound, detail) }
   static func serverError(_ detail: String) -> ChatClientError { .init(.serverError, detail) }
   static func invalidURL(_ detail: String) -> ChatClientError { .init(.invalidURL, detail) }
   static func unsupportedScheme(_ detail: String) -> ChatClientError { .init(.unsupportedScheme, detail) }

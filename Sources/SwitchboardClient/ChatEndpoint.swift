@@ -1,7 +1,9 @@
 import SwitchboardHTTP
 
 /// Where a ``ChatClient`` connects: `ws://`, `wss://`, `tcp://`, `tls://` or `udp://`,
-/// a host, a port and (WebSocket) a path and query.
+/// a host, a port and (WebSocket) a path and query; or a DNS-SD service found by name
+/// (`dnssd://INSTANCE._switchboard._tcp.local`, ``service(_:path:query:)``), resolved before
+/// every connect.
 public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
   /// The transport and dialect.
   public enum Scheme: String, Sendable, Hashable, CaseIterable {
@@ -39,16 +41,50 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
   public var path: String
   /// The query without `?` (may be empty).
   public var query: String
+  /// The DNS-SD service this endpoint names, or `nil` for an address. When set, ``scheme``
+  /// is the service type's transport, ``host`` is empty and ``port`` 0: the client resolves
+  /// the service before every connect (``ChatClient/Configuration/resolver``) and connects to
+  /// ``endpoints(resolvedAs:)``.
+  public var service: ChatService?
 
-  /// Parses `scheme://host[:port][/path][?query]`.
+  /// The scheme of DNS-SD service URLs.
+  public static let serviceScheme = "dnssd"
+
+  /// An endpoint from its parts.
+  init(
+    scheme: Scheme, host: String, port: Int, path: String = "/", query: String = "",
+    service: ChatService? = nil
+  ) {
+    self.scheme = scheme
+    self.host = host
+    self.port = port
+    self.path = path
+    self.query = query
+    self.service = service
+  }
+
+  /// The endpoint of a DNS-SD service: its type's transport, resolved before every connect.
+  /// - Parameters:
+  ///   - service: The instance, such as `try ChatService(instance: "Switchboard on mac")`.
+  ///   - path: WebSocket (`_http._tcp`): the path to open instead of the TXT `path`
+  ///     (`/rooms/NAME` joins that room on every transport).
+  ///   - query: WebSocket: the query, without `?`.
+  public static func service(_ service: ChatService, path: String = "/", query: String = "") -> ChatEndpoint {
+    ChatEndpoint(scheme: service.scheme, host: "", port: 0, path: path, query: query, service: service)
+  }
+
+  /// Parses `scheme://host[:port][/path][?query]`, or
+  /// `dnssd://INSTANCE._name._tcp.local[/path][?query]` for a DNS-SD service (the instance
+  /// percent-encoded: `dnssd://Switchboard%20on%20mac._switchboard._tcp.local`).
   /// - Throws: ``ChatClientError/invalidURL`` or ``ChatClientError/unsupportedScheme``.
   public init(_ string: String) throws(ChatClientError) {
     guard let sep = string.range(of: "://") else {
       throw .invalidURL("'\(string)' is not a URL like ws://host:1337/ or tcp://host:8080")
     }
     let rawScheme = string[..<sep.lowerBound].lowercased()
-    guard let scheme = Scheme(rawValue: rawScheme) else {
-      throw .unsupportedScheme("unknown scheme '\(rawScheme)' (ws, wss, tcp, tls, udp)")
+    let isService = rawScheme == Self.serviceScheme
+    guard let scheme = isService ? Scheme.tcp : Scheme(rawValue: rawScheme) else {
+      throw .unsupportedScheme("unknown scheme '\(rawScheme)' (ws, wss, tcp, tls, udp, dnssd)")
     }
     var rest = Substring(string[sep.upperBound...])
     var query = ""
@@ -61,6 +97,11 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
     if let slash = rest.firstIndex(of: "/") {
       path = String(rest[slash...])
       rest = rest[..<slash]
+    }
+    if isService {
+      guard !rest.isEmpty else { throw .invalidURL("no service in '\(string)'") }
+      self = .service(try ChatService(urlHost: rest), path: path, query: query)
+      return
     }
     var host = String(rest)
     var port = scheme.defaultPort
@@ -87,6 +128,7 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
     self.port = port
     self.path = path
     self.query = query
+    self.service = nil
   }
 
   /// The room named by a `/rooms/NAME` path, if any.
@@ -102,7 +144,11 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
   }
 
   public var description: String {
-    "\(scheme.rawValue)://\(authority)" + (scheme == .ws || scheme == .wss ? path + (query.isEmpty ? "" : "?" + query) : "")
+    let pathAndQuery = path + (query.isEmpty ? "" : "?" + query)
+    if let service {
+      return "\(Self.serviceScheme)://\(service.urlHost)" + (pathAndQuery == "/" ? "" : pathAndQuery)
+    }
+    return "\(scheme.rawValue)://\(authority)" + (scheme == .ws || scheme == .wss ? pathAndQuery : "")
   }
 
   /// The WebSocket URL to open: `room` (if any) as `/rooms/ROOM`, then the query with

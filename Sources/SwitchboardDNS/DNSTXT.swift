@@ -112,7 +112,7 @@ public struct DNSTXT: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The rdata: each entry as a length byte and its bytes; one zero byte when empty.
-  var wire: [UInt8] {
+  package var wire: [UInt8] {
     guard !entries.isEmpty else { return [0] }
     var out: [UInt8] = []
     for entry in entries {
@@ -124,7 +124,7 @@ public struct DNSTXT: Sendable, Hashable, CustomStringConvertible {
 
   /// Reads TXT rdata (a slice of the message, so indices are message offsets). Empty strings (a lone zero byte, or stray ones between entries) are
   /// skipped.
-  init(wire rdata: ArraySlice<UInt8>) throws(DNSError) {
+  package init(wire rdata: ArraySlice<UInt8>) throws(DNSError) {
     var entries: [Entry] = []
     var index = rdata.startIndex
     while index < rdata.endIndex {

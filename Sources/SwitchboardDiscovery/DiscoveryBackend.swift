@@ -61,9 +61,21 @@ extension MDNSBrowserSession: ServiceBrowser {
 /// let advertiser = try Discovery.advertiser(backend: .auto, configuration: .init()) { print($0) }
 /// let browser = try Discovery.browser(backend: .auto, types: ["_switchboard._tcp"]) { print($0) }
 /// ```
+///
+/// The system backend binds the DNS-SD library at run time (avahi's `libdns_sd.so.1` on
+/// Linux, libSystem on Darwin), so it is there exactly when the library is installed and its
+/// daemon answers; docs/DISCOVERY.md ("The two backends") says more.
 public enum Discovery {
-  /// Whether the system's DNS-SD daemon answers here (what ``DiscoveryBackend/auto`` asks).
-  public static var systemDaemonAnswers: Bool { false }
+  /// Whether the system's DNS-SD daemon answers here (what ``DiscoveryBackend/auto`` asks):
+  /// the library loads and a browse started through it is accepted. Asked once per process.
+  public static var systemDaemonAnswers: Bool {
+    if case .success = SystemDNSSD.daemon { true } else { false }
+  }
+
+  /// Why the system backend cannot be used here, or `nil` when it can.
+  public static var systemUnavailableReason: DiscoveryError? {
+    if case .failure(let error) = SystemDNSSD.daemon { error } else { nil }
+  }
 
   /// The backend `backend` stands for here: ``DiscoveryBackend/auto`` becomes
   /// ``DiscoveryBackend/system`` when ``systemDaemonAnswers``, else
@@ -77,33 +89,44 @@ public enum Discovery {
 
   /// An advertiser on `backend`.
   /// - Throws: ``DiscoveryError/systemUnavailable`` for ``DiscoveryBackend/system`` when
-  ///   the daemon does not answer; what ``MDNSAdvertiser/init(configuration:loop:onEvent:)``
-  ///   throws for the built-in one.
+  ///   the library is missing or its daemon does not answer; what
+  ///   ``MDNSAdvertiser/init(configuration:loop:onEvent:)`` throws for the built-in one.
   public static func advertiser(
     backend: DiscoveryBackend, configuration: MDNSAdvertiser.Configuration,
     onEvent: @escaping @Sendable (MDNSEvent) -> Void = { _ in }
   ) throws(DiscoveryError) -> any ServiceAdvertiser {
-    switch resolve(backend) {
+    switch chosen(backend, log: configuration.log) {
     case .auto, .builtin:
       return try MDNSAdvertiser(configuration: configuration, onEvent: onEvent)
     case .system:
-      throw DiscoveryError.systemUnavailable.with("the system DNS-SD backend is not built yet")
+      return try SystemAdvertiser(configuration: configuration, onEvent: onEvent)
     }
   }
 
   /// A browser for `types` (such as `_switchboard._tcp`) on `backend`.
   /// - Throws: ``DiscoveryError/systemUnavailable`` for ``DiscoveryBackend/system`` when
-  ///   the daemon does not answer; ``DiscoveryError/invalidServiceType``,
+  ///   the library is missing or its daemon does not answer; ``DiscoveryError/invalidServiceType``,
   ///   ``DiscoveryError/socket``.
   public static func browser(
     backend: DiscoveryBackend, types: [String], interfaceNames: [String]? = nil, log: Log = .disabled,
     onEvent: @escaping @Sendable (MDNSBrowserEvent) -> Void
   ) throws(DiscoveryError) -> any ServiceBrowser {
-    switch resolve(backend) {
+    switch chosen(backend, log: log) {
     case .auto, .builtin:
       return try MDNSBrowserSession(types: types, interfaceNames: interfaceNames, log: log, onEvent: onEvent)
     case .system:
-      throw DiscoveryError.systemUnavailable.with("the system DNS-SD backend is not built yet")
+      return try SystemBrowser(types: types, interfaceNames: interfaceNames, log: log, onEvent: onEvent)
     }
+  }
+
+  /// ``resolve(_:)`` with one info line saying what `auto` picked and why.
+  private static func chosen(_ backend: DiscoveryBackend, log: Log) -> DiscoveryBackend {
+    let result = resolve(backend)
+    if backend == .auto {
+      let why =
+        systemUnavailableReason.map { "auto: \($0.message)" } ?? "auto: the system's DNS-SD daemon answers"
+      log.info("mDNS backend \(result.rawValue)", metadata: ["backend": result.rawValue, "reason": why])
+    }
+    return result
   }
 }

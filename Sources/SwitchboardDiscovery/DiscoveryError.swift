@@ -8,6 +8,7 @@ public struct DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible
     case invalidServiceType
     case invalidInstanceName
     case invalidHostName
+    case invalidTXT
     case nameConflict
     case unknownService
     case socket
@@ -36,6 +37,8 @@ public struct DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible
   public static let invalidInstanceName = DiscoveryError(.invalidInstanceName, "invalid instance name")
   /// A host name that is empty or not one DNS label.
   public static let invalidHostName = DiscoveryError(.invalidHostName, "invalid host name")
+  /// A TXT record too big to fit in one mDNS packet (RFC 6762 §17: 9000 bytes with headers).
+  public static let invalidTXT = DiscoveryError(.invalidTXT, "invalid TXT record")
   /// A name was taken by another responder more often than the rename limit allows
   /// (``MDNSResponderConfiguration/maxRenames``): the service is not published.
   public static let nameConflict = DiscoveryError(.nameConflict, "name conflict")

@@ -39,6 +39,40 @@ extension MDNSResponder {
       }
       return
     }
+    // §7.2: TC means more known answers follow from the same querier. Collect them for
+    // 400–500 ms, then answer once with suppression from every packet.
+    let key = MDNSDeferredQuery.Source(address: source, interface: interface.index)
+    if deferred[key] != nil {
+      deferred[key]!.absorb(query)
+      return
+    }
+    if query.flags.isTruncated, deferred.count < configuration.maxDeferredQueries {
+      let wait = Duration.milliseconds(Int.random(in: configuration.knownAnswerWait, using: &random))
+      deferred[key] = MDNSDeferredQuery(
+        query, due: now.adding(wait), maxRecords: configuration.maxDeferredRecords)
+      return
+    }
+    answer(query, from: source, on: interface, now: now, waited: false, actions: &actions)
+  }
+
+  /// Answers the TC queries whose wait is over.
+  mutating func answerDeferredQueries(now: Deadline, actions: inout [MDNSResponderAction]) {
+    let due = deferred.filter { $0.value.due <= now }.sorted {
+      ($0.value.due, $0.key.address.description) < ($1.value.due, $1.key.address.description)
+    }
+    for (key, held) in due {
+      deferred[key] = nil
+      guard let interface = interfaces.first(where: { $0.index == key.interface }) else { continue }
+      answer(held.query, from: key.address, on: interface, now: now, waited: true, actions: &actions)
+    }
+  }
+
+  /// Answers a query's questions from port 5353 (one packet, or a TC series merged, which
+  /// has `waited` already and gets no further delay).
+  private mutating func answer(
+    _ query: DNSMessage, from source: SocketAddress, on interface: MDNSInterface, now: Deadline, waited: Bool,
+    actions: inout [MDNSResponderAction]
+  ) {
     var unicast: [DNSRecord] = []
     for question in query.questions {
       let matches = records(answering: question, on: interface)
@@ -53,7 +87,7 @@ extension MDNSResponder {
       // §6: answers that are all unique go at once; shared ones wait 20–120 ms so that
       // several responders' answers can suppress each other.
       let delay: Duration =
-        isProbe || needed.allSatisfy(\.cacheFlush)
+        waited || isProbe || needed.allSatisfy(\.cacheFlush)
         ? .zero : .milliseconds(Int.random(in: configuration.sharedAnswerDelay, using: &random))
       let limit = isProbe ? configuration.probeDefenseRateLimit : configuration.rateLimit
       for record in needed {
@@ -73,13 +107,14 @@ extension MDNSResponder {
         enqueue(record, on: interface.index, due: due)
       }
     }
-    if !unicast.isEmpty {
-      actions.append(
-        .send(response(unicast, on: interface), to: .unicast(source, interface: interface.index)))
+    for message in unicast.isEmpty ? [] : responses(unicast, on: interface) {
+      actions.append(.send(message, to: .unicast(source, interface: interface.index)))
     }
   }
 
-  /// §6.7: the question and id echoed, TTLs at most 10 s, no cache-flush bits.
+  /// §6.7: the question and id echoed, TTLs at most 10 s, no cache-flush bits. One packet:
+  /// a legacy resolver reads one reply, so answers that do not fit are left out and TC set
+  /// (RFC 1035 §4.1.1), additionals only where they fit.
   private func legacyReply(to query: DNSMessage, on interface: MDNSInterface) -> DNSMessage? {
     var answers: [DNSRecord] = []
     for question in query.questions {
@@ -95,9 +130,12 @@ extension MDNSResponder {
       record.cacheFlush = false
       return record
     }
-    return DNSMessage(
-      id: query.id, flags: .authoritativeResponse, questions: query.questions, answers: answers.map(legacy),
-      additionals: additionalRecords(for: answers, on: interface).map(legacy))
+    let packets = splitter.responses(
+      DNSMessage(id: query.id, flags: .authoritativeResponse, questions: query.questions),
+      answers: answers.map(legacy), additionals: additionalRecords(for: answers, on: interface).map(legacy))
+    guard var reply = packets.first else { return nil }
+    reply.flags.isTruncated = packets.count > 1
+    return reply
   }
 
   /// §8.2: another host probes for a name we are probing too.
@@ -166,7 +204,9 @@ extension MDNSResponder {
       pending[interface.index] = answers.filter { $0.due > now }
       if pending[interface.index]!.isEmpty { pending[interface.index] = nil }
       for record in due { noteMulticast(record, on: interface.index, now: now) }
-      actions.append(.send(response(due, on: interface), to: .multicast(interface: interface.index)))
+      for message in responses(due, on: interface) {
+        actions.append(.send(message, to: .multicast(interface: interface.index)))
+      }
     }
     return actions
   }

@@ -80,23 +80,24 @@ extension MDNSResponder {
     }
   }
 
-  /// One probe for every name due (RFC 6762 §8.1): `ANY` questions, proposals in authority.
+  /// The probes for every name due (RFC 6762 §8.1): `ANY` questions, proposals in authority,
+  /// as many names per packet as fit (each name's question and records stay together).
   /// QM, not QU: a unicast answer to port 5353 can land in another responder's socket.
-  func probeMessage(for owners: [Owner], on interface: MDNSInterface) -> DNSMessage? {
-    var message = DNSMessage()
+  func probes(for owners: [Owner], on interface: MDNSInterface) -> [DNSMessage] {
+    var groups: [DNSMessage] = []
     for owner in owners {
       let proposed = proposedRecords(owner, on: interface)
       guard let name = name(of: owner), !proposed.isEmpty else { continue }
-      message.questions.append(DNSQuestion(name: name, type: .any))
-      message.authorities += proposed
+      groups.append(DNSMessage(questions: [DNSQuestion(name: name, type: .any)], authorities: proposed))
     }
-    return message.questions.isEmpty ? nil : message
+    return splitter.pack(DNSMessage(), groups)
   }
 
-  /// An unsolicited response with every record of the names due (RFC 6762 §8.3); services
-  /// carry the host's addresses too, so a browser resolves them from one packet.
-  func announcement(for owners: [Owner], on interface: MDNSInterface) -> DNSMessage? {
-    guard !owners.isEmpty else { return nil }
+  /// Unsolicited responses with every record of the names due (RFC 6762 §8.3), in as few
+  /// packets as they fit; services carry the host's addresses too, so a browser resolves a
+  /// few services from one packet.
+  func announcements(for owners: [Owner], on interface: MDNSInterface) -> [DNSMessage] {
+    guard !owners.isEmpty else { return [] }
     var answers: [DNSRecord] = []
     var seen = Set<RecordKey>()
     func add(_ records: [DNSRecord]) {
@@ -111,8 +112,7 @@ extension MDNSResponder {
         add(hostRecords(on: interface))
       }
     }
-    guard !answers.isEmpty else { return nil }
-    return DNSMessage(flags: .authoritativeResponse, answers: answers)
+    return splitter.responses(DNSMessage(flags: .authoritativeResponse), answers: answers, additionals: [])
   }
 
   /// Goodbyes (TTL 0, RFC 6762 §10.1) for services withdrawn together, on every interface.
@@ -136,9 +136,11 @@ extension MDNSResponder {
         records.append(record)
       }
     }
-    guard !records.isEmpty else { return [] }
-    let message = DNSMessage(flags: .authoritativeResponse, answers: records)
-    return interfaces.map { .send(message, to: .multicast(interface: $0.index)) }
+    let messages = splitter.responses(
+      DNSMessage(flags: .authoritativeResponse), answers: records, additionals: [])
+    return interfaces.flatMap { interface in
+      messages.map { .send($0, to: .multicast(interface: interface.index)) }
+    }
   }
 
   /// The additional records an answer needs (RFC 6763 §12, RFC 6762 §6.2): SRV, TXT and
@@ -183,10 +185,11 @@ extension MDNSResponder {
     return extra
   }
 
-  /// A response carrying `answers` and what they need as additional records.
-  func response(_ answers: [DNSRecord], on interface: MDNSInterface) -> DNSMessage {
-    DNSMessage(
-      flags: .authoritativeResponse, answers: answers,
+  /// Responses carrying `answers` and what they need as additional records: one packet
+  /// when it fits; else answers spread over several and additionals where room is left.
+  func responses(_ answers: [DNSRecord], on interface: MDNSInterface) -> [DNSMessage] {
+    splitter.responses(
+      DNSMessage(flags: .authoritativeResponse), answers: answers,
       additionals: additionalRecords(for: answers, on: interface))
   }
 }

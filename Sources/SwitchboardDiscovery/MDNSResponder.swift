@@ -75,6 +75,12 @@ public struct MDNSResponder: Sendable {
   var lastMulticast: [MulticastKey: Deadline] = [:]
   var random: MDNSRandom
   var lifecycle = Lifecycle.running
+  /// TC queries collecting known answers (RFC 6762 §7.2), by querier.
+  var deferred: [MDNSDeferredQuery.Source: MDNSDeferredQuery] = [:]
+  /// Conflicts seen lately, to slow probing down (RFC 6762 §8.1).
+  var conflicts: MDNSConflictRateLimit
+  /// Keeps every message within one packet (RFC 6762 §17).
+  let splitter: MDNSPacketSplitter
   private var nextID = 1
   private var scheduled: Deadline?
   private var warnedTypes: Set<String> = []
@@ -89,6 +95,10 @@ public struct MDNSResponder: Sendable {
     self.configuration = configuration
     self.interfaces = configuration.interfaces
     self.random = MDNSRandom(seed: configuration.randomSeed)
+    self.conflicts = MDNSConflictRateLimit(
+      limit: configuration.conflictLimit, window: configuration.conflictWindow,
+      pause: configuration.conflictPause)
+    self.splitter = MDNSPacketSplitter(limit: configuration.maxMessageSize)
     self.host = Host(label: label, renames: 0, state: .probing(sent: 0, next: now))
     host.state = .probing(sent: 0, next: now.adding(randomDelay(upTo: configuration.initialProbeDelay)))
   }
@@ -114,6 +124,7 @@ public struct MDNSResponder: Sendable {
     for answers in pending.values {
       for answer in answers { next = min(next ?? answer.due, answer.due) }
     }
+    for query in deferred.values { next = min(next ?? query.due, query.due) }
     return next
   }
 
@@ -122,12 +133,17 @@ public struct MDNSResponder: Sendable {
   /// Adds a service: it is probed (after the host name), then announced.
   /// - Returns: its id, and the actions (a warning for a long service name, a timer).
   /// - Throws: ``DiscoveryError/invalidServiceType``, ``DiscoveryError/invalidInstanceName``,
+  ///   ``DiscoveryError/invalidTXT`` (a TXT record too big for one 9000-byte packet),
   ///   ``DiscoveryError/stopped``.
   public mutating func register(_ service: MDNSService, now: Deadline) throws(DiscoveryError) -> (
     MDNSServiceID, [MDNSResponderAction]
   ) {
     guard lifecycle == .running else { throw DiscoveryError.stopped.with("the responder was shut down") }
-    _ = try service.instanceName(service.instance)
+    let txt = DNSRecord(name: try service.instanceName(service.instance), ttl: 0, rdata: .txt(service.txt))
+    guard MDNSPacketSplitter.fitsOnePacket(txt) else {
+      throw DiscoveryError.invalidTXT.with(
+        "the TXT record of \(service.instance) does not fit in one mDNS packet (RFC 6762 §17: 9000 bytes)")
+    }
     var actions: [MDNSResponderAction] = []
     if service.hasLongServiceName, warnedTypes.insert(service.type.lowercased()).inserted {
       actions.append(
@@ -166,6 +182,7 @@ public struct MDNSResponder: Sendable {
     lifecycle = .stopped
     registrations = [:]
     pending = [:]
+    deferred = [:]
     return actions
   }
 
@@ -178,6 +195,7 @@ public struct MDNSResponder: Sendable {
     self.interfaces = interfaces
     let kept = Set(interfaces.map(\.index))
     pending = pending.filter { kept.contains($0.key) }
+    deferred = deferred.filter { kept.contains($0.key.interface) }
     if host.state.isAnswerable { move(.host, to: .announcing(sent: 0, next: now)) }
     for id in registrations.keys where registrations[id]!.state.isAnswerable {
       move(.service(id), to: .announcing(sent: 0, next: now))
@@ -198,14 +216,15 @@ public struct MDNSResponder: Sendable {
       advance(owner, now: now, probing: &probing, announcing: &announcing, actions: &actions)
     }
     for interface in interfaces {
-      if let probe = probeMessage(for: probing, on: interface) {
+      for probe in probes(for: probing, on: interface) {
         actions.append(.send(probe, to: .multicast(interface: interface.index)))
       }
-      if let announcement = announcement(for: announcing, on: interface) {
+      for announcement in announcements(for: announcing, on: interface) {
         for record in announcement.answers { noteMulticast(record, on: interface.index, now: now) }
         actions.append(.send(announcement, to: .multicast(interface: interface.index)))
       }
     }
+    answerDeferredQueries(now: now, actions: &actions)
     actions += sendDueAnswers(now: now)
     actions += scheduleIfNeeded()
     return actions
@@ -268,18 +287,21 @@ public struct MDNSResponder: Sendable {
   /// Another responder answered with different data for one of our unique names.
   mutating func conflict(_ owner: Owner, now: Deadline, actions: inout [MDNSResponderAction]) {
     guard let state = state(of: owner) else { return }
+    // §8.1: fifteen conflicts in ten seconds, and each further probing waits five.
+    let start = state == .failed ? now : conflicts.conflict(at: now)
     switch state {
     case .probing:
-      rename(owner, now: now, actions: &actions)
+      rename(owner, start: start, actions: &actions)
     case .announcing, .established:
       // RFC 6762 §9: check again by probing; a defended name is renamed then.
-      move(owner, to: .probing(sent: 0, next: now))
+      move(owner, to: .probing(sent: 0, next: start))
     case .failed:
       break
     }
   }
 
-  private mutating func rename(_ owner: Owner, now: Deadline, actions: inout [MDNSResponderAction]) {
+  /// Takes the next name (`Name (2)`, `host-2`) and probes it from `start`.
+  private mutating func rename(_ owner: Owner, start: Deadline, actions: inout [MDNSResponderAction]) {
     switch owner {
     case .host:
       guard host.renames < configuration.maxRenames else {
@@ -293,11 +315,11 @@ public struct MDNSResponder: Sendable {
       host.renames += 1
       let old = host.label
       host.label = Self.numbered(configuration.hostName, host.renames + 1, separator: "-")
-      move(.host, to: .probing(sent: 0, next: now))
+      move(.host, to: .probing(sent: 0, next: start))
       actions.append(.renamed(nil, from: old, to: host.label))
       // The SRV records name the host: probe and announce them again under the new name.
       for id in registrations.keys where registrations[id]!.state.isAnswerable {
-        move(.service(id), to: .probing(sent: 0, next: now))
+        move(.service(id), to: .probing(sent: 0, next: start))
       }
     case .service(let id):
       guard var registration = registrations[id] else { return }
@@ -317,7 +339,7 @@ public struct MDNSResponder: Sendable {
       // The old name belongs to the other responder now: no goodbyes for it.
       registration.announced = false
       registrations[id] = registration
-      move(owner, to: .probing(sent: 0, next: now))
+      move(owner, to: .probing(sent: 0, next: start))
       actions.append(.renamed(id, from: old, to: registration.instance))
     }
   }

@@ -35,6 +35,28 @@ public struct MDNSResponderConfiguration: Sendable {
   public var otherRecordTTL: UInt32 = 4500
   /// TTLs in answers to legacy unicast queries are capped to this (RFC 6762 §6.7: 10 s).
   public var legacyUnicastTTL: UInt32 = 10
+  /// Conflicts (of any of our names) within ``conflictWindow`` after which each new round of
+  /// probing waits ``conflictPause`` (RFC 6762 §8.1: fifteen). ``maxRenames`` still applies.
+  public var conflictLimit = 15
+  /// The window ``conflictLimit`` counts in (RFC 6762 §8.1: ten seconds).
+  public var conflictWindow: Duration = .seconds(10)
+  /// The wait before probing again while the limit is reached (RFC 6762 §8.1: at least five
+  /// seconds).
+  public var conflictPause: Duration = .seconds(5)
+  /// The largest message payload aimed for, in bytes (RFC 6762 §17: the interface MTU; 1452
+  /// is Ethernet's 1500 less IPv6 and UDP headers, so one size serves both families). Larger
+  /// responses are split into several packets; a single record bigger than this goes alone.
+  /// Values below 512 are taken as 512.
+  public var maxMessageSize = MDNSPacketSplitter.defaultLimit
+  /// Range, in milliseconds, of the wait before answering a query with the TC bit set, during
+  /// which later packets from the same querier add known answers (RFC 6762 §7.2: 400–500 ms).
+  public var knownAnswerWait: ClosedRange<Int> = 400...500
+  /// Queriers whose TC queries are held at once; a TC query beyond this is answered at once
+  /// with the known answers it carries (so a flood of them costs bounded memory).
+  public var maxDeferredQueries = 32
+  /// Questions and known answers kept per held TC query; more are ignored (suppression is
+  /// then incomplete, so an answer may be sent that was not needed, never the reverse).
+  public var maxDeferredRecords = 4096
   /// Seed of the random delays (tests fix it).
   public var randomSeed: UInt64
 

@@ -3,8 +3,8 @@ import SwitchboardDNS
 import SwitchboardDiscovery
 import Synchronization
 
-/// `switchboard advertise NAME TYPE PORT [KEY=VALUE…]`: publish one service with the built-in
-/// mDNS responder until killed (the job of `dns-sd -R` and `avahi-publish -s`).
+/// `switchboard advertise NAME TYPE PORT [KEY=VALUE…]`: publish one service (built-in mDNS
+/// responder or the system's daemon) until killed (the job of `dns-sd -R` and `avahi-publish -s`).
 enum AdvertiseCommand {
   static let help = """
     usage: switchboard advertise NAME TYPE PORT [KEY=VALUE…] [--host HOSTNAME] [--interface NAMES]
@@ -12,12 +12,15 @@ enum AdvertiseCommand {
 
     Publishes the service instance NAME of TYPE (_name._tcp or _name._udp) on PORT with the
     TXT attributes given (KEY=VALUE, KEY= or KEY), through the built-in mDNS responder
-    (port 5353, shared with any other responder here). It probes the name first; if another
-    responder holds it, it advertises as "NAME (2)" and so on, and says so. It runs until
+    (port 5353, shared with any other responder here) or the system's DNS-SD daemon
+    (--mdns). The name is probed first; if another responder holds it, it is advertised as
+    "NAME (2)" (avahi-daemon: "NAME #2") and so on, and this says so. It runs until
     SIGINT or SIGTERM, then sends goodbyes so browsers drop the service at once.
 
-      --host HOSTNAME    the host name to publish (default: this machine's, up to the first dot)
-      --interface NAMES  only these interfaces, comma-separated (default: every multicast one)
+      --host HOSTNAME    the host name to publish (default: this machine's, up to the first
+                         dot; the system backend publishes on its daemon's host name)
+      --interface NAMES  only these interfaces, comma-separated (default: every multicast one;
+                         the system backend takes one interface or all)
     \(MDNSOptions.help)
       --log-level LEVEL  trace, debug, info, notice, warning (default), error, critical
       --log-format F     text (default) or json
@@ -25,7 +28,8 @@ enum AdvertiseCommand {
     Prints one line when the service is advertised (`advertised NAME.TYPE.local on
     HOST.local:PORT`) and one per rename. --version prints the version and the commit it
     was built from. Exit codes: 0 stopped by a signal, 1 could not advertise (port 5353
-    unavailable, or the name conflicted too often), 64 bad usage.
+    unavailable, the name conflicted too often, or --mdns system without a daemon that
+    answers), 64 bad usage.
     """
 
   static func run(_ argv: [String]) -> Int32 {
@@ -72,12 +76,15 @@ enum AdvertiseCommand {
       interfaceNames: args.value("interface").map { $0.split(separator: ",").map(String.init) }, log: logger)
     let type = positional[1]
     let hostName = Mutex(configuration.hostName)
+    // The system backend publishes on its daemon's host name, which it learns on the way.
+    let current = Mutex<(any ServiceAdvertiser)?>(nil)
     let advertiser: any ServiceAdvertiser
     do {
       advertiser = try Discovery.advertiser(backend: mdns.backend, configuration: configuration) { event in
         switch event {
         case .registered(_, let name):
-          Output.print("advertised \(name).\(type).local on \(hostName.withLock { $0 }).local:\(port)")
+          let host = current.withLock { $0 }?.hostName ?? hostName.withLock { $0 }
+          Output.print("advertised \(name).\(type).local on \(host).local:\(port)")
         case .renamed(nil, let from, let to):
           hostName.withLock { $0 = to }
           Output.print("host name \(from).local is taken; now \(to).local")
@@ -91,6 +98,7 @@ enum AdvertiseCommand {
           break  // the advertiser logs it (at warning, the default level)
         }
       }
+      current.withLock { $0 = advertiser }
       _ = try advertiser.register(service)
     } catch {
       Output.error("switchboard advertise: \(error.message)")

@@ -27,12 +27,16 @@ enum BlockingSocket {
     while recv(fd, &scratch, scratch.count, 0) > 0 {}
   }
 
-  static func sendUDP(host: String, port: Int, bytes: [UInt8]) throws {
+  /// Sends `datagrams` in order from one socket, so the server sees one sender (a UDP
+  /// member is its address: `iam:NAME` names only the datagrams that follow from it).
+  static func sendUDP(host: String, port: Int, datagrams: [[UInt8]]) throws {
     let address = try SocketAddress.resolve(host: host, port: port)
     let fd = socket(address.family, Int32(SOCK_DGRAM.rawValue), 0)
     guard fd >= 0 else { throw IOError(call: "socket", errno: errno) }
     defer { close(fd) }
-    let n = address.withSockAddr { sa, len in bytes.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, 0, sa, len) } }
-    guard n >= 0 else { throw IOError(call: "sendto", errno: errno, detail: address.description) }
+    for bytes in datagrams {
+      let n = address.withSockAddr { sa, len in bytes.withUnsafeBytes { sendto(fd, $0.baseAddress, $0.count, 0, sa, len) } }
+      guard n >= 0 else { throw IOError(call: "sendto", errno: errno, detail: address.description) }
+    }
   }
 }

@@ -30,7 +30,8 @@ enum BrowseCommand {
       --log-level LEVEL, --log-format F   as for serve
 
     --version prints the version and the commit it was built from. Exit codes: 0 found
-    something (or stopped by a signal), 1 nothing found or port 5353 unavailable, 64 bad usage.
+    something (or stopped by a signal), 1 nothing found, port 5353 unavailable or --mdns
+    system without a daemon that answers, 64 bad usage.
     """
 
   struct Line: Encodable {

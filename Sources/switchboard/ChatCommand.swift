@@ -18,9 +18,14 @@ import SwitchboardClient
 enum ChatCommand {
   static let help = """
     usage: switchboard chat URL [--name NAME] [--room ROOM] [--pipe] [--log-level LEVEL]
+           switchboard chat --service NAME [--type TYPE] [--mdns BACKEND] [--name NAME] …
 
     A chat client. URL is ws://host:1337/, tcp://host:8080, udp://host:8081
-    (tls:// with the system trust store; wss:// is not available yet).
+    (tls:// with the system trust store; wss:// is not available yet), or a DNS-SD
+    service by name: dnssd://NAME._switchboard._tcp.local (spaces as %20; the type picks
+    the transport, see --type), looked up over mDNS before every connect and reconnect,
+    so a server that restarts on another port or address is found again.
+    \(ChatURL.help)
     Interactive on a terminal: type a message and press Enter; Ctrl-C or Ctrl-D quits.
     With --pipe, or when stdin is not a terminal: stdin lines are sent, received
     messages are printed as AUTHOR: TEXT, and the command exits at end of input.
@@ -28,25 +33,22 @@ enum ChatCommand {
     --log-level LEVEL (trace … critical) writes the client library's log to stderr, as
     text or, with --log-format json, JSON lines (default: no log). --version prints the
     version and the commit it was built from.
-    Exit codes: 0 ok, 1 could not connect or send, 64 bad usage.
+    Exit codes: 0 ok, 1 could not connect or send (or find the service), 64 bad usage.
     """
 
   static func run(_ argv: [String]) -> Int32 {
     let args: Arguments
+    let target: ChatURL
     do {
-      args = try Arguments(argv, valued: LogOptions.flags.union(["name", "room"]), booleans: ["help", "pipe"])
-    } catch {
-      Output.error("switchboard chat: \(error)")
-      return ExitCode.usage
-    }
-    if let code = args.helpOrVersion(help) { return code }
-    guard args.positional.count == 1 else {
-      Output.error("switchboard chat: needs exactly one URL\n\n\(help)")
-      return ExitCode.usage
-    }
-    let url = args.positional[0]
-    do {
-      _ = try ChatURL(url)
+      args = try Arguments(
+        argv, valued: LogOptions.flags.union(ChatURL.flags).union(["name", "room"]),
+        booleans: ["help", "pipe"])
+      if let code = args.helpOrVersion(help) { return code }
+      let rest: [String]
+      (target, rest) = try ChatURL.parse(args)
+      guard rest.isEmpty else {
+        throw Arguments.UsageError(description: "needs exactly one URL (or --service NAME)")
+      }
     } catch {
       Output.error("switchboard chat: \(error)")
       return ExitCode.usage
@@ -67,16 +69,14 @@ enum ChatCommand {
       Output.error("switchboard chat: \(error)")
       return ExitCode.usage
     }
+    var resolver = target.resolver
+    resolver.logger = configuration.logger.child(label: "switchboard.chat.mdns")
+    configuration.resolver = resolver
     if !interactive {
       configuration.reconnect = ReconnectPolicy(maximumDelay: .seconds(5), maxAttempts: 8)
     }
-    let client: ChatClient
-    do {
-      client = try ChatClient(url: url, name: name, room: args.value("room"), configuration: configuration)
-    } catch {
-      Output.error("switchboard chat: \(error)")
-      return ExitCode.usage
-    }
+    let client = ChatClient(
+      endpoint: target.endpoint, name: name, room: args.value("room"), configuration: configuration)
     return interactive ? ChatTerminalUI(client: client).run() : runPipe(client)
   }
 
@@ -95,7 +95,8 @@ enum ChatCommand {
                 switch event {
                 case .message(let m) where !m.isMine: Output.print("\(m.author): \(m.text)")
                 case .history: break  // the backlog is not what a pipe asked for
-                case .error(let e) where e == .connectFailed || e == .gaveUp || e == .timeout:
+                case .error(let e)
+                where e == .connectFailed || e == .gaveUp || e == .timeout || e == .serviceNotFound:
                   Output.error("switchboard chat: \(e)")
                 default: break
                 }

@@ -1,47 +1,66 @@
-/// A parsed `scheme://host:port/path` URL.
+import Dispatch
+import SwitchboardClient
+import SwitchboardDiscovery
+import Synchronization
+
+/// Where `chat` and `send` go: a URL (`tcp://host:port`, `udp://`, `ws://`, `tls://`, or a
+/// DNS-SD service `dnssd://NAME._switchboard._tcp.local`) or `--service NAME [--type TYPE]`,
+/// and `--mdns` for how a service is found. Parsed by ``ChatEndpoint``, the client
+/// library's one URL parser.
 struct ChatURL {
-  struct Invalid: Error, CustomStringConvertible { let description: String }
-  let scheme: String
-  let host: String
-  let port: Int
-  let path: String
+  /// The flags, for `Arguments(valued:)`.
+  static let flags: Set<String> = Set(["service", "type"]).union(MDNSOptions.flags)
+  /// The help text's lines for the flags.
+  static let help = """
+      --service NAME     connect to the DNS-SD service NAME instead of a URL (as
+                         `switchboard browse` lists it), found anew before every connect
+      --type TYPE        its type: _switchboard._tcp (lines, default), _switchboard._udp
+                         (datagrams) or _http._tcp (WebSocket, on its TXT ws port and path)
+    \(MDNSOptions.help)
+    """
 
-  static let defaultPorts = ["tcp": 8080, "udp": 8081, "ws": 1337, "wss": 443, "tls": 8443]
+  /// The endpoint (an address, or a service to resolve).
+  let endpoint: ChatEndpoint
+  /// The DNS-SD backend `--mdns` asked for.
+  let mdns: MDNSOptions
 
-  init(_ raw: String) throws {
-    guard let sep = raw.range(of: "://") else {
-      throw Invalid(description: "'\(raw)' is not a URL like tcp://host:8080")
+  /// Reads the target: `--service`/`--type` when given, else the first positional argument.
+  /// - Returns: The target and the positional arguments after it.
+  /// - Throws: `Arguments.UsageError` or ``ChatClientError`` (bad URL or service name).
+  static func parse(_ args: Arguments) throws -> (ChatURL, rest: [String]) {
+    let mdns = try MDNSOptions(args)
+    if let name = args.value("service") {
+      let service = try ChatService(instance: name, type: args.value("type") ?? ChatService.lineType)
+      return (ChatURL(endpoint: .service(service), mdns: mdns), args.positional)
     }
-    scheme = raw[..<sep.lowerBound].lowercased()
-    guard let defaultPort = Self.defaultPorts[scheme] else {
-      throw Invalid(description: "unknown scheme '\(scheme)' (tcp, udp, ws, wss, tls)")
+    guard args.value("type") == nil else { throw Arguments.UsageError(description: "--type needs --service") }
+    guard let first = args.positional.first else {
+      throw Arguments.UsageError(description: "needs a URL or --service NAME")
     }
-    var rest = raw[sep.upperBound...]
-    if let slash = rest.firstIndex(of: "/") {
-      path = String(rest[slash...])
-      rest = rest[..<slash]
-    } else {
-      path = "/"
-    }
-    var hostPart = String(rest)
-    var portValue = defaultPort
-    if hostPart.hasPrefix("[") {
-      guard let close = hostPart.firstIndex(of: "]") else { throw Invalid(description: "bad IPv6 literal in '\(raw)'") }
-      let after = hostPart[hostPart.index(after: close)...]
-      if after.hasPrefix(":") {
-        guard let p = Int(after.dropFirst()), (1...65535).contains(p) else { throw Invalid(description: "bad port in '\(raw)'") }
-        portValue = p
+    return (ChatURL(endpoint: try ChatEndpoint(first), mdns: mdns), Array(args.positional.dropFirst()))
+  }
+
+  /// How the client library finds a service endpoint.
+  var resolver: DNSSDResolver { DNSSDResolver(backend: mdns.backend) }
+
+  /// The address endpoints to try, best first: the endpoint itself, or what the service
+  /// resolves to now (blocking the calling thread up to the resolver's timeout).
+  /// - Throws: ``ChatClientError/serviceNotFound``, ``ChatClientError/connectFailed``.
+  func addresses() throws(ChatClientError) -> [ChatEndpoint] {
+    guard let service = endpoint.service else { return [endpoint] }
+    let outcome = Mutex<Result<[ChatEndpoint], ChatClientError>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    let (resolver, endpoint) = (self.resolver, self.endpoint)
+    Task {
+      do throws(ChatClientError) {
+        let found = try await resolver.resolve(service)
+        outcome.withLock { $0 = .success(endpoint.endpoints(resolvedAs: found)) }
+      } catch {
+        outcome.withLock { $0 = .failure(error) }
       }
-      hostPart = String(hostPart[hostPart.index(after: hostPart.startIndex)..<close])
-    } else if let colon = hostPart.lastIndex(of: ":") {
-      guard let p = Int(hostPart[hostPart.index(after: colon)...]), (1...65535).contains(p) else {
-        throw Invalid(description: "bad port in '\(raw)'")
-      }
-      portValue = p
-      hostPart = String(hostPart[..<colon])
+      done.signal()
     }
-    guard !hostPart.isEmpty else { throw Invalid(description: "no host in '\(raw)'") }
-    host = hostPart
-    port = portValue
+    done.wait()
+    return try outcome.withLock { $0! }.get()
   }
 }

@@ -20,8 +20,14 @@ enum ServeCommand {
       --room NAME               room new members land in (default lobby)
       --data-dir PATH           where history is kept (default ./.switchboard)
       --ephemeral               keep nothing on disk
-      --name INSTANCE           the name advertised on the network (default Switchboard)
+      --name INSTANCE           the name advertised over mDNS/DNS-SD (default Switchboard on
+                                HOSTNAME): _switchboard._tcp, _switchboard._udp and _http._tcp,
+                                one per listener that is on (docs/DISCOVERY.md)
       --no-advertise            do not advertise over mDNS
+      --mdns BACKEND            auto (default: the system's DNS-SD daemon when it answers),
+                                builtin or system
+      --mdns-interface NAMES    advertise only on these interfaces, comma-separated (default:
+                                every multicast one, or the one holding --host's address)
       --max-message-size BYTES  largest WebSocket message (default 1048576)
       --max-line-length BYTES   longest TCP line (default 65536)
       --history N               messages kept per room (default 1000)
@@ -41,7 +47,8 @@ enum ServeCommand {
 
     Logs go to stderr; docs/OPERATIONS.md lists the lines and their metadata keys.
 
-    SIGINT or SIGTERM: members are told the server is going away, then it exits 0.
+    SIGINT or SIGTERM: goodbyes withdraw the advertised services, members are told the
+    server is going away, then it exits 0.
     Exit codes: 0 clean shutdown, 1 could not start (e.g. port in use), 64 bad usage.
     """
 
@@ -49,10 +56,11 @@ enum ServeCommand {
     let args: Arguments
     var config = ServerConfiguration()
     let logOptions: LogOptions
+    let advertising: ServeAdvertising.Options
     do {
       args = try Arguments(
         argv,
-        valued: LogOptions.flags.union([
+        valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
         ]),
@@ -82,8 +90,9 @@ enum ServeCommand {
       }
       if let dir = args.value("data-dir") { config.dataDirectory = dir }
       config.ephemeral = args.flag("ephemeral")
-      if let name = args.value("name") { config.instanceName = name }
-      config.advertise = !args.flag("no-advertise")
+      advertising = try ServeAdvertising.Options(args)
+      config.instanceName = advertising.instance
+      config.advertise = advertising.enabled
       if let n = try args.int("max-message-size", in: 1...(1 << 30)) { config.maxMessageSize = n }
       if let n = try args.int("max-line-length", in: 1...(1 << 30)) { config.maxLineLength = n }
       if let n = try args.int("history", in: 0...10_000_000) { config.historyLimit = n }
@@ -137,9 +146,11 @@ enum ServeCommand {
       logger.notice("shutting down", metadata: ["signal": sig == SIGINT ? "SIGINT" : "SIGTERM"])
       stop.signal()
     }
+    let advertiser = ServeAdvertising.start(advertising, server: server, room: config.defaultRoom, logger: logger)
     // The sources must outlive the wait: an optimized build may release a value after its
     // last use, and a released source delivers nothing.
     withExtendedLifetime(sources) { stop.wait() }
+    advertiser?.shutdown()
     server.shutdown(reason: "server shutting down")
     logger.info("stopped")
     return ExitCode.ok

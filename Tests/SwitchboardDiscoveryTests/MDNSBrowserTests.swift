@@ -131,6 +131,95 @@ import Testing
     #expect(one.ipv4 == [DNSIPv4Address(10, 9, 8, 9)])
   }
 
+  // MARK: Refresh queries (§5.2) and known answers over several packets (§7.2)
+
+  /// When `d` asked a question for `name` and `type`.
+  static func asked(_ d: Driver, _ name: DNSName, _ type: DNSRecordType) -> [Deadline] {
+    d.sent.filter { $0.message.questions.contains(DNSQuestion(name: name, type: type)) }.map(\.at)
+  }
+
+  static func withTTL(_ record: DNSRecord, _ ttl: UInt32) -> DNSRecord {
+    var record = record
+    record.ttl = ttl
+    return record
+  }
+
+  @Test func followedRecordsAreAskedForAt80To95PercentOfTheirTTLThenExpire() throws {
+    var d = Driver()
+    d.advance(by: .milliseconds(200))
+    d.receive([Self.withTTL(Self.ptr, 100), Self.withTTL(Self.srv, 100), Self.txt, Self.withTTL(Self.a, 100)])
+    let received = d.now
+    d.sent = []
+    d.advance(by: .seconds(99))
+    let windows = [80, 85, 90, 95].map { ($0 * 1000)...(($0 + 2) * 1000) }  // plus 0–2 % at random
+    for (name, type) in [(Self.instance, DNSRecordType.srv), (Self.host, .a)] {
+      let times = Self.asked(d, name, type).map { Int($0.milliseconds(since: received)) }
+      #expect(times.count == 4 && zip(windows, times).allSatisfy { $0.contains($1) }, "\(type): \(times)")
+    }
+    // The PTR too (its type's own back-off queries come on top).
+    let ptrTimes = Self.asked(d, Self.type, .ptr).map { Int($0.milliseconds(since: received)) }
+    #expect(windows.allSatisfy { window in ptrTimes.contains { window.contains($0) } }, "\(ptrTimes)")
+    // A question's record is no known answer: under half its TTL is left.
+    #expect(!d.sent.contains { $0.message.answers.contains { $0.type == .srv || $0.type == .a } })
+    // The TXT (TTL 4500) was not asked for yet.
+    #expect(Self.asked(d, Self.instance, .txt).isEmpty)
+    // Nobody answered: at 100 % the records are gone, and so is the instance.
+    d.advance(by: .milliseconds(1100))
+    #expect(!(d.browser.cache[7] ?? [:]).values.contains { [.srv, .a, .ptr].contains($0.record.type) })
+    #expect(d.events.last == .removed(instance: "Chat", type: "_switchboard._tcp", interface: 7))
+  }
+
+  @Test func anAnswerToARefreshQueryStartsTheScheduleAgain() throws {
+    var d = Driver()
+    d.advance(by: .milliseconds(200))
+    let srv = Self.withTTL(Self.srv, 100)
+    d.receive([Self.ptr, srv, Self.txt, Self.withTTL(Self.a, 4500)])  // only the SRV is due
+    d.advance(by: .seconds(83))
+    #expect(Self.asked(d, Self.instance, .srv).count == 1)
+    d.receive([srv])  // the responder answers the 80 % query
+    let answered = d.now
+    d.sent = []
+    d.advance(by: .seconds(79))
+    #expect(Self.asked(d, Self.instance, .srv).isEmpty)  // no 85, 90, 95 % of the old TTL
+    d.advance(by: .seconds(4))
+    let again = Self.asked(d, Self.instance, .srv).map { Int($0.milliseconds(since: answered)) }
+    #expect(again.count == 1 && again.allSatisfy { (80_000...82_000).contains($0) }, "\(again)")
+    #expect(d.events.count == 1)  // never lost
+  }
+
+  @Test func recordsNoFollowedInstanceNeedsAreNotRefreshed() {
+    var d = Driver()
+    d.advance(by: .milliseconds(200))
+    let elsewhere = H.name("elsewhere.local")
+    let address = DNSIPv4Address(10, 9, 8, 7)
+    d.receive([DNSRecord(name: elsewhere, ttl: 100, rdata: .a(address), cacheFlush: true)])
+    d.advance(by: .seconds(101))
+    #expect(Self.asked(d, elsewhere, .a).isEmpty)
+  }
+
+  @Test func knownAnswersThatDoNotFitOnePacketContinueInPacketsWithTC() throws {
+    var d = Driver()
+    d.advance(by: .milliseconds(200))
+    let ptrs = (0..<150).map { i in
+      DNSRecord(
+        name: Self.type, ttl: 4500, rdata: .ptr(H.name("instance number \(i)._switchboard._tcp.local")))
+    }
+    d.receive(ptrs)
+    d.sent = []
+    d.advance(by: .seconds(1))
+    // The type's query: its question, then PTR known answers only.
+    let series = d.sent.map(\.message).filter { message in
+      message.questions == [DNSQuestion(name: Self.type, type: .ptr)]
+        || (message.questions.isEmpty && message.answers.allSatisfy { $0.name == Self.type })
+    }
+    #expect(series.count >= 3)
+    #expect(series.first?.questions.count == 1)
+    #expect(series.dropLast().allSatisfy(\.flags.isTruncated) && series.last?.flags.isTruncated == false)
+    #expect(series.allSatisfy { $0.encode().count <= MDNSPacketSplitter.defaultLimit })
+    #expect(Set(series.flatMap(\.answers).map(\.rdata)) == Set(ptrs.map(\.rdata)))
+    #expect(series.flatMap(\.answers).count == 150)
+  }
+
   @Test func recordsExpireWithTheirTTL() {
     var d = Driver()
     var short = Self.ptr

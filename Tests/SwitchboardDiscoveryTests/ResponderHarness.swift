@@ -1,6 +1,7 @@
 import SwitchboardDNS
 import SwitchboardDiscovery
 import SwitchboardIO
+import Testing
 
 /// Drives an ``MDNSResponder`` on a manual clock and keeps everything it did.
 struct ResponderHarness {
@@ -11,6 +12,8 @@ struct ResponderHarness {
   var responder: MDNSResponder
   var now = Deadline(nanoseconds: 5_000_000_000)
   var timer: Deadline?
+  /// The responder's packet size limit: nothing bigger is sent unless it is one record.
+  let maxMessageSize: Int
   /// Every action with the time it was returned.
   var log: [(at: Deadline, action: MDNSResponderAction)] = []
 
@@ -21,6 +24,7 @@ struct ResponderHarness {
     var configuration = MDNSResponderConfiguration(
       hostName: hostName, interfaces: [Self.interface], randomSeed: seed)
     configure(&configuration)
+    maxMessageSize = configuration.maxMessageSize
     responder = try! MDNSResponder(configuration: configuration, now: now)
     timer = responder.nextDeadline
   }
@@ -32,8 +36,15 @@ struct ResponderHarness {
       if case .scheduleTimer(let at) = action { timer = at }
       if case .send(let message, _) = action {
         // Everything sent must survive the wire.
-        precondition(
-          (try? DNSMessage(decoding: message.encode())) == message, "does not round-trip: \(message)")
+        let bytes = message.encode()
+        precondition((try? DNSMessage(decoding: bytes)) == message, "does not round-trip: \(message)")
+        // Nothing bigger than a packet, except what cannot be cut (RFC 6762 §17): one record,
+        // or one name's probe (its question and proposed records go together).
+        let records = message.answers.count + message.authorities.count + message.additionals.count
+        let oneProbe = message.questions.count == 1 && message.answers.isEmpty && !message.authorities.isEmpty
+        if bytes.count > maxMessageSize && records > 1 && !oneProbe {
+          Issue.record("\(bytes.count) bytes: \(message)")
+        }
       }
       log.append((now, action))
     }

@@ -62,7 +62,11 @@ func spawnChild(
   }
   let argv = arguments.map { strdup($0) } + [nil]
   defer { for p in argv { free(p) } }
-  let merged = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+  // Tests run in the root network namespace, where nothing may multicast: `switchboard
+  // serve` refuses to start with this set unless given --no-advertise (namespace scripts
+  // unset it for what they run inside their own namespaces).
+  let merged = ProcessInfo.processInfo.environment.merging(["SWITCHBOARD_FORBID_ADVERTISE": "1"]) { $1 }
+    .merging(environment) { $1 }
   let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
   defer { for p in envp { free(p) } }
   var pid: pid_t = 0

@@ -2,15 +2,15 @@
 # interop.sh [SWITCHBOARD_BINARY] — `switchboard advertise` (the built-in mDNS responder)
 # against real peers: avahi-browse and python-zeroconf must see it with the right host, port
 # and TXT; its goodbye must remove it from avahi's cache; two advertisers of one name on one
-# link must end with distinct names. Prints PASS/FAIL per check; exits 1 if any failed
-# (2 when it cannot run: not root, no `ip netns`).
+# link must end with distinct names, and one claiming avahi's host name must rename its host.
+# Prints PASS/FAIL per check; exits 1 if any failed (2 when it cannot run: not root, no `ip netns`).
 #
 # Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
 # namespaces). Installs what is missing, like capture-fixtures.sh: avahi-daemon, avahi-utils,
 # dbus, iproute2 (Debian, avahi kept from starting), python-zeroconf in a venv ($SBDNS_VENV).
 #
 #   sbmdns-a [sbmdns-va 10.231.8.1/24] <====veth====> [sbmdns-vb 10.231.8.2/24] sbmdns-b
-#   switchboard advertise x3                          avahi-daemon (own dbus-daemon), avahi-browse,
+#   switchboard advertise x4                          avahi-daemon (own dbus-daemon), avahi-browse,
 #                                                     zeroconf (zc-browse.py), switchboard advertise
 #
 # No multicast touches the root namespace: both veth ends are created inside the namespaces,
@@ -60,11 +60,11 @@ start_avahi "$NS_B" "$RUN/b" sbmdns-b "$VETH_B" || exit 1
 
 # --- switchboard advertise in sbmdns-a ------------------------------------------------------
 # ip netns exec execs the command, so $! is switchboard's own PID.
-ip netns exec "$NS_A" "$SB" advertise "SB Chat" _switchboard._tcp 7300 version=1 room=lobby --host sbmdns-a \
+ip netns exec "$NS_A" "$SB" advertise --mdns builtin "SB Chat" _switchboard._tcp 7300 version=1 room=lobby --host sbmdns-a \
   >"$RUN/adv-chat.log" 2>&1 &
 CHAT=$!
 PIDS+=($CHAT)
-ip netns exec "$NS_A" "$SB" advertise "sb peer" _networkplayground._udp 7301 --host sbmdns-a \
+ip netns exec "$NS_A" "$SB" advertise --mdns builtin "sb peer" _networkplayground._udp 7301 --host sbmdns-a \
   >"$RUN/adv-peer.log" 2>&1 &
 PIDS+=($!)
 # avahi-browse without -t keeps watching: a "-" line appears only when a goodbye arrives.
@@ -129,10 +129,10 @@ else
 fi
 
 # --- conflict: the same name twice on one link ------------------------------------------------
-ip netns exec "$NS_A" "$SB" advertise Twin _switchboard._tcp 7400 --host sbmdns-a >"$RUN/twin-a.log" 2>&1 &
+ip netns exec "$NS_A" "$SB" advertise --mdns builtin Twin _switchboard._tcp 7400 --host sbmdns-a >"$RUN/twin-a.log" 2>&1 &
 PIDS+=($!)
 wait_for "$RUN/twin-a.log" "^advertised Twin\." 100
-ip netns exec "$NS_B" "$SB" advertise Twin _switchboard._tcp 7401 --host sbmdns-c >"$RUN/twin-b.log" 2>&1 &
+ip netns exec "$NS_B" "$SB" advertise --mdns builtin Twin _switchboard._tcp 7401 --host sbmdns-c >"$RUN/twin-b.log" 2>&1 &
 PIDS+=($!)
 wait_for "$RUN/twin-b.log" "^advertised " 100
 if grep -q "^advertised Twin\._switchboard" "$RUN/twin-a.log" &&
@@ -147,6 +147,24 @@ grep -qE "^=;$VETH_B;IPv4;Twin;_switchboard\._tcp;local;sbmdns-a\.local;$ADDR_A;
   pass "conflict: avahi sees Twin on sbmdns-a:7400 and Twin (2) on sbmdns-c:7401" ||
   fail "conflict: avahi sees both" "$(cat "$RUN/avahi-twins.log")"
 
+# --- conflict: a host name avahi holds --------------------------------------------------------
+# avahi-daemon in sbmdns-b owns sbmdns-b.local: an advertiser in sbmdns-a claiming that host name
+# hears avahi defend it while probing, renames its host and publishes the service under the new one.
+ip netns exec "$NS_A" "$SB" advertise --mdns builtin "Host Twin" _switchboard._tcp 7700 --host "$NS_B" >"$RUN/host-twin.log" 2>&1 &
+PIDS+=($!)
+wait_for "$RUN/host-twin.log" "^advertised Host Twin\." 100
+renamed=$(sed -nE 's/^host name sbmdns-b\.local is taken; now (sbmdns-b-[0-9]+)\.local$/\1/p' "$RUN/host-twin.log" | tail -1)
+if [ -n "$renamed" ] && grep -q "^advertised Host Twin\._switchboard\._tcp\.local on $renamed\.local:7700" "$RUN/host-twin.log"; then
+  pass "host conflict: sbmdns-b.local is avahi's, so advertise took $renamed.local"
+else
+  fail "host conflict: renamed host" "$(cat "$RUN/host-twin.log")"
+fi
+ip netns exec "$NS_B" timeout 10 avahi-browse -rtp _switchboard._tcp >"$RUN/avahi-host-twin.log" 2>&1
+[ -n "$renamed" ] &&
+  grep -qE "^=;$VETH_B;IPv4;Host\\\\032Twin;_switchboard\._tcp;local;$renamed\.local;$ADDR_A;7700;" "$RUN/avahi-host-twin.log" &&
+  pass "host conflict: avahi resolves Host Twin to ${renamed:-?}.local $ADDR_A:7700" ||
+  fail "host conflict: avahi resolves the renamed host" "$(cat "$RUN/avahi-host-twin.log")"
+
 # --- switchboard browse sees avahi-publish and zeroconf ---------------------------------------
 ip netns exec "$NS_B" avahi-publish -s "avahi svc" _switchboard._tcp 7500 k=v >"$RUN/avahi-publish.log" 2>&1 &
 PIDS+=($!)
@@ -156,7 +174,7 @@ ZCADV=$!
 PIDS+=($ZCADV)
 wait_for "$RUN/avahi-publish.log" "Established" 100
 wait_for "$RUN/zc-advertise.log" "REGISTERED" 100
-ip netns exec "$NS_A" "$SB" browse _switchboard._tcp --timeout 4 >"$RUN/browse.log" 2>&1
+ip netns exec "$NS_A" "$SB" browse --mdns builtin _switchboard._tcp --timeout 4 >"$RUN/browse.log" 2>&1
 rc=$?
 grep -qE "^=;$VETH_A;IPv4;avahi\\\\032svc;_switchboard\._tcp;local;sbmdns-b\.local;$ADDR_B;7500;\"k=v\"$" "$RUN/browse.log" &&
   pass "browse: avahi-publish's avahi svc on sbmdns-b.local $ADDR_B:7500 TXT k=v" || fail "browse: avahi-publish" "$(cat "$RUN/browse.log")"
@@ -165,11 +183,11 @@ grep -qE "^=;$VETH_A;IPv4;zc\\\\032svc;_switchboard\._tcp;local;zc-zc-svc\.local
 grep -qE "^=;$VETH_A;IPv4;Twin;_switchboard\._tcp;local;sbmdns-a\.local;$ADDR_A;7400;" "$RUN/browse.log" &&
   pass "browse: our own advertise in the same namespace (multicast loop)" || fail "browse: own advertise" "$(cat "$RUN/browse.log")"
 [ "$rc" = 0 ] && pass "browse --timeout: exit 0 when something was found" || fail "browse exit code" "exit $rc"
-ip netns exec "$NS_A" "$SB" browse _nothing._tcp --timeout 2 >"$RUN/browse-none.log" 2>&1
+ip netns exec "$NS_A" "$SB" browse --mdns builtin _nothing._tcp --timeout 2 >"$RUN/browse-none.log" 2>&1
 rc=$?
 [ "$rc" = 1 ] && pass "browse --timeout: exit 1 when nothing was found" || fail "browse: nothing" "exit $rc"
 # A goodbye from zeroconf: browse reports the removal.
-ip netns exec "$NS_A" "$SB" browse _switchboard._tcp --timeout 12 >"$RUN/browse-bye.log" 2>&1 &
+ip netns exec "$NS_A" "$SB" browse --mdns builtin _switchboard._tcp --timeout 12 >"$RUN/browse-bye.log" 2>&1 &
 BROWSE=$!
 PIDS+=($BROWSE)
 wait_for "$RUN/browse-bye.log" "^=;.*zc\\\\032svc" 40

@@ -1,13 +1,14 @@
-# lib.sh — shared by capture-fixtures.sh and interop.sh (sourced, not run): test peers,
+# lib.sh — shared by capture-fixtures.sh and the interop scripts (sourced, not run): test peers,
 # a veth pair between two network namespaces of our own, avahi-daemon with a private bus.
 # Nothing here touches the root namespace's interfaces, and no mDNS stack runs there.
 
-# install_peers VENV ZC_VERSION: avahi-daemon, avahi-utils, dbus, tcpdump, iproute2 (Debian,
-# without recommends; a policy-rc.d keeps apt from starting avahi-daemon) and
+# install_peers VENV ZC_VERSION: avahi-daemon, avahi-utils, dbus, tcpdump, iproute2,
+# libavahi-compat-libdnssd1 (the DNS-SD library the system backend loads at run time)
+# (Debian, without recommends; a policy-rc.d keeps apt from starting avahi-daemon) and
 # python-zeroconf ZC_VERSION in the venv VENV, when missing.
 install_peers() {
   local venv=$1 version=$2 missing="" p made_policy=0
-  for p in avahi-daemon avahi-utils dbus tcpdump iproute2; do
+  for p in avahi-daemon avahi-utils dbus tcpdump iproute2 libavahi-compat-libdnssd1; do
     dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"
   done
   if [ -n "$missing" ]; then
@@ -131,4 +132,38 @@ CONF
   for _ in $(seq 100); do grep -q "Server startup complete" "$dir/../avahi.log" && return 0; sleep 0.1; done
   cat "$dir/../avahi.log" >&2
   return 1
+}
+
+# --- the frame of a PASS/FAIL script (interop-serve.sh, interop-system.sh; interop.sh still has its own copy) ---
+# start_checks NS…: PIDS and FAILS start empty; on any exit, every PID in PIDS is stopped
+# (last first) and the namespaces NS… are deleted; leftovers of an earlier run are removed now.
+start_checks() {
+  CHECK_NETNS=("$@")
+  PIDS=()
+  FAILS=0
+  trap cleanup_checks EXIT
+  cleanup_checks
+}
+cleanup_checks() {
+  local i
+  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
+  PIDS=()
+  delete_netns "${CHECK_NETNS[@]}"
+}
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1${2:+: $2}"; FAILS=$((FAILS + 1)); }
+# wait_for FILE PATTERN [TENTHS]: until an extended regex matches a line of FILE (default 10 s).
+wait_for() {
+  for _ in $(seq "${3:-100}"); do grep -qE -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+# finish_checks SCRIPT RUN: the closing lines; exits 1 when a check failed, else 0.
+finish_checks() {
+  echo "(logs in $2)"
+  if [ "$FAILS" -gt 0 ]; then
+    echo "$1: $FAILS check(s) failed"
+    exit 1
+  fi
+  echo "$1: all checks passed"
+  exit 0
 }

@@ -1,0 +1,159 @@
+import Foundation
+import SwitchboardIO
+import SwitchboardRedis
+import SwitchboardTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A real `redis-server` (Debian's) for one test, on a probed free loopback port, with no
+/// persistence. Started again on a new port when another test took the probed one first.
+final class RedisServer: Sendable {
+  /// How to start it.
+  struct Options: Sendable {
+    /// `requirepass` (the `default` user's password).
+    var password: String?
+    /// ACL users as `user` directives (`["alice", "on", ">secret", "~*", "&*", "+@all"]`).
+    var users: [[String]] = []
+    /// TLS on the port (and no plain port), with these files.
+    var tls: (certificate: String, key: String, ca: String)?
+    /// Commands renamed away (`rename-command NAME ""`), e.g. `HELLO` to look like Redis 5.
+    var disabledCommands: [String] = []
+  }
+
+  /// Whether `redis-server` is installed (scripts/install-test-peers.sh installs it).
+  static let isInstalled = commandSucceeds(["redis-server", "--version"])
+  /// Whether this redis-server was built with TLS (Debian's is).
+  static let supportsTLS: Bool = {
+    guard isInstalled, let output = try? runTool(["ldd", "/usr/bin/redis-server"]) else { return false }
+    return output.contains("libssl")
+  }()
+  /// Whether the TLS suite can run: a TLS redis-server and the `openssl` CLI for `TestPKI`.
+  static let canRunTLS = supportsTLS && TestPKI.hasOpenSSL
+
+  let port: Int
+  let options: Options
+  private let process: Locked<ChildProcess?>
+
+  /// Starts a server and waits until it accepts connections.
+  init(_ options: Options = Options()) throws {
+    self.options = options
+    var lastError: Error?
+    for _ in 0..<5 {
+      let port = try freePorts(1)[0]
+      do {
+        let child = try Self.start(options, port: port)
+        self.port = port
+        self.process = Locked(child)
+        return
+      } catch {
+        lastError = error
+      }
+    }
+    throw lastError ?? TestFailure("redis-server did not start")
+  }
+
+  deinit {
+    process.withLock { $0?.stop() }
+  }
+
+  /// The server's process id.
+  var pid: pid_t? { process.withLock { $0?.pid } }
+
+  /// A `redis://` (or `rediss://`) URL for it.
+  func url(user: String? = nil, password: String? = nil, database: Int = 0) -> RedisURL {
+    RedisURL(
+      host: "127.0.0.1", port: port, user: user, password: password, database: database,
+      tls: options.tls != nil)
+  }
+
+  /// Kills the server (SIGKILL).
+  func kill() {
+    process.withLock { $0?.stop() }
+  }
+
+  /// Starts it again on the same port (after ``kill()``), retrying while the port is still busy.
+  func restart() throws {
+    kill()
+    var lastError: Error?
+    for _ in 0..<50 {
+      do {
+        let child = try Self.start(options, port: port)
+        process.withLock { $0 = child }
+        return
+      } catch {
+        lastError = error
+        usleep(50_000)
+      }
+    }
+    throw lastError ?? TestFailure("redis-server did not restart")
+  }
+
+  /// Sends `sig` (SIGSTOP, SIGCONT) to the server.
+  func signal(_ sig: Int32) {
+    process.withLock { $0?.signal(sig) }
+  }
+
+  private static func start(_ options: Options, port: Int) throws -> ChildProcess {
+    var arguments = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"]
+    arguments += ["--dir", FileManager.default.temporaryDirectory.path]
+    if let tls = options.tls {
+      arguments += ["--port", "0", "--tls-port", String(port)]
+      arguments += [
+        "--tls-cert-file", tls.certificate, "--tls-key-file", tls.key, "--tls-ca-cert-file", tls.ca,
+      ]
+      arguments += ["--tls-auth-clients", "no"]
+    } else {
+      arguments += ["--port", String(port)]
+    }
+    if let password = options.password { arguments += ["--requirepass", password] }
+    for user in options.users { arguments += ["--user"] + user }
+    for command in options.disabledCommands { arguments += ["--rename-command", command, ""] }
+    let child = try ChildProcess("/usr/bin/redis-server", arguments)
+    let ready = eventually(timeout: .seconds(15)) {
+      child.stdout.contains("Ready to accept connections") || !child.isRunning
+    }
+    guard ready, child.isRunning else {
+      child.stop()
+      throw TestFailure("redis-server on port \(port) did not start: \(child.stdout.suffix(1500))")
+    }
+    return child
+  }
+}
+
+/// An event loop for one test, shut down when the test is done with it.
+func withLoop<T>(_ body: (EventLoop) async throws -> T) async throws -> T {
+  let loop = try EventLoop()
+  defer { loop.shutdownGracefully() }
+  return try await body(loop)
+}
+
+extension RedisConfiguration {
+  /// A configuration for tests: quick back-off, given timeouts.
+  static func test(
+    _ url: RedisURL, protocolVersion: ProtocolVersion = .resp3, commandTimeout: Duration = .seconds(10)
+  ) -> RedisConfiguration {
+    RedisConfiguration(
+      url: url, protocolVersion: protocolVersion, connectTimeout: .seconds(10),
+      commandTimeout: commandTimeout,
+      backoff: RedisBackoff(initial: .milliseconds(20), maximum: .milliseconds(200)))
+  }
+}
+
+/// Retries `body` until it succeeds (every 20 ms), failing with its last error after `timeout`.
+func untilSuccess<T: Sendable>(
+  timeout: Duration = .seconds(15), _ body: () async throws -> T
+) async throws -> T {
+  let deadline = ContinuousClock.now.advanced(by: timeout)
+  while true {
+    do {
+      return try await body()
+    } catch {
+      guard ContinuousClock.now < deadline else {
+        throw TestFailure("still failing after \(timeout): \(error)")
+      }
+      try await Task.sleep(for: .milliseconds(20))
+    }
+  }
+}
