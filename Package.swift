@@ -22,6 +22,7 @@ let package = Package(
     .library(name: "SwitchboardLog", targets: ["SwitchboardLog"]),
     .library(name: "SwitchboardRESP", targets: ["SwitchboardRESP"]),
     .library(name: "SwitchboardRedis", targets: ["SwitchboardRedis"]),
+    .library(name: "SwitchboardAuth", targets: ["SwitchboardAuth"]),
   ],
   targets: [
     .target(name: "CSwitchboardShims"),
@@ -40,6 +41,9 @@ let package = Package(
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
     // Chat shares the HTTP module's text helpers (trimming); both stay free of I/O.
     .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
+    // Signed tokens (JWS/JWT): a pure decoder with limits; signatures through OpenSSL (docs/SECURITY.md).
+    // It takes the room-name rule and JSON string quoting from Chat, so the rules stay one.
+    .target(name: "SwitchboardAuth", dependencies: ["SwitchboardChat", "COpenSSL"]),
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
     // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
@@ -68,7 +72,7 @@ let package = Package(
       name: "switchboard",
       dependencies: [
         "SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO",
-        "SwitchboardStore", "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS",
+        "SwitchboardStore", "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardAuth",
       ],
       plugins: ["BuildCommitPlugin"]),
     // Writes the git commit being built into the switchboard binary (for --version).
@@ -78,6 +82,8 @@ let package = Package(
     .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS"]),
     // libFuzzer target for the RESP decoder; the fuzzer itself only with -DFUZZ_RESP (docs/SCALING.md).
     .executableTarget(name: "fuzz-resp", dependencies: ["SwitchboardRESP"]),
+    // libFuzzer target for the token decoder and verifier; the fuzzer only with -DFUZZ_TOKEN (docs/SECURITY.md).
+    .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "COpenSSL"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     // What every suite shares: the test threads, deadline waits, child processes, a test PKI,
@@ -113,6 +119,7 @@ let package = Package(
     .testTarget(
       name: "SwitchboardRedisTests",
       dependencies: ["SwitchboardRedis", "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardTestSupport"]),
+    .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )
