@@ -43,10 +43,7 @@ let package = Package(
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
       name: "SwitchboardServer",
-      dependencies: [
-        "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat", "SwitchboardStore",
-        "SwitchboardLog",
-      ]),
+      dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat", "SwitchboardLog"]),
     .target(
       name: "SwitchboardClient",
       dependencies: [
@@ -87,13 +84,13 @@ let package = Package(
       name: "SwitchboardClientTests",
       dependencies: [
         "SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat",
-        "SwitchboardTestSupport",
+        "SwitchboardStore", "SwitchboardTestSupport",
       ]),
     .testTarget(
       name: "SwitchboardServerTests",
       dependencies: [
         "SwitchboardServer", "SwitchboardIO", "SwitchboardChat", "SwitchboardWebSocket", "SwitchboardHTTP",
-        "SwitchboardTestSupport",
+        "SwitchboardStore", "SwitchboardTestSupport",
       ]),
     .testTarget(name: "SwitchboardLogTests", dependencies: ["SwitchboardLog", "SwitchboardTestSupport"]),
   ],
