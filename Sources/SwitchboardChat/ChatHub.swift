@@ -312,11 +312,11 @@ public final class ChatHub: RoomBrokerSink {
     state.withLock { state in state.members[id].map { ($0.name, $0.room, $0.color) } }
   }
 
-  /// Names of the announced members of `room` on this node, sorted.
+  /// Names of the announced members of `room` on this node (also those whose join waits
+  /// for the room to load), sorted.
   public func who(room: String) -> [String] {
     state.withLock { state in
-      (state.rooms[room]?.members ?? []).compactMap { state.members[$0] }.filter(\.announced).map(\.name)
-        .sorted()
+      state.members.values.filter { $0.room == room && $0.announced }.map(\.name).sorted()
     }
   }
 
@@ -390,7 +390,10 @@ public final class ChatHub: RoomBrokerSink {
     var (publishes, presence) = state.withLock { state -> ([HubRoom.QueuedPublish], [(PresenceEvent, MemberID)]) in
       guard let index = state.rooms.index(forKey: room), case .loading(let queue) = state.rooms.values[index].phase
       else { return ([], []) }
-      state.rooms.values[index].phase = .draining([])
+      // Straight to ready when no publish waited (the usual case); else draining, so
+      // publishes arriving meanwhile queue behind the waiting ones.
+      let waiting = queue.contains { if case .publish = $0 { return true } else { return false } }
+      state.rooms.values[index].phase = waiting ? .draining([]) : .ready
       state.rooms.values[index].lastID = snapshot.lastID
       state.rooms.values[index].epoch = snapshot.epoch
       for m in snapshot.recent { state.rooms.values[index].history.append(m) }
@@ -408,7 +411,7 @@ public final class ChatHub: RoomBrokerSink {
     forward(presence)
     // Hand the queue over outside the lock; what was published meanwhile queued behind
     // it and goes next, until nothing is left and the room is ready.
-    while true {
+    while !publishes.isEmpty {
       for p in publishes {
         broker.publish(p.draft, on: p.answer.completion == nil ? nil : p.answer.executor, completion: p.answer.completion)
       }
@@ -420,7 +423,6 @@ public final class ChatHub: RoomBrokerSink {
         state.rooms.values[index].phase = more.isEmpty ? .ready : .draining([])
         return more
       }
-      if publishes.isEmpty { return }
     }
   }
 
