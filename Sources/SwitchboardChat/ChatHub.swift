@@ -241,17 +241,16 @@ public final class ChatHub: RoomBrokerSink {
     let step = state.withLock { state -> Step in
       guard let info = state.members[id], let index = state.rooms.index(forKey: info.room) else { return .unknown }
       let draft = MessageDraft(
-        room: info.room, time: now, author: info.name, color: info.color, text: text, isAction: isAction, origin: id)
-      let executor = state.shards[info.shard].executor
-      if case .ready = state.rooms.values[index].phase {
-        return .send(draft, completion == nil ? nil : executor)
+        ChatMessage(id: 0, room: info.room, time: now, author: info.name, color: info.color, text: text, isAction: isAction),
+        origin: id)
+      let shard = state.shards[info.shard]
+      switch state.rooms.values[index].admitPublish(limit: configuration.maxQueuedWhileLoading, {
+        HubRoom.QueuedPublish(draft: draft, answer: PendingPublish(executor: shard.executor, completion: completion))
+      }) {
+      case .send: return .send(draft, completion == nil ? nil : shard.executor)
+      case .queued: return .queued
+      case .busy: return .busy(shard.executor, info.room)
       }
-      guard state.rooms.values[index].queuedPublishes < configuration.maxQueuedWhileLoading else {
-        return .busy(executor, info.room)
-      }
-      state.rooms.values[index].enqueue(
-        HubRoom.QueuedPublish(draft: draft, answer: PendingPublish(executor: executor, completion: completion)))
-      return .queued
     }
     switch step {
     case .unknown:
@@ -292,10 +291,6 @@ public final class ChatHub: RoomBrokerSink {
   public func deliver(_ message: ChatMessage, epoch: String, origin: MemberID?) {
     state.withLock { state in
       guard let index = state.rooms.index(forKey: message.room) else { return }
-      guard state.rooms.values[index].isOpen else {
-        state.rooms.values[index].enqueue(.delivery(message, epoch: epoch, origin: origin))
-        return
-      }
       deliverLocked(&state, index: index, message, epoch: epoch, origin: origin)
     }
   }
@@ -477,22 +472,16 @@ public final class ChatHub: RoomBrokerSink {
       complete: complete, members: r.members.count)
   }
 
-  private func deliverLocked(_ state: inout State, index: Dictionary<String, HubRoom>.Index, _ message: ChatMessage,
-    epoch: String, origin: MemberID?
+  private func deliverLocked(
+    _ state: inout State, index: Dictionary<String, HubRoom>.Index, _ message: ChatMessage, epoch: String,
+    origin: MemberID?
   ) {
-    if epoch != state.rooms.values[index].epoch {
-      // The broker lost the room's history and started a new one: so does the ring.
-      state.rooms.values[index].epoch = epoch
-      state.rooms.values[index].history = MessageRing(capacity: configuration.historyLimit)
-      state.rooms.values[index].lastID = 0
-    }
-    // A replay overlapping what is already here (a snapshot, a gap fill).
-    guard message.id > state.rooms.values[index].lastID else { return }
-    // Mutate the room in place: copying it out and back would copy its whole history
-    // ring on every message (it was the top of the profile).
-    state.rooms.values[index].lastID = message.id
-    state.rooms.values[index].history.append(message)
-    fanOut(state, shards: state.rooms.values[index].shardCounts.keys, name: message.room, .message(message, origin: origin))
+    // In place: copying the room out and back would copy its whole history ring on every
+    // message (it was the top of the profile).
+    let step = state.rooms.values[index].receive(
+      message, epoch: epoch, origin: origin, capacity: configuration.historyLimit)
+    guard case .fanOut(let shards) = step else { return }
+    fanOut(state, shards: shards, name: message.room, .message(message, origin: origin))
   }
 
   private func nextColor(_ state: inout State) -> String {

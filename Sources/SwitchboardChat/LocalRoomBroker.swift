@@ -16,6 +16,13 @@ public final class LocalRoomBroker: RoomBroker {
   private struct Sequence {
     var nextID: UInt64
     var epoch: String
+
+    /// The next id, taken. Mutating so that `rooms.values[i].take()` runs in place (a
+    /// property read through the dictionary would copy the value first).
+    mutating func take() -> (id: UInt64, epoch: String) {
+      defer { nextID += 1 }
+      return (nextID, epoch)
+    }
   }
   private struct State {
     var rooms: [String: Sequence] = [:]
@@ -84,10 +91,7 @@ public final class LocalRoomBroker: RoomBroker {
       guard let index = state.rooms.index(forKey: draft.room) else {
         return .unavailable("room \(draft.room) is not open")
       }
-      // In place: the dictionary's storage is not copied per message.
-      let id = state.rooms.values[index].nextID
-      state.rooms.values[index].nextID = id + 1
-      let epoch = state.rooms.values[index].epoch
+      let (id, epoch) = state.rooms.values[index].take()
       let message = draft.message(id: id)
       let sink = state.sink
       sink?.deliver(message, epoch: epoch, origin: draft.origin)
