@@ -234,9 +234,11 @@ public final class ChatHub: RoomBrokerSink {
     let now = clock()
     enum Step {
       case unknown
-      case send(MessageDraft, (any ShardExecutor)?)
+      // Shards, not their executors: an existential payload makes every copy of the
+      // step go through value witnesses.
+      case send(MessageDraft, HubShard?)
       case queued
-      case busy(any ShardExecutor, String)
+      case busy(HubShard, String)
     }
     let step = state.withLock { state -> Step in
       guard let info = state.members[id], let index = state.rooms.index(forKey: info.room) else { return .unknown }
@@ -247,21 +249,21 @@ public final class ChatHub: RoomBrokerSink {
       switch state.rooms.values[index].admitPublish(limit: configuration.maxQueuedWhileLoading, {
         HubRoom.QueuedPublish(draft: draft, answer: PendingPublish(executor: shard.executor, completion: completion))
       }) {
-      case .send: return .send(draft, completion == nil ? nil : shard.executor)
+      case .send: return .send(draft, completion == nil ? nil : shard)
       case .queued: return .queued
-      case .busy: return .busy(shard.executor, info.room)
+      case .busy: return .busy(shard, info.room)
       }
     }
     switch step {
     case .unknown:
       return false
-    case .send(let draft, let executor):
-      broker.publish(draft, on: executor, completion: completion)
+    case .send(let draft, let shard):
+      broker.publish(draft, on: shard?.executor, completion: completion)
     case .queued:
       break
-    case .busy(let executor, let room):
+    case .busy(let shard, let room):
       keepFailed(room: room, id: nil, error: .busy)
-      if let completion { executor.execute { completion(.failure(.busy)) } }
+      if let completion { shard.executor.execute { completion(.failure(.busy)) } }
     }
     return true
   }
