@@ -1,5 +1,5 @@
-import Synchronization
 import SwitchboardHTTP
+import Synchronization
 
 /// The rooms and members of this node, in front of a ``RoomBroker`` that owns each room's
 /// order and history.
@@ -98,8 +98,9 @@ public final class ChatHub: RoomBrokerSink {
   /// `maxNameLength` characters. `nil` when nothing is left.
   public func sanitizeName(_ raw: String) -> String? {
     let cleaned = String(
-      String.UnicodeScalarView(raw.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }
-        .filter { $0.value >= 0x20 && $0.value != 0x7F }))
+      String.UnicodeScalarView(
+        raw.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }
+          .filter { $0.value >= 0x20 && $0.value != 0x7F }))
     let trimmed = cleaned.trimmingSpacesAndTabs()
     guard !trimmed.isEmpty else { return nil }
     return String(trimmed.prefix(configuration.maxNameLength))
@@ -139,7 +140,8 @@ public final class ChatHub: RoomBrokerSink {
       }
       let wasAnnounced = previous?.announced == true
       var info = MemberInfo(
-        name: previous?.room == room ? previous!.name : name, room: room, color: previous?.color ?? nextColor(&state),
+        name: previous?.room == room ? previous!.name : name, room: room,
+        color: previous?.color ?? nextColor(&state),
         announced: wasAnnounced || announce, shard: shard.index, placement: .inRoom)
       let load = state.rooms[room] == nil
       if load { state.rooms[room] = HubRoom(capacity: configuration.historyLimit) }
@@ -151,15 +153,19 @@ public final class ChatHub: RoomBrokerSink {
         state.rooms[room]!.enqueue(
           .join(
             PendingJoin(
-              member: member, shard: shard, serial: serial, since: since, epoch: epoch, historyCount: historyCount,
+              member: member, shard: shard, serial: serial, since: since, epoch: epoch,
+              historyCount: historyCount,
               completion: completion)))
         return (.queued(load: load), takePresence(&state))
       }
       let result = admitLocked(
-        &state, member, shard: shard, id: id, room: room, color: info.color, alreadyIn: sameRoom, since: since,
+        &state, member, shard: shard, id: id, room: room, color: info.color, alreadyIn: sameRoom,
+        since: since,
         epoch: epoch, historyCount: historyCount)
       state.members[id] = info
-      if sameRoom ? (announce && !wasAnnounced) : info.announced { emitPresence(&state, .join, id: id, info: info) }
+      if sameRoom ? (announce && !wasAnnounced) : info.announced {
+        emitPresence(&state, .join, id: id, info: info)
+      }
       return (.joined(result), takePresence(&state))
     }
     forward(presence)
@@ -241,14 +247,22 @@ public final class ChatHub: RoomBrokerSink {
       case busy(HubShard, String)
     }
     let step = state.withLock { state -> Step in
-      guard let info = state.members[id], let index = state.rooms.index(forKey: info.room) else { return .unknown }
+      guard let info = state.members[id], let index = state.rooms.index(forKey: info.room) else {
+        return .unknown
+      }
       let draft = MessageDraft(
-        ChatMessage(id: 0, room: info.room, time: now, author: info.name, color: info.color, text: text, isAction: isAction),
+        ChatMessage(
+          id: 0, room: info.room, time: now, author: info.name, color: info.color, text: text,
+          isAction: isAction),
         origin: id)
       let shard = state.shards[info.shard]
-      switch state.rooms.values[index].admitPublish(limit: configuration.maxQueuedWhileLoading, {
-        HubRoom.QueuedPublish(draft: draft, answer: PendingPublish(executor: shard.executor, completion: completion))
-      }) {
+      switch state.rooms.values[index].admitPublish(
+        limit: configuration.maxQueuedWhileLoading,
+        {
+          HubRoom.QueuedPublish(
+            draft: draft, answer: PendingPublish(executor: shard.executor, completion: completion))
+        })
+      {
       case .send: return .send(draft, completion == nil ? nil : shard)
       case .queued: return .queued
       case .busy: return .busy(shard, info.room)
@@ -271,7 +285,9 @@ public final class ChatHub: RoomBrokerSink {
   /// Relays binary data from `id` to its room (not kept in history, this node only).
   public func publishBinary(from id: MemberID, bytes: [UInt8]) {
     state.withLock { state in
-      guard let info = state.members[id], info.placement == .inRoom, let room = state.rooms[info.room] else { return }
+      guard let info = state.members[id], info.placement == .inRoom, let room = state.rooms[info.room] else {
+        return
+      }
       fanOut(state, room: room, name: info.room, .binary(room: info.room, bytes: bytes, origin: id))
     }
   }
@@ -351,7 +367,8 @@ public final class ChatHub: RoomBrokerSink {
   /// from the ring when it reaches back far enough, else from the broker. `completion`
   /// runs on `shard`'s thread, at once when the ring answers.
   public func history(
-    room: String, after id: UInt64, shard: HubShard, completion: @escaping (Result<[ChatMessage], BrokerError>) -> Void
+    room: String, after id: UInt64, shard: HubShard,
+    completion: @escaping (Result<[ChatMessage], BrokerError>) -> Void
   ) {
     let ring = state.withLock { state -> [ChatMessage]? in
       guard let r = state.rooms[room], r.isOpen else { return nil }
@@ -363,7 +380,9 @@ public final class ChatHub: RoomBrokerSink {
     }
     if let ring { return completion(.success(ring)) }
     let answer = ShardBound(completion)
-    broker.history(room: room, after: id, limit: configuration.historyLimit, on: shard.executor) { answer.value($0) }
+    broker.history(room: room, after: id, limit: configuration.historyLimit, on: shard.executor) {
+      answer.value($0)
+    }
   }
 
   /// The epoch of `room`'s history, `nil` while it is not open on this node.
@@ -383,9 +402,12 @@ public final class ChatHub: RoomBrokerSink {
   private func roomOpened(_ room: String, _ result: Result<RoomSnapshot, BrokerError>) {
     // A room the broker cannot open carries on live with a new epoch, so clients see
     // `recovered: false` instead of a silent gap.
-    let snapshot = (try? result.get()) ?? RoomSnapshot(lastID: 0, epoch: InMemoryHistoryStore.newEpoch(), recent: [])
-    var (publishes, presence) = state.withLock { state -> ([HubRoom.QueuedPublish], [(PresenceEvent, MemberID)]) in
-      guard let index = state.rooms.index(forKey: room), case .loading(let queue) = state.rooms.values[index].phase
+    let snapshot =
+      (try? result.get()) ?? RoomSnapshot(lastID: 0, epoch: InMemoryHistoryStore.newEpoch(), recent: [])
+    var (publishes, presence) = state.withLock {
+      state -> ([HubRoom.QueuedPublish], [(PresenceEvent, MemberID)]) in
+      guard let index = state.rooms.index(forKey: room),
+        case .loading(let queue) = state.rooms.values[index].phase
       else { return ([], []) }
       // Straight to ready when no publish waited (the usual case); else draining, so
       // publishes arriving meanwhile queue behind the waiting ones.
@@ -410,11 +432,13 @@ public final class ChatHub: RoomBrokerSink {
     // it and goes next, until nothing is left and the room is ready.
     while !publishes.isEmpty {
       for p in publishes {
-        broker.publish(p.draft, on: p.answer.completion == nil ? nil : p.answer.executor, completion: p.answer.completion)
+        broker.publish(
+          p.draft, on: p.answer.completion == nil ? nil : p.answer.executor, completion: p.answer.completion)
       }
       let sent = publishes.count
       publishes = state.withLock { state -> [HubRoom.QueuedPublish] in
-        guard let index = state.rooms.index(forKey: room), case .draining(let more) = state.rooms.values[index].phase
+        guard let index = state.rooms.index(forKey: room),
+          case .draining(let more) = state.rooms.values[index].phase
         else { return [] }
         state.rooms.values[index].queuedPublishes -= sent
         state.rooms.values[index].phase = more.isEmpty ? .ready : .draining([])
@@ -502,13 +526,15 @@ public final class ChatHub: RoomBrokerSink {
     shard.executor.execute { shard.remove(id, room: room) }
     let r = state.rooms[room]!
     if announceLeave {
-      let event = PresenceEvent(kind: .leave, author: info.name, room: room, members: r.members.count, color: info.color)
+      let event = PresenceEvent(
+        kind: .leave, author: info.name, room: room, members: r.members.count, color: info.color)
       fanOut(state, room: r, name: room, .presence(event, origin: id))
       state.presenceOutbox.append((event, id))
     }
   }
 
-  private func emitPresence(_ state: inout State, _ kind: PresenceEvent.Kind, id: MemberID, info: MemberInfo) {
+  private func emitPresence(_ state: inout State, _ kind: PresenceEvent.Kind, id: MemberID, info: MemberInfo)
+  {
     // A member still waiting for its room is announced when it is admitted.
     guard info.placement == .inRoom, let room = state.rooms[info.room] else { return }
     let event = PresenceEvent(

@@ -102,12 +102,20 @@ public final class LocalRoomBroker: RoomBroker {
         case .success:
           guard let completion else { return }
           let receipt = PublishReceipt(id: id, epoch: epoch)
-          if let executor { executor.execute { completion(.success(receipt)) } } else { completion(.success(receipt)) }
+          if let executor {
+            executor.execute { completion(.success(receipt)) }
+          } else {
+            completion(.success(receipt))
+          }
         case .failure(let error):
           let failure = BrokerError.notStored(error, id: id)
           sink?.keepFailed(room: message.room, id: id, error: failure)
           guard let completion else { return }
-          if let executor { executor.execute { completion(.failure(failure)) } } else { completion(.failure(failure)) }
+          if let executor {
+            executor.execute { completion(.failure(failure)) }
+          } else {
+            completion(.failure(failure))
+          }
         }
       }
       return nil
@@ -115,7 +123,11 @@ public final class LocalRoomBroker: RoomBroker {
     if let failure {
       state.withLock { $0.sink }?.keepFailed(room: draft.room, id: nil, error: failure)
       guard let completion else { return }
-      if let executor { executor.execute { completion(.failure(failure)) } } else { completion(.failure(failure)) }
+      if let executor {
+        executor.execute { completion(.failure(failure)) }
+      } else {
+        completion(.failure(failure))
+      }
     }
   }
 
@@ -139,7 +151,8 @@ public final class LocalRoomBroker: RoomBroker {
 
   /// Always empty: a single node has no remote members.
   public func remoteMembers(
-    room: String, on executor: any ShardExecutor, completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void
   ) {
     executor.execute { completion(.success([])) }
   }

@@ -62,7 +62,8 @@ public protocol RoomBroker: AnyObject, Sendable {
 
   /// Names of the members of `room` on other nodes (empty for a single node).
   func remoteMembers(
-    room: String, on executor: any ShardExecutor, completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void)
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void)
 
   /// Keeps what was published (the local broker commits its store), stops delivering
   /// and releases the sink. Called once, when the server stops.

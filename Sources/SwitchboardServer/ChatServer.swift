@@ -42,7 +42,8 @@ public final class ChatServer: Sendable {
     self.configuration = configuration
     let broker: any RoomBroker
     do {
-      broker = try configuration.broker?(configuration) ?? LocalRoomBroker(retention: configuration.historyLimit)
+      broker =
+        try configuration.broker?(configuration) ?? LocalRoomBroker(retention: configuration.historyLimit)
     } catch {
       throw ServerError("\(error)")
     }

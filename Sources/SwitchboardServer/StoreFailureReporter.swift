@@ -26,7 +26,9 @@ final class StoreFailureReporter: Sendable {
     if let count {
       logger.warning(
         "history store failed to keep a message; live delivery continues",
-        metadata: ["room": room, "id": id.map { "\($0)" } ?? "-", "error": "\(error)", "failures": "\(count)"])
+        metadata: [
+          "room": room, "id": id.map { "\($0)" } ?? "-", "error": "\(error)", "failures": "\(count)",
+        ])
     }
   }
 }

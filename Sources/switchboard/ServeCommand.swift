@@ -168,7 +168,8 @@ enum ServeCommand {
         do {
           store = try SQLiteHistoryStore(directory: options.directory, configuration: storeConfig)
         } catch {
-          throw StoreError("\(error) (use --data-dir to choose another place, or --ephemeral to keep nothing on disk)")
+          throw StoreError(
+            "\(error) (use --data-dir to choose another place, or --ephemeral to keep nothing on disk)")
         }
         config.logger.info(
           "history kept", metadata: ["path": "\(store.path)", "durability": "\(storeConfig.durability)"])

@@ -1,6 +1,6 @@
-import Synchronization
 import SwitchboardChat
 import SwitchboardTestSupport
+import Synchronization
 import Testing
 
 /// The hub in front of a broker that answers later: a room loading, messages from other
@@ -21,7 +21,8 @@ struct ChatHubLoadingTests {
     #expect(joined.value.isEmpty, "the room is loading: the join waits")
     let receipts = Locked<[UInt64]>([])
     for text in ["1", "2"] {
-      #expect(hub.publish(from: a.memberID, text: text) { r in receipts.withLock { $0.append(try! r.get().id) } })
+      #expect(
+        hub.publish(from: a.memberID, text: text) { r in receipts.withLock { $0.append(try! r.get().id) } })
     }
     hub.join(b, shard: shard, name: "b", room: "r", announce: true) { r in
       joined.withLock { $0.append("b \(r.lastID) \(r.history.count)") }
@@ -47,7 +48,8 @@ struct ChatHubLoadingTests {
     let shard = hub.makeShard(executor: InlineExecutor())
     let gone = RecordingMember(hub.nextMemberID())
     let completed = Locked(false)
-    hub.join(gone, shard: shard, name: "g", room: "r", announce: true) { _ in completed.withLock { $0 = true } }
+    hub.join(gone, shard: shard, name: "g", room: "r", announce: true) { _ in completed.withLock { $0 = true }
+    }
     hub.leave(gone.memberID)
     loader.runAll()
     #expect(!completed.value)
@@ -157,10 +159,14 @@ struct ChatHubLoadingTests {
     broker.answerOpen(.success(RoomSnapshot(lastID: 0, epoch: "e1", recent: [])))
     for i in 1...6 { hub.publish(from: a.memberID, text: "\(i)") }
     let got = Locked<[UInt64]>([])
-    hub.history(room: "r", after: 4, shard: shard) { r in got.withLock { $0 = (try? r.get())?.map(\.id) ?? [] } }
+    hub.history(room: "r", after: 4, shard: shard) { r in
+      got.withLock { $0 = (try? r.get())?.map(\.id) ?? [] }
+    }
     #expect(got.value == [5, 6])
     #expect(broker.state.withLock { $0.historyAsked }.isEmpty, "the ring covers it")
-    hub.history(room: "r", after: 1, shard: shard) { r in got.withLock { $0 = (try? r.get())?.map(\.id) ?? [] } }
+    hub.history(room: "r", after: 1, shard: shard) { r in
+      got.withLock { $0 = (try? r.get())?.map(\.id) ?? [] }
+    }
     #expect(got.value == [2, 3, 4], "at most historyLimit, oldest first")
     #expect(broker.state.withLock { $0.historyAsked } == [1])
   }

@@ -1,7 +1,7 @@
 import Dispatch
-import Synchronization
 import SwitchboardChat
 import SwitchboardTestSupport
+import Synchronization
 import Testing
 
 /// The hub's contract, run against each broker in ``BrokerKind``.
@@ -22,7 +22,8 @@ struct ChatHubTests {
     #expect(a.messages.first?.time == 1000)
   }
 
-  @Test(arguments: BrokerKind.allCases) func joinWithSinceReplaysExactlyWhatFollows(_ kind: BrokerKind) throws {
+  @Test(arguments: BrokerKind.allCases) func joinWithSinceReplaysExactlyWhatFollows(_ kind: BrokerKind) throws
+  {
     var config = HubConfiguration()
     config.historyLimit = 5
     let hub = kind.makeHub(configuration: config)
@@ -75,7 +76,9 @@ struct ChatHubTests {
     #expect(presenceLog(watcher) == ["join w", "join q", "rename q->q2", "leave q2"])
   }
 
-  @Test(arguments: BrokerKind.allCases) func concurrentPublishersAllSeeOneOrder(_ kind: BrokerKind) async throws {
+  @Test(arguments: BrokerKind.allCases) func concurrentPublishersAllSeeOneOrder(_ kind: BrokerKind)
+    async throws
+  {
     let hub = kind.makeHub()
     let queues = (0..<3).map { DispatchQueue(label: "shard\($0)") }
     let shards = queues.map { hub.makeShard(executor: QueueExecutor(queue: $0)) }

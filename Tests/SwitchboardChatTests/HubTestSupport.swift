@@ -1,7 +1,7 @@
 import Dispatch
-import Synchronization
 import SwitchboardChat
 import SwitchboardTestSupport
+import Synchronization
 import Testing
 
 /// Runs shard tasks inline on the caller (the hub's ordering guarantees still apply).
@@ -49,10 +49,13 @@ enum BrokerKind: String, CaseIterable, CustomTestStringConvertible {
 
   var testDescription: String { rawValue }
 
-  func makeHub(configuration: HubConfiguration = HubConfiguration(), clock: (@Sendable () -> Int64)? = nil) -> ChatHub {
+  func makeHub(configuration: HubConfiguration = HubConfiguration(), clock: (@Sendable () -> Int64)? = nil)
+    -> ChatHub
+  {
     let broker: LocalRoomBroker
     switch self {
-    case .localInline: broker = LocalRoomBroker(retention: configuration.historyLimit, loader: InlineExecutor())
+    case .localInline:
+      broker = LocalRoomBroker(retention: configuration.historyLimit, loader: InlineExecutor())
     case .localQueued: broker = LocalRoomBroker(retention: configuration.historyLimit)
     }
     return ChatHub(configuration: configuration, broker: broker, clock: clock)
@@ -84,10 +87,12 @@ extension ChatHub {
     let receipt = Locked<Result<PublishReceipt, BrokerError>?>(nil)
     let done = Signal()
     guard
-      publish(from: id, text: text, completion: { r in
-        receipt.withLock { $0 = r }
-        done.fire()
-      })
+      publish(
+        from: id, text: text,
+        completion: { r in
+          receipt.withLock { $0 = r }
+          done.fire()
+        })
     else { return nil }
     guard done.wait(), let r = receipt.value else { throw TestFailure("publish of \(text) did not complete") }
     return try r.get().id
@@ -100,7 +105,11 @@ extension ChatHub {
 final class ScriptedBroker: RoomBroker {
   struct State {
     var sink: (any RoomBrokerSink)?
-    var opens: [(room: String, executor: any ShardExecutor, completion: @Sendable (Result<RoomSnapshot, BrokerError>) -> Void)] = []
+    var opens:
+      [(
+        room: String, executor: any ShardExecutor,
+        completion: @Sendable (Result<RoomSnapshot, BrokerError>) -> Void
+      )] = []
     var nextID: [String: UInt64] = [:]
     var epoch = "e1"
     var presence: [String] = []
@@ -166,7 +175,8 @@ final class ScriptedBroker: RoomBroker {
   }
 
   func remoteMembers(
-    room: String, on executor: any ShardExecutor, completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void
   ) {
     let remote = state.withLock { $0.remote }
     executor.execute { completion(.success(remote)) }
@@ -177,7 +187,9 @@ final class ScriptedBroker: RoomBroker {
 
 /// A store that cannot load rooms and fails every write (a broken disk).
 final class FailingStore: HistoryStore {
-  func loadRoom(_ room: String, limit: Int) throws(StoreError) -> RoomSnapshot { throw StoreError("disk on fire") }
+  func loadRoom(_ room: String, limit: Int) throws(StoreError) -> RoomSnapshot {
+    throw StoreError("disk on fire")
+  }
   func append(_ message: ChatMessage, completion: (@Sendable (Result<Void, StoreError>) -> Void)?) {
     completion?(.failure(StoreError("disk full")))
   }

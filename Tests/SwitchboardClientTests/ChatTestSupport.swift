@@ -122,7 +122,10 @@ func startServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) th
 
 /// A local broker keeping history (`historyLimit` messages per room) in SQLite in `directory`.
 func sqliteBroker(directory: String) -> @Sendable (ServerConfiguration) throws -> any RoomBroker {
-  { c in LocalRoomBroker(store: try SQLiteHistoryStore(directory: directory, configuration: .init(retentionCount: c.historyLimit))) }
+  { c in
+    let store = try SQLiteHistoryStore(directory: directory, configuration: .init(retentionCount: c.historyLimit))
+    return LocalRoomBroker(store: store)
+  }
 }
 
 /// A server on the same ports and data directory as `old`, after `old` is shut down
