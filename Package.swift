@@ -2,9 +2,10 @@
 import PackageDescription
 
 // The dependency direction is the architecture: the codecs (HTTP, WebSocket, DNS, RESP) and Chat
-// (rooms, dialects; it borrows HTTP's text helpers) import nothing that does I/O; Store keeps
-// Chat's history (and starts its writer thread with IO's thread wrapper); Server and Client
-// bring the event loops, codecs and Chat together; the CLI sits on top.
+// (rooms, dialects, the room-broker seam; it borrows HTTP's text helpers) import nothing that
+// does I/O; Store keeps the local broker's history (and starts its writer thread with IO's
+// thread wrapper); Server and Client bring the event loops, codecs and Chat together (Server
+// links no store: the CLI, on top, chooses the broker and its store).
 let package = Package(
   name: "Switchboard",
   platforms: [.macOS(.v14), .iOS(.v17)],
@@ -58,10 +59,7 @@ let package = Package(
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
       name: "SwitchboardServer",
-      dependencies: [
-        "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat", "SwitchboardStore",
-        "SwitchboardLog",
-      ]),
+      dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat", "SwitchboardLog"]),
     .target(
       name: "SwitchboardClient",
       dependencies: [
@@ -106,13 +104,13 @@ let package = Package(
       name: "SwitchboardClientTests",
       dependencies: [
         "SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat",
-        "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardTestSupport",
+        "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardStore", "SwitchboardTestSupport",
       ]),
     .testTarget(
       name: "SwitchboardServerTests",
       dependencies: [
         "SwitchboardServer", "SwitchboardIO", "SwitchboardChat", "SwitchboardWebSocket", "SwitchboardHTTP",
-        "SwitchboardTestSupport",
+        "SwitchboardStore", "SwitchboardTestSupport",
       ]),
     .testTarget(name: "SwitchboardLogTests", dependencies: ["SwitchboardLog", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardRESPTests", dependencies: ["SwitchboardRESP", "SwitchboardTestSupport"]),

@@ -16,8 +16,7 @@ import Testing
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     var server = try startServer { c in
-      c.ephemeral = false
-      c.dataDirectory = dir
+      c.broker = sqliteBroker(directory: dir)
     }
     defer { server.shutdown() }
     var slow = ChatClient.Configuration.forTesting
@@ -122,8 +121,7 @@ extension ChatResumeTests {
 func chaosServer(dataDirectory: String) throws -> ChatServerBox {
   ChatServerBox(
     try startServer { c in
-      c.ephemeral = false
-      c.dataDirectory = dataDirectory
+      c.broker = sqliteBroker(directory: dataDirectory)
       c.historyLimit = 20_000
     })
 }
