@@ -20,8 +20,9 @@ import Testing
     }
     defer { server.shutdown() }
     var slow = ChatClient.Configuration.forTesting
-    // A reconnects late, so B's messages go out while A is away.
-    slow.reconnect = ReconnectPolicy(initialDelay: .seconds(1), jitter: 0)
+    // A reconnects late, so B's messages go out while A is away. (1 s was too short for a
+    // loaded CI machine: the restart plus B's reconnect and its room's load took longer.)
+    slow.reconnect = ReconnectPolicy(initialDelay: .seconds(3), jitter: 0)
     let a = try ChatProbe(wsURL(server), name: "ada", configuration: slow)
     let b = try ChatProbe(wsURL(server), name: "bob")
     try await a.waitReady()
