@@ -25,7 +25,9 @@ public final class ChatServer: Sendable {
   /// The loops the server runs on.
   public let group: EventLoopGroup
   let core: ServerCore
-  private let contexts: [LoopBound<LoopContext>]
+  let contexts: [LoopBound<LoopContext>]
+  /// The TLS listeners' certificates, when any are configured.
+  let tls: ServerTLS?
   private let state = Mutex(RunState())
 
   struct RunState {
@@ -41,6 +43,7 @@ public final class ChatServer: Sendable {
   ///   an unwritable data directory), ``IOError`` when the event loops cannot start.
   public init(configuration: ServerConfiguration) throws {
     self.configuration = configuration
+    self.tls = try ServerTLS.make(configuration)
     let store: HistoryStore
     if configuration.ephemeral {
       store = InMemoryHistoryStore(retention: configuration.historyLimit)
@@ -147,6 +150,7 @@ public final class ChatServer: Sendable {
       }
       try record(bound, "HTTP", address) { $0.httpAddress = $1 }
     }
+    try bindTLSListeners()
   }
 
   private func parse(_ host: String, _ port: Int, _ what: String) throws -> SocketAddress {
@@ -172,7 +176,7 @@ public final class ChatServer: Sendable {
   }
 
   /// Hands an accepted descriptor to the next loop and builds its session there.
-  private static func adopt(
+  static func adopt(
     fd: Int32, peer: SocketAddress?, group: EventLoopGroup, contexts: [LoopBound<LoopContext>],
     make: @escaping @Sendable (TCPConnection, LoopContext) -> Void
   ) {

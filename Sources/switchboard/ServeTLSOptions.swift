@@ -1,0 +1,80 @@
+import Dispatch
+import SwitchboardLog
+import SwitchboardServer
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// `serve`'s TLS flags (`--tls-cert`, `--tls-key`, `--https-port`, `--tls-port`,
+/// `--tls-handshake-timeout`), the SIGHUP reload and the banner's TLS URLs.
+enum ServeTLSOptions {
+  static let valued: Set<String> = ["tls-cert", "tls-key", "https-port", "tls-port", "tls-handshake-timeout"]
+
+  /// The lines of `serve --help` about TLS.
+  static let help = """
+      --tls-cert PEM            certificate chain (server certificate first) for the TLS
+                                listeners; repeat with --tls-key for more names: the first
+                                pair is the default, the others are chosen by SNI
+      --tls-key PEM             the unencrypted private key of the --tls-cert before it
+      --https-port N            HTTPS + WSS port, with --tls-cert (default 1443; 0 turns it off)
+      --tls-port N              tls:// line chat port, with --tls-cert (default 8443; 0 off)
+      --tls-handshake-timeout S close TLS connections whose handshake is not done after S
+                                seconds (default 10)
+    """
+
+  /// Reads the TLS flags into `config`.
+  static func apply(_ args: Arguments, to config: inout ServerConfiguration) throws {
+    let certs = args.values("tls-cert")
+    let keys = args.values("tls-key")
+    guard certs.count == keys.count else {
+      throw Arguments.UsageError(
+        description: "--tls-cert and --tls-key go in pairs (got \(certs.count) certificates, \(keys.count) keys)")
+    }
+    config.tlsCertificates = zip(certs, keys).map { ServerCertificate(certificateFile: $0, keyFile: $1) }
+    if let p = try args.int("https-port", in: 0...65535) {
+      config.httpsPort = p
+      config.httpsEnabled = p != 0
+    }
+    if let p = try args.int("tls-port", in: 0...65535) {
+      config.tlsPort = p
+      config.tlsEnabled = p != 0
+    }
+    if certs.isEmpty, let flag = ["https-port", "tls-port"].first(where: { (try? args.int($0, in: 1...65535)) != nil }) {
+      throw Arguments.UsageError(description: "--\(flag) needs --tls-cert and --tls-key")
+    }
+    if let seconds = try args.double("tls-handshake-timeout") {
+      guard seconds > 0, seconds <= 3600 else {
+        throw Arguments.UsageError(description: "--tls-handshake-timeout must be between 0 and 3600 seconds")
+      }
+      config.tlsHandshakeTimeout = .milliseconds(Int64(seconds * 1000))
+    }
+  }
+
+  /// With TLS on, makes SIGHUP reload the certificates (logged either way; a failed
+  /// reload keeps the old ones). Keep the source alive while serving.
+  static func installReload(_ server: ChatServer, logger: Log) -> DispatchSourceSignal? {
+    guard !server.configuration.tlsCertificates.isEmpty else { return nil }
+    signal(SIGHUP, SIG_IGN)
+    let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "switchboard.sighup"))
+    source.setEventHandler {
+      do {
+        try server.reloadTLS()
+      } catch {
+        logger.error("tls reload failed; keeping the old certificates", metadata: ["error": "\(error)"])
+      }
+    }
+    source.resume()
+    return source
+  }
+
+  /// The banner's TLS URLs for `host`.
+  static func bannerURLs(_ server: ChatServer, host: String) -> [String] {
+    var urls: [String] = []
+    if let a = server.tlsAddress { urls.append("tls://\(host):\(a.port)") }
+    if let a = server.httpsAddress { urls.append("https://\(host):\(a.port)/  wss://\(host):\(a.port)/") }
+    return urls
+  }
+}
