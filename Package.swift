@@ -2,9 +2,10 @@
 import PackageDescription
 
 // The dependency direction is the architecture: the codecs (HTTP, WebSocket, DNS, RESP) and Chat
-// (rooms, dialects; it borrows HTTP's text helpers) import nothing that does I/O; Store keeps
-// Chat's history (and starts its writer thread with IO's thread wrapper); Server and Client
-// bring the event loops, codecs and Chat together; the CLI sits on top.
+// (rooms, dialects, the room-broker seam; it borrows HTTP's text helpers) import nothing that
+// does I/O; Store keeps the local broker's history (and starts its writer thread with IO's
+// thread wrapper); Server and Client bring the event loops, codecs and Chat together (Server
+// links no store: the CLI, on top, chooses the broker and its store).
 let package = Package(
   name: "Switchboard",
   platforms: [.macOS(.v14), .iOS(.v17)],
@@ -22,6 +23,7 @@ let package = Package(
     .library(name: "SwitchboardLog", targets: ["SwitchboardLog"]),
     .library(name: "SwitchboardRESP", targets: ["SwitchboardRESP"]),
     .library(name: "SwitchboardRedis", targets: ["SwitchboardRedis"]),
+    .library(name: "SwitchboardAuth", targets: ["SwitchboardAuth"]),
   ],
   targets: [
     .target(name: "CSwitchboardShims"),
@@ -40,6 +42,9 @@ let package = Package(
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "COpenSSL", "CZlib"]),
     // Chat shares the HTTP module's text helpers (trimming); both stay free of I/O.
     .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
+    // Signed tokens (JWS/JWT): a pure decoder with limits; signatures through OpenSSL (docs/SECURITY.md).
+    // It takes the room-name rule and JSON string quoting from Chat, so the rules stay one.
+    .target(name: "SwitchboardAuth", dependencies: ["SwitchboardChat", "COpenSSL"]),
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
     // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
@@ -54,10 +59,7 @@ let package = Package(
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
       name: "SwitchboardServer",
-      dependencies: [
-        "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat", "SwitchboardStore",
-        "SwitchboardLog",
-      ]),
+      dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat", "SwitchboardLog"]),
     .target(
       name: "SwitchboardClient",
       dependencies: [
@@ -68,7 +70,7 @@ let package = Package(
       name: "switchboard",
       dependencies: [
         "SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO",
-        "SwitchboardStore", "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS",
+        "SwitchboardStore", "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardAuth",
       ],
       plugins: ["BuildCommitPlugin"]),
     // Writes the git commit being built into the switchboard binary (for --version).
@@ -78,6 +80,8 @@ let package = Package(
     .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS"]),
     // libFuzzer target for the RESP decoder; the fuzzer itself only with -DFUZZ_RESP (docs/SCALING.md).
     .executableTarget(name: "fuzz-resp", dependencies: ["SwitchboardRESP"]),
+    // libFuzzer target for the token decoder and verifier; the fuzzer only with -DFUZZ_TOKEN (docs/SECURITY.md).
+    .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "COpenSSL"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     // What every suite shares: the test threads, deadline waits, child processes, a test PKI,
@@ -100,19 +104,20 @@ let package = Package(
       name: "SwitchboardClientTests",
       dependencies: [
         "SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat",
-        "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardTestSupport",
+        "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardStore", "SwitchboardTestSupport",
       ]),
     .testTarget(
       name: "SwitchboardServerTests",
       dependencies: [
         "SwitchboardServer", "SwitchboardIO", "SwitchboardChat", "SwitchboardWebSocket", "SwitchboardHTTP",
-        "SwitchboardTestSupport",
+        "SwitchboardStore", "SwitchboardTestSupport",
       ]),
     .testTarget(name: "SwitchboardLogTests", dependencies: ["SwitchboardLog", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardRESPTests", dependencies: ["SwitchboardRESP", "SwitchboardTestSupport"]),
     .testTarget(
       name: "SwitchboardRedisTests",
       dependencies: ["SwitchboardRedis", "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardTestSupport"]),
+    .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -46,6 +46,15 @@ if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import websockets' >/dev/
     || echo "install-test-peers: could not install python websockets (tests that need it are skipped)" >&2
 fi
 
+# python3 `PyJWT` with `cryptography` (scripts/security/pyjwt-peer.py: the token interop
+# suites), from PyPI, the same way.
+if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import jwt, cryptography' >/dev/null 2>&1; then
+  echo "install-test-peers: pip install PyJWT cryptography"
+  python3 -m pip install -q --disable-pip-version-check PyJWT cryptography >/dev/null 2>&1 \
+    || python3 -m pip install -q --disable-pip-version-check --break-system-packages PyJWT cryptography >/dev/null 2>&1 \
+    || echo "install-test-peers: could not install python PyJWT (tests that need it are skipped)" >&2
+fi
+
 # node `ws` (node_ws_client.js): this node is not Debian's, so the Debian package is
 # unpacked rather than installed; use NODE_PATH=$SWITCHBOARD_PEERS_CACHE/node-ws/usr/share/nodejs.
 PEERS_CACHE="${SWITCHBOARD_PEERS_CACHE:-/var/cache/switchboard-peers}"

@@ -1,6 +1,7 @@
-/// Where rooms' messages are kept. The hub keeps the newest messages of each room in
-/// memory and writes every message through to the store; implementations: in memory
-/// (tests, `--ephemeral`) and SQLite (the default).
+/// Where the ``LocalRoomBroker`` keeps rooms' messages: it writes every message through
+/// to the store and reads rooms back from it (off the event loops: `loadRoom` and
+/// `messages` may block). Implementations: in memory (tests, `--ephemeral`) and SQLite
+/// (the default).
 public protocol HistoryStore: Sendable {
   /// Loads (or creates) `room`: its last id, epoch and up to `limit` newest messages.
   func loadRoom(_ room: String, limit: Int) throws(StoreError) -> RoomSnapshot

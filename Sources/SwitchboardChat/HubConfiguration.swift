@@ -6,5 +6,9 @@ public struct HubConfiguration: Sendable {
   public var historyLimit = 1000
   /// Longest accepted name, in characters.
   public var maxNameLength = 64
+  /// Publishes that may wait for one room while the broker loads it; beyond this they fail
+  /// at once with ``BrokerError/busy`` (a store or broker that does not answer must not
+  /// grow memory without bound).
+  public var maxQueuedWhileLoading = 10_000
   public init() {}
 }

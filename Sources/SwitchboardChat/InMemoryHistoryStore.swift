@@ -6,6 +6,11 @@ public final class InMemoryHistoryStore: HistoryStore {
     var epoch: String
     var lastID: UInt64 = 0
     var messages: MessageRing
+
+    mutating func keep(_ message: ChatMessage) {
+      lastID = max(lastID, message.id)
+      messages.append(message)
+    }
   }
   private let rooms = Mutex<[String: Room]>([:])
   private let retention: Int
@@ -29,10 +34,8 @@ public final class InMemoryHistoryStore: HistoryStore {
 
   public func append(_ message: ChatMessage, completion: (@Sendable (Result<Void, StoreError>) -> Void)?) {
     rooms.withLock { rooms in
-      if rooms[message.room] == nil { rooms[message.room] = newRoom() }
-      // In place (no copy of the ring per message).
-      rooms[message.room]!.lastID = max(rooms[message.room]!.lastID, message.id)
-      rooms[message.room]!.messages.append(message)
+      // In place (no copy of the ring per message), and one hash of the room's name.
+      rooms[message.room, default: newRoom()].keep(message)
     }
     completion?(.success(()))
   }

@@ -1,4 +1,4 @@
-/// What ``ChatHub/join(_:shard:name:room:announce:since:epoch:historyCount:)`` returns.
+/// What a join completes with (``ChatHub/join(_:shard:name:room:announce:since:epoch:historyCount:completion:)``).
 public struct JoinResult: Sendable {
   /// The room joined.
   public var room: String

@@ -4,6 +4,9 @@ import SwitchboardHTTP
 public enum LineCommand: Equatable, Sendable {
   /// `iam:NAME` (seed protocol): set the name.
   case iam(String)
+  /// `auth:TOKEN`: a signed token (clients send it as their first line on TCP/TLS); never a
+  /// message, so a token is never broadcast, even by a server that does not check tokens.
+  case auth(String)
   /// `/nick NAME`.
   case nick(String)
   /// `/join ROOM`.
@@ -42,6 +45,7 @@ public enum LineCommand: Equatable, Sendable {
   /// Parses one line (without its terminator).
   public static func parse(_ line: String) -> LineCommand {
     if line.hasPrefix("iam:") { return .iam(String(line.dropFirst(4))) }
+    if line.hasPrefix("auth:") { return .auth(String(line.dropFirst(5))) }
     if line.hasPrefix("msg:") { return .message(String(line.dropFirst(4))) }
     if line.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
     guard line.hasPrefix("/") else { return .message(line) }

@@ -34,6 +34,16 @@ extension ChatClient {
     /// multicast DNS for up to 5 s; an attempt whose service is not found counts as failed
     /// (``Event/error(_:)`` with ``ChatClientError/serviceNotFound``, then a retry).
     public var resolver: any ChatServiceResolver = DNSSDResolver()
+    /// A bearer token (a signed JWT) presented on every connect, or `nil` (the default) for
+    /// none. `ws://`/`wss://` send it as the `token` query item of the upgrade request;
+    /// `tcp://`/`tls://` send `auth:TOKEN` as the first line, before `iam:NAME`. The UDP
+    /// dialect has no place for it: `udp://` connects without it. A server that checks
+    /// tokens takes the name and the rooms allowed from it; a server that does not treats
+    /// the `auth:` line as any other line of text (a chat message), so give a token only to
+    /// a server that asks for one.
+    public var token: String?
+    /// When a `tcp://`/`tls://` send completes (default ``LineSendCompletion/written``).
+    public var lineSendCompletion = LineSendCompletion.written
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
@@ -49,6 +59,19 @@ extension ChatClient {
       self.tls = tls
       self.eventLoopGroup = eventLoopGroup
     }
+  }
+
+  /// When a send on the line dialect (`tcp://`, `tls://`), which has no acknowledgement,
+  /// completes.
+  public enum LineSendCompletion: Sendable, Hashable {
+    /// Once its lines are handed to the socket: the cheapest, and the server may not have
+    /// read them yet when the send returns.
+    case written
+    /// Once the server has handled it: each message is followed by `/who`, and the send
+    /// completes on the `* in ROOM (N): …` reply. A server handles one connection's lines
+    /// in order, so the reply means the message was read and published; an `! …` error
+    /// line before the reply fails the send with ``ChatClientError/serverError``.
+    case handled
   }
 
   /// Liveness probing. When nothing has arrived for ``interval``, the client sends a

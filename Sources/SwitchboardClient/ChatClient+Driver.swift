@@ -106,10 +106,17 @@ extension ChatClient {
   private func connectParameters(_ target: ChatEndpoint) -> (String, [String]) {
     let (since, epoch, connectedBefore) = state.withLock { ($0.lastID, $0.epoch, $0.connectedBefore) }
     let resumeFrom: UInt64? = connectedBefore ? (since ?? 0) : nil
+    let token = configuration.token
     let url = target.webSocketURL(
-      room: room, name: name, since: resumeFrom, epoch: connectedBefore ? epoch : nil)
-    var hello = ["iam:" + name]
+      room: room, name: name, since: resumeFrom, epoch: connectedBefore ? epoch : nil, token: token)
+    var hello: [String] = []
+    if let token, target.scheme == .tcp || target.scheme == .tls { hello.append("auth:" + token) }
+    // An empty name leaves the naming to the server (`iam:` alone is refused).
+    if !name.trimmingWhitespace.isEmpty { hello.append("iam:" + name) }
     if let room { hello.append("/join " + room) }
+    // UDP "connects" when the server answers the first hello datagram: send one that
+    // changes nothing.
+    if hello.isEmpty && target.scheme == .udp { hello.append("/rooms") }
     return (url, hello)
   }
 
@@ -191,6 +198,8 @@ extension ChatClient {
     _ connection: any TransportConnection, kicks: AsyncStream<Void>, events: AsyncStream<Event>.Continuation
   ) async {
     let isLine = endpoint.scheme == .tcp || endpoint.scheme == .tls
+    // With `.handled` the server's reply completes the send (ChatClientState.receive).
+    let completesOnWrite = isLine && configuration.lineSendCompletion == .written
     for await _ in kicks {
       while let item = state.withLock({ $0.nextToWrite() }) {
         do {
@@ -198,7 +207,7 @@ extension ChatClient {
         } catch {
           return
         }
-        if isLine {
+        if completesOnWrite {
           // The line dialect never echoes a member's own message: report it here.
           let resume = state.withLock { $0.written(ref: item.ref) }
           resume?.run()

@@ -28,11 +28,12 @@ import Synchronization
 ///   vouch that nothing is missing.
 /// - `tcp://host:port` (and `tls://` over ``SwitchboardTLS``): the line dialect. The
 ///   client sends `iam:NAME` (and `/join ROOM`), then `msg:TEXT` lines; sends complete
-///   once written to the socket. The dialect has no ids, so there is no resume.
+///   once written to the socket, or with ``Configuration/lineSendCompletion`` `.handled`
+///   once the server answered a `/who` sent after them. The dialect has no ids, so there
+///   is no resume.
 /// - `udp://host:port`: datagrams, `iam:NAME` first; a send completes when the
 ///   server's `Server received:` echo arrives (the echo itself is not an event).
-/// - `wss://`: not yet (``ChatClientError/unsupportedScheme``): ``WebSocketClient``
-///   has no TLS.
+/// - `wss://`: the WebSocket protocol over TLS (``Configuration/tls``).
 ///
 /// Sends made while disconnected wait (at most ``Configuration/maxQueuedMessages``)
 /// and go out in order after the reconnect. A WebSocket message whose `ack` was lost
@@ -52,8 +53,7 @@ public final class ChatClient: Sendable {
 
   /// Creates a client; nothing connects until ``run(isolation:_:)``.
   /// - Parameters:
-  ///   - url: `ws://`, `tcp://`, `tls://` or `udp://` URL (`wss://` parses but cannot
-  ///     connect yet), or a DNS-SD service as
+  ///   - url: `ws://`, `wss://`, `tcp://`, `tls://` or `udp://` URL, or a DNS-SD service as
   ///     `dnssd://INSTANCE._switchboard._tcp.local` (see ``ChatEndpoint/init(_:)``).
   ///   - name: The name to chat as.
   ///   - room: The room to join.
@@ -98,7 +98,10 @@ public final class ChatClient: Sendable {
     self.configuration = configuration
     let me = name.trimmingWhitespace
     let roomName = room ?? endpoint.roomInPath ?? "lobby"
-    self.state = Mutex(ChatClientState(scheme: endpoint.scheme, me: me, room: roomName))
+    self.state = Mutex(
+      ChatClientState(
+        scheme: endpoint.scheme, me: me, room: roomName,
+        confirmsLines: configuration.lineSendCompletion == .handled))
   }
 
   /// What ``run(isolation:_:)`` hands its body.
@@ -174,7 +177,7 @@ public final class ChatClient: Sendable {
   /// Sends `text` to the room, waiting for a connection if there is none.
   ///
   /// Completion means: WebSocket, the server stored it (its `ack`); TCP/TLS, written to
-  /// the socket; UDP, the server echoed it. Many tasks may send at once; messages leave
+  /// the socket (or handled by the server, per ``Configuration/lineSendCompletion``); UDP, the server echoed it. Many tasks may send at once; messages leave
   /// in the order the calls were made. Cancelling the calling task does not withdraw a
   /// queued message.
   /// - Returns: The message's id (WebSocket), else `nil`.

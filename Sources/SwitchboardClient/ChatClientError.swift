@@ -29,7 +29,7 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
 
   /// The URL could not be parsed.
   public static let invalidURL = ChatClientError(.invalidURL, "invalid URL")
-  /// The URL's scheme is not one the client speaks (or, for `wss://`, not yet).
+  /// The URL's scheme is not one the client speaks.
   public static let unsupportedScheme = ChatClientError(.unsupportedScheme, "unsupported scheme")
   /// Resolving the host, the TCP/TLS connect or the WebSocket handshake failed.
   public static let connectFailed = ChatClientError(.connectFailed, "connect failed")

@@ -13,6 +13,9 @@ struct ChatOutgoing {
   /// Written on a connection that was lost before the `ack`: the resumed history may
   /// hold it.
   var maybeDelivered = false
+  /// Line dialect, ``ChatClient/LineSendCompletion/handled``: the `! …` line the server
+  /// answered it with, before the `/who` reply that completes it.
+  var rejection: String?
 }
 
 /// A waiter to resume after the lock is released.
@@ -41,6 +44,9 @@ struct ChatClientState {
   let me: String
   /// The room messages are reported in when the server does not say.
   let room: String
+  /// Whether line-dialect sends complete on the server's reply to a `/who` after them
+  /// (``ChatClient/LineSendCompletion/handled``) rather than once written.
+  let confirmsLines: Bool
 
   var phase = Phase.idle
   var queue: [ChatOutgoing] = []
@@ -60,10 +66,29 @@ struct ChatClientState {
   var viable = true
   var probeRepliesExpected = 0
 
-  init(scheme: ChatEndpoint.Scheme, me: String, room: String) {
+  init(scheme: ChatEndpoint.Scheme, me: String, room: String, confirmsLines: Bool = false) {
     self.scheme = scheme
     self.me = me
     self.room = room
+    self.confirmsLines = confirmsLines && (scheme == .tcp || scheme == .tls)
+  }
+
+  /// The line that follows each message when ``confirmsLines``: every line server answers
+  /// it, only to the sender.
+  static let confirmation = "/who"
+
+  /// Whether `line` is the server's answer to ``confirmation``: `* in ROOM (N): NAMES`.
+  static func isConfirmation(_ line: String) -> Bool {
+    guard line.hasPrefix("* in ") else { return false }
+    let rest = line.dropFirst(5).drop { $0 != " " }
+    guard rest.hasPrefix(" (") else { return false }
+    let count = rest.dropFirst(2).prefix { $0.isNumber }
+    return !count.isEmpty && rest.dropFirst(2 + count.count).hasPrefix(")")
+  }
+
+  /// The oldest message written and awaiting its ``confirmation`` reply.
+  private var awaitingConfirmation: Int? {
+    confirmsLines ? queue.firstIndex(where: { $0.written }) : nil
   }
 
   var isStopping: Bool {
@@ -87,7 +112,7 @@ struct ChatClientState {
     let wire: [String]
     switch scheme {
     case .ws, .wss: wire = [ChatWire.messageFrame(text: text, ref: ref)]
-    case .tcp, .tls: wire = ChatWire.lineMessages(text)
+    case .tcp, .tls: wire = ChatWire.lineMessages(text) + (confirmsLines ? [Self.confirmation] : [])
     case .udp: wire = ["msg:" + text]
     }
     queue.append(ChatOutgoing(ref: ref, text: text, wire: wire, waiter: waiter))
@@ -218,6 +243,14 @@ struct ChatClientState {
       } else {
         events.append(.error(.serverError("\(code): \(message)")))
       }
+    case .notice(let line) where Self.isConfirmation(line) && awaitingConfirmation != nil:
+      let item = queue.remove(at: awaitingConfirmation!)
+      if let rejection = item.rejection {
+        resumes.append(.failure(item.waiter, ChatClientError.serverError(rejection)))
+      } else {
+        resumes.append(.success(item.waiter, nil))
+        events.append(.message(ChatClient.Message(room: room, author: me, text: item.text, isMine: true)))
+      }
     case .notice(let line):
       if line.hasPrefix("* rooms:") && probeRepliesExpected > 0 {
         probeRepliesExpected -= 1
@@ -227,6 +260,7 @@ struct ChatClientState {
         events.append(.notice(line))
       }
     case .errorLine(let line):
+      if let i = awaitingConfirmation, queue[i].rejection == nil { queue[i].rejection = line }
       events.append(.error(.serverError(line)))
     case .echo(let echoed):
       if scheme == .udp, let i = queue.firstIndex(where: { $0.written && $0.wire.first == echoed }) {

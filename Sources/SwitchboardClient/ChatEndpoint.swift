@@ -9,8 +9,7 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
   public enum Scheme: String, Sendable, Hashable, CaseIterable {
     /// WebSocket, JSON protocol (default port 1337).
     case ws
-    /// WebSocket over TLS (default port 443). Not available until ``WebSocketClient``
-    /// speaks TLS.
+    /// WebSocket over TLS (default port 443).
     case wss
     /// TCP line dialect (default port 8080).
     case tcp
@@ -152,16 +151,17 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
   }
 
   /// The WebSocket URL to open: `room` (if any) as `/rooms/ROOM`, then the query with
-  /// `name`, `since` and `epoch` replaced.
-  func webSocketURL(room: String?, name: String, since: UInt64?, epoch: String?) -> String {
+  /// `name` (unless empty), `since`, `epoch` and `token` replaced.
+  func webSocketURL(room: String?, name: String, since: UInt64?, epoch: String?, token: String? = nil) -> String {
     let target = room.map { "/rooms/" + Self.percentEncode($0) } ?? path
     var items = query.split(separator: "&").filter { item in
       let key = item.prefix { $0 != "=" }
-      return key != "name" && key != "since" && key != "epoch"
+      return key != "name" && key != "since" && key != "epoch" && (token == nil || key != "token")
     }.map(String.init)
-    items.append("name=" + Self.percentEncode(name))
+    if !name.trimmingWhitespace.isEmpty { items.append("name=" + Self.percentEncode(name)) }
     if let since { items.append("since=\(since)") }
     if let epoch { items.append("epoch=" + Self.percentEncode(epoch)) }
+    if let token { items.append("token=" + Self.percentEncode(token)) }
     return "\(scheme.rawValue)://\(authority)\(target)?" + items.joined(separator: "&")
   }
 

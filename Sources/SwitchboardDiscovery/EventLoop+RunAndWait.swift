@@ -4,7 +4,7 @@ import SwitchboardIO
 extension EventLoop {
   /// Runs `body` on the loop and waits for its result (at once when already on the loop).
   /// Never from the loop of another caller that this one waits for.
-  func runAndWait<R>(_ body: @escaping () -> R) -> R {
+  package func runAndWait<R>(_ body: @escaping () -> R) -> R {
     if inEventLoop { return body() }
     let box = ResultBox<R>()
     let done = DispatchSemaphore(value: 0)
@@ -27,7 +27,7 @@ private final class ResultBox<Value>: @unchecked Sendable {
 
 extension EventLoop {
   /// ``scheduleLocal(after:_:)`` at a deadline (at once when it has passed).
-  func scheduleLocal(at deadline: Deadline, _ task: @escaping () -> Void) -> Scheduled {
+  package func scheduleLocal(at deadline: Deadline, _ task: @escaping () -> Void) -> Scheduled {
     let now = Deadline.now()
     let delay: Duration = deadline > now ? .nanoseconds(Int64(deadline.nanoseconds - now.nanoseconds)) : .zero
     return scheduleLocal(after: delay, task)

@@ -2,7 +2,6 @@ import Dispatch
 import Synchronization
 import SwitchboardChat
 import SwitchboardIO
-import SwitchboardStore
 
 /// Why a server could not start.
 public struct ServerError: Error, Sendable, CustomStringConvertible {
@@ -38,35 +37,20 @@ public final class ChatServer: Sendable {
   }
 
   /// Makes a server (no sockets yet; see ``start()``).
-  /// - Throws: ``IOError`` when the event loops cannot be created.
-  /// - Throws: ``ServerError`` when the history store cannot be opened (a corrupt file,
-  ///   an unwritable data directory), ``IOError`` when the event loops cannot start.
+  /// - Throws: ``ServerError`` when ``ServerConfiguration/broker`` cannot make the room
+  ///   broker (say, its history store cannot be opened), ``IOError`` when the event loops
+  ///   cannot start.
   public init(configuration: ServerConfiguration) throws {
     self.configuration = configuration
     self.tls = try ServerTLS.make(configuration)
-    let store: HistoryStore
-    if configuration.ephemeral {
-      store = InMemoryHistoryStore(retention: configuration.historyLimit)
-    } else {
-      var storeConfig = SQLiteStoreConfiguration()
-      storeConfig.retentionCount = configuration.historyLimit
-      storeConfig.retentionAge = configuration.historyMaxAge
-      storeConfig.durability = configuration.durability
-      storeConfig.maxDatabaseBytes = configuration.historyMaxBytes
-      storeConfig.logger = configuration.logger
-      do {
-        store = try SQLiteHistoryStore(directory: configuration.dataDirectory, configuration: storeConfig)
-      } catch {
-        throw ServerError("\(error) (use --data-dir to choose another place, or --ephemeral to keep nothing on disk)")
-      }
-      configuration.logger.info(
-        "history kept",
-        metadata: [
-          "path": "\(configuration.dataDirectory)/\(SQLiteHistoryStore.fileName)",
-          "durability": "\(configuration.durability)",
-        ])
+    let broker: any RoomBroker
+    do {
+      broker =
+        try configuration.broker?(configuration) ?? LocalRoomBroker(retention: configuration.historyLimit)
+    } catch {
+      throw ServerError("\(error)")
     }
-    self.core = ServerCore(configuration: configuration, store: store)
+    self.core = ServerCore(configuration: configuration, broker: broker)
     self.group = try EventLoopGroup(count: configuration.loopCount, backend: configuration.backend)
     var contexts: [LoopBound<LoopContext>] = []
     for loop in group.loops {
@@ -219,8 +203,8 @@ public final class ChatServer: Sendable {
     // One more round so the goodbye writes flush before the descriptors close.
     for context in contexts { _ = context.run { _ throws(IOError) in } }
     group.shutdownGracefully()
-    // Everything published is in the store's queue now: commit it before exiting.
-    core.hub.store.close()
+    // Everything published is with the broker now: keep it (commit the store) before exiting.
+    core.hub.broker.close()
     state.withLock { $0.lifecycle.stopped() }
   }
 }

@@ -39,6 +39,9 @@ extension LineParticipant {
     switch LineCommand.parse(text) {
     case .empty:
       return
+    case .auth:
+      // Token checks are not built yet (docs/PROTOCOLS.md): say so, never publish the token.
+      reply("* this server does not check tokens; auth: ignored")
     case .iam(let raw), .nick(let raw):
       guard let name = hub.sanitizeName(raw) else {
         reply("! a name needs at least one visible character")
@@ -50,12 +53,12 @@ extension LineParticipant {
       if case .nick = LineCommand.parse(text) { reply("* you are now \(name)") }
     case .message(let body):
       ensureAnnounced()
-      if hub.publish(from: memberID, text: body) != nil {
+      if hub.publish(from: memberID, text: body) {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
     case .me(let action):
       ensureAnnounced()
-      if hub.publish(from: memberID, text: action, isAction: true) != nil {
+      if hub.publish(from: memberID, text: action, isAction: true) {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
     case .join(let room):
@@ -65,12 +68,16 @@ extension LineParticipant {
         reply("* you are already in \(room)")
         return
       }
-      let result = hub.join(self, shard: context.shard, name: me.name, room: room, announce: true)
-      reply("* you are now in \(room) (\(result.members) member\(result.members == 1 ? "" : "s"))")
+      // The reply comes once the member is in (later, when the room was not open here).
+      hub.join(self, shard: context.shard, name: me.name, room: room, announce: true) { [self] result in
+        reply("* you are now in \(room) (\(result.members) member\(result.members == 1 ? "" : "s"))")
+      }
     case .who:
       guard let me = hub.member(memberID) else { return }
-      let names = hub.who(room: me.room)
-      reply("* in \(me.room) (\(names.count)): \(names.joined(separator: ", "))")
+      // Every node's members (the broker adds the other nodes').
+      hub.who(room: me.room, shard: context.shard) { [self] names in
+        reply("* in \(me.room) (\(names.count)): \(names.joined(separator: ", "))")
+      }
     case .rooms:
       let rooms = hub.rooms().map { "\($0.name) (\($0.members))" }
       reply("* rooms: \(rooms.joined(separator: ", "))")
@@ -79,7 +86,12 @@ extension LineParticipant {
       replay(hub.history(room: me.room, last: n ?? 20), room: me.room)
     case .since(let id):
       guard let me = hub.member(memberID) else { return }
-      replay(hub.history(room: me.room, after: id), room: me.room)
+      hub.history(room: me.room, after: id, shard: context.shard) { [self] result in
+        switch result {
+        case .success(let messages): replay(messages, room: me.room)
+        case .failure(let error): reply("! cannot read the history of \(me.room): \(error)")
+        }
+      }
     case .help:
       for line in LineCommand.helpLines { reply("* " + line) }
     case .quit:

@@ -1,7 +1,6 @@
 import SwitchboardChat
 import SwitchboardIO
 import SwitchboardLog
-import SwitchboardStore
 
 /// Everything `switchboard serve` can be told. The defaults are the CLI's (`switchboard serve
 /// --help`; limits and retention in docs/OPERATIONS.md).
@@ -61,25 +60,20 @@ public struct ServerConfiguration: Sendable {
   public var instanceName = "Switchboard"
   /// Whether to advertise over mDNS.
   public var advertise = true
-  /// Where history lives (`./.switchboard` by default).
-  public var dataDirectory = ".switchboard"
-  /// Keep nothing on disk.
-  public var ephemeral = false
-  /// A cap on the history database's size in bytes (nil: none). Past it, writes fail
-  /// as on a full disk: logged, counted, acks become `not_stored`, delivery goes on.
-  public var historyMaxBytes: Int? = nil
-  /// Messages older than this are dropped from history (nil: keep by count only).
-  public var historyMaxAge: Duration? = nil
-  /// When a message counts as stored (and its `ack` is sent): after its batch commits
-  /// (default), after an fsync'd commit, or at once.
-  public var durability = SQLiteStoreConfiguration.Durability.batched
-  /// Where the server (and its history store) log. The default writes nothing;
+  /// Makes the room broker: where rooms' ids and history live (called once, by
+  /// ``ChatServer/init(configuration:)``, with this configuration; what it throws is
+  /// reported as a ``ServerError``). `nil`, the default, is a ``LocalRoomBroker`` keeping
+  /// `historyLimit` messages per room in memory. `switchboard serve` passes a local broker
+  /// over a SQLite store (unless `--ephemeral`), so the server itself links no store.
+  public var broker: (@Sendable (ServerConfiguration) throws -> any RoomBroker)? = nil
+  /// Where the server logs (the CLI gives its history store the same logger). The default writes nothing;
   /// `switchboard serve` sets one that writes to stderr at `--log-level`.
   public var logger = Log.disabled
 
   public init() {}
 
-  /// A configuration for tests: loopback, kernel-chosen ports, nothing advertised or stored.
+  /// A configuration for tests: loopback, kernel-chosen ports, nothing advertised, history
+  /// in memory.
   public static func loopbackForTesting() -> ServerConfiguration {
     var c = ServerConfiguration()
     c.host = "127.0.0.1"
@@ -89,7 +83,6 @@ public struct ServerConfiguration: Sendable {
     c.httpsPort = 0
     c.tlsPort = 0
     c.advertise = false
-    c.ephemeral = true
     c.loopCount = 2
     return c
   }

@@ -10,13 +10,13 @@ final class ServerCore: Sendable {
   let metrics = ServerMetrics()
   let logger: Log
 
-  init(configuration: ServerConfiguration, store: HistoryStore) {
+  init(configuration: ServerConfiguration, broker: any RoomBroker) {
     self.configuration = configuration
     self.logger = configuration.logger
     let reporter = StoreFailureReporter(logger: logger, metrics: metrics)
     self.hub = ChatHub(
-      configuration: configuration.hubConfiguration, store: store,
-      onStoreFailure: { message, error in reporter.report(message, error) })
+      configuration: configuration.hubConfiguration, broker: broker,
+      onPublishFailure: { room, id, error in reporter.report(room: room, id: id, error) })
   }
 
   /// Takes over a connection whose first bytes are an HTTP request (on the line port) or

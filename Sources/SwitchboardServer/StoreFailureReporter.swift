@@ -2,8 +2,8 @@ import SwitchboardChat
 import SwitchboardLog
 import Synchronization
 
-/// Logs history-store failures at most every 10 s, so a full disk cannot flood the log;
-/// live delivery goes on regardless.
+/// Logs messages the broker failed to keep (a history store's failures) at most every
+/// 10 s, so a full disk cannot flood the log; live delivery goes on regardless.
 final class StoreFailureReporter: Sendable {
   private let logger: Log
   private let metrics: ServerMetrics
@@ -14,7 +14,7 @@ final class StoreFailureReporter: Sendable {
     self.metrics = metrics
   }
 
-  func report(_ message: ChatMessage, _ error: StoreError) {
+  func report(room: String, id: UInt64?, _ error: BrokerError) {
     metrics.storeFailures.add(1, ordering: .relaxed)
     let now = ChatClock.milliseconds()
     let count = state.withLock { state -> Int? in
@@ -26,7 +26,9 @@ final class StoreFailureReporter: Sendable {
     if let count {
       logger.warning(
         "history store failed to keep a message; live delivery continues",
-        metadata: ["room": message.room, "id": "\(message.id)", "error": "\(error)", "failures": "\(count)"])
+        metadata: [
+          "room": room, "id": id.map { "\($0)" } ?? "-", "error": "\(error)", "failures": "\(count)",
+        ])
     }
   }
 }

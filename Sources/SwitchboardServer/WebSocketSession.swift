@@ -193,33 +193,27 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   private func publish(_ text: String, ref: String?) {
     ensureNamed()
     guard let ref else {
-      if context.hub.publish(from: memberID, text: text) != nil {
+      if context.hub.publish(from: memberID, text: text) {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
       return
     }
-    // The ack goes out once the store holds the message, from this loop: the completion
-    // may run on the store's thread, so it reaches the session (if it is still open: a
-    // closed one has left the loop's table) and the id (set once publish returns) only there.
-    let loop = context.loop
+    // The ack goes out once the broker kept the message; the completion runs on this
+    // loop and reaches the session only if it is still open (a closed one has left the
+    // loop's table).
     let memberID = self.memberID
-    let boundContext = LoopBound(context, on: loop)
-    let messageID = LoopBound<UInt64?>(nil, on: loop)
-    let message = context.hub.publish(from: memberID, text: text) { result in
-      loop.execute {
-        guard let session = boundContext.value.sessions[memberID] as? WebSocketSession,
-          let id = messageID.value
-        else { return }
-        switch result {
-        case .success:
-          session.sendText(JSONDialect.ack(ref: ref, id: id))
-        case .failure(let error):
-          session.sendText(JSONDialect.error(code: "not_stored", message: "message \(id) was not stored: \(error)"))
-        }
+    let boundContext = LoopBound(context, on: context.loop)
+    let accepted = context.hub.publish(from: memberID, text: text) { result in
+      guard let session = boundContext.value.sessions[memberID] as? WebSocketSession else { return }
+      switch result {
+      case .success(let receipt):
+        session.sendText(JSONDialect.ack(ref: ref, id: receipt.id))
+      case .failure(let error):
+        let which = error.messageID.map { "message \($0)" } ?? "the message"
+        session.sendText(JSONDialect.error(code: "not_stored", message: "\(which) was not stored: \(error)"))
       }
     }
-    messageID.value = message?.id
-    if message != nil { context.metrics.messagesPublished.add(1, ordering: .relaxed) }
+    if accepted { context.metrics.messagesPublished.add(1, ordering: .relaxed) }
   }
 
   private func joinRoom(_ room: String, since: UInt64?, epoch: String? = nil) {
@@ -230,11 +224,15 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     case .ignore: return
     }
     let name = context.hub.member(memberID)?.name ?? "Client \(memberID.raw)"
-    let result = context.hub.join(
+    // At once when the room is open here; after the broker loaded it otherwise (and
+    // before any of its live messages).
+    context.hub.join(
       self, shard: context.shard, name: name, room: room, announce: announce, since: since, epoch: epoch,
-      historyCount: context.configuration.historyOnJoin)
-    if mode == .json {
-      sendText(JSONDialect.history(result.history, epoch: result.epoch, recovered: result.complete))
+      historyCount: context.configuration.historyOnJoin
+    ) { [self] result in
+      if mode == .json {
+        sendText(JSONDialect.history(result.history, epoch: result.epoch, recovered: result.complete))
+      }
     }
   }
 

@@ -65,6 +65,11 @@ public struct SQLiteStoreConfiguration: Sendable {
   /// The defaults: 1000 messages per room, any age, `.batched`, 5 ms / 512 messages batches.
   public init() {}
 
+  /// The defaults, keeping the newest `retentionCount` messages per room.
+  public init(retentionCount: Int) {
+    self.retentionCount = retentionCount
+  }
+
   /// A configuration with the most commonly changed settings.
   public init(retentionCount: Int = 1000, retentionAge: Duration? = nil, durability: Durability = .batched) {
     self.retentionCount = retentionCount

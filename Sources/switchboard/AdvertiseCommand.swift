@@ -104,10 +104,8 @@ enum AdvertiseCommand {
       Output.error("switchboard advertise: \(error.message)")
       return error == .socket || error == .systemUnavailable ? ExitCode.failure : ExitCode.usage
     }
-    let sources = StopSignals.install { _ in stop.signal() }
-    // The sources must outlive the wait: an optimized build may release a value after its
-    // last use, and a released source delivers nothing.
-    withExtendedLifetime(sources) { stop.wait() }
+    StopSignals.install { _ in stop.signal() }
+    stop.wait()
     advertiser.shutdown()
     return exitCode.load(ordering: .relaxed)
   }

@@ -88,15 +88,13 @@ enum BrowseCommand {
     }
     names.withLock { table in for interface in session.interfaces { table[interface.index] = interface.name }
     }
-    let sources = StopSignals.install { _ in stop.signal() }
-    // The sources must outlive the wait: an optimized build may release a value after its
-    // last use, and a released source delivers nothing.
-    let signalled = withExtendedLifetime(sources) { () -> Bool in
-      guard let timeout else {
-        stop.wait()
-        return true
-      }
-      return stop.wait(timeout: .now() + timeout) == .success
+    StopSignals.install { _ in stop.signal() }
+    let signalled: Bool
+    if let timeout {
+      signalled = stop.wait(timeout: .now() + timeout) == .success
+    } else {
+      stop.wait()
+      signalled = true
     }
     session.shutdown()
     return signalled || found.load(ordering: .relaxed) ? ExitCode.ok : ExitCode.failure

@@ -18,13 +18,14 @@ import SwitchboardClient
 enum ChatCommand {
   static let help = """
     usage: switchboard chat URL [--name NAME] [--room ROOM] [--pipe] [--log-level LEVEL]
+                            [--token TOKEN] [--ca-file PEM | --insecure]
            switchboard chat --service NAME [--type TYPE] [--mdns BACKEND] [--name NAME] …
 
-    A chat client. URL is ws://host:1337/, tcp://host:8080, udp://host:8081
-    (tls:// with the system trust store; wss:// is not available yet), or a DNS-SD
-    service by name: dnssd://NAME._switchboard._tcp.local (spaces as %20; the type picks
-    the transport, see --type), looked up over mDNS before every connect and reconnect,
-    so a server that restarts on another port or address is found again.
+    A chat client. URL is ws://host:1337/ or wss://host/ (WebSocket), tcp://host:8080
+    or tls://host:8443 (lines), udp://host:8081 (datagrams), or a DNS-SD service by
+    name: dnssd://NAME._switchboard._tcp.local (spaces as %20; the type picks the
+    transport, see --type), looked up over mDNS before every connect and reconnect, so
+    a server that restarts on another port or address is found again.
     \(ChatURL.help)
     Interactive on a terminal: type a message and press Enter; Ctrl-C or Ctrl-D quits.
     With --pipe, or when stdin is not a terminal: stdin lines are sent, received
@@ -33,7 +34,8 @@ enum ChatCommand {
     --log-level LEVEL (trace … critical) writes the client library's log to stderr, as
     text or, with --log-format json, JSON lines (default: no log). --version prints the
     version and the commit it was built from.
-    Exit codes: 0 ok, 1 could not connect or send (or find the service), 64 bad usage.
+    Exit codes: 0 ok, 1 could not connect (a certificate that does not verify included)
+    or send (or find the service), 64 bad usage.
     """
 
   static func run(_ argv: [String]) -> Int32 {
@@ -42,7 +44,7 @@ enum ChatCommand {
     do {
       args = try Arguments(
         argv, valued: LogOptions.flags.union(ChatURL.flags).union(["name", "room"]),
-        booleans: ["help", "pipe"])
+        booleans: ChatURL.booleans.union(["help", "pipe"]))
       if let code = args.helpOrVersion(help) { return code }
       let rest: [String]
       (target, rest) = try ChatURL.parse(args)
@@ -72,6 +74,7 @@ enum ChatCommand {
     var resolver = target.resolver
     resolver.logger = configuration.logger.child(label: "switchboard.chat.mdns")
     configuration.resolver = resolver
+    target.apply(to: &configuration, command: "chat")
     if !interactive {
       configuration.reconnect = ReconnectPolicy(maximumDelay: .seconds(5), maxAttempts: 8)
     }

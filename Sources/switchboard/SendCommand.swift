@@ -1,31 +1,45 @@
+import Dispatch
 import Foundation
 import SwitchboardClient
-import SwitchboardIO
+import Synchronization
 
-/// `switchboard send URL TEXT…` (or `--service NAME`): one message over TCP or UDP, then exit.
+/// `switchboard send URL TEXT…` (or `--service NAME`): one message over any transport the
+/// client library speaks, then exit. It is a ``ChatClient`` that connects once (no
+/// reconnects), sends, waits for the dialect's confirmation and closes.
 enum SendCommand {
   static let help = """
-    usage: switchboard send URL TEXT… [--name NAME]
-           switchboard send --service NAME [--type TYPE] [--mdns BACKEND] TEXT… [--name NAME]
+    usage: switchboard send URL TEXT… [--name NAME] [--room ROOM] [--token TOKEN]
+                            [--ca-file PEM | --insecure] [--timeout SECONDS]
+           switchboard send --service NAME [--type TYPE] [--mdns BACKEND] TEXT… […]
 
     Sends TEXT (the remaining arguments joined by spaces) as one message and exits.
-    URL is tcp://host:port or udp://host:port, or a DNS-SD service as
+    URL is ws://host:1337/ or wss://host/ (WebSocket), tcp://host:8080 or
+    tls://host:8443 (lines), udp://host:8081 (datagrams), or a DNS-SD service as
     dnssd://NAME._switchboard._tcp.local (spaces as %20; ._udp for datagrams): it is
     looked up over mDNS for up to 5 s, then sent to its first address that answers.
-    With --name the message is sent as NAME (iam:NAME first).
+    With --name the message is sent as NAME (else the server names the sender); with
+    --room it goes to ROOM (else the URL's /rooms/ROOM, else the server's lobby).
     \(ChatURL.help)
+      --timeout SECONDS  how long connecting and delivering may take (default 10)
     --version prints the version and the commit it was built from.
-    Exit codes: 0 sent, 1 could not find the service, connect or send, 64 bad usage.
+    Delivered means: ws/wss, the server stored it (its ack); tcp/tls, the server
+    answered a /who sent after it (it handles a connection's lines in order); udp, the
+    server echoed it.
+    Exit codes: 0 delivered, 1 could not find the service, connect (a certificate that
+    does not verify included) or deliver, 64 bad usage.
     """
 
   static func run(_ argv: [String]) -> Int32 {
     let args: Arguments
     let target: ChatURL
     let words: [String]
+    let timeout: Int
     do {
-      args = try Arguments(argv, valued: ChatURL.flags.union(["name"]), booleans: ["help"])
+      args = try Arguments(
+        argv, valued: ChatURL.flags.union(["name", "room", "timeout"]), booleans: ChatURL.booleans.union(["help"]))
       if let code = args.helpOrVersion(help) { return code }
       (target, words) = try ChatURL.parse(args)
+      timeout = try args.int("timeout", in: 1...3600) ?? 10
     } catch {
       Output.error("switchboard send: \(error)")
       return ExitCode.usage
@@ -34,38 +48,76 @@ enum SendCommand {
       Output.error("switchboard send: needs a URL and some text\n\n\(help)")
       return ExitCode.usage
     }
-    guard target.endpoint.scheme == .tcp || target.endpoint.scheme == .udp else {
-      let kind = target.endpoint.service?.type ?? "\(target.endpoint.scheme.rawValue)://"
-      Output.error("switchboard send: \(kind) is not supported by send in this build (use tcp:// or udp://)")
-      return ExitCode.usage
-    }
-    let text = words.joined(separator: " ")
-    var payload = ""
-    if let name = args.value("name") { payload += "iam:\(name)\n" }
-    payload += "msg:\(text)\n"
-    let candidates: [ChatEndpoint]
-    do {
-      candidates = try target.addresses()
-    } catch {
-      Output.error("switchboard send: \(error)")
-      return ExitCode.failure
-    }
-    var lastError: (any Error)?
-    for address in candidates {
+    var configuration = ChatClient.Configuration(
+      connectTimeout: .seconds(timeout), reconnect: .never, heartbeat: .disabled)
+    configuration.lineSendCompletion = .handled
+    configuration.resolver = target.resolver
+    target.apply(to: &configuration, command: "send")
+    let client = ChatClient(
+      endpoint: target.endpoint, name: args.value("name") ?? "", room: args.value("room"),
+      configuration: configuration)
+    return deliver(words.joined(separator: " "), with: client, within: .seconds(timeout))
+  }
+
+  /// What finished first while delivering.
+  private enum Step: Sendable {
+    case delivered
+    case eventsEnded
+  }
+
+  /// The time limit ran out before the message was confirmed.
+  private struct DeliveryTimeout: Error, CustomStringConvertible {
+    let limit: Duration
+    var description: String { "no confirmation within \(limit)" }
+  }
+
+  /// The first error event, shared between the tasks of a delivery.
+  private final class FirstError: Sendable {
+    private let slot = Mutex<ChatClientError?>(nil)
+    func note(_ error: ChatClientError) { slot.withLock { $0 = $0 ?? error } }
+    var value: ChatClientError? { slot.withLock { $0 } }
+  }
+
+  /// Runs `client` until `text` is confirmed, or fails; prints why on failure.
+  private static func deliver(_ text: String, with client: ChatClient, within limit: Duration) -> Int32 {
+    let failure = Mutex<String?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+      // The first error event says best why a connect failed (the send itself then only
+      // hears that the client stopped).
+      let firstError = FirstError()
       do {
-        if address.scheme == .tcp {
-          try BlockingSocket.sendTCP(host: address.host, port: address.port, bytes: Array(payload.utf8))
-        } else {
-          // One datagram per line: the UDP dialect is one message per datagram.
-          let datagrams = payload.split(separator: "\n").map { Array($0.utf8) }
-          try BlockingSocket.sendUDP(host: address.host, port: address.port, datagrams: datagrams)
+        try await client.run { session in
+          try await withThrowingTaskGroup(of: Step.self) { group in
+            group.addTask {
+              for await event in session.events {
+                if case .error(let e) = event { firstError.note(e) }
+              }
+              return .eventsEnded
+            }
+            group.addTask {
+              try await Task.sleep(for: limit)
+              throw DeliveryTimeout(limit: limit)
+            }
+            group.addTask {
+              _ = try await session.send(text)
+              return .delivered
+            }
+            while let step = try await group.next() {
+              if case .delivered = step { break }
+            }
+            group.cancelAll()
+          }
         }
-        return ExitCode.ok
       } catch {
-        lastError = error
+        let reason = firstError.value.map { "\($0)" } ?? "\(error)"
+        failure.withLock { $0 = reason }
       }
+      done.signal()
     }
-    Output.error("switchboard send: \(lastError.map { "\($0)" } ?? "no address for \(target.endpoint)")")
+    done.wait()
+    guard let reason = failure.withLock({ $0 }) else { return ExitCode.ok }
+    Output.error("switchboard send: not delivered: \(reason)")
     return ExitCode.failure
   }
 }

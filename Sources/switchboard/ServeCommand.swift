@@ -4,6 +4,7 @@ import SwitchboardChat
 import SwitchboardIO
 import SwitchboardLog
 import SwitchboardServer
+import SwitchboardStore
 
 enum ServeCommand {
   static let help = """
@@ -58,6 +59,7 @@ enum ServeCommand {
   static func run(_ argv: [String]) -> Int32 {
     let args: Arguments
     var config = ServerConfiguration()
+    var history = HistoryOptions()
     let logOptions: LogOptions
     let advertising: ServeAdvertising.Options
     do {
@@ -91,8 +93,8 @@ enum ServeCommand {
         }
         config.defaultRoom = valid
       }
-      if let dir = args.value("data-dir") { config.dataDirectory = dir }
-      config.ephemeral = args.flag("ephemeral")
+      if let dir = args.value("data-dir") { history.directory = dir }
+      history.ephemeral = args.flag("ephemeral")
       advertising = try ServeAdvertising.Options(args)
       config.instanceName = advertising.instance
       config.advertise = advertising.enabled
@@ -101,13 +103,13 @@ enum ServeCommand {
       if let n = try args.int("history", in: 0...10_000_000) { config.historyLimit = n }
       if let n = try args.int("loops", in: 1...1024) { config.loopCount = n }
       if let age = try args.int("history-max-age", in: 1...(100 * 365 * 86400)) {
-        config.historyMaxAge = .seconds(age)
+        history.store.retentionAge = .seconds(age)
       }
       if let d = args.value("durability") {
         switch d {
-        case "batched": config.durability = .batched
-        case "fsync": config.durability = .fsync
-        case "none": config.durability = .none
+        case "batched": history.store.durability = .batched
+        case "fsync": history.store.durability = .fsync
+        case "none": history.store.durability = .none
         default: throw Arguments.UsageError(description: "--durability must be batched, fsync or none, not '\(d)'")
         }
       }
@@ -129,6 +131,7 @@ enum ServeCommand {
 
     let logger = logOptions.logger()
     config.logger = logger
+    config.broker = history.broker
     logger.info(
       "starting",
       metadata: [
@@ -136,6 +139,7 @@ enum ServeCommand {
         "loops": "\(config.loopCount)",
       ])
     let server: ChatServer
+    ServeTLSOptions.blockReloadSignal(config)
     do {
       server = try ChatServer(configuration: config)
       try server.start()
@@ -146,19 +150,47 @@ enum ServeCommand {
     printBanner(server)
 
     let stop = DispatchSemaphore(value: 0)
-    let sources = StopSignals.install { sig in
+    StopSignals.install { sig in
       logger.notice("shutting down", metadata: ["signal": sig == SIGINT ? "SIGINT" : "SIGTERM"])
       stop.signal()
     }
     let advertiser = ServeAdvertising.start(advertising, server: server, room: config.defaultRoom, logger: logger)
-    // The sources must outlive the wait: an optimized build may release a value after its
-    // last use, and a released source delivers nothing.
-    let reload = ServeTLSOptions.installReload(server, logger: logger)
-    withExtendedLifetime((sources, reload)) { stop.wait() }
+    ServeTLSOptions.installReload(server, logger: logger)
+    stop.wait()
     advertiser?.shutdown()
     server.shutdown(reason: "server shutting down")
     logger.info("stopped")
     return ExitCode.ok
+  }
+
+  /// Where `serve` keeps history: the store behind the local broker, chosen here so the
+  /// server library links no store of its own.
+  struct HistoryOptions {
+    var directory = ".switchboard"
+    var ephemeral = false
+    var store = SQLiteStoreConfiguration()
+
+    /// The broker factory for ``ServerConfiguration/broker``: in memory with
+    /// `--ephemeral`, else SQLite in `directory`.
+    var broker: @Sendable (ServerConfiguration) throws -> any RoomBroker {
+      let options = self
+      return { config in
+        guard !options.ephemeral else { return LocalRoomBroker(retention: config.historyLimit) }
+        var storeConfig = options.store
+        storeConfig.retentionCount = config.historyLimit
+        storeConfig.logger = config.logger
+        let store: SQLiteHistoryStore
+        do {
+          store = try SQLiteHistoryStore(directory: options.directory, configuration: storeConfig)
+        } catch {
+          throw StoreError(
+            "\(error) (use --data-dir to choose another place, or --ephemeral to keep nothing on disk)")
+        }
+        config.logger.info(
+          "history kept", metadata: ["path": "\(store.path)", "durability": "\(storeConfig.durability)"])
+        return LocalRoomBroker(store: store)
+      }
+    }
   }
 
   static func printBanner(_ server: ChatServer) {

@@ -1,4 +1,4 @@
-import Dispatch
+import SwitchboardIO
 import SwitchboardLog
 import SwitchboardServer
 
@@ -53,21 +53,43 @@ enum ServeTLSOptions {
     }
   }
 
-  /// With TLS on, makes SIGHUP reload the certificates (logged either way; a failed
-  /// reload keeps the old ones). Keep the source alive while serving.
-  static func installReload(_ server: ChatServer, logger: Log) -> DispatchSourceSignal? {
-    guard !server.configuration.tlsCertificates.isEmpty else { return nil }
-    signal(SIGHUP, SIG_IGN)
-    let source = DispatchSource.makeSignalSource(signal: SIGHUP, queue: DispatchQueue(label: "switchboard.sighup"))
-    source.setEventHandler {
-      do {
-        try server.reloadTLS()
-      } catch {
-        logger.error("tls reload failed; keeping the old certificates", metadata: ["error": "\(error)"])
+  /// With TLS on, blocks SIGHUP in this thread and so in every thread started after it
+  /// (the event loops): it stays pending until ``installReload(_:logger:)``'s thread takes
+  /// it with `sigwait`, the way StopSignals takes SIGINT and SIGTERM. Call it before the
+  /// server is made.
+  static func blockReloadSignal(_ config: ServerConfiguration) {
+    guard !config.tlsCertificates.isEmpty else { return }
+    var set = reloadSignal
+    pthread_sigmask(SIG_BLOCK, &set, nil)
+  }
+
+  /// With TLS on, starts a thread (`sb-sighup`) on which each SIGHUP reloads the
+  /// certificates (logged either way; a failed reload keeps the old ones).
+  static func installReload(_ server: ChatServer, logger: Log) {
+    guard !server.configuration.tlsCertificates.isEmpty else { return }
+    do {
+      try SystemThread.start(name: "sb-sighup") {
+        var set = reloadSignal
+        while true {
+          var sig: Int32 = 0
+          guard sigwait(&set, &sig) == 0 else { continue }
+          do {
+            try server.reloadTLS()
+          } catch {
+            logger.error("tls reload failed; keeping the old certificates", metadata: ["error": "\(error)"])
+          }
+        }
       }
+    } catch {
+      logger.warning("cannot start the SIGHUP thread; certificates will not be reloaded", metadata: ["error": "\(error)"])
     }
-    source.resume()
-    return source
+  }
+
+  private static var reloadSignal: sigset_t {
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, SIGHUP)
+    return set
   }
 
   /// The banner's TLS URLs for `host`.

@@ -17,11 +17,13 @@ struct SwitchboardCommand {
     commands:
       serve            run the server (TCP lines 8080, UDP 8081, HTTP/WebSocket 1337)
       chat URL         interactive chat (ws://, wss://, tcp://, tls://, udp://; --pipe for scripts)
-      send URL TEXT…   send one message and exit (tcp://host:port, udp://host:port)
+      send URL TEXT…   send one message and exit (ws, wss, tcp, tls, udp, dnssd://; --token)
       bench URL …      load-test a server (see `switchboard bench --help`)
       store-bench      messages stored per second by the SQLite history store
       browse [TYPE…]   list services found over mDNS (avahi-browse -r -p style; --json)
       advertise NAME TYPE PORT [KEY=VALUE…]   publish a service over mDNS until killed
+      peer --name NAME UDP peer mode (iPhone seed 003): advertise, find peers, exchange datagrams
+      token --sub NAME --secret S …   mint a signed token (JWT) for auth; --verify TOKEN checks one
       help             this text
 
     Run `switchboard COMMAND --help` for a command's options; `switchboard --version` (or
@@ -35,6 +37,8 @@ struct SwitchboardCommand {
       exit(ExitCode.usage)
     }
     args.removeFirst()
+    // Before any thread exists, so every thread inherits the mask (StopSignals).
+    if StopSignals.commands.contains(command) { StopSignals.block() }
     let code: Int32
     switch command {
     case "serve": code = ServeCommand.run(args)
@@ -44,20 +48,14 @@ struct SwitchboardCommand {
     case "chat": code = ChatCommand.run(args)
     case "advertise": code = AdvertiseCommand.run(args)
     case "browse": code = BrowseCommand.run(args)
+    case "token": code = TokenCommand.run(args)
     case "help", "--help", "-h":
       Output.print(usage)
       code = ExitCode.ok
     case "--version":
       Output.print(SwitchboardVersion.line)
       code = ExitCode.ok
-    case "peer":
-      if args.contains("--version") {
-        Output.print(SwitchboardVersion.line)
-        code = ExitCode.ok
-      } else {
-        Output.error("switchboard \(command): not available in this build yet (see the README's roadmap)")
-        code = ExitCode.unavailable
-      }
+    case "peer": code = PeerCommand.run(args)
     default:
       Output.error("switchboard: unknown command '\(command)'\n\n\(usage)")
       code = ExitCode.usage

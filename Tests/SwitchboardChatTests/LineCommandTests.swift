@@ -6,6 +6,7 @@ import Testing
 struct LineCommandTests {
   @Test(arguments: [
     ("iam:bob", LineCommand.iam("bob")),
+    ("auth:eyJ.x.y", .auth("eyJ.x.y")),
     ("msg:hello", .message("hello")),
     ("hello", .message("hello")),
     ("//slash", .message("/slash")),

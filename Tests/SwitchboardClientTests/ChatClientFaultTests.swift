@@ -134,8 +134,8 @@ import SwitchboardTestSupport
         time.sleep(60)
         """)
     defer { peer.stop() }
-    try await eventually("the port") { peer.stdout.contains("PORT ") }
-    let port = peer.stdout.split(separator: " ")[1].split(separator: "\n")[0]
+    // A whole line: the pipe may hand over "PORT " before the digits.
+    let port = try await peer.waitForLine { line in line.hasPrefix("PORT ") ? UInt16(line.dropFirst(5)) : nil }
     var config = ChatClient.Configuration.forTesting
     config.heartbeat = .init(interval: .milliseconds(200), timeout: .milliseconds(400))
     config.reconnect = .never

@@ -16,13 +16,13 @@ import Testing
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     var server = try startServer { c in
-      c.ephemeral = false
-      c.dataDirectory = dir
+      c.broker = sqliteBroker(directory: dir)
     }
     defer { server.shutdown() }
     var slow = ChatClient.Configuration.forTesting
-    // A reconnects late, so B's messages go out while A is away.
-    slow.reconnect = ReconnectPolicy(initialDelay: .seconds(1), jitter: 0)
+    // A reconnects late, so B's messages go out while A is away. (1 s was too short for a
+    // loaded CI machine: the restart plus B's reconnect and its room's load took longer.)
+    slow.reconnect = ReconnectPolicy(initialDelay: .seconds(3), jitter: 0)
     let a = try ChatProbe(wsURL(server), name: "ada", configuration: slow)
     let b = try ChatProbe(wsURL(server), name: "bob")
     try await a.waitReady()
@@ -122,8 +122,7 @@ extension ChatResumeTests {
 func chaosServer(dataDirectory: String) throws -> ChatServerBox {
   ChatServerBox(
     try startServer { c in
-      c.ephemeral = false
-      c.dataDirectory = dataDirectory
+      c.broker = sqliteBroker(directory: dataDirectory)
       c.historyLimit = 20_000
     })
 }

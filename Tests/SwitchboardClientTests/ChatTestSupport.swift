@@ -1,7 +1,9 @@
 import Foundation
 import SwitchboardClient
+import SwitchboardChat
 import SwitchboardIO
 import SwitchboardServer
+import SwitchboardStore
 import Synchronization
 import SwitchboardTestSupport
 
@@ -118,6 +120,14 @@ func startServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) th
   return server
 }
 
+/// A local broker keeping history (`historyLimit` messages per room) in SQLite in `directory`.
+func sqliteBroker(directory: String) -> @Sendable (ServerConfiguration) throws -> any RoomBroker {
+  { c in
+    let store = try SQLiteHistoryStore(directory: directory, configuration: .init(retentionCount: c.historyLimit))
+    return LocalRoomBroker(store: store)
+  }
+}
+
 /// A server on the same ports and data directory as `old`, after `old` is shut down
 /// (retried until the ports are free again, for at most five seconds).
 func restart(_ old: ChatServer) throws -> ChatServer {
@@ -132,8 +142,8 @@ func restart(_ old: ChatServer) throws -> ChatServer {
         c.tcpPort = tcp
         c.udpPort = udp
         c.httpPort = http
-        c.ephemeral = old.configuration.ephemeral
-        c.dataDirectory = old.configuration.dataDirectory
+        // The same broker factory: a SQLite store reopens on the same directory.
+        c.broker = old.configuration.broker
       }
     } catch {
       // The old server's sockets may still be closing: try again shortly.

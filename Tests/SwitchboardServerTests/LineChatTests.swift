@@ -39,6 +39,20 @@ struct LineChatTests {
     }
   }
 
+  @Test func anAuthLineIsAnsweredAndNeverPublished() async throws {
+    try await withServer { server in
+      let reader = try LineClient(server.tcpAddress!)
+      try reader.sendLine("iam:reader")
+      try await eventually { server.hub.who(room: "lobby") == ["reader"] }
+      let writer = try LineClient(server.tcpAddress!)
+      try writer.send("auth:secret-token\niam:w\nafter\n")
+      try writer.expectLine("* this server does not check tokens; auth: ignored")
+      try reader.expectLine("* w has joined")
+      // The next line the room sees is the message after it: the token never reached it.
+      try reader.expectLine("w: after")
+    }
+  }
+
   @Test func crlfAndLfBothEndLines() async throws {
     try await withServer { server in
       let reader = try LineClient(server.tcpAddress!)

@@ -1,5 +1,8 @@
 import Foundation
+import SwitchboardChat
 import SwitchboardIO
+import SwitchboardServer
+import SwitchboardStore
 import SwitchboardTestSupport
 import Testing
 
@@ -121,9 +124,11 @@ struct FullStoreTests {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sb-full-\(UUID().uuidString)").path
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try await withServer({
-      $0.ephemeral = false
-      $0.dataDirectory = dir
-      $0.historyMaxBytes = 96 * 1024
+      $0.broker = { c in
+        var store = SQLiteStoreConfiguration(retentionCount: c.historyLimit)
+        store.maxDatabaseBytes = 96 * 1024
+        return LocalRoomBroker(store: try SQLiteHistoryStore(directory: dir, configuration: store))
+      }
     }) { server in
       let reader = try LineClient(server.tcpAddress!)
       try reader.sendLine("iam:reader")

@@ -172,8 +172,13 @@ extension ChildProcess {
   public func waitForLine<T>(timeout: Duration = .seconds(15), _ parse: (Substring) -> T?) async throws -> T {
     var found: T?
     try await eventually(timeout: timeout, describe("a matching line")) {
-      found = stdout.split(separator: "\n").lazy.compactMap(parse).first
-      if found == nil && !isRunning { throw TestFailure(describe("exited")) }
+      // Whole lines only: a line still being written ("PORT 12" of "PORT 1234") must not match.
+      let finished = hasFinishedWriting  // read first: then `text` below is all there is
+      let text = stdout
+      let complete =
+        finished || text.hasSuffix("\n") ? Substring(text) : text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]
+      found = complete.split(separator: "\n").lazy.compactMap(parse).first
+      if found == nil && finished { throw TestFailure(describe("exited")) }
       return found != nil
     }
     return found!

@@ -1,0 +1,175 @@
+import Dispatch
+import Synchronization
+
+/// The single-node broker: ids assigned in this process, messages kept in a
+/// ``HistoryStore`` (SQLite or in memory), delivered to this node's hub only.
+///
+/// A publish takes the broker's lock once: it assigns the room's next id, hands the
+/// message to the sink (the hub fans it out) and queues it in the store, all in that one
+/// order, so ids, deliveries and the store's writes agree. The completion runs once the
+/// store has kept the message (for SQLite, after its batch committed).
+///
+/// ``openRoom(_:recent:on:completion:)`` and ``history(room:after:limit:on:completion:)``
+/// read the store, which may wait on disk (a SQLite read first waits for the writes queued
+/// before it): they run on `loader`, never on the caller's loop.
+public final class LocalRoomBroker: RoomBroker {
+  private struct Sequence {
+    var nextID: UInt64
+    var epoch: String
+
+    /// The next id, taken. Mutating so that `rooms.values[i].take()` runs in place (a
+    /// property read through the dictionary would copy the value first).
+    mutating func take() -> (id: UInt64, epoch: String) {
+      defer { nextID += 1 }
+      return (nextID, epoch)
+    }
+  }
+  private struct State {
+    var rooms: [String: Sequence] = [:]
+    var sink: (any RoomBrokerSink)?
+    var isClosed = false
+  }
+
+  /// Where messages are kept.
+  public let store: any HistoryStore
+  private let loader: any ShardExecutor
+  private let state = Mutex(State())
+
+  /// Makes a broker over `store`.
+  /// - Parameters:
+  ///   - store: where messages are kept; its `loadRoom` gives each room's last id and epoch.
+  ///   - loader: runs the store's reads (which may block). Default: a serial dispatch queue
+  ///     of the broker's own; tests pass an inline executor to make loading synchronous.
+  public init(store: any HistoryStore, loader: (any ShardExecutor)? = nil) {
+    self.store = store
+    self.loader = loader ?? SerialLoader()
+  }
+
+  /// A broker over an ``InMemoryHistoryStore`` keeping `retention` messages per room.
+  public convenience init(retention: Int, loader: (any ShardExecutor)? = nil) {
+    self.init(store: InMemoryHistoryStore(retention: retention), loader: loader)
+  }
+
+  public func attach(_ sink: any RoomBrokerSink) {
+    state.withLock { $0.sink = sink }
+  }
+
+  public func openRoom(
+    _ room: String, recent limit: Int, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<RoomSnapshot, BrokerError>) -> Void
+  ) {
+    loader.execute { [self] in
+      var snapshot: RoomSnapshot
+      do {
+        snapshot = try store.loadRoom(room, limit: limit)
+      } catch {
+        // The store could not load the room: carry on live with a new epoch, so clients
+        // see `recovered: false` instead of a silent gap.
+        snapshot = RoomSnapshot(lastID: 0, epoch: InMemoryHistoryStore.newEpoch(), recent: [])
+      }
+      let answer = state.withLock { state -> Result<RoomSnapshot, BrokerError> in
+        guard !state.isClosed else { return .failure(.closed) }
+        if let open = state.rooms[room] {
+          // Opened before (by another hub on this broker): its sequence stands.
+          snapshot.lastID = open.nextID - 1
+          snapshot.epoch = open.epoch
+        } else {
+          state.rooms[room] = Sequence(nextID: snapshot.lastID + 1, epoch: snapshot.epoch)
+        }
+        return .success(snapshot)
+      }
+      executor.execute { completion(answer) }
+    }
+  }
+
+  public func publish(
+    _ draft: MessageDraft, on executor: (any ShardExecutor)?,
+    completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
+  ) {
+    let failure = state.withLock { state -> BrokerError? in
+      guard !state.isClosed else { return .closed }
+      guard let index = state.rooms.index(forKey: draft.room) else {
+        return .unavailable("room \(draft.room) is not open")
+      }
+      let (id, epoch) = state.rooms.values[index].take()
+      let message = draft.message(id: id)
+      let sink = state.sink
+      sink?.deliver(message, epoch: epoch, origin: draft.origin)
+      // Queued after the delivery, so an `ack` never overtakes the message; under the lock,
+      // so the store sees the room's messages in id order.
+      store.append(message) { result in
+        switch result {
+        case .success:
+          guard let completion else { return }
+          let receipt = PublishReceipt(id: id, epoch: epoch)
+          if let executor {
+            executor.execute { completion(.success(receipt)) }
+          } else {
+            completion(.success(receipt))
+          }
+        case .failure(let error):
+          let failure = BrokerError.notStored(error, id: id)
+          sink?.keepFailed(room: message.room, id: id, error: failure)
+          guard let completion else { return }
+          if let executor {
+            executor.execute { completion(.failure(failure)) }
+          } else {
+            completion(.failure(failure))
+          }
+        }
+      }
+      return nil
+    }
+    if let failure {
+      state.withLock { $0.sink }?.keepFailed(room: draft.room, id: nil, error: failure)
+      guard let completion else { return }
+      if let executor {
+        executor.execute { completion(.failure(failure)) }
+      } else {
+        completion(.failure(failure))
+      }
+    }
+  }
+
+  public func history(
+    room: String, after id: UInt64, limit: Int, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[ChatMessage], BrokerError>) -> Void
+  ) {
+    loader.execute { [store] in
+      let result: Result<[ChatMessage], BrokerError>
+      do throws(StoreError) {
+        result = .success(try store.messages(room: room, after: id, limit: limit))
+      } catch {
+        result = .failure(.unavailable("cannot read history: \(error)"))
+      }
+      executor.execute { completion(result) }
+    }
+  }
+
+  /// Nothing to share: this node's members are all there are.
+  public func presenceChanged(_ event: PresenceEvent, member: MemberID) {}
+
+  /// Always empty: a single node has no remote members.
+  public func remoteMembers(
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void
+  ) {
+    executor.execute { completion(.success([])) }
+  }
+
+  /// Commits what the store holds and closes it; later publishes fail with ``BrokerError/closed``.
+  public func close() {
+    state.withLock { state in
+      state.isClosed = true
+      state.sink = nil
+    }
+    store.close()
+  }
+}
+
+/// The default loader: one serial queue per broker, so rooms load in request order off
+/// every event loop.
+private struct SerialLoader: ShardExecutor {
+  let queue = DispatchQueue(label: "switchboard.room-loader")
+  func execute(_ task: @escaping @Sendable () -> Void) { queue.async(execute: task) }
+}

@@ -1,0 +1,71 @@
+/// Where a room's order and history live: the seam between the hub and the broker that
+/// assigns ids, keeps messages and delivers them to every node's members.
+///
+/// The hub (``ChatHub``) keeps the members of this node and a ring of each room's recent
+/// messages; everything else — the next id, the kept history, the epoch and, in a
+/// cluster, the other nodes' members — is the broker's. Two brokers fit the protocol:
+/// ``LocalRoomBroker`` (ids assigned in this process, history in a ``HistoryStore``) and a
+/// cluster broker (ids from a shared server, messages fanned out to every node).
+///
+/// Every call returns at once and never blocks its caller on disk or network: answers
+/// come through completions, each run on the ``ShardExecutor`` the caller hands in (its
+/// own event loop), so a completion may touch the caller's loop-confined state.
+///
+/// Delivery contract:
+/// - A published message reaches this node's members only through
+///   ``RoomBrokerSink/deliver(_:epoch:origin:)`` on the attached sink, whether it was
+///   published here or on another node. For each room the broker calls it in id order,
+///   from one thread at a time, and never twice for one id in one epoch.
+/// - For a message published here, the delivery is handed to the sink before the
+///   publish's completion is queued, so an `ack` never overtakes the message itself.
+/// - The hub never calls a broker while holding its own lock; a broker may call the
+///   sink while holding its lock (the local broker does, which is what keeps ids and
+///   delivery in one order).
+public protocol RoomBroker: AnyObject, Sendable {
+  /// Sets where messages are delivered. The hub calls it once, when it is made; the
+  /// broker holds the sink until ``close()``.
+  func attach(_ sink: any RoomBrokerSink)
+
+  /// Opens `room` on this node: its last id, its epoch and up to `limit` newest kept
+  /// messages. From the moment the broker has the room's state it delivers the room's
+  /// new messages to the sink (a cluster broker subscribes here); messages it delivers
+  /// before `completion` runs may also be in the snapshot (the hub drops ids it has).
+  /// - Parameters:
+  ///   - executor: runs `completion`.
+  ///   - completion: the snapshot, or why the room could not be opened.
+  func openRoom(
+    _ room: String, recent limit: Int, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<RoomSnapshot, BrokerError>) -> Void)
+
+  /// Assigns the room's next id to `draft`, keeps the message and delivers it to every
+  /// node's members (this node's through the sink). Only for rooms opened with
+  /// ``openRoom(_:recent:on:completion:)``.
+  /// - Parameters:
+  ///   - executor: runs `completion`; `nil` lets it run on any thread (the hub passes
+  ///     `nil` when nobody waits for the answer).
+  ///   - completion: the id and epoch once the message is kept as the broker's
+  ///     durability defines (the server sends `ack` then), or why it was not kept. A
+  ///     failure is also reported to the sink's ``RoomBrokerSink/keepFailed(room:id:error:)``.
+  func publish(
+    _ draft: MessageDraft, on executor: (any ShardExecutor)?,
+    completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?)
+
+  /// Kept messages of `room` with an id above `id`, oldest first, at most `limit` (for a
+  /// `since` older than the hub's ring, or a gap to fill).
+  func history(
+    room: String, after id: UInt64, limit: Int, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[ChatMessage], BrokerError>) -> Void)
+
+  /// A member of this node joined, left or renamed (announced members only), so a cluster
+  /// broker can keep presence cluster-wide. Returns at once.
+  func presenceChanged(_ event: PresenceEvent, member: MemberID)
+
+  /// Names of the members of `room` on other nodes (empty for a single node).
+  func remoteMembers(
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void)
+
+  /// Keeps what was published (the local broker commits its store), stops delivering
+  /// and releases the sink. Called once, when the server stops.
+  func close()
+}

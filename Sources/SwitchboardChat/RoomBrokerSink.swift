@@ -1,0 +1,10 @@
+/// What a ``RoomBroker`` delivers into: the hub of this node (``ChatHub`` conforms).
+public protocol RoomBrokerSink: AnyObject, Sendable {
+  /// A message of `room` in `epoch`, from this node or another, to deliver to this node's
+  /// members. Called in id order per room (see ``RoomBroker``); `origin` is the member
+  /// of this node who published it, `nil` for messages from other nodes.
+  func deliver(_ message: ChatMessage, epoch: String, origin: MemberID?)
+  /// A published message was not kept (its id, when one was assigned). Reported once per
+  /// message, on any thread; live delivery is not affected.
+  func keepFailed(room: String, id: UInt64?, error: BrokerError)
+}
