@@ -3,15 +3,13 @@ import SwitchboardIO
 import SwitchboardTestSupport
 import Testing
 
+private let tlsListenerPeers = Binaries.switchboard != nil && TestPKI.hasOpenSSL && Binaries.tool("python3") != nil
+
 /// The real binary's TLS listeners (`--tls-cert`/`--tls-key`) against peers nobody here
 /// wrote: `openssl s_client` on the `tls://` line port, python's `ssl` module reading the
 /// certificate a handshake got, `curl` on HTTPS. Certificates come from ``TestPKI``; each
 /// peer trusts the test CA only, so every handshake is verified for real.
-@Suite(
-  .onTestThreads,
-  .enabled(
-    if: Binaries.switchboard != nil && TestPKI.hasOpenSSL && Binaries.tool("python3") != nil,
-    "needs the switchboard binary, openssl and python3"))
+@Suite(.onTestThreads, .enabled(if: tlsListenerPeers, "needs the switchboard binary, openssl and python3"))
 struct TLSListenerTests {
   let binary = Binaries.switchboard ?? ""
 

@@ -5,9 +5,7 @@ import Testing
 /// The TLS listeners driven by the scripts in Tests/peers: python `websockets` over
 /// `wss://` trusting the test CA, and headless Chromium loading the page from `https://`
 /// and chatting over `wss://`, each bridged to a plain TCP line client.
-@Suite(
-  .onTestThreads,
-  .enabled(if: Binaries.switchboard != nil && TestPKI.hasOpenSSL, "needs the switchboard binary and openssl"))
+@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil && TestPKI.hasOpenSSL, "needs the binary and openssl"))
 struct TLSPeerScriptTests {
   private func withTLSServer(_ body: (_ pki: TestPKI, _ tcp: Int, _ https: Int, _ tls: Int) async throws -> Void)
     async throws
