@@ -74,10 +74,22 @@ let package = Package(
     // Writes the git commit being built into the switchboard binary (for --version).
     .plugin(name: "BuildCommitPlugin", capability: .buildTool(), dependencies: ["build-commit"]),
     .executableTarget(name: "build-commit"),
-    // libFuzzer target for the DNS decoder; the fuzzer itself only with -DFUZZ_DNS (docs/DISCOVERY.md).
-    .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS"]),
-    // libFuzzer target for the RESP decoder; the fuzzer itself only with -DFUZZ_RESP (docs/SCALING.md).
-    .executableTarget(name: "fuzz-resp", dependencies: ["SwitchboardRESP"]),
+    // libFuzzer targets, one per decoder: `fuzz-NAME` is a fuzzer only with -DFUZZ_NAME, else a
+    // program replaying inputs; scripts/fuzz builds and runs them (docs/TESTING.md, "Fuzzing").
+    .target(name: "SwitchboardFuzzSupport"),
+    .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-resp", dependencies: ["SwitchboardRESP", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-http-request", dependencies: ["SwitchboardHTTP", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-http-response", dependencies: ["SwitchboardHTTP", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-ws-frame", dependencies: ["SwitchboardWebSocket", "SwitchboardFuzzSupport"]),
+    .executableTarget(
+      name: "fuzz-ws-handshake", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-deflate", dependencies: ["SwitchboardWebSocket", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-line", dependencies: ["SwitchboardChat", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-json", dependencies: ["SwitchboardChat", "SwitchboardFuzzSupport"]),
+    .executableTarget(
+      name: "fuzz-url",
+      dependencies: ["SwitchboardHTTP", "SwitchboardChat", "SwitchboardClient", "SwitchboardFuzzSupport"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     // What every suite shares: the test threads, deadline waits, child processes, a test PKI,
