@@ -41,11 +41,11 @@ public enum LineCommand: Equatable, Sendable {
 
   /// Parses one line (without its terminator).
   public static func parse(_ line: String) -> LineCommand {
-    if line.hasPrefix("iam:") { return .iam(String(line.dropFirst(4))) }
-    if line.hasPrefix("msg:") { return .message(String(line.dropFirst(4))) }
+    if let name = after("iam:", in: line) { return .iam(name) }
+    if let text = after("msg:", in: line) { return .message(text) }
     if line.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
     guard line.hasPrefix("/") else { return .message(line) }
-    if line.hasPrefix("//") { return .message(String(line.dropFirst())) }
+    if let text = after("//", in: line) { return .message("/" + text) }
     let body = line.dropFirst()
     let name = body.prefix { $0 != " " }.lowercased()
     let argument = String(body.dropFirst(name.count).trimmingSpacesAndTabs())
@@ -73,5 +73,13 @@ public enum LineCommand: Equatable, Sendable {
     default:
       return .invalid("unknown command /\(name) (try /help)")
     }
+  }
+
+  /// What follows the ASCII `prefix` in `line`, compared byte for byte: `hasPrefix` compares
+  /// characters, so a combining mark after the colon (`msg:\u{301}x`) would hide the prefix
+  /// (found by fuzz-line).
+  private static func after(_ prefix: String, in line: String) -> String? {
+    guard line.utf8.starts(with: prefix.utf8) else { return nil }
+    return String(decoding: line.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
   }
 }

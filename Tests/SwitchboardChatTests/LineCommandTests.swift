@@ -36,6 +36,14 @@ struct LineCommandTests {
     #expect(!message.isEmpty)
   }
 
+  @Test func aPrefixFollowedByACombiningMarkStaysAPrefix() {
+    // Found by fuzz-line (Tests/Fuzz/line/corpus/combining-after-prefix): "msg:" followed by
+    // U+0357 was one character ":\u{357}" to `hasPrefix`, so the prefix went unseen.
+    #expect(LineCommand.parse("msg:\u{357}x") == .message("\u{357}x"))
+    #expect(LineCommand.parse("iam:\u{301}ann") == .iam("\u{301}ann"))
+    #expect(LineCommand.parse("//\u{301}x") == .message("/\u{301}x"))
+  }
+
   @Test func roomNames() {
     #expect(RoomName.validate("lobby") == "lobby")
     #expect(RoomName.validate("dev-2_x.y") == "dev-2_x.y")
