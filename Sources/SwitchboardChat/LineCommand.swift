@@ -44,11 +44,13 @@ public enum LineCommand: Equatable, Sendable {
     if let name = after("iam:", in: line) { return .iam(name) }
     if let text = after("msg:", in: line) { return .message(text) }
     if line.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
-    guard line.hasPrefix("/") else { return .message(line) }
-    if let text = after("//", in: line) { return .message("/" + text) }
-    let body = line.dropFirst()
-    let name = body.prefix { $0 != " " }.lowercased()
-    let argument = String(body.dropFirst(name.count).trimmingSpacesAndTabs())
+    guard let body = after("/", in: line) else { return .message(line) }
+    if let text = after("/", in: body) { return .message("/" + text) }
+    // Split at the first space byte: a space followed by a combining mark is one Character,
+    // so a Character-wise split missed it (found by fuzz-line).
+    let nameEnd = body.utf8.firstIndex(of: UInt8(ascii: " ")) ?? body.utf8.endIndex
+    let name = String(decoding: body.utf8[..<nameEnd], as: UTF8.self).lowercased()
+    let argument = String(String(decoding: body.utf8[nameEnd...], as: UTF8.self).trimmingSpacesAndTabs())
     switch name {
     case "nick", "name":
       return argument.isEmpty ? .invalid("usage: /nick NAME") : .nick(argument)

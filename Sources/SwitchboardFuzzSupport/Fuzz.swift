@@ -62,6 +62,26 @@ public enum Fuzz {
     if !condition { fatalError("property failed: \(message())", file: file, line: line) }
   }
 
+  /// Feeds `chunks` one after the other to `decoder`, taking every item after each: the items
+  /// and the error that stopped it (if any). `decoder` is any incremental decoder of the
+  /// package, through its own `append` and `next`.
+  public static func decodeAll<Decoder, Item, Failure: Error>(
+    _ chunks: [[UInt8]], with decoder: Decoder, append: (inout Decoder, [UInt8]) -> Void,
+    next: (inout Decoder) throws(Failure) -> Item?
+  ) -> (items: [Item], error: Failure?) {
+    var decoder = decoder
+    var items: [Item] = []
+    for chunk in chunks {
+      append(&decoder, chunk)
+      do {
+        while let item = try next(&decoder) { items.append(item) }
+      } catch {
+        return (items, error)
+      }
+    }
+    return (items, nil)
+  }
+
   /// `bytes` cut into pieces at places derived from `seed`: the same input delivered the
   /// way a socket might (one byte, a few, the rest). Joined, the pieces are `bytes`.
   public static func pieces(_ bytes: [UInt8], seed: UInt8) -> [[UInt8]] {

@@ -12,17 +12,10 @@ let limits = HTTPLimits(maxStartLineLength: 256, maxHeaderCount: 12, maxHeaderBy
 
 /// The requests `chunks` parse to, and the error that stopped the parser (if any).
 func parse(_ chunks: [[UInt8]], limits: HTTPLimits) -> (requests: [HTTPRequest], error: HTTPError?) {
-  var parser = HTTPRequestParser(limits: limits)
-  var requests: [HTTPRequest] = []
-  for chunk in chunks {
-    parser.append(chunk)
-    do {
-      while let request = try parser.next() { requests.append(request) }
-    } catch {
-      return (requests, error)
-    }
-  }
-  return (requests, nil)
+  let (requests, error) = Fuzz.decodeAll(
+    chunks, with: HTTPRequestParser(limits: limits), append: { $0.append($1) },
+    next: { (parser: inout HTTPRequestParser) throws(HTTPError) in try parser.next() })
+  return (requests, error)
 }
 
 func check(_ bytes: [UInt8]) {

@@ -11,17 +11,10 @@ let limits = HTTPLimits(maxStartLineLength: 256, maxHeaderCount: 12, maxHeaderBy
 
 /// The heads `chunks` parse to, and the error that stopped the parser (if any).
 func parse(_ chunks: [[UInt8]], limits: HTTPLimits) -> (heads: [HTTPResponseHead], error: HTTPError?) {
-  var parser = HTTPResponseParser(limits: limits)
-  var heads: [HTTPResponseHead] = []
-  for chunk in chunks {
-    parser.append(chunk)
-    do {
-      while let head = try parser.next() { heads.append(head) }
-    } catch {
-      return (heads, error)
-    }
-  }
-  return (heads, nil)
+  let (heads, error) = Fuzz.decodeAll(
+    chunks, with: HTTPResponseParser(limits: limits), append: { $0.append($1) },
+    next: { (parser: inout HTTPResponseParser) throws(HTTPError) in try parser.next() })
+  return (heads, error)
 }
 
 func check(_ bytes: [UInt8]) {

@@ -13,17 +13,10 @@ import SwitchboardWebSocket
 func decode(_ chunks: [[UInt8]], like template: WebSocketFrameDecoder) -> (
   frames: [WebSocketFrame], error: WebSocketError?
 ) {
-  var decoder = template
-  var frames: [WebSocketFrame] = []
-  for chunk in chunks {
-    decoder.append(contentsOf: chunk)
-    do {
-      while let frame = try decoder.nextFrame() { frames.append(frame) }
-    } catch {
-      return (frames, error)
-    }
-  }
-  return (frames, nil)
+  let (frames, error) = Fuzz.decodeAll(
+    chunks, with: template, append: { $0.append(contentsOf: $1) },
+    next: { (decoder: inout WebSocketFrameDecoder) throws(WebSocketError) in try decoder.nextFrame() })
+  return (frames, error)
 }
 
 func check(_ bytes: [UInt8]) {

@@ -44,6 +44,13 @@ struct LineCommandTests {
     #expect(LineCommand.parse("//\u{301}x") == .message("/\u{301}x"))
   }
 
+  @Test func aCommandIsSplitAtTheFirstSpaceEvenBeforeACombiningMark() {
+    // Found by fuzz-line (Tests/Fuzz/line/corpus/combining-after-space): in "/join \u{65B}"
+    // the space and U+065B are one Character, so the command read as "join \u{65B}".
+    #expect(LineCommand.parse("/join \u{65B}") == .join("\u{65B}"))
+    #expect(LineCommand.parse("/me \u{301}waves") == .me("\u{301}waves"))
+  }
+
   @Test func roomNames() {
     #expect(RoomName.validate("lobby") == "lobby")
     #expect(RoomName.validate("dev-2_x.y") == "dev-2_x.y")
