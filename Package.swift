@@ -92,7 +92,7 @@ let package = Package(
     .executableTarget(
       name: "fuzz-url",
       dependencies: ["SwitchboardHTTP", "SwitchboardChat", "SwitchboardClient", "SwitchboardFuzzSupport"]),
-    .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "COpenSSL"]),
+    .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "COpenSSL", "SwitchboardFuzzSupport"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     // What every suite shares: the test threads, deadline waits, child processes, a test PKI,

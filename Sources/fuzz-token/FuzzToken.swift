@@ -1,3 +1,4 @@
+import SwitchboardFuzzSupport
 import COpenSSL
 import Foundation
 import SwitchboardAuth
@@ -73,28 +74,8 @@ func claimsOf(_ payload: JSONValue) -> [String: JSONValue] {
 }
 
 #if FUZZ_TOKEN
-  /// libFuzzer's callback for one input.
   @_cdecl("LLVMFuzzerTestOneInput")
-  public func fuzzTokenInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    checkFuzzInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-    return 0
-  }
+  public func fuzzTokenInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 { Fuzz.one(data, size, checkFuzzInput) }
 #else
-  /// Replays the files named on the command line through the same check.
-  @main
-  struct FuzzTokenReplay {
-    static func main() {
-      let paths = CommandLine.arguments.dropFirst()
-      if paths.isEmpty {
-        print("usage: fuzz-token FILE... (replays inputs; scripts/security/fuzz-token.sh builds the fuzzer)")
-      }
-      let unreadable = paths.filter { path in
-        guard let data = FileManager.default.contents(atPath: path) else { return true }
-        checkFuzzInput(Array(data))
-        return false
-      }
-      for path in unreadable { print("fuzz-token: cannot open \(path)") }
-      exit(unreadable.isEmpty ? 0 : 1)
-    }
-  }
+  @main enum Replay { static func main() { Fuzz.replay(checkFuzzInput) } }
 #endif
