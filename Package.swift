@@ -54,7 +54,10 @@ let package = Package(
     .target(name: "SwitchboardRESP"),
     .target(
       name: "SwitchboardRedis",
-      dependencies: ["SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardLog", "SwitchboardHTTP", "COpenSSL"]),
+      dependencies: [
+        "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardLog", "SwitchboardHTTP", "SwitchboardChat",
+        "COpenSSL",
+      ]),
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "SwitchboardLog", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
@@ -116,7 +119,10 @@ let package = Package(
     .testTarget(name: "SwitchboardRESPTests", dependencies: ["SwitchboardRESP", "SwitchboardTestSupport"]),
     .testTarget(
       name: "SwitchboardRedisTests",
-      dependencies: ["SwitchboardRedis", "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardTestSupport"]),
+      dependencies: [
+        "SwitchboardRedis", "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardChat", "SwitchboardServer",
+        "SwitchboardTestSupport",
+      ]),
     .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
