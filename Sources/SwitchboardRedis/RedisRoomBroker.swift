@@ -268,13 +268,19 @@ public final class RedisRoomBroker: RoomBroker {
 
   /// Removes this node's presence entries (waiting at most a second), stops delivering and
   /// closes the connections and the loop. Call from any thread but the broker's loop.
-  public func close() {
+  public func close() { close(goodbye: true) }
+
+  /// Closes without removing this node's presence entries, as a node that died would
+  /// (for tests of presence ageing out).
+  func closeWithoutGoodbye() { close(goodbye: false) }
+
+  private func close(goodbye: Bool) {
     let (rooms, timer) = state.withLock { state -> ([String: [MemberID: String]], Scheduled?) in
       guard !state.isClosed else { return ([:], nil) }
       state.isClosed = true
       state.sink = nil
       defer { state.local = [:] }
-      return (state.local, state.refresh)
+      return (goodbye ? state.local : [:], state.refresh)
     }
     timer?.cancel()
     let done = DispatchSemaphore(value: 0)
