@@ -476,6 +476,9 @@ public final class RedisRoomBroker: RoomBroker {
       state.withLock { state in
         guard state.rooms[room] != nil else { return }
         switch result {
+        case .success(let answer) where answer.epoch != state.rooms[room]!.sequence.epoch && after > 0:
+          // Redis lost the room: the new epoch's history starts at 1, read it from there.
+          loop.execute { [self] in fill(room, keys: keys, after: 0) }
         case .success(let answer):
           let step = state.rooms[room]!.sequence.filled(
             answer.messages, epoch: answer.epoch, complete: answer.messages.count < Self.fillCount)
