@@ -88,7 +88,9 @@ public struct RedisBrokerPayload: Sendable, Hashable {
   public static func decodeBody(
     _ bytes: ArraySlice<UInt8>, room: String, limits: Limits = Limits()
   ) throws(DecodingError) -> ChatMessage {
-    guard bytes.count <= limits.maxBodyBytes else { throw DecodingError("body over \(limits.maxBodyBytes) bytes") }
+    guard bytes.count <= limits.maxBodyBytes else {
+      throw DecodingError("body over \(limits.maxBodyBytes) bytes")
+    }
     var cursor = Cursor(bytes: bytes)
     let time = try cursor.signed(limit: 20)
     let flags = try cursor.number(limit: 3)

@@ -293,7 +293,8 @@ public final class RedisRoomBroker: RoomBroker {
       let remaining = Mutex(rooms.count)
       for (room, members) in rooms {
         let names = members.map { entry($0.key, name: $0.value) }
-        client.send(RESPCommand(["ZREM", RedisRoomKeys(room: room).members] + names), timeout: .seconds(1)) { _ in
+        client.send(RESPCommand(["ZREM", RedisRoomKeys(room: room).members] + names), timeout: .seconds(1)) {
+          _ in
           if remaining.withLock({ count in
             count -= 1
             return count == 0
@@ -361,7 +362,8 @@ public final class RedisRoomBroker: RoomBroker {
           return state.rooms[room]!.openers
         }
         for opener in openers {
-          let snapshot = RoomSnapshot(lastID: last, epoch: answer.epoch, recent: Array(recent.suffix(opener.limit)))
+          let snapshot = RoomSnapshot(
+            lastID: last, epoch: answer.epoch, recent: Array(recent.suffix(opener.limit)))
           opener.executor.execute { opener.completion(.success(snapshot)) }
         }
       }

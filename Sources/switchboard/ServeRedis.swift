@@ -16,7 +16,8 @@ enum ServeRedis {
 
   /// The broker factory for ``ServerConfiguration/broker``: connects at start (the server
   /// does not start when Redis cannot be reached) and keeps `historyLimit` messages per room.
-  static func broker(_ redis: RedisConfiguration) -> @Sendable (ServerConfiguration) throws -> any RoomBroker {
+  static func broker(_ redis: RedisConfiguration) -> @Sendable (ServerConfiguration) throws -> any RoomBroker
+  {
     { config in
       var redis = redis
       redis.logger = config.logger

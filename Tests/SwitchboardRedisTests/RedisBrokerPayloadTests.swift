@@ -9,7 +9,8 @@ import Testing
 struct RedisBrokerPayloadTests {
   @Test func payloadsRoundTrip() throws {
     let messages = [
-      ChatMessage(id: 7, room: "lobby", time: 1_700_000_000_123, author: "ann", color: "red", text: "hi there"),
+      ChatMessage(
+        id: 7, room: "lobby", time: 1_700_000_000_123, author: "ann", color: "red", text: "hi there"),
       ChatMessage(id: 1, room: "lobby", time: -5, author: "b o b", color: "", text: "", isAction: true),
       ChatMessage(id: 99, room: "lobby", time: 0, author: "zoë", color: "plum", text: "line\nbreak 🎉 "),
     ]
@@ -38,7 +39,8 @@ struct RedisBrokerPayloadTests {
     var random = SeededGenerator(seed: 13)
     let valid = RedisBrokerPayload.payload(
       id: 12, epoch: "e", ref: "n:1",
-      body: RedisBrokerPayload.body(ChatMessage(id: 0, room: "r", time: 5, author: "a", color: "c", text: "t")))
+      body: RedisBrokerPayload.body(
+        ChatMessage(id: 0, room: "r", time: 5, author: "a", color: "c", text: "t")))
     var decoded = 0
     for round in 0..<20_000 {
       var bytes: [UInt8]

@@ -2,9 +2,10 @@ import Dispatch
 import SwitchboardChat
 import SwitchboardIO
 import SwitchboardRESP
-@testable import SwitchboardRedis
 import SwitchboardTestSupport
 import Testing
+
+@testable import SwitchboardRedis
 
 #if canImport(Glibc)
   import Glibc
@@ -151,7 +152,9 @@ final class BrokerNode: Sendable {
         joined.signal()
       }
     }
-    guard joined.wait(timeout: .now() + 15) == .success else { throw TestFailure("join of \(name) timed out") }
+    guard joined.wait(timeout: .now() + 15) == .success else {
+      throw TestFailure("join of \(name) timed out")
+    }
     return member
   }
 
@@ -188,7 +191,12 @@ final class BrokerNode: Sendable {
 
   private let stopped = Locked(false)
   private func stopBroker() {
-    guard !stopped.withLock({ was in defer { was = true }; return was }) else { return }
+    guard
+      !stopped.withLock({ was in
+        defer { was = true }
+        return was
+      })
+    else { return }
     if frozen.value {
       broker.closeWithoutGoodbye()
     } else {

@@ -3,16 +3,18 @@ import SwitchboardTestSupport
 import Testing
 
 /// `switchboard serve --redis` as a process (the binary from `SWITCHBOARD_BIN`).
-@Suite(.onTestThreads, .enabled(if: ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"] != nil, "SWITCHBOARD_BIN is not set"))
+@Suite(.onTestThreads, .enabled(if: ServeRedisTests.binary != nil, "SWITCHBOARD_BIN is not set"))
 struct ServeRedisTests {
-  private var binary: String { ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]! }
+  static let binary = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
+  private var binary: String { Self.binary! }
 
   @Test func anUnreachableRedisAtStartExitsOneWithAClearMessage() throws {
     let port = try freePorts(1)[0]
     let serve = try ChildProcess(
       binary,
       [
-        "serve", "--redis", "redis://127.0.0.1:\(port)", "--tcp-port", "0", "--udp-port", "0", "--http-port", "0",
+        "serve", "--redis", "redis://127.0.0.1:\(port)", "--tcp-port", "0", "--udp-port", "0", "--http-port",
+        "0",
         "--no-advertise", "--ephemeral",
       ])
     defer { serve.stop() }
