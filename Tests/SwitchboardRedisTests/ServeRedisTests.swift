@@ -2,11 +2,13 @@ import Foundation
 import SwitchboardTestSupport
 import Testing
 
+/// The binary under test, from `SWITCHBOARD_BIN`.
+private let switchboardBinary = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
+
 /// `switchboard serve --redis` as a process (the binary from `SWITCHBOARD_BIN`).
-@Suite(.onTestThreads, .enabled(if: ServeRedisTests.binary != nil, "SWITCHBOARD_BIN is not set"))
+@Suite(.onTestThreads, .enabled(if: switchboardBinary != nil, "SWITCHBOARD_BIN is not set"))
 struct ServeRedisTests {
-  static let binary = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
-  private var binary: String { Self.binary! }
+  private var binary: String { switchboardBinary! }
 
   @Test func anUnreachableRedisAtStartExitsOneWithAClearMessage() throws {
     let port = try freePorts(1)[0]
