@@ -54,7 +54,10 @@ let package = Package(
     .target(name: "SwitchboardRESP"),
     .target(
       name: "SwitchboardRedis",
-      dependencies: ["SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardLog", "SwitchboardHTTP", "COpenSSL"]),
+      dependencies: [
+        "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardLog", "SwitchboardHTTP", "SwitchboardChat",
+        "COpenSSL",
+      ]),
         .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "SwitchboardLog", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
@@ -71,6 +74,7 @@ let package = Package(
       dependencies: [
         "SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO",
         "SwitchboardStore", "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardAuth",
+        "SwitchboardRedis",
       ],
       plugins: ["BuildCommitPlugin"]),
     // Writes the git commit being built into the switchboard binary (for --version).
@@ -127,7 +131,10 @@ let package = Package(
     .testTarget(name: "SwitchboardRESPTests", dependencies: ["SwitchboardRESP", "SwitchboardTestSupport"]),
     .testTarget(
       name: "SwitchboardRedisTests",
-      dependencies: ["SwitchboardRedis", "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardTestSupport"]),
+      dependencies: [
+        "SwitchboardRedis", "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardChat", "SwitchboardServer",
+        "SwitchboardTestSupport",
+      ]),
     .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardTestSupport"]),
   ],
   swiftLanguageModes: [.v6]

@@ -3,6 +3,7 @@ import Foundation
 import SwitchboardChat
 import SwitchboardIO
 import SwitchboardLog
+import SwitchboardRedis
 import SwitchboardServer
 import SwitchboardStore
 
@@ -39,7 +40,8 @@ enum ServeCommand {
       --loops N                 event loops (default: one per core)
       --backend NAME            I/O backend: io_uring (default on Linux where the kernel
                                 allows it: epoll + batched sends), epoll, dispatch
-      --redis URL               share rooms through Redis (not in this build yet)
+      --redis URL               share rooms with other nodes through Redis (redis:// or
+                                rediss://; history then lives in Redis: docs/SCALING.md)
       --log-level LEVEL         trace, debug, info, notice, warning, error, critical
                                 (default info)
       --log-format FORMAT       text (default) or json: one JSON object per line, with
@@ -60,6 +62,7 @@ enum ServeCommand {
     let args: Arguments
     var config = ServerConfiguration()
     var history = HistoryOptions()
+    var redis: RedisConfiguration?
     let logOptions: LogOptions
     let advertising: ServeAdvertising.Options
     do {
@@ -121,9 +124,7 @@ enum ServeCommand {
       }
       try ServeTLSOptions.apply(args, to: &config)
       logOptions = try LogOptions(args, defaultLevel: .info)
-      if args.value("redis") != nil {
-        throw Arguments.UsageError(description: "--redis: scale-out over Redis is not available in this build yet")
-      }
+      if let url = args.value("redis") { redis = try ServeRedis.configuration(url) }
     } catch {
       Output.error("switchboard serve: \(error)\nTry 'switchboard serve --help'.")
       return ExitCode.usage
@@ -131,7 +132,7 @@ enum ServeCommand {
 
     let logger = logOptions.logger()
     config.logger = logger
-    config.broker = history.broker
+    config.broker = redis.map(ServeRedis.broker) ?? history.broker
     logger.info(
       "starting",
       metadata: [

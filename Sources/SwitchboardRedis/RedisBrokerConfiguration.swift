@@ -1,0 +1,40 @@
+import SwitchboardChat
+import SwitchboardLog
+
+/// How a ``RedisRoomBroker`` works: the Redis server, how much it keeps, presence timing.
+public struct RedisBrokerConfiguration: Sendable {
+  /// The Redis server and the client's timeouts and back-off.
+  public var redis: RedisConfiguration
+  /// Messages kept per room: the stream's `MAXLEN` (at least 1).
+  public var historyLimit: Int
+  /// This node's name in presence entries and publish refs; random by default. Must not
+  /// contain `|` or spaces.
+  public var nodeID: String
+  /// How often this node refreshes its members' presence entries.
+  public var presenceRefresh: Duration
+  /// How long a presence entry lives without a refresh: a dead node's members disappear
+  /// from `/who` at most this long after its last refresh.
+  public var presenceLifetime: Duration
+  /// How long a publish may take, retries included, before it fails with
+  /// ``BrokerError/unavailable(_:)``.
+  public var publishTimeout: Duration
+  /// How long Redis remembers a publish's ref (the idempotency key), in seconds.
+  public var refLifetime: Int
+  /// Where the broker logs (one line per Redis outage and one per return).
+  public var logger: Log
+
+  public init(
+    redis: RedisConfiguration, historyLimit: Int = 100, nodeID: String? = nil,
+    presenceRefresh: Duration = .seconds(5), presenceLifetime: Duration = .seconds(15),
+    publishTimeout: Duration = .seconds(10), refLifetime: Int = 60, logger: Log = .disabled
+  ) {
+    self.redis = redis
+    self.historyLimit = historyLimit
+    self.nodeID = nodeID ?? InMemoryHistoryStore.newEpoch()
+    self.presenceRefresh = presenceRefresh
+    self.presenceLifetime = presenceLifetime
+    self.publishTimeout = publishTimeout
+    self.refLifetime = refLifetime
+    self.logger = logger
+  }
+}

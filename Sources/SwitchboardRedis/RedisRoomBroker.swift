@@ -1,0 +1,610 @@
+import Dispatch
+import SwitchboardChat
+import SwitchboardIO
+import SwitchboardLog
+import SwitchboardRESP
+import Synchronization
+
+/// The cluster broker: rooms shared by every node connected to one Redis (`serve --redis`).
+///
+/// - **Publish** runs one Lua script (``RedisBrokerScripts/publish``) that assigns the
+///   room's next id with `HINCRBY` on its meta hash, appends the message to the room's
+///   stream (`XADD … MAXLEN historyLimit <id>-0`) and `PUBLISH`es it on the room's channel,
+///   atomically. Each publish carries a ref (node id and a counter) kept as an idempotency
+///   key, so a publish retried after a lost connection gets its first id back instead of
+///   being stored twice.
+/// - **Fan-out**: one ``RedisSubscriber`` per node, subscribed to the channel of every
+///   room opened here. What arrives — and the script's own answer — goes through the
+///   room's ``RedisRoomSequence``: delivered once, in id order; a gap is filled from the
+///   stream before anything after it is delivered.
+/// - **Epochs**: the meta hash holds the room's epoch; a missing hash means Redis lost the
+///   room, and the next script to touch it starts a new epoch (clients then resume with
+///   `recovered: false`).
+/// - **Presence**: each node keeps its announced members in the room's sorted set, scored
+///   by expiry, refreshed every ``RedisBrokerConfiguration/presenceRefresh``.
+///
+/// Everything runs on the broker's own event loop; completions are handed to the
+/// caller's executor. See docs/SCALING.md, "The Redis broker".
+public final class RedisRoomBroker: RoomBroker {
+  private struct Waiter {
+    var id: UInt64
+    var epoch: String
+    var executor: (any ShardExecutor)?
+    var completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
+  }
+  private struct Opener {
+    var limit: Int
+    var executor: any ShardExecutor
+    var completion: @Sendable (Result<RoomSnapshot, BrokerError>) -> Void
+  }
+  private struct Room {
+    let keys: RedisRoomKeys
+    var sequence = RedisRoomSequence()
+    var waiters: [Waiter] = []
+    var openers: [Opener] = []
+  }
+  /// Whether Redis answers, as far as this node knows (for the one-line-per-outage log).
+  private enum Reachability {
+    case reachable
+    case unreachable
+  }
+  private struct State {
+    var sink: (any RoomBrokerSink)?
+    var isClosed = false
+    var rooms: [String: Room] = [:]
+    /// Channel name → room.
+    var channels: [String: String] = [:]
+    /// Refs of this node's publishes whose payload may still arrive, → their origin.
+    var inFlight: [String: MemberID?] = [:]
+    var nextRef: UInt64 = 0
+    /// This node's announced members, per room: member → name.
+    var local: [String: [MemberID: String]] = [:]
+    var reachability = Reachability.reachable
+    var subscriberConnects = 0
+    var refresh: Scheduled?
+  }
+
+  /// How it works.
+  public let configuration: RedisBrokerConfiguration
+  /// The loop the broker's connections and state live on.
+  public let loop: EventLoop
+  private let state = Mutex(State())
+  private let connections = Mutex<(client: RedisClient, subscriber: RedisSubscriber)?>(nil)
+  /// How many entries a gap fill reads at a time.
+  private static let fillCount = 1000
+
+  private init(configuration: RedisBrokerConfiguration, loop: EventLoop) {
+    self.configuration = configuration
+    self.loop = loop
+  }
+
+  /// Connects to Redis and returns a broker once both its connections (commands and
+  /// pub/sub) are ready. Blocks the calling thread (call it at start, off any loop).
+  /// - Throws: ``RedisError`` when Redis cannot be reached or refuses the login — a node
+  ///   never falls back to serving alone.
+  public static func connect(configuration: RedisBrokerConfiguration) throws(RedisError) -> RedisRoomBroker {
+    let loop: EventLoop
+    do {
+      loop = try EventLoop()
+    } catch {
+      throw RedisError.connectFailed("cannot start the broker's event loop: \(error)")
+    }
+    let broker = RedisRoomBroker(configuration: configuration, loop: loop)
+    let outcome = Mutex<(commands: Bool?, pubsub: Bool?)>((nil, nil))
+    let settled = DispatchSemaphore(value: 0)
+    // The first attempt decides: ready → on; backing off before ever ready → fail.
+    let first: @Sendable (Bool, RedisConnectionState) -> Void = { isCommands, next in
+      let decided: Bool? =
+        switch next {
+        case .ready: true
+        case .backingOff, .closed: false
+        default: nil
+        }
+      guard let decided else { return }
+      let done = outcome.withLock { o -> Bool in
+        if isCommands {
+          guard o.commands == nil else { return false }
+          o.commands = decided
+        } else {
+          guard o.pubsub == nil else { return false }
+          o.pubsub = decided
+        }
+        return o.commands != nil && o.pubsub != nil || !decided
+      }
+      if done { settled.signal() }
+    }
+    let client = RedisClient(configuration: configuration.redis, on: loop) { next in
+      first(true, next)
+      broker.commandsChanged(next)
+    }
+    let subscriber = RedisSubscriber(
+      configuration: configuration.redis, on: loop,
+      stateHandler: { next in
+        first(false, next)
+        broker.subscriberChanged(next)
+      },
+      handler: { broker.received($0) })
+    broker.connections.withLock { $0 = (client, subscriber) }
+    let wait = configuration.redis.connectTimeout + .seconds(1)
+    let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
+    let timedOut = settled.wait(timeout: .now() + seconds) == .timedOut
+    let ok = outcome.withLock { $0.commands == true && $0.pubsub == true }
+    guard !timedOut, ok else {
+      let reason = client.lastError?.description ?? "no answer within \(wait)"
+      broker.close()
+      throw RedisError.connectFailed("cannot reach Redis at \(configuration.redis.url): \(reason)")
+    }
+    let every = configuration.presenceRefresh
+    let timer = loop.scheduleRepeating(every: every) { broker.refreshPresence() }
+    broker.state.withLock { $0.refresh = timer }
+    return broker
+  }
+
+  private var client: RedisClient? { connections.withLock { $0?.client } }
+
+  // MARK: RoomBroker
+
+  public func attach(_ sink: any RoomBrokerSink) {
+    state.withLock { $0.sink = sink }
+  }
+
+  public func openRoom(
+    _ room: String, recent limit: Int, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<RoomSnapshot, BrokerError>) -> Void
+  ) {
+    let opener = Opener(limit: limit, executor: executor, completion: completion)
+    loop.execute { [self] in
+      enum Next {
+        case closed
+        case subscribe(RedisRoomKeys)
+        case wait
+        case read(RedisRoomKeys)
+      }
+      let next = state.withLock { state -> Next in
+        guard !state.isClosed else { return .closed }
+        guard let existing = state.rooms[room] else {
+          let keys = RedisRoomKeys(room: room)
+          var fresh = Room(keys: keys)
+          fresh.openers.append(opener)
+          state.rooms[room] = fresh
+          state.channels[keys.channel] = room
+          return .subscribe(keys)
+        }
+        if existing.sequence.phase == .opening {
+          state.rooms[room]!.openers.append(opener)
+          return .wait
+        }
+        state.rooms[room]!.openers.append(opener)
+        return .read(existing.keys)
+      }
+      switch next {
+      case .closed: executor.execute { completion(.failure(.closed)) }
+      case .wait: break
+      case .read(let keys): readForOpen(room, keys: keys)
+      case .subscribe(let keys): subscribe(room, keys: keys)
+      }
+    }
+  }
+
+  public func publish(
+    _ draft: MessageDraft, on executor: (any ShardExecutor)?,
+    completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
+  ) {
+    let deadline = ContinuousClock.now + configuration.publishTimeout
+    loop.execute { [self] in
+      let ref = state.withLock { state -> String? in
+        guard !state.isClosed, state.rooms[draft.room] != nil else { return nil }
+        state.nextRef += 1
+        let ref = "\(configuration.nodeID):\(state.nextRef)"
+        state.inFlight[ref] = draft.origin
+        return ref
+      }
+      guard let ref else {
+        let closed = state.withLock { $0.isClosed }
+        fail(
+          draft.room, closed ? .closed : .unavailable("room \(draft.room) is not open"), executor,
+          completion)
+        return
+      }
+      attempt(draft, ref: ref, deadline: deadline, executor: executor, completion: completion)
+    }
+  }
+
+  public func history(
+    room: String, after id: UInt64, limit: Int, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[ChatMessage], BrokerError>) -> Void
+  ) {
+    loop.execute { [self] in
+      read(room, keys: RedisRoomKeys(room: room), after: id, count: limit) { result in
+        let answer = result.map(\.messages)
+        executor.execute { completion(answer) }
+      }
+    }
+  }
+
+  public func presenceChanged(_ event: PresenceEvent, member: MemberID) {
+    loop.execute { [self] in
+      let keys = RedisRoomKeys(room: event.room)
+      let (stale, fresh) = state.withLock { state -> (String?, String?) in
+        var members = state.local[event.room, default: [:]]
+        let old = members[member].map { entry(member, name: $0) }
+        switch event.kind {
+        case .join, .rename: members[member] = event.author
+        case .leave: members[member] = nil
+        }
+        state.local[event.room] = members.isEmpty ? nil : members
+        let new = members[member].map { entry(member, name: $0) }
+        return (old == new ? nil : old, new)
+      }
+      guard let client else { return }
+      if let stale { client.send(RESPCommand("ZREM", keys.members, stale)) { _ in } }
+      if let fresh {
+        client.send(RESPCommand("ZADD", keys.members, String(expiry()), fresh)) { _ in }
+      }
+    }
+  }
+
+  public func remoteMembers(
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void
+  ) {
+    loop.execute { [self] in
+      guard let client else { return executor.execute { completion(.failure(.closed)) } }
+      let now = String(ChatClock.milliseconds())
+      let own = configuration.nodeID + "|"
+      client.send(RESPCommand("ZRANGEBYSCORE", RedisRoomKeys(room: room).members, now, "+inf")) { result in
+        let answer = result.map { reply -> [String] in
+          (reply.elements ?? []).compactMap { element -> String? in
+            guard let text = element.string, !text.hasPrefix(own) else { return nil }
+            let parts = text.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
+            return parts.count == 3 ? String(parts[2]) : nil
+          }
+        }
+        .mapError { BrokerError.unavailable("cannot read presence: \($0)") }
+        executor.execute { completion(answer) }
+      }
+    }
+  }
+
+  /// Removes this node's presence entries (waiting at most a second), stops delivering and
+  /// closes the connections and the loop. Call from any thread but the broker's loop.
+  public func close() { close(goodbye: true) }
+
+  /// Closes without removing this node's presence entries, as a node that died would
+  /// (for tests of presence ageing out).
+  func closeWithoutGoodbye() { close(goodbye: false) }
+
+  private func close(goodbye: Bool) {
+    let (rooms, timer) = state.withLock { state -> ([String: [MemberID: String]], Scheduled?) in
+      guard !state.isClosed else { return ([:], nil) }
+      state.isClosed = true
+      state.sink = nil
+      defer { state.local = [:] }
+      return (goodbye ? state.local : [:], state.refresh)
+    }
+    timer?.cancel()
+    let done = DispatchSemaphore(value: 0)
+    let pair = connections.withLock { $0 }
+    loop.execute { [self] in
+      guard let client = pair?.client, !rooms.isEmpty else {
+        done.signal()
+        return
+      }
+      let remaining = Mutex(rooms.count)
+      for (room, members) in rooms {
+        let names = members.map { entry($0.key, name: $0.value) }
+        client.send(RESPCommand(["ZREM", RedisRoomKeys(room: room).members] + names), timeout: .seconds(1)) {
+          _ in
+          if remaining.withLock({ count in
+            count -= 1
+            return count == 0
+          }) {
+            done.signal()
+          }
+        }
+      }
+    }
+    _ = done.wait(timeout: .now() + 1.5)
+    pair?.client.close()
+    pair?.subscriber.close()
+    if !loop.inEventLoop { loop.shutdownGracefully() }
+    state.withLock { state in
+      state.rooms = [:]
+      state.inFlight = [:]
+    }
+  }
+
+  // MARK: Opening
+
+  private func subscribe(_ room: String, keys: RedisRoomKeys) {
+    guard let subscriber = connections.withLock({ $0?.subscriber }) else { return }
+    Task { [self] in
+      do throws(RedisError) {
+        try await subscriber.subscribe([keys.channel])
+        loop.execute { self.readForOpen(room, keys: keys) }
+      } catch {
+        loop.execute { self.openFailed(room, keys: keys, error: error) }
+      }
+    }
+  }
+
+  /// The room could not be opened now: tell whoever waits, and keep trying (the
+  /// subscription stands; the next answer opens the room).
+  private func openFailed(_ room: String, keys: RedisRoomKeys, error: RedisError) {
+    let (openers, closed) = state.withLock { state -> ([Opener], Bool) in
+      guard state.rooms[room] != nil else { return ([], state.isClosed) }
+      defer { state.rooms[room]!.openers = [] }
+      return (state.rooms[room]!.openers, state.isClosed)
+    }
+    for opener in openers {
+      opener.executor.execute { opener.completion(.failure(.unavailable("cannot open the room: \(error)"))) }
+    }
+    guard !closed else { return }
+    _ = loop.schedule(after: .milliseconds(500)) { [self] in readForOpen(room, keys: keys) }
+  }
+
+  private func readForOpen(_ room: String, keys: RedisRoomKeys) {
+    let limit = state.withLock { $0.rooms[room]?.openers.map(\.limit).max() ?? 0 }
+    read(room, keys: keys, newest: limit) { [self] result in
+      switch result {
+      case .failure(let error):
+        openFailed(room, keys: keys, error: RedisError.connectionLost("\(error)"))
+      case .success(let answer):
+        let recent = answer.messages.reversed() as [ChatMessage]
+        let last = max(answer.last, recent.last?.id ?? 0)
+        let openers = state.withLock { state -> [Opener] in
+          guard state.rooms[room] != nil else { return [] }
+          if state.rooms[room]!.sequence.phase == .opening {
+            let step = state.rooms[room]!.sequence.open(last: last, epoch: answer.epoch)
+            apply(&state, room: room, step)
+          }
+          defer { state.rooms[room]!.openers = [] }
+          return state.rooms[room]!.openers
+        }
+        for opener in openers {
+          let snapshot = RoomSnapshot(
+            lastID: last, epoch: answer.epoch, recent: Array(recent.suffix(opener.limit)))
+          opener.executor.execute { opener.completion(.success(snapshot)) }
+        }
+      }
+    }
+  }
+
+  // MARK: Publishing
+
+  private func attempt(
+    _ draft: MessageDraft, ref: String, deadline: ContinuousClock.Instant, executor: (any ShardExecutor)?,
+    completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
+  ) {
+    let remaining = deadline - ContinuousClock.now
+    guard let client, remaining > .zero else {
+      state.withLock { _ = $0.inFlight.removeValue(forKey: ref) }
+      return fail(draft.room, .unavailable("Redis did not answer in time"), executor, completion)
+    }
+    let keys = RedisRoomKeys(room: draft.room)
+    let body = RedisBrokerPayload.body(draft.content)
+    let arguments: [[UInt8]] = [
+      Array(keys.channel.utf8), Array(String(max(1, configuration.historyLimit)).utf8),
+      Array(InMemoryHistoryStore.newEpoch().utf8), body, Array(ref.utf8),
+      Array(String(configuration.refLifetime).utf8),
+    ]
+    client.eval(
+      RedisBrokerScripts.publish, keys: [keys.meta, keys.log, keys.ref(ref)].map { Array($0.utf8) },
+      arguments: arguments, timeout: remaining
+    ) { [self] result in
+      switch result {
+      case .success(let reply):
+        guard let values = reply.elements, values.count == 3, let id = values[0].integer, id > 0,
+          let epoch = values[1].string
+        else {
+          state.withLock { _ = $0.inFlight.removeValue(forKey: ref) }
+          return fail(draft.room, .unavailable("unexpected publish reply \(reply)"), executor, completion)
+        }
+        let message = draft.message(id: UInt64(id))
+        state.withLock { state in
+          state.inFlight[ref] = nil
+          guard state.rooms[draft.room] != nil else { return }
+          state.rooms[draft.room]!.waiters.append(
+            Waiter(id: UInt64(id), epoch: epoch, executor: executor, completion: completion))
+          let step = state.rooms[draft.room]!.sequence.receive(message, epoch: epoch, origin: draft.origin)
+          apply(&state, room: draft.room, step)
+        }
+      case .failure(let error) where error.kind == .connectionLost || error.kind == .timeout:
+        // It may have run: send it again with the same ref, which returns the first id.
+        attempt(draft, ref: ref, deadline: deadline, executor: executor, completion: completion)
+      case .failure(let error):
+        state.withLock { _ = $0.inFlight.removeValue(forKey: ref) }
+        fail(draft.room, .unavailable("publish failed: \(error)"), executor, completion)
+      }
+    }
+  }
+
+  private func fail(
+    _ room: String, _ error: BrokerError, _ executor: (any ShardExecutor)?,
+    _ completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
+  ) {
+    state.withLock { $0.sink }?.keepFailed(room: room, id: nil, error: error)
+    guard let completion else { return }
+    if let executor { executor.execute { completion(.failure(error)) } } else { completion(.failure(error)) }
+  }
+
+  // MARK: Delivering
+
+  /// A pub/sub message (on the loop).
+  private func received(_ message: RedisPubSubMessage) {
+    state.withLock { state in
+      guard let room = state.channels[message.channel] else { return }
+      guard let payload = try? RedisBrokerPayload.decodePayload(message.payload, room: room) else {
+        configuration.logger.warning("undecodable payload on \(message.channel) ignored")
+        return
+      }
+      let origin = state.inFlight[payload.ref] ?? nil
+      let step = state.rooms[room]!.sequence.receive(payload.message, epoch: payload.epoch, origin: origin)
+      apply(&state, room: room, step)
+    }
+  }
+
+  /// Delivers what `step` says, answers the publishes it completed, and starts a fill.
+  private func apply(_ state: inout State, room: String, _ step: RedisRoomSequence.Step) {
+    let epoch = state.rooms[room]!.sequence.epoch
+    if let sink = state.sink {
+      for (message, origin) in step.deliver { sink.deliver(message, epoch: epoch, origin: origin) }
+    }
+    let delivered = state.rooms[room]!.sequence.delivered
+    var waiting: [Waiter] = []
+    for waiter in state.rooms[room]!.waiters {
+      if waiter.epoch == epoch && waiter.id > delivered {
+        waiting.append(waiter)
+        continue
+      }
+      guard let completion = waiter.completion else { continue }
+      let receipt = PublishReceipt(id: waiter.id, epoch: waiter.epoch)
+      if let executor = waiter.executor {
+        executor.execute { completion(.success(receipt)) }
+      } else {
+        completion(.success(receipt))
+      }
+    }
+    state.rooms[room]!.waiters = waiting
+    if step.fill {
+      let keys = state.rooms[room]!.keys
+      let after = delivered
+      loop.execute { [self] in fill(room, keys: keys, after: after) }
+    }
+  }
+
+  private func fill(_ room: String, keys: RedisRoomKeys, after: UInt64) {
+    read(room, keys: keys, after: after, count: Self.fillCount) { [self] result in
+      state.withLock { state in
+        guard state.rooms[room] != nil else { return }
+        switch result {
+        case .success(let answer) where answer.epoch != state.rooms[room]!.sequence.epoch && after > 0:
+          // Redis lost the room: the new epoch's history starts at 1, read it from there.
+          loop.execute { [self] in fill(room, keys: keys, after: 0) }
+        case .success(let answer):
+          let step = state.rooms[room]!.sequence.filled(
+            answer.messages, epoch: answer.epoch, complete: answer.messages.count < Self.fillCount)
+          apply(&state, room: room, step)
+        case .failure:
+          state.rooms[room]!.sequence.fillFailed()
+        }
+      }
+    }
+  }
+
+  // MARK: Reading
+
+  private struct ReadAnswer {
+    var epoch: String
+    var last: UInt64
+    var messages: [ChatMessage]
+  }
+
+  private func read(
+    _ room: String, keys: RedisRoomKeys, after id: UInt64 = 0, count: Int, newest: Bool = false,
+    _ completion: @escaping (Result<ReadAnswer, BrokerError>) -> Void
+  ) {
+    guard let client else { return completion(.failure(.closed)) }
+    let arguments = [InMemoryHistoryStore.newEpoch(), newest ? "newest" : "after", String(id), String(count)]
+    client.eval(
+      RedisBrokerScripts.read, keys: [Array(keys.meta.utf8), Array(keys.log.utf8)],
+      arguments: arguments.map { Array($0.utf8) }
+    ) { result in
+      completion(
+        result.mapError { BrokerError.unavailable("cannot read room \(room): \($0)") }
+          .flatMap { reply in Self.decodeRead(reply, room: room) })
+    }
+  }
+
+  private func read(
+    _ room: String, keys: RedisRoomKeys, newest count: Int,
+    _ completion: @escaping (Result<ReadAnswer, BrokerError>) -> Void
+  ) {
+    read(room, keys: keys, count: count, newest: true, completion)
+  }
+
+  private static func decodeRead(_ reply: RESPValue, room: String) -> Result<ReadAnswer, BrokerError> {
+    guard let values = reply.elements, values.count == 3, let epoch = values[0].string,
+      let last = values[1].integer, let entries = values[2].elements
+    else { return .failure(.unavailable("unexpected read reply for room \(room)")) }
+    var messages: [ChatMessage] = []
+    for entry in entries {
+      guard let parts = entry.elements, parts.count == 2, let entryID = parts[0].string,
+        let id = UInt64(entryID.prefix(while: { $0 != "-" })), let fields = parts[1].elements,
+        fields.count >= 2, let body = fields[1].bytes,
+        var message = try? RedisBrokerPayload.decodeBody(body[...], room: room)
+      else { continue }
+      message.id = id
+      messages.append(message)
+    }
+    return .success(ReadAnswer(epoch: epoch, last: UInt64(max(0, last)), messages: messages))
+  }
+
+  // MARK: Connections and presence
+
+  private func commandsChanged(_ next: RedisConnectionState) {
+    let change = state.withLock { state -> Reachability? in
+      switch (next, state.reachability) {
+      case (.backingOff, .reachable):
+        state.reachability = .unreachable
+        return .unreachable
+      case (.ready, .unreachable):
+        state.reachability = .reachable
+        return .reachable
+      default: return nil
+      }
+    }
+    switch change {
+    case .unreachable:
+      let reason = client?.lastError?.description ?? "connection lost"
+      configuration.logger.warning(
+        "Redis unreachable; publishes fail until it returns, live delivery on this node goes on",
+        metadata: ["url": "\(configuration.redis.url)", "reason": reason])
+    case .reachable:
+      configuration.logger.notice("Redis reachable again", metadata: ["url": "\(configuration.redis.url)"])
+      refreshPresence()
+    case nil: break
+    }
+  }
+
+  /// After a reconnect the subscriber has subscribed again: catch every room up from its stream.
+  private func subscriberChanged(_ next: RedisConnectionState) {
+    guard case .ready = next else { return }
+    let rooms = state.withLock { state -> [(String, RedisRoomKeys, UInt64)] in
+      state.subscriberConnects += 1
+      guard state.subscriberConnects > 1 else { return [] }
+      var out: [(String, RedisRoomKeys, UInt64)] = []
+      for name in Array(state.rooms.keys) where state.rooms[name]!.sequence.resync() {
+        out.append((name, state.rooms[name]!.keys, state.rooms[name]!.sequence.delivered))
+      }
+      return out
+    }
+    for (room, keys, after) in rooms { fill(room, keys: keys, after: after) }
+  }
+
+  /// Writes this node's members again with a new expiry and drops expired entries.
+  private func refreshPresence() {
+    loop.execute { [self] in
+      let local = state.withLock { $0.isClosed ? [:] : $0.local }
+      guard let client else { return }
+      let now = String(ChatClock.milliseconds())
+      let score = String(expiry())
+      for (room, members) in local {
+        let key = RedisRoomKeys(room: room).members
+        var command = ["ZADD", key]
+        for (member, name) in members { command += [score, entry(member, name: name)] }
+        client.send(RESPCommand(command)) { _ in }
+        client.send(RESPCommand("ZREMRANGEBYSCORE", key, "-inf", "(" + now)) { _ in }
+      }
+    }
+  }
+
+  private func entry(_ member: MemberID, name: String) -> String {
+    "\(configuration.nodeID)|\(member.raw)|\(name)"
+  }
+
+  private func expiry() -> Int64 {
+    let lifetime = configuration.presenceLifetime.components
+    return ChatClock.milliseconds() + lifetime.seconds * 1000 + lifetime.attoseconds / 1_000_000_000_000_000
+  }
+}

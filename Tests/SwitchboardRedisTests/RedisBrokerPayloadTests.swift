@@ -1,0 +1,68 @@
+import SwitchboardChat
+import SwitchboardRedis
+import SwitchboardTestSupport
+import Testing
+
+/// The broker's payload codec: round trips, room-name encoding, malformed input refused,
+/// and random and mutated bytes never crash it.
+@Suite(.onTestThreads)
+struct RedisBrokerPayloadTests {
+  @Test func payloadsRoundTrip() throws {
+    let messages = [
+      ChatMessage(
+        id: 7, room: "lobby", time: 1_700_000_000_123, author: "ann", color: "red", text: "hi there"),
+      ChatMessage(id: 1, room: "lobby", time: -5, author: "b o b", color: "", text: "", isAction: true),
+      ChatMessage(id: 99, room: "lobby", time: 0, author: "zoë", color: "plum", text: "line\nbreak 🎉 "),
+    ]
+    for message in messages {
+      let bytes = RedisBrokerPayload.payload(
+        id: message.id, epoch: "00ab", ref: "node:3", body: RedisBrokerPayload.body(message))
+      let decoded = try RedisBrokerPayload.decodePayload(bytes, room: "lobby")
+      #expect(decoded.message == message)
+      #expect(decoded.epoch == "00ab" && decoded.ref == "node:3")
+    }
+  }
+
+  @Test func malformedPayloadsAreRefused() {
+    let bad = [
+      "", "sb2 1 e r 0 0 0 0 ", "sb1 0 e r 0 0 0 0 ", "sb1 x e r 0 0 0 0 ", "sb1 1 e r 0 2 0 0 ",
+      "sb1 1 e r 0 0 9 0 ab", "sb1 1 e r 0 0 2000 0 ", "sb1 1 e", "sb1 1  r 0 0 0 0 ",
+    ]
+    for text in bad {
+      #expect(throws: RedisBrokerPayload.DecodingError.self, "\(text)") {
+        try RedisBrokerPayload.decodePayload(Array(text.utf8), room: "r")
+      }
+    }
+  }
+
+  @Test func randomAndMutatedBytesNeverCrash() {
+    var random = SeededGenerator(seed: 13)
+    let valid = RedisBrokerPayload.payload(
+      id: 12, epoch: "e", ref: "n:1",
+      body: RedisBrokerPayload.body(
+        ChatMessage(id: 0, room: "r", time: 5, author: "a", color: "c", text: "t")))
+    var decoded = 0
+    for round in 0..<20_000 {
+      var bytes: [UInt8]
+      if round % 2 == 0 {
+        bytes = (0..<Int.random(in: 0..<40, using: &random)).map { _ in
+          "sb1 0123456789-:ab".utf8.randomElement(using: &random)!
+        }
+      } else {
+        bytes = valid
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+          bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+        }
+      }
+      if (try? RedisBrokerPayload.decodePayload(bytes, room: "r")) != nil { decoded += 1 }
+    }
+    #expect(decoded > 0)
+  }
+
+  @Test func roomNamesAreEncodedInsideOneHashTag() {
+    #expect(RedisRoomKeys(room: "lobby").meta == "sb:{lobby}:meta")
+    #expect(RedisRoomKeys(room: "a}b{c").channel == "sb:{a%7Db%7Bc}:ch")
+    #expect(RedisRoomKeys(room: "café 1").log == "sb:{caf%C3%A9%201}:log")
+    #expect(RedisRoomKeys(room: "x%41").tag != RedisRoomKeys(room: "xA").tag)
+  }
+}
