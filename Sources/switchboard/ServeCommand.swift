@@ -39,6 +39,7 @@ enum ServeCommand {
       --backend NAME            I/O backend: io_uring (default on Linux where the kernel
                                 allows it: epoll + batched sends), epoll, dispatch
       --redis URL               share rooms through Redis (not in this build yet)
+    \(ServeAuthOptions.help)
       --log-level LEVEL         trace, debug, info, notice, warning, error, critical
                                 (default info)
       --log-format FORMAT       text (default) or json: one JSON object per line, with
@@ -62,7 +63,7 @@ enum ServeCommand {
     do {
       args = try Arguments(
         argv,
-        valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union([
+        valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeAuthOptions.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
         ]),
@@ -117,6 +118,7 @@ enum ServeCommand {
         config.backend = backend
       }
       logOptions = try LogOptions(args, defaultLevel: .info)
+      try ServeAuthOptions.apply(args, to: &config)
       if args.value("redis") != nil {
         throw Arguments.UsageError(description: "--redis: scale-out over Redis is not available in this build yet")
       }
