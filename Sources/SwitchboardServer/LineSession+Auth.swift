@@ -31,11 +31,7 @@ extension LineSession {
     let trimmed = String(token.trimmingSpacesAndTabs())
     switch auth.present(trimmed, verifier: verifier, now: TokenVerifier.wallClockSeconds()) {
     case .failure(let refusal):
-      context.logger.info(
-        "token refused",
-        metadata: .connection(
-          peer: connection.remoteAddress, member: memberID, dialect: "line",
-          error: refusal.error.map { "\($0)" } ?? refusal.answer))
+      refusal.log(context.logger, peer: connection.remoteAddress, member: memberID, dialect: "line")
       refuse(refusal.answer)
     case .success(let claims):
       guard let claims else { return }

@@ -4,6 +4,9 @@
   import Darwin
 #endif
 import SwitchboardAuth
+import SwitchboardChat
+import SwitchboardIO
+import SwitchboardLog
 
 /// Where one connection stands with signed tokens (docs/SECURITY.md, "Tokens in the
 /// server"), shared by the WebSocket and line sessions.
@@ -136,4 +139,11 @@ struct AuthRefusal: Error {
   let code: String
   let answer: String
   let error: TokenError?
+
+  /// Logs the refusal at info: `token refused`, with the verifier's detail (never the token).
+  func log(_ logger: Log, peer: SocketAddress?, member: MemberID, dialect: String) {
+    logger.info(
+      "token refused",
+      metadata: .connection(peer: peer, member: member, dialect: dialect, error: error.map { "\($0)" } ?? answer))
+  }
 }

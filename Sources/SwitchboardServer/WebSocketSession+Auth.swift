@@ -28,11 +28,7 @@ extension WebSocketSession {
     let verifier = context.configuration.tokenVerifier
     switch auth.present(token, verifier: verifier, now: TokenVerifier.wallClockSeconds()) {
     case .failure(let refusal):
-      context.logger.info(
-        "token refused",
-        metadata: .connection(
-          peer: connection.remoteAddress, member: memberID, dialect: "websocket",
-          error: refusal.error.map { "\($0)" } ?? refusal.answer))
+      refusal.log(context.logger, peer: connection.remoteAddress, member: memberID, dialect: "websocket")
       refuse(code: refusal.code, answer: refusal.answer)
       return nil
     case .success:
