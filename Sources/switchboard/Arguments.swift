@@ -8,8 +8,8 @@ struct Arguments {
 
   private(set) var positional: [String] = []
   private var values: [String: String] = [:]
-  /// Every value of each flag, in order (``value(_:)`` keeps the last).
-  private var repeated: [String: [String]] = [:]
+  /// Every value of each valued flag, in order (for repeatable flags).
+  private var allValues: [String: [String]] = [:]
   private var switches: Set<String> = []
 
   /// Parses `args` given the flags that take a value and the boolean ones.
@@ -49,7 +49,7 @@ struct Arguments {
           values[name] = args[i]
           i += 1
         }
-        repeated[name, default: []].append(values[name]!)
+        allValues[name, default: []].append(values[name]!)
       } else {
         throw UsageError(description: "unknown option --\(name)")
       }
@@ -73,8 +73,8 @@ struct Arguments {
   }
   func value(_ name: String) -> String? { values[name] }
 
-  /// Every value given for a repeatable flag, in order.
-  func values(_ name: String) -> [String] { repeated[name] ?? [] }
+  /// Every value given for a repeatable flag, in the order given (`value` has the last).
+  func values(_ name: String) -> [String] { allValues[name] ?? [] }
 
   func int(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
     guard let raw = values[name] else { return nil }
