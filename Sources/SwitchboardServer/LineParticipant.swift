@@ -1,3 +1,4 @@
+import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardIO
 
@@ -9,9 +10,14 @@ protocol LineParticipant: LocalMember {
   func reply(_ line: String)
   /// Ends the membership (`/quit`).
   func quit()
+  /// The accepted token's claims when the server checks tokens: the name is its `sub`, the
+  /// rooms its `rooms`. `nil` (the default) when it checks none.
+  var authClaims: TokenClaims? { get }
 }
 
 extension LineParticipant {
+  var authClaims: TokenClaims? { nil }
+
   /// The shared bytes of `event` in the line dialect, or `nil` when this member should
   /// not see it: its own messages and notices are not echoed, binary data has no line form.
   func lineBytes(for event: ChatEvent, cache: inout EncodingCache) -> SharedBytes? {
@@ -40,11 +46,19 @@ extension LineParticipant {
     case .empty:
       return
     case .auth:
-      // Token checks are not built yet (docs/PROTOCOLS.md): say so, never publish the token.
-      reply("* this server does not check tokens; auth: ignored")
+      // Never published. With tokens on, only the first line is a token (LineSession+Auth.swift).
+      if let claims = authClaims {
+        reply("* already authenticated as \(claims.subject)")
+      } else {
+        reply("* this server does not check tokens; auth: ignored")
+      }
     case .iam(let raw), .nick(let raw):
       guard let name = hub.sanitizeName(raw) else {
         reply("! a name needs at least one visible character")
+        return
+      }
+      if let claims = authClaims, name != (hub.sanitizeName(claims.subject) ?? claims.subject) {
+        reply("! " + SessionAuth.Answer.nameFixed)
         return
       }
       let wasAnnounced = hub.isAnnounced(memberID)
@@ -62,6 +76,10 @@ extension LineParticipant {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
     case .join(let room):
+      if let claims = authClaims, !claims.allows(room: room) {
+        reply("! " + SessionAuth.Answer.notAllowed(room))
+        return
+      }
       ensureAnnounced()
       guard let me = hub.member(memberID) else { return }
       if me.room == room {

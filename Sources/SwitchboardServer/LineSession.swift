@@ -17,20 +17,28 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   private var pauseTimer: Scheduled?
   private var nameTimer: Scheduled?
   private var closing = false
+  /// Token state (docs/SECURITY.md): `open` when the server checks none.
+  var auth: SessionAuth
+  /// Fires when the accepted token runs out.
+  var authTimer: Scheduled?
 
   init(connection: TCPConnection, context: LoopContext) {
     self.connection = connection
     self.context = context
     self.memberID = context.hub.nextMemberID()
     self.framer = LineFramer(maxLineLength: context.configuration.maxLineLength)
+    self.auth = SessionAuth(verifier: context.configuration.tokenVerifier)
     connection.limits.maximumBuffered = context.configuration.maxBufferedPerConnection
     connection.delegate = self
     context.sessions[memberID] = self
     context.metrics.tcpOpen.add(1, ordering: .relaxed)
-    // In the room from the start (silently), so nothing sent meanwhile is lost.
-    context.hub.join(
-      self, shard: context.shard, name: "Client \(memberID.raw)", room: context.configuration.defaultRoom,
-      announce: false)
+    // In the room from the start (silently), so nothing sent meanwhile is lost; with tokens
+    // required, only once one was accepted (LineSession+Auth.swift).
+    if auth.isAdmitted {
+      context.hub.join(
+        self, shard: context.shard, name: "Client \(memberID.raw)", room: context.configuration.defaultRoom,
+        announce: false)
+    }
     // Timers find the session through the loop's table, not a weak capture: a weakly
     // referenced object takes the slow retain path on every fan-out delivery.
     nameTimer = context.loop.scheduleLocal(after: context.configuration.nameWait) { [context, memberID] in
@@ -89,7 +97,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     while !closing, let output = framer.next() {
       switch output {
       case .line(let bytes):
-        perform(line: LineDialect.decode(bytes))
+        handle(line: LineDialect.decode(bytes))
       case .tooLong(let limit):
         context.metrics.linesTooLong.add(1, ordering: .relaxed)
         reply("! line too long (limit \(limit) bytes)")
@@ -122,7 +130,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     if mode == .undecided { decide(.notHTTP) }
     guard mode == .line else { return }
     if let partial = framer.takePartial() {
-      perform(line: LineDialect.decode(partial))
+      handle(line: LineDialect.decode(partial))
     }
   }
 
@@ -157,6 +165,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     closing = true
     pauseTimer?.cancel()
     nameTimer?.cancel()
+    authTimer?.cancel()
     context.hub.leave(memberID)
   }
 

@@ -1,3 +1,4 @@
+import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardIO
 import SwitchboardLog
@@ -69,6 +70,14 @@ public struct ServerConfiguration: Sendable {
   /// Where the server logs (the CLI gives its history store the same logger). The default writes nothing;
   /// `switchboard serve` sets one that writes to stderr at `--log-level`.
   public var logger = Log.disabled
+  /// Checks signed tokens (`--auth-secret`, `--auth-public-key`): with one, every WebSocket
+  /// upgrade and line connection needs a good token, names come from its `sub` and rooms
+  /// from its `rooms`, and the UDP port answers every datagram with a refusal. `nil`, the
+  /// default, checks none (docs/SECURITY.md, "Tokens in the server").
+  public var tokenVerifier: TokenVerifier? = nil
+  /// Which browser origins may open a WebSocket (`--allow-origin`; docs/SECURITY.md, "Origin
+  /// policy"). The default allows the server's own pages and clients that send no `Origin`.
+  public var originPolicy = OriginPolicy()
 
   public init() {}
 

@@ -34,6 +34,11 @@ final class UDPService: UDPSocketDelegate {
       metrics.udpDropped.add(1, ordering: .relaxed)
       return
     }
+    if context.configuration.tokenVerifier != nil {
+      // The UDP dialect takes no tokens: with auth on it is closed to chat (docs/SECURITY.md).
+      socket.send(SharedBytes(string: UDPService.authAnswer + "\n"), to: sender)
+      return
+    }
     let member: UDPMember
     if let existing = members[sender] {
       member = existing
@@ -65,6 +70,9 @@ final class UDPService: UDPSocketDelegate {
       remove(member)
     }
   }
+
+  /// The answer to every datagram when the server checks tokens.
+  static let authAnswer = "! authentication required: the UDP port takes no tokens (use tcp://, tls:// or ws:// with one)"
 
   /// Members currently known (for tests and metrics).
   var memberCount: Int { members.count }

@@ -96,12 +96,21 @@ enum WebChatPage {
       const $ = (id) => document.getElementById(id);
       const list = $("messages"), input = $("input"), send = $("send"), status = $("status");
       const room = (new URLSearchParams(location.search).get("room") || "").trim() || "lobby";
+      // A server that checks tokens: open the page as /?token=… and it goes on to the WebSocket.
+      const token = new URLSearchParams(location.search).get("token");
       const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host +
-        "/rooms/" + encodeURIComponent(room);
+        "/rooms/" + encodeURIComponent(room) + (token ? "?token=" + encodeURIComponent(token) : "");
       let ws = null, name = null, nameSent = false, lastId = 0, attempt = 0, retryTimer = null;
       const shown = new Set();
 
       $("room").textContent = "# " + room;
+      // The name is the token's sub (the server refuses any other): offered in the name field.
+      if (token) {
+        try {
+          const part = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+          $("name").value = JSON.parse(atob(part)).sub || "";
+        } catch (e) { /* not a readable token: the server will say so */ }
+      }
       document.title = room + " · Switchboard";
 
       function setStatus(state, text) {

@@ -1,3 +1,4 @@
+import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO
@@ -15,8 +16,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   let memberID: MemberID
   let connection: TCPConnection
   unowned let context: LoopContext
-  private let mode: Mode
-  private var protocolState: WebSocketConnection
+  let mode: Mode
+  var protocolState: WebSocketConnection
   /// Echo or chat, in a room or not, named or not, and the peer's liveness: transitions are
   /// checked in ``WebSocketSessionState``.
   ///
@@ -27,12 +28,24 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   /// transitions that call out run on a copy (see `checkAlive`).
   private var state: WebSocketSessionState
   private var keepalive: Scheduled?
+  /// Token state (docs/SECURITY.md; WebSocketSession+Auth.swift): `open` when the server
+  /// checks none.
+  var auth: SessionAuth
+  /// Fires when the accepted token runs out.
+  var authTimer: Scheduled?
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
   /// the connection over.
   static func start(
     connection: TCPConnection, head: HTTPRequestHead, leftover: [UInt8], context: LoopContext
   ) {
+    if case .refused(let why) = context.configuration.originPolicy.check(
+      origin: head.headers["Origin"], host: head.headers["Host"])
+    {
+      context.logger.info("WebSocket upgrade refused", metadata: .connection(peer: connection.remoteAddress, error: why))
+      reject(connection, .text(403, why + "\n"))
+      return
+    }
     let path = head.path
     let query = head.query
     let mode: Mode
@@ -71,7 +84,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       connection.write(accept.responseBytes)
       let session = WebSocketSession(
         connection: connection, mode: mode, deflate: accept.deflate, context: context)
-      session.begin(room: room, query: query)
+      session.begin(room: room, query: query, token: token(in: head), explicitRoom: path != "/")
       if !leftover.isEmpty { leftover.withUnsafeBytes { session.feed($0) } }
     }
   }
@@ -88,6 +101,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     self.context = context
     self.mode = mode
     self.state = WebSocketSessionState(echo: mode == .echo, now: Deadline.now())
+    self.auth = SessionAuth(verifier: context.configuration.tokenVerifier)
     self.memberID = context.hub.nextMemberID()
     let limit = context.configuration.maxMessageSize
     // A compressed frame can be larger than the message it carries (incompressible data
@@ -104,14 +118,14 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     context.metrics.webSocketOpen.add(1, ordering: .relaxed)
   }
 
-  private func begin(room: String, query: [String: String]) {
+  private func begin(room: String, query: [String: String], token: String?, explicitRoom: Bool) {
     let interval = context.configuration.webSocketPingInterval
     // Found through the loop's session table rather than a weak capture: a weakly
     // referenced session would take the slow retain path on every delivery.
     keepalive = context.loop.scheduleRepeatingLocal(every: interval) { [context, memberID] in
       (context.sessions[memberID] as? WebSocketSession)?.checkAlive()
     }
-    guard mode != .echo else { return }
+    guard let room = admit(token: token, room: room, explicit: explicitRoom), mode != .echo else { return }
     var since: UInt64? = nil
     let epoch = query["epoch"]
     if let raw = query["since"] {
@@ -122,6 +136,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       }
     }
     joinRoom(room, since: since, epoch: epoch)
+    if let claims = auth.claims { setName(context.hub.sanitizeName(claims.subject) ?? claims.subject) }
     if let name = query["name"], let clean = context.hub.sanitizeName(name) { setName(clean) }
   }
 
@@ -160,6 +175,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     case .json:
       switch ClientFrame.parse(text, maxLength: context.configuration.maxMessageSize) {
       case .plain(let body):
+        if auth.firstPlainFrameIsName(body) { return }
         if !state.isNamed, let name = context.hub.sanitizeName(body) {
           setName(name)
         } else {
@@ -169,7 +185,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         publish(body, ref: ref)
       case .join(let name, let room, let since, let epoch):
         if let name, let clean = context.hub.sanitizeName(name) { setName(clean) }
-        if room != nil || since != nil || epoch != nil {
+        if let room, !auth.mayJoin(room) {
+          sendText(JSONDialect.error(code: "room_forbidden", message: SessionAuth.Answer.notAllowed(room)))
+        } else if room != nil || since != nil || epoch != nil {
           joinRoom(
             room ?? context.hub.member(memberID)?.room ?? context.configuration.defaultRoom, since: since,
             epoch: epoch)
@@ -238,6 +256,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   private func setName(_ name: String) {
     let hub = context.hub
+    guard auth.mayTake(name: name) else {
+      if mode == .json { sendText(JSONDialect.error(code: "name_fixed", message: SessionAuth.Answer.nameFixed)) }
+      return
+    }
     let action = state.name()
     guard action != .ignore else { return }
     hub.rename(memberID, to: name)
@@ -315,7 +337,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     frame.withUnsafeBytes { SharedBytes(copying: $0) }
   }
 
-  fileprivate func sendText(_ text: String) {
+  func sendText(_ text: String) {
     guard !state.isFinished, let frame = protocolState.sendText(text) else { return }
     write(frame)
   }
@@ -368,9 +390,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     context.metrics.webSocketOpen.subtract(1, ordering: .relaxed)
   }
 
-  private func finish() {
+  func finish() {
     guard case .stop(let leaveRoom) = state.finish() else { return }
     keepalive?.cancel()
+    authTimer?.cancel()
     if leaveRoom { context.hub.leave(memberID) }
   }
 }

@@ -42,6 +42,7 @@ enum ServeCommand {
                                 allows it: epoll + batched sends), epoll, dispatch
       --redis URL               share rooms with other nodes through Redis (redis:// or
                                 rediss://; history then lives in Redis: docs/SCALING.md)
+    \(ServeAuthOptions.help)
       --log-level LEVEL         trace, debug, info, notice, warning, error, critical
                                 (default info)
       --log-format FORMAT       text (default) or json: one JSON object per line, with
@@ -68,7 +69,8 @@ enum ServeCommand {
     do {
       args = try Arguments(
         argv,
-        valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeTLSOptions.valued).union([
+        valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeTLSOptions.valued)
+          .union(ServeAuthOptions.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
         ]),
@@ -125,6 +127,7 @@ enum ServeCommand {
       try ServeTLSOptions.apply(args, to: &config)
       logOptions = try LogOptions(args, defaultLevel: .info)
       if let url = args.value("redis") { redis = try ServeRedis.configuration(url) }
+      try ServeAuthOptions.apply(args, to: &config)
     } catch {
       Output.error("switchboard serve: \(error)\nTry 'switchboard serve --help'.")
       return ExitCode.usage

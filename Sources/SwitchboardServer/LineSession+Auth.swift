@@ -1,0 +1,60 @@
+import SwitchboardAuth
+import SwitchboardChat
+import SwitchboardHTTP
+
+/// Tokens on the line dialect (docs/SECURITY.md, "Tokens in the server"): with auth on, the
+/// first line must be `auth:TOKEN`; the member joins under the token's `sub` only then, and
+/// is closed when the token runs out.
+extension LineSession {
+  /// The claims of the accepted token (``LineParticipant`` checks names and rooms with them).
+  var authClaims: TokenClaims? { auth.claims }
+
+  /// One line of input: the token first when one is required, then the usual commands.
+  func handle(line text: String) {
+    guard case .awaitingToken = auth else {
+      perform(line: text)
+      return
+    }
+    switch LineCommand.parse(text) {
+    case .empty:
+      return
+    case .auth(let token):
+      authenticate(token)
+    default:
+      _ = auth.present(nil, verifier: context.configuration.tokenVerifier, now: TokenVerifier.wallClockSeconds())
+      refuse(SessionAuth.Answer.required)
+    }
+  }
+
+  private func authenticate(_ token: String) {
+    let verifier = context.configuration.tokenVerifier
+    let trimmed = String(token.trimmingSpacesAndTabs())
+    switch auth.present(trimmed, verifier: verifier, now: TokenVerifier.wallClockSeconds()) {
+    case .failure(let refusal):
+      refusal.log(context.logger, peer: connection.remoteAddress, member: memberID, dialect: "line")
+      refuse(refusal.answer)
+    case .success(let claims):
+      guard let claims else { return }
+      let preferred = context.configuration.defaultRoom
+      guard let room = auth.landingRoom(preferred: preferred) else {
+        refuse(SessionAuth.Answer.notAllowed(preferred))
+        return
+      }
+      let name = context.hub.sanitizeName(claims.subject) ?? claims.subject
+      reply("* authenticated as \(name)")
+      context.hub.join(self, shard: context.shard, name: name, room: room, announce: true)
+      if let left = auth.timeUntilExpiry(verifier: verifier) {
+        authTimer = context.loop.scheduleLocal(after: left) { [context, memberID] in
+          guard let self = context.sessions[memberID] as? LineSession, self.auth.expire() else { return }
+          self.refuse(TokenError.expired.answer)
+        }
+      }
+    }
+  }
+
+  /// Answers `! reason` and closes.
+  private func refuse(_ reason: String) {
+    reply("! " + reason)
+    quit()
+  }
+}

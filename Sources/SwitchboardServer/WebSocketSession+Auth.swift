@@ -1,0 +1,63 @@
+import SwitchboardAuth
+import SwitchboardChat
+import SwitchboardHTTP
+import SwitchboardIO
+import SwitchboardWebSocket
+
+/// Tokens on WebSocket upgrades (docs/SECURITY.md, "Tokens in the server"). The upgrade is
+/// accepted either way; a missing or bad token, or a room the token does not allow, gets an
+/// `error` frame (JSON dialect) and a close 1008 (policy violation) whose reason is the
+/// answer, so a browser page, which cannot read a refused upgrade's status or body, can show
+/// it. A token running out during the session closes it the same way (`token expired`).
+extension WebSocketSession {
+  /// The token of an upgrade: the `token` query item, else an `Authorization: Bearer` header.
+  static func token(in head: HTTPRequestHead) -> String? {
+    if let token = head.query["token"], !token.isEmpty { return token }
+    guard let value = head.headers["Authorization"] else { return nil }
+    let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+    guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+    return String(parts[1].trimmingSpacesAndTabs())
+  }
+
+  /// Checks the upgrade's token (when the server requires one) and the room asked for
+  /// (`explicit`: a `/rooms/NAME` path; otherwise the default room, which falls back to the
+  /// token's first named room). The room to join, or `nil` when the session was refused and
+  /// is closing.
+  func admit(token: String?, room: String, explicit: Bool) -> String? {
+    guard case .awaitingToken = auth else { return room }
+    let verifier = context.configuration.tokenVerifier
+    switch auth.present(token, verifier: verifier, now: TokenVerifier.wallClockSeconds()) {
+    case .failure(let refusal):
+      refusal.log(context.logger, peer: connection.remoteAddress, member: memberID, dialect: "websocket")
+      refuse(code: refusal.code, answer: refusal.answer)
+      return nil
+    case .success:
+      let target = explicit ? (auth.mayJoin(room) ? room : nil) : auth.landingRoom(preferred: room)
+      if target == nil && !isEcho {
+        refuse(code: "room_forbidden", answer: SessionAuth.Answer.notAllowed(room))
+        return nil
+      }
+      if let left = auth.timeUntilExpiry(verifier: verifier) {
+        authTimer = context.loop.scheduleLocal(after: left) { [context, memberID] in
+          guard let self = context.sessions[memberID] as? WebSocketSession, self.auth.expire() else { return }
+          self.refuse(code: "token_expired", answer: TokenError.expired.answer)
+        }
+      }
+      return target ?? room
+    }
+  }
+
+  private var isEcho: Bool {
+    if case .echo = mode { true } else { false }
+  }
+
+  /// An `error` frame (JSON dialect), then a close 1008 with `answer` as its reason.
+  func refuse(code: String, answer: String) {
+    if case .json = mode { sendText(JSONDialect.error(code: code, message: answer)) }
+    if let frame = protocolState.close(code: .policyViolation, reason: String(answer.prefix(120))) {
+      connection.write(frame.withUnsafeBytes { SharedBytes(copying: $0) })
+    }
+    finish()
+    connection.close()
+  }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import SwitchboardAuth
+import SwitchboardIO
+import SwitchboardTestSupport
+import Testing
+
+/// Tokens and Origin against the real binary (`serve --auth-secret-file`), with peers
+/// nobody here wrote: python `websockets`, PyJWT-minted tokens, and `switchboard
+/// send`/`chat --token` (the client library).
+@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+struct AuthPeerTests {
+  static let hasPyJWT = commandSucceeds(["python3", "-c", "import jwt"])
+  let binary = Binaries.switchboard ?? ""
+
+  private func withAuthBinaryServer(_ body: (_ tcp: Int, _ http: Int, _ secretFile: String) async throws -> Void)
+    async throws
+  {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authpeer-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let secretFile = directory.appendingPathComponent("secret").path
+    // No trailing newline: PyJWT reads the file as it is (serve would drop one).
+    try Data(TestTokens.secret).write(to: URL(fileURLWithPath: secretFile))
+    let ports = try freePorts(3)
+    let server = try ChildProcess(
+      binary,
+      [
+        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "\(ports[1])", "--http-port",
+        "\(ports[2])", "--no-advertise", "--ephemeral", "--auth-secret-file", secretFile, "--auth-leeway", "0",
+        "--allow-origin", "https://app.example",
+      ])
+    try await server.waitForOutput("Switchboard is running")
+    defer { server.signal(SIGTERM) }
+    try await body(ports[0], ports[2], secretFile)
+  }
+
+  /// Runs Tests/peers/ws_auth_client.py and returns its report lines.
+  private func pythonPeer(_ args: [String]) async throws -> [String] {
+    let peer = try ChildProcess(PeerScriptTests.python!, ["\(PeerScriptTests.peersDirectory)/ws_auth_client.py"] + args)
+    #expect(try await peer.waitForExit(timeout: .seconds(30)) == 0, "\(peer.stderr.suffix(800))")
+    return peer.stdout.split(separator: "\n").map(String.init)
+  }
+
+  @Test(.enabled(if: PeerScriptTests.python != nil, "needs python3 with websockets"))
+  func pythonWebsocketsGetsTheDocumentedAnswers() async throws {
+    try await withAuthBinaryServer { _, http, _ in
+      let base = "ws://127.0.0.1:\(http)"
+      let good = try await pythonPeer(["\(base)/?token=" + TestTokens.token()])
+      #expect(good.first == "OPEN")
+      #expect(good.contains { $0.hasPrefix(#"FRAME {"type":"history""#) })
+      let bearer = try await pythonPeer(["\(base)/rooms/team-a", "--bearer", TestTokens.token()])
+      #expect(bearer.contains { $0.hasPrefix(#"FRAME {"type":"history""#) })
+      for (what, token, answer) in TestTokens.refused {
+        let lines = try await pythonPeer(["\(base)/?token=" + token])
+        #expect(lines.last == "CLOSE 1008 \(answer)", "\(what): \(lines)")
+      }
+      let missing = try await pythonPeer(["\(base)/"])
+      #expect(missing.last == "CLOSE 1008 authentication required")
+      let room = try await pythonPeer(["\(base)/rooms/secret?token=" + TestTokens.token()])
+      #expect(room.last == "CLOSE 1008 not allowed in room secret")
+      let expiring = try await pythonPeer(["\(base)/?token=" + TestTokens.token(ttl: 2), "--wait", "10"])
+      #expect(expiring.last == "CLOSE 1008 token expired", "\(expiring)")
+      // Origin: allowed, forbidden, null, the served page's own.
+      let token = TestTokens.token()
+      #expect(try await pythonPeer(["\(base)/?token=\(token)", "--origin", "https://app.example"]).first == "OPEN")
+      #expect(try await pythonPeer(["\(base)/?token=\(token)", "--origin", "https://evil.example"]) == ["STATUS 403"])
+      #expect(try await pythonPeer(["\(base)/?token=\(token)", "--origin", "null"]) == ["STATUS 403"])
+      #expect(
+        try await pythonPeer(["\(base)/?token=\(token)", "--origin", "http://127.0.0.1:\(http)"]).first == "OPEN")
+    }
+  }
+
+  @Test(.enabled(if: hasPyJWT, "needs python3 with PyJWT"))
+  func pyjwtMintedTokensAreAccepted() async throws {
+    try await withAuthBinaryServer { tcp, _, secretFile in
+      let claims = #"{"sub":"pyalice","rooms":["lobby"],"exp":\#(TestTokens.now + 600)}"#
+      let mint = try ChildProcess(
+        "/usr/bin/env", ["python3", "scripts/security/pyjwt-peer.py", "mint", "HS256", secretFile, claims],
+        directory: URL(fileURLWithPath: AuthPeerTests.root))
+      #expect(try await mint.waitForExit() == 0, "\(mint.stderr)")
+      let token = mint.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+      let c = try LineClient(SocketAddress(host: "127.0.0.1", port: tcp))
+      try c.sendLine("auth:" + token)
+      try c.expectLine("* authenticated as pyalice")
+    }
+  }
+
+  @Test func sendAndChatWithATokenReachAnAuthServer() async throws {
+    try await withAuthBinaryServer { tcp, http, secretFile in
+      let observer = try LineClient(SocketAddress(host: "127.0.0.1", port: tcp))
+      try observer.sendLine("auth:" + TestTokens.token(sub: "observer"))
+      try observer.expectLine("* authenticated as observer")
+      let mint = try ChildProcess(binary, ["token", "--secret-file", secretFile, "--sub", "bot", "--rooms", "lobby", "--ttl", "10m"])
+      #expect(try await mint.waitForExit() == 0)
+      let token = mint.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+      let send = try ChildProcess(
+        binary, ["send", "tcp://127.0.0.1:\(tcp)", "--name", "bot", "--token", token, "hello", "with", "a", "token"])
+      #expect(try await send.waitForExit() == 0, "\(send.stderr)")
+      try observer.expectLine("bot: hello with a token")
+      let chat = try ChildProcess(binary, ["chat", "ws://127.0.0.1:\(http)/", "--name", "bot", "--token", token])
+      defer { chat.stop() }
+      try observer.expectLine("* bot has joined")
+      chat.write("from chat over ws\n")
+      try observer.expectLine("bot: from chat over ws")
+    }
+  }
+
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().path
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Opens one WebSocket to switchboard with the python `websockets` client and reports what
+the server did with it, for the token and Origin tests.
+
+usage: ws_auth_client.py URL [--bearer TOKEN] [--origin ORIGIN] [--send TEXT]... [--wait SECONDS]
+
+Prints one line per event and exits 0 (the caller judges the lines):
+  STATUS <code>            the upgrade was refused with this HTTP status
+  OPEN                     the upgrade was accepted
+  FRAME <text>             a text frame from the server
+  CLOSE <code> <reason>    the server closed the connection
+  QUIET                    nothing more arrived within --wait seconds after the last send
+Works with websockets 10.4 (Debian) and the current releases.
+"""
+
+import argparse
+import asyncio
+import sys
+
+try:
+    import websockets
+except ImportError:  # pragma: no cover
+    print("FAIL: python module websockets is not installed")
+    sys.exit(1)
+
+
+def connect(url, headers, origin):
+    try:
+        from websockets.asyncio.client import connect as modern
+
+        return modern(url, additional_headers=headers, origin=origin, open_timeout=10)
+    except ImportError:
+        return websockets.connect(url, extra_headers=headers, origin=origin, open_timeout=10)
+
+
+def status_of(error):
+    response = getattr(error, "response", None)
+    if response is not None and hasattr(response, "status_code"):
+        return response.status_code
+    return getattr(error, "status_code", None)
+
+
+async def run(args):
+    headers = {}
+    if args.bearer:
+        headers["Authorization"] = "Bearer " + args.bearer
+    try:
+        ws = await connect(args.url, headers, args.origin)
+    except Exception as error:  # the refused upgrade's exception differs by version
+        code = status_of(error)
+        if code is None:
+            print("ERROR " + repr(error))
+        else:
+            print("STATUS %d" % code)
+        return
+    print("OPEN", flush=True)
+    try:
+        for text in args.send:
+            await ws.send(text)
+        while True:
+            frame = await asyncio.wait_for(ws.recv(), timeout=args.wait)
+            if isinstance(frame, str):
+                print("FRAME " + frame, flush=True)
+    except asyncio.TimeoutError:
+        print("QUIET")
+        await ws.close()
+    except websockets.ConnectionClosed as closed:
+        rcvd = getattr(closed, "rcvd", None)
+        if rcvd is not None:
+            print("CLOSE %d %s" % (rcvd.code, rcvd.reason))
+        else:
+            print("CLOSE %d %s" % (closed.code, closed.reason))
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("url")
+    parser.add_argument("--bearer")
+    parser.add_argument("--origin")
+    parser.add_argument("--send", action="append", default=[])
+    parser.add_argument("--wait", type=float, default=1.0)
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
