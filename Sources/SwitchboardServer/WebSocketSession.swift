@@ -27,6 +27,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   /// transitions that call out run on a copy (see `checkAlive`).
   private var state: WebSocketSessionState
   private var keepalive: Scheduled?
+  /// `--max-message-rate` (nil: off).
+  var rateLimit: MessageRateLimiter?
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
   /// the connection over.
@@ -100,6 +102,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       deflate: deflate)
     connection.limits.maximumBuffered = max(context.configuration.maxBufferedPerConnection, 2 * limit + 65536)
     connection.delegate = self
+    rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
     context.sessions[memberID] = self
     context.metrics.webSocketOpen.add(1, ordering: .relaxed)
   }
@@ -138,8 +141,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       case .send(let frame):
         write(frame)
       case .text(let text):
+        guard admitMessage() else { continue }
         handleText(text)
       case .binary(let data):
+        guard admitMessage() else { continue }
         handleBinary(data)
       case .ping, .pong:
         break
@@ -326,6 +331,26 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     connection.close()
   }
 
+  /// Applies `--max-message-rate` (see WebSocketSession+Limits.swift): a refused message is
+  /// answered with an error, persistent excess closes with 1008 "rate limit".
+  private func admitMessage() -> Bool {
+    switch judgeMessage() {
+    case .accept:
+      return true
+    case .refuse:
+      let text = "slow down (limit \(context.configuration.limits.maxMessageRate ?? 0) messages a second)"
+      sendText(mode == .json ? JSONDialect.error(code: "rate_limited", message: text) : "! " + text)
+      return false
+    case .close:
+      if let frame = protocolState.close(code: .policyViolation, reason: "rate limit") { write(frame) }
+      finish()
+      let connection = self.connection
+      connection.shutdownOutput()
+      _ = context.loop.scheduleLocal(after: RefusedConnection.graceTime) { connection.close() }
+      return false
+    }
+  }
+
   // MARK: Liveness
 
   private func checkAlive() {
@@ -366,6 +391,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     finish()
     context.sessions[memberID] = nil
     context.metrics.webSocketOpen.subtract(1, ordering: .relaxed)
+    context.core.connectionClosed(connection)
   }
 
   private func finish() {

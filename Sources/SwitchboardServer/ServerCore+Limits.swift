@@ -1,0 +1,34 @@
+import SwitchboardIO
+
+extension ServerCore {
+  /// Counts a newly accepted connection against the connection caps. Over a cap it is
+  /// answered and closed (``RefusedConnection``) and `false` returned: the caller builds no
+  /// session. An admitted connection must be given to ``connectionClosed(_:)`` when it
+  /// closes (the sessions do that in `didCloseWith`).
+  func admit(_ connection: TCPConnection, on listener: RefusedConnection.Listener, loop: EventLoop) -> Bool {
+    let message: String
+    switch connections.admit(ip: Self.limitKey(connection)) {
+    case .admitted:
+      return true
+    case .overTotal(let limit):
+      metrics.limits.refusedTotal.add(1, ordering: .relaxed)
+      message = "too many connections (this server takes \(limit))"
+    case .overPerIP(let limit):
+      metrics.limits.refusedPerIP.add(1, ordering: .relaxed)
+      message = "too many connections (\(limit) per address)"
+    }
+    logger.notice(
+      "refused a connection", metadata: .connection(peer: connection.remoteAddress, error: message))
+    RefusedConnection.start(connection, on: listener, message: message, loop: loop)
+    return false
+  }
+
+  /// Counts an admitted connection out of the caps.
+  func connectionClosed(_ connection: TCPConnection) {
+    connections.release(ip: Self.limitKey(connection))
+  }
+
+  private static func limitKey(_ connection: TCPConnection) -> String {
+    connection.remoteAddress?.ipAddress ?? ""
+  }
+}
