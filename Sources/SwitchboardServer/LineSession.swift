@@ -96,7 +96,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     while !closing, let output = framer.next() {
       switch output {
       case .line(let bytes):
-        guard admitMessage() else { return }
+        guard admitMessage() else { continue }
         perform(line: LineDialect.decode(bytes))
       case .tooLong(let limit):
         context.metrics.linesTooLong.add(1, ordering: .relaxed)

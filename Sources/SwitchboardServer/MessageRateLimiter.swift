@@ -7,7 +7,7 @@
 /// half its burst (the sender slowed down for about a second) clears the strikes.
 struct MessageRateLimiter: Sendable, Equatable {
   /// What to do with one incoming message.
-  enum Verdict: Equatable {
+  enum Verdict: Hashable {
     /// Within the rate: handle it.
     case accept
     /// Over the rate: answer with an error, do not handle it.
