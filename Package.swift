@@ -76,11 +76,22 @@ let package = Package(
     // Writes the git commit being built into the switchboard binary (for --version).
     .plugin(name: "BuildCommitPlugin", capability: .buildTool(), dependencies: ["build-commit"]),
     .executableTarget(name: "build-commit"),
-    // libFuzzer target for the DNS decoder; the fuzzer itself only with -DFUZZ_DNS (docs/DISCOVERY.md).
-    .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS"]),
-    // libFuzzer target for the RESP decoder; the fuzzer itself only with -DFUZZ_RESP (docs/SCALING.md).
-    .executableTarget(name: "fuzz-resp", dependencies: ["SwitchboardRESP"]),
-    // libFuzzer target for the token decoder and verifier; the fuzzer only with -DFUZZ_TOKEN (docs/SECURITY.md).
+    // libFuzzer targets, one per decoder: `fuzz-NAME` is a fuzzer only with -DFUZZ_NAME, else a
+    // program replaying inputs; scripts/fuzz builds and runs them (docs/TESTING.md, "Fuzzing").
+    .target(name: "SwitchboardFuzzSupport"),
+    .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-resp", dependencies: ["SwitchboardRESP", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-http-request", dependencies: ["SwitchboardHTTP", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-http-response", dependencies: ["SwitchboardHTTP", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-ws-frame", dependencies: ["SwitchboardWebSocket", "SwitchboardFuzzSupport"]),
+    .executableTarget(
+      name: "fuzz-ws-handshake", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-deflate", dependencies: ["SwitchboardWebSocket", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-line", dependencies: ["SwitchboardChat", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-json", dependencies: ["SwitchboardChat", "SwitchboardFuzzSupport"]),
+    .executableTarget(
+      name: "fuzz-url",
+      dependencies: ["SwitchboardHTTP", "SwitchboardChat", "SwitchboardClient", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "COpenSSL"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),

@@ -5,7 +5,7 @@ import PackagePlugin
 /// (`abcdef1`, `abcdef1-dirty`, or `unknown` outside a git checkout), for `--version`.
 ///
 /// The `build-commit` tool that writes it runs only when one of its inputs changed: the
-/// git files a commit, checkout or `git add` touches (HEAD, the branch's ref,
+/// git files a commit, checkout or `git add` touches (HEAD, its reflog,
 /// packed-refs, the index) and the package's source files (an edit may make the tree
 /// dirty). It rewrites the file only when the text changes, so an ordinary incremental
 /// build recompiles nothing for it. Edits outside the targets' sources (docs, scripts)
@@ -62,7 +62,14 @@ struct GitFiles {
       commonDirectory.appendingPathComponent("packed-refs"),
     ]
     if !isDirectory.boolValue { candidates.append(dotGit) }
-    if let text = try? String(contentsOf: head, encoding: .utf8), text.hasPrefix("ref:") {
+    // HEAD's reflog gets a line on every commit, checkout, merge and reset, and `git
+    // pack-refs`/`gc` never deletes it — the branch's loose ref file, watched before, can
+    // vanish into packed-refs, and a vanished input fails the next build. Without a reflog
+    // (core.logAllRefUpdates off) the branch's ref is the fallback.
+    let reflog = gitDirectory.appendingPathComponent("logs/HEAD")
+    if fileManager.fileExists(atPath: reflog.path) {
+      candidates.append(reflog)
+    } else if let text = try? String(contentsOf: head, encoding: .utf8), text.hasPrefix("ref:") {
       let ref = text.dropFirst("ref:".count).trimmingCharacters(in: .whitespacesAndNewlines)
       candidates.append(commonDirectory.appendingPathComponent(ref))
     }

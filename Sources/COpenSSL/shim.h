@@ -26,4 +26,10 @@ static inline long sb_BIO_get_mem_data(BIO *bio, char **data) {
 static inline int sb_BIO_set_mem_eof_return(BIO *bio, int value) {
   return (int)BIO_set_mem_eof_return(bio, value);
 }
+/* Server side: SNI certificate choice. */
+typedef int (*sb_servername_callback)(SSL *ssl, int *alert, void *arg);
+static inline void sb_SSL_CTX_set_servername_callback(SSL_CTX *ctx, sb_servername_callback cb, void *arg) {
+  SSL_CTX_set_tlsext_servername_callback(ctx, cb);
+  SSL_CTX_set_tlsext_servername_arg(ctx, arg);
+}
 #endif

@@ -44,15 +44,17 @@ public enum LineCommand: Equatable, Sendable {
 
   /// Parses one line (without its terminator).
   public static func parse(_ line: String) -> LineCommand {
-    if line.hasPrefix("iam:") { return .iam(String(line.dropFirst(4))) }
-    if line.hasPrefix("auth:") { return .auth(String(line.dropFirst(5))) }
-    if line.hasPrefix("msg:") { return .message(String(line.dropFirst(4))) }
+    if let name = after("iam:", in: line) { return .iam(name) }
+    if let token = after("auth:", in: line) { return .auth(token) }
+    if let text = after("msg:", in: line) { return .message(text) }
     if line.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
-    guard line.hasPrefix("/") else { return .message(line) }
-    if line.hasPrefix("//") { return .message(String(line.dropFirst())) }
-    let body = line.dropFirst()
-    let name = body.prefix { $0 != " " }.lowercased()
-    let argument = String(body.dropFirst(name.count).trimmingSpacesAndTabs())
+    guard let body = after("/", in: line) else { return .message(line) }
+    if let text = after("/", in: body) { return .message("/" + text) }
+    // Split at the first space byte: a space followed by a combining mark is one Character,
+    // so a Character-wise split missed it (found by fuzz-line).
+    let nameEnd = body.utf8.firstIndex(of: UInt8(ascii: " ")) ?? body.utf8.endIndex
+    let name = String(decoding: body.utf8[..<nameEnd], as: UTF8.self).lowercased()
+    let argument = String(String(decoding: body.utf8[nameEnd...], as: UTF8.self).trimmingSpacesAndTabs())
     switch name {
     case "nick", "name":
       return argument.isEmpty ? .invalid("usage: /nick NAME") : .nick(argument)
@@ -77,5 +79,13 @@ public enum LineCommand: Equatable, Sendable {
     default:
       return .invalid("unknown command /\(name) (try /help)")
     }
+  }
+
+  /// What follows the ASCII `prefix` in `line`, compared byte for byte: `hasPrefix` compares
+  /// characters, so a combining mark after the colon (`msg:\u{301}x`) would hide the prefix
+  /// (found by fuzz-line).
+  private static func after(_ prefix: String, in line: String) -> String? {
+    guard line.utf8.starts(with: prefix.utf8) else { return nil }
+    return String(decoding: line.utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
   }
 }

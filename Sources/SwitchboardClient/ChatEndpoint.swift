@@ -114,12 +114,20 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
         throw .invalidURL("bad host in '\(string)'")
       }
       host = String(host[host.index(after: host.startIndex)..<close])
-    } else if let colon = host.lastIndex(of: ":") {
-      guard let p = Int(host[host.index(after: colon)...]), (1...65535).contains(p) else {
-        throw .invalidURL("bad port in '\(string)'")
+      guard !host.contains("[") else { throw .invalidURL("bad IPv6 literal in '\(string)'") }
+    } else {
+      if let colon = host.lastIndex(of: ":") {
+        guard let p = Int(host[host.index(after: colon)...]), (1...65535).contains(p) else {
+          throw .invalidURL("bad port in '\(string)'")
+        }
+        port = p
+        host = String(host[..<colon])
       }
-      port = p
-      host = String(host[..<colon])
+      // A colon or bracket left in the host (`ws://a:b:80`, `ws://:[::1]:80`) is neither a name
+      // nor an IPv6 literal, and the description could not be read back (found by fuzz-url).
+      guard !host.contains(where: { $0 == ":" || $0 == "[" || $0 == "]" }) else {
+        throw .invalidURL("bad host in '\(string)'")
+      }
     }
     guard !host.isEmpty else { throw .invalidURL("no host in '\(string)'") }
     self.scheme = scheme

@@ -92,6 +92,12 @@ public struct ChatService: Sendable, Hashable, CustomStringConvertible {
     try self.init(instance: instance, type: type, domain: domain)
   }
 
-  /// The host part of a `dnssd://` URL: the instance percent-encoded, then type and domain.
-  var urlHost: String { ChatEndpoint.percentEncode(instance) + ".\(type).\(domain)" }
+  /// The host part of a `dnssd://` URL: the instance percent-encoded, then type (its labels
+  /// percent-encoded too: a decoded `%2F` in a type must not become a path; found by fuzz-url)
+  /// and domain.
+  var urlHost: String {
+    let typeLabels = type.split(separator: ".", omittingEmptySubsequences: false)
+    return ([instance] + typeLabels.map(String.init)).map(ChatEndpoint.percentEncode).joined(separator: ".")
+      + ".\(domain)"
+  }
 }

@@ -24,7 +24,9 @@ public final class ChatServer: Sendable {
   /// The loops the server runs on.
   public let group: EventLoopGroup
   let core: ServerCore
-  private let contexts: [LoopBound<LoopContext>]
+  let contexts: [LoopBound<LoopContext>]
+  /// The TLS listeners' certificates, when any are configured.
+  let tls: ServerTLS?
   private let state = Mutex(RunState())
 
   struct RunState {
@@ -40,6 +42,7 @@ public final class ChatServer: Sendable {
   ///   cannot start.
   public init(configuration: ServerConfiguration) throws {
     self.configuration = configuration
+    self.tls = try ServerTLS.make(configuration)
     let broker: any RoomBroker
     do {
       broker =
@@ -131,6 +134,7 @@ public final class ChatServer: Sendable {
       }
       try record(bound, "HTTP", address) { $0.httpAddress = $1 }
     }
+    try bindTLSListeners()
   }
 
   private func parse(_ host: String, _ port: Int, _ what: String) throws -> SocketAddress {
@@ -156,7 +160,7 @@ public final class ChatServer: Sendable {
   }
 
   /// Hands an accepted descriptor to the next loop and builds its session there.
-  private static func adopt(
+  static func adopt(
     fd: Int32, peer: SocketAddress?, group: EventLoopGroup, contexts: [LoopBound<LoopContext>],
     listener: RefusedConnection.Listener, make: @escaping @Sendable (TCPConnection, LoopContext) -> Void
   ) {

@@ -19,6 +19,9 @@ final class ConnectionLimiter: Sendable {
   private struct Counts {
     var total = 0
     var perIP: [String: Int] = [:]
+    /// The admitted connections and their addresses: a release of anything else (the
+    /// plaintext side of a TLS session, say) is ignored, and none counts out twice.
+    var admitted: [ObjectIdentifier: String] = [:]
   }
 
   let maxTotal: Int
@@ -32,20 +35,22 @@ final class ConnectionLimiter: Sendable {
 
   /// Counts a connection from `ip` in, unless that breaks a cap (then nothing is counted
   /// and nothing needs releasing).
-  func admit(ip: String) -> Verdict {
+  func admit(_ id: ObjectIdentifier, ip: String) -> Verdict {
     counts.withLock { c in
       if maxTotal > 0, c.total >= maxTotal { return .overTotal(limit: maxTotal) }
       let mine = c.perIP[ip, default: 0]
       if maxPerIP > 0, mine >= maxPerIP { return .overPerIP(limit: maxPerIP) }
       c.total += 1
       c.perIP[ip] = mine + 1
+      c.admitted[id] = ip
       return .admitted
     }
   }
 
-  /// Counts an admitted connection from `ip` out.
-  func release(ip: String) {
+  /// Counts an admitted connection out (nothing if `id` was not admitted or is out already).
+  func release(_ id: ObjectIdentifier) {
     counts.withLock { c in
+      guard let ip = c.admitted.removeValue(forKey: id) else { return }
       c.total -= 1
       let left = c.perIP[ip, default: 1] - 1
       c.perIP[ip] = left > 0 ? left : nil

@@ -7,10 +7,11 @@ import SwitchboardIO
 ///
 /// - Line port: `! too many connections (…)`, then a half-close; closed at the peer's EOF.
 /// - HTTP port: once the request head arrived (an upgrade too), `503` with a text body.
+/// - TLS ports: closed at once (a plaintext answer would mean nothing to a TLS client).
 /// Either way it is closed after ``graceTime`` at the latest.
 final class RefusedConnection: TCPConnectionDelegate {
   /// Which listener the connection came in on.
-  enum Listener { case line, http }
+  enum Listener { case line, http, tls }
 
   /// How long a refused peer has to take its answer.
   static let graceTime: Duration = .seconds(2)
@@ -30,6 +31,10 @@ final class RefusedConnection: TCPConnectionDelegate {
 
   /// Answers `connection` (the connection holds the delegate, so nothing else must).
   static func start(_ connection: TCPConnection, on listener: Listener, message: String, loop: EventLoop) {
+    guard listener != .tls else {
+      connection.close()
+      return
+    }
     let refused = RefusedConnection(connection: connection, listener: listener, message: message)
     connection.delegate = refused
     refused.timer = loop.scheduleLocal(after: graceTime) { [weak refused] in refused?.connection.close() }

@@ -18,6 +18,17 @@ public struct ServerConfiguration: Sendable {
   public var tcpEnabled = true
   public var udpEnabled = true
   public var httpEnabled = true
+  /// HTTPS + WSS port, on when ``tlsCertificates`` is not empty and ``httpsEnabled``.
+  public var httpsPort = 1443
+  /// `tls://` line chat port, on when ``tlsCertificates`` is not empty and ``tlsEnabled``.
+  public var tlsPort = 8443
+  public var httpsEnabled = true
+  public var tlsEnabled = true
+  /// The certificates of the TLS listeners (the first is the default, the others are
+  /// picked by SNI). Empty (the default): no TLS listeners.
+  public var tlsCertificates: [ServerCertificate] = []
+  /// A TLS connection whose handshake is not done after this long is closed.
+  public var tlsHandshakeTimeout: Duration = .seconds(10)
   /// The room new members land in.
   public var defaultRoom = "lobby"
   /// Messages kept per room.
@@ -71,6 +82,8 @@ public struct ServerConfiguration: Sendable {
     c.tcpPort = 0
     c.udpPort = 0
     c.httpPort = 0
+    c.httpsPort = 0
+    c.tlsPort = 0
     c.advertise = false
     c.loopCount = 2
     return c

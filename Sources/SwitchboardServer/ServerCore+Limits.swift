@@ -7,7 +7,7 @@ extension ServerCore {
   /// closes (the sessions do that in `didCloseWith`).
   func admit(_ connection: TCPConnection, on listener: RefusedConnection.Listener, loop: EventLoop) -> Bool {
     let message: String
-    switch connections.admit(ip: Self.limitKey(connection)) {
+    switch connections.admit(ObjectIdentifier(connection), ip: connection.remoteAddress?.ipAddress ?? "") {
     case .admitted:
       return true
     case .overTotal(let limit):
@@ -23,12 +23,14 @@ extension ServerCore {
     return false
   }
 
-  /// Counts an admitted connection out of the caps.
+  /// Counts an admitted connection out of the caps (a connection that was not admitted
+  /// itself, like the plaintext side of a TLS session, counts nothing).
   func connectionClosed(_ connection: TCPConnection) {
-    connections.release(ip: Self.limitKey(connection))
+    connections.release(ObjectIdentifier(connection))
   }
 
-  private static func limitKey(_ connection: TCPConnection) -> String {
-    connection.remoteAddress?.ipAddress ?? ""
+  /// The same, by the identity of a connection the caller no longer holds.
+  func connectionClosed(id: ObjectIdentifier) {
+    connections.release(id)
   }
 }

@@ -18,6 +18,9 @@ public final class TLSContext: @unchecked Sendable {
   let pins: [[UInt8]]
   /// Server ALPN list for the selection callback: a `UInt32` length, then the wire format.
   private let alpnArgument: UnsafeMutableRawPointer?
+  /// The other certificates SNI may pick (``init(serverIdentities:)``); set once in that
+  /// initializer, before the context is shared, and read by the servername callback only.
+  var serverNameTable: TLSServerNameTable?
 
   /// Makes a client context.
   /// - Throws: ``TLSError/invalidConfiguration`` when the CA file or PEM cannot be loaded
@@ -91,18 +94,33 @@ public final class TLSContext: @unchecked Sendable {
       self.alpnArgument = nil
     }
     try Self.applyCommon(ctx, minimumVersion: configuration.minimumVersion)
+    guard SSL_CTX_set_cipher_list(ctx, Self.serverCipherList) == 1 else {
+      throw .invalidConfiguration("cannot set the TLS 1.2 cipher list")
+    }
     let chain = configuration.certificateChainPEMFile
     guard SSL_CTX_use_certificate_chain_file(ctx, chain) == 1 else {
       throw .invalidConfiguration("cannot load certificate chain \(chain)")
     }
     let key = configuration.privateKeyPEMFile
     guard SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) == 1 else {
+      // OpenSSL already compares the key with the certificate here.
+      if lastOpenSSLReason()?.contains("mismatch") == true {
+        throw .invalidConfiguration("the private key \(key) does not match the certificate \(chain)")
+      }
       throw .invalidConfiguration("cannot load private key \(key)")
     }
     guard SSL_CTX_check_private_key(ctx) == 1 else {
-      throw .invalidConfiguration("the private key does not match the certificate")
+      throw .invalidConfiguration("the private key \(key) does not match the certificate \(chain)")
     }
   }
+
+  /// The TLS 1.2 suites a server context offers: forward-secret ECDHE key exchange with
+  /// AEAD ciphers only (AES-GCM, ChaCha20-Poly1305), as in Mozilla's "intermediate"
+  /// profile without the DHE suites. TLS 1.3 keeps OpenSSL's default suites
+  /// (`TLS_AES_256_GCM_SHA384`, `TLS_CHACHA20_POLY1305_SHA256`, `TLS_AES_128_GCM_SHA256`).
+  public static let serverCipherList =
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
+    + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
 
   deinit {
     SSL_CTX_free(ctx)

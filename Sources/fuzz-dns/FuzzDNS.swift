@@ -1,19 +1,15 @@
 import SwitchboardDNS
+import SwitchboardFuzzSupport
 
 // libFuzzer target for the DNS decoder: every input must either decode or throw a DNSError
 // (never crash, never hang), and what decodes must survive encode → decode unchanged under
 // every compression mode.
 //
-// Compiled with -DFUZZ_DNS next to --sanitize=fuzzer (scripts/discovery/fuzz-dns.sh), it is a
+// Compiled with -DFUZZ_DNS next to --sanitize=fuzzer (scripts/fuzz dns), it is a
 // libFuzzer target: libFuzzer's own `main` drives `LLVMFuzzerTestOneInput`. (A Swift `main`
 // calling `LLVMFuzzerRunDriver` does not link in a release build: `-sanitize=fuzzer` always
 // brings libFuzzer's `main` too.) Without the flag — a plain `swift build` — it is a small
 // program that replays input files through the same check, and links without libFuzzer.
-#if canImport(Glibc)
-  import Glibc
-#elseif canImport(Darwin)
-  import Darwin
-#endif
 
 /// One input: decode, and check the round trip of whatever decodes. A failed check crashes,
 /// which is how libFuzzer learns of it (and saves the input).
@@ -34,38 +30,8 @@ func checkDNSInput(_ bytes: [UInt8]) {
 }
 
 #if FUZZ_DNS
-  /// libFuzzer's callback for one input.
   @_cdecl("LLVMFuzzerTestOneInput")
-  public func fuzzDNSInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    checkDNSInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-    return 0
-  }
+  public func fuzzDNSInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 { Fuzz.one(data, size, checkDNSInput) }
 #else
-  /// Replays the files named on the command line through the same check.
-  @main
-  struct FuzzDNSReplay {
-    static func main() {
-      if CommandLine.arguments.count < 2 {
-        print("usage: fuzz-dns FILE... (replays inputs; scripts/discovery/fuzz-dns.sh builds the fuzzer)")
-      }
-      var failed = false
-      for path in CommandLine.arguments.dropFirst() {
-        guard let file = fopen(path, "rb") else {
-          print("fuzz-dns: cannot open \(path)")
-          failed = true
-          continue
-        }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-          let count = fread(&buffer, 1, buffer.count, file)
-          if count <= 0 { break }
-          bytes += buffer[0..<count]
-        }
-        fclose(file)
-        checkDNSInput(bytes)
-      }
-      exit(failed ? 1 : 0)
-    }
-  }
+  @main enum Replay { static func main() { Fuzz.replay(checkDNSInput) } }
 #endif

@@ -1,3 +1,4 @@
+import SwitchboardFuzzSupport
 import SwitchboardRESP
 
 // libFuzzer target for the RESP decoder: every input must decode to values or end in a
@@ -6,7 +7,7 @@ import SwitchboardRESP
 // two pieces (split where the input's first byte says) must give the same values as feeding
 // it whole.
 //
-// Compiled with -DFUZZ_RESP next to --sanitize=fuzzer (scripts/redis/fuzz-resp.sh), it is a
+// Compiled with -DFUZZ_RESP next to --sanitize=fuzzer (scripts/fuzz resp), it is a
 // libFuzzer target whose `main` is libFuzzer's. Without the flag — a plain `swift build` — it
 // is a small program that replays input files through the same check.
 /// Small limits, so that the fuzzer reaches every limit with short inputs.
@@ -45,32 +46,8 @@ func checkRESPInput(_ bytes: [UInt8]) {
 }
 
 #if FUZZ_RESP
-  /// libFuzzer's callback for one input.
   @_cdecl("LLVMFuzzerTestOneInput")
-  public func fuzzRESPInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
-    checkRESPInput(data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? [])
-    return 0
-  }
+  public func fuzzRESPInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 { Fuzz.one(data, size, checkRESPInput) }
 #else
-  import Foundation
-
-  /// Replays the files named on the command line through the same check.
-  @main
-  struct FuzzRESPReplay {
-    static func main() {
-      if CommandLine.arguments.count < 2 {
-        print("usage: fuzz-resp FILE... (replays inputs; scripts/redis/fuzz-resp.sh builds the fuzzer)")
-      }
-      var failed = false
-      for path in CommandLine.arguments.dropFirst() {
-        guard let data = FileManager.default.contents(atPath: path) else {
-          print("fuzz-resp: cannot read \(path)")
-          failed = true
-          continue
-        }
-        checkRESPInput(Array(data))
-      }
-      exit(failed ? 1 : 0)
-    }
-  }
+  @main enum Replay { static func main() { Fuzz.replay(checkRESPInput) } }
 #endif

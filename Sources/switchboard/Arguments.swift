@@ -8,6 +8,8 @@ struct Arguments {
 
   private(set) var positional: [String] = []
   private var values: [String: String] = [:]
+  /// Every value of each valued flag, in order (for repeatable flags).
+  private var allValues: [String: [String]] = [:]
   private var switches: Set<String> = []
 
   /// Parses `args` given the flags that take a value and the boolean ones.
@@ -47,6 +49,7 @@ struct Arguments {
           values[name] = args[i]
           i += 1
         }
+        allValues[name, default: []].append(values[name]!)
       } else {
         throw UsageError(description: "unknown option --\(name)")
       }
@@ -69,6 +72,9 @@ struct Arguments {
     return nil
   }
   func value(_ name: String) -> String? { values[name] }
+
+  /// Every value given for a repeatable flag, in the order given (`value` has the last).
+  func values(_ name: String) -> [String] { allValues[name] ?? [] }
 
   func int(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
     guard let raw = values[name] else { return nil }

@@ -18,6 +18,7 @@ enum ServeCommand {
       --tcp-port N              TCP line chat port (default 8080; 0 turns it off)
       --udp-port N              UDP datagram port (default 8081; 0 turns it off)
       --http-port N             HTTP + WebSocket port (default 1337; 0 turns it off)
+    \(ServeTLSOptions.help)
       --room NAME               room new members land in (default lobby)
       --data-dir PATH           where history is kept (default ./.switchboard)
       --ephemeral               keep nothing on disk
@@ -49,6 +50,8 @@ enum ServeCommand {
 
     Logs go to stderr; docs/OPERATIONS.md lists the lines and their metadata keys.
 
+    SIGHUP (with --tls-cert): the certificates and keys are read again; new handshakes use
+    them, open connections go on, a reload that fails is logged and keeps the old ones.
     SIGINT or SIGTERM: goodbyes withdraw the advertised services, members are told the
     server is going away, then it exits 0.
     Exit codes: 0 clean shutdown, 1 could not start (e.g. port in use), 64 bad usage.
@@ -63,7 +66,7 @@ enum ServeCommand {
     do {
       args = try Arguments(
         argv,
-        valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeLimitOptions.valued).union([
+        valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeLimitOptions.valued).union(ServeTLSOptions.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
         ]),
@@ -118,6 +121,7 @@ enum ServeCommand {
         }
         config.backend = backend
       }
+      try ServeTLSOptions.apply(args, to: &config)
       logOptions = try LogOptions(args, defaultLevel: .info)
       if args.value("redis") != nil {
         throw Arguments.UsageError(description: "--redis: scale-out over Redis is not available in this build yet")
@@ -137,6 +141,7 @@ enum ServeCommand {
         "loops": "\(config.loopCount)",
       ])
     let server: ChatServer
+    ServeTLSOptions.blockReloadSignal(config)
     do {
       server = try ChatServer(configuration: config)
       try server.start()
@@ -152,6 +157,7 @@ enum ServeCommand {
       stop.signal()
     }
     let advertiser = ServeAdvertising.start(advertising, server: server, room: config.defaultRoom, logger: logger)
+    ServeTLSOptions.installReload(server, logger: logger)
     stop.wait()
     advertiser?.shutdown()
     server.shutdown(reason: "server shutting down")
@@ -192,7 +198,7 @@ enum ServeCommand {
   static func printBanner(_ server: ChatServer) {
     var lines = ["Switchboard is running. Connect with:"]
     let hosts: [String]
-    let bound = server.tcpAddress ?? server.udpAddress ?? server.httpAddress
+    let bound = server.tcpAddress ?? server.udpAddress ?? server.httpAddress ?? server.tlsAddress ?? server.httpsAddress
     if let bound, bound.isWildcard {
       let all = NetworkInterfaces.addresses().filter { iface in
         bound.family == AF_INET6 ? true : iface.address.family == AF_INET
@@ -209,6 +215,7 @@ enum ServeCommand {
       if let a = server.tcpAddress { urls.append("tcp://\(host):\(a.port)") }
       if let a = server.udpAddress { urls.append("udp://\(host):\(a.port)") }
       if let a = server.httpAddress { urls.append("http://\(host):\(a.port)/  ws://\(host):\(a.port)/") }
+      urls += ServeTLSOptions.bannerURLs(server, host: host)
       lines.append("  " + urls.joined(separator: "  "))
     }
     if let a = server.tcpAddress { lines.append("Try: nc \(hosts.first ?? "127.0.0.1") \(a.port)") }

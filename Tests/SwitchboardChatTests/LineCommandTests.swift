@@ -37,6 +37,21 @@ struct LineCommandTests {
     #expect(!message.isEmpty)
   }
 
+  @Test func aPrefixFollowedByACombiningMarkStaysAPrefix() {
+    // Found by fuzz-line (Tests/Fuzz/line/corpus/combining-after-prefix): "msg:" followed by
+    // U+0357 was one character ":\u{357}" to `hasPrefix`, so the prefix went unseen.
+    #expect(LineCommand.parse("msg:\u{357}x") == .message("\u{357}x"))
+    #expect(LineCommand.parse("iam:\u{301}ann") == .iam("\u{301}ann"))
+    #expect(LineCommand.parse("//\u{301}x") == .message("/\u{301}x"))
+  }
+
+  @Test func aCommandIsSplitAtTheFirstSpaceEvenBeforeACombiningMark() {
+    // Found by fuzz-line (Tests/Fuzz/line/corpus/combining-after-space): in "/join \u{65B}"
+    // the space and U+065B are one Character, so the command read as "join \u{65B}".
+    #expect(LineCommand.parse("/join \u{65B}") == .join("\u{65B}"))
+    #expect(LineCommand.parse("/me \u{301}waves") == .me("\u{301}waves"))
+  }
+
   @Test func roomNames() {
     #expect(RoomName.validate("lobby") == "lobby")
     #expect(RoomName.validate("dev-2_x.y") == "dev-2_x.y")

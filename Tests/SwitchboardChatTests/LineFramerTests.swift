@@ -41,6 +41,17 @@ struct LineFramerTests {
     #expect(drain(&f) == [.line(Array("x".utf8))])
   }
 
+  @Test func aPartialLineOneByteOverTheLimitIsDropped() {
+    // Found by fuzz-line (Tests/Fuzz/line/corpus/partial-at-limit): 17 bytes wait for a
+    // possible CR LF under a limit of 16; a pause must not hand them over as a line.
+    var f = LineFramer(maxLineLength: 16)
+    f.append(contentsOf: Array(repeating: UInt8(ascii: "z"), count: 17))
+    #expect(drain(&f) == [])
+    #expect(f.takePartial() == nil)
+    f.append(contentsOf: Array(repeating: UInt8(ascii: "z"), count: 16) + [0x0D])
+    #expect(f.takePartial() == Array(repeating: UInt8(ascii: "z"), count: 16))
+  }
+
   @Test func oneReadOfManyLinesGivesThemAllInOrder() {
     // A pasted block or a burst from a client arrives as one read. (That this takes
     // linear time is measured, not asserted: a timed check would fail under load.)

@@ -115,7 +115,7 @@ import SwitchboardTestSupport
     // interval + timeout + a tick or two of slack.
     // interval + timeout is 0.6 s; the bound only proves the dead peer was noticed by the
     // heartbeat (nothing else would ever notice a silent TCP peer), so it is generous.
-    #expect(ContinuousClock.now - start < .seconds(10))
+    #expect(ContinuousClock.now - start < .seconds(30))  // 11 s seen at load 40
     await probe.stop()
   }
 

@@ -38,8 +38,10 @@ struct ChatClientTokenTests {
     for i in 1...3 { try await sender.client.send("handled \(i)") }
     // The server published each before answering the `/who` after it.
     for i in 1...3 { #expect(try await watcher.waitForMessage("handled \(i)").author == "ada") }
-    let mine = sender.events.filter { if case .message(let m) = $0 { m.isMine } else { false } }
-    #expect(mine.count == 3)
+    // The sender's own copies are events too, reported on the client's task: wait for them.
+    try await eventually("the sender's own three messages") {
+      sender.events.filter { if case .message(let m) = $0 { m.isMine } else { false } }.count == 3
+    }
     #expect(!sender.events.contains { if case .notice(let n) = $0 { n.hasPrefix("* in ") } else { false } })
     await sender.stop()
     await watcher.stop()

@@ -14,6 +14,11 @@ import SwitchboardTestSupport
 /// A ``ChatClient`` running in a background task, its events recorded for
 /// deadline-bounded checks.
 final class ChatProbe: Sendable {
+  /// How long a probe waits for an event: generous, because it is only a deadline (a
+  /// passing test never waits it out) and a CI machine at a load of 35 took over 10 s to
+  /// connect an in-process client.
+  static let deadline: Duration = .seconds(30)
+
   let client: ChatClient
   private let log = ChatEventLog()
   private let task = Mutex<Task<Void, Never>?>(nil)
@@ -48,7 +53,7 @@ final class ChatProbe: Sendable {
   /// Waits for an event matching `predicate`, counting from event index `from`.
   @discardableResult
   func waitFor(
-    _ what: String, from: Int = 0, timeout: Duration = .seconds(10), _ predicate: (ChatClient.Event) -> Bool
+    _ what: String, from: Int = 0, timeout: Duration = ChatProbe.deadline, _ predicate: (ChatClient.Event) -> Bool
   ) async throws -> ChatClient.Event {
     var hit: ChatClient.Event?
     try await eventually(timeout: timeout, "\(client.name): \(what); events: \(events.suffix(12))") {
@@ -58,7 +63,7 @@ final class ChatProbe: Sendable {
     return hit!
   }
 
-  func waitConnected(count: Int = 1, timeout: Duration = .seconds(10)) async throws {
+  func waitConnected(count: Int = 1, timeout: Duration = ChatProbe.deadline) async throws {
     try await eventually(timeout: timeout, "\(client.name): connected \(count)x; \(events.suffix(8))") {
       connectedCount >= count
     }
@@ -68,7 +73,7 @@ final class ChatProbe: Sendable {
   func waitReady(count: Int = 1) async throws {
     try await waitConnected(count: count)
     if client.endpoint.scheme == .ws {
-      try await eventually("\(client.name): history \(count)x; \(events.suffix(8))") {
+      try await eventually(timeout: ChatProbe.deadline, "\(client.name): history \(count)x; \(events.suffix(8))") {
         log.events.withLock { $0.filter { if case .history = $0 { true } else { false } }.count } >= count
       }
     }
@@ -76,7 +81,7 @@ final class ChatProbe: Sendable {
 
   var connectedCount: Int { log.events.withLock { $0.filter { if case .connected = $0 { true } else { false } }.count } }
 
-  func waitForMessage(_ text: String, timeout: Duration = .seconds(10)) async throws -> ChatClient.Message {
+  func waitForMessage(_ text: String, timeout: Duration = ChatProbe.deadline) async throws -> ChatClient.Message {
     let event = try await waitFor("message '\(text)'", timeout: timeout) {
       if case .message(let m) = $0, m.text == text { return true }
       if case .history(let ms, _, _) = $0, ms.contains(where: { $0.text == text }) { return true }

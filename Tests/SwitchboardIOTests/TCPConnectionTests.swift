@@ -237,9 +237,11 @@ struct TCPConnectionTests {
       connection.write(SharedBytes(pattern(count: 8 << 20)))
     }
     defer { server.shutdown() }
-    let client = try BlockingClient(connectingTo: server.address, receiveBuffer: 4096)
+    // A generous deadline: building and queueing 8 MiB in a debug build took over the default
+    // 5 s on a loaded 2-core machine (recv timed out with EAGAIN).
+    let client = try BlockingClient(connectingTo: server.address, receiveBuffer: 4096, timeout: .seconds(30))
     #expect(try client.receive(upTo: 1000).count > 0)
-    let log = try server.waitForConnections(1)[0]
+    let log = try server.waitForConnections(1, timeout: .seconds(30))[0]
     client.resetAndClose()
     #expect(eventually { log.closed })
     #expect(log.closeError?.isConnectionReset == true, "closed with \(String(describing: log.closeError))")

@@ -1,0 +1,61 @@
+import Foundation
+import SwitchboardChat
+import SwitchboardFuzzSupport
+
+// libFuzzer target for the WebSocket JSON protocol (docs/TESTING.md, "Fuzzing"): every
+// input, read as UTF-8, goes through ClientFrame.parse. Properties: non-objects stay plain
+// text, oversized objects are `too_large`, every refusal carries a documented code, a
+// joined room is valid; the frames the parser returns, written back as JSON with the
+// dialect's own quoting, parse to themselves; and JSONDialect.quote of any text reads
+// back, through JSONSerialization, as that text.
+
+/// Small, so that the fuzzer reaches it.
+let maxLength = 2048
+
+/// The codes ``ClientFrame/invalid(code:message:)`` may carry.
+let codes: Set = ["too_large", "invalid_type", "invalid_data", "unknown_type"]
+
+func check(_ bytes: [UInt8]) {
+  let text = String(decoding: bytes, as: UTF8.self)
+  let frame = ClientFrame.parse(text, maxLength: maxLength)
+  let isObject = text.utf8.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
+  if !isObject { Fuzz.require(frame == .plain(text), "not an object, yet \(frame)") }
+  if isObject && text.utf8.count > maxLength {
+    Fuzz.require(frame == .invalid(code: "too_large", message: "frame over \(maxLength) bytes"), "size limit")
+  }
+  switch frame {
+  case .plain(let plain):
+    Fuzz.require(plain == text, "plain text changed")
+  case .invalid(let code, _):
+    Fuzz.require(codes.contains(code), "undocumented code \(code)")
+  case .message(let body, let ref):
+    var object = #"{"type":"message","data":{"text":"# + JSONDialect.quote(body)
+    if let ref { object += #","ref":"# + ref }
+    expect(object + "}}", frame)
+    if ref == nil { expect(#"{"type":"message","data":"# + JSONDialect.quote(body) + "}", frame) }
+  case .join(let name, let room, let since, let epoch):
+    if let room { Fuzz.require(RoomName.validate(room) == room, "joined the invalid room \(room)") }
+    var fields: [String] = []
+    if let name { fields.append(#""name":"# + JSONDialect.quote(name)) }
+    if let room { fields.append(#""room":"# + JSONDialect.quote(room)) }
+    if let since { fields.append(#""since":\#(since)"#) }
+    if let epoch { fields.append(#""epoch":"# + JSONDialect.quote(epoch)) }
+    expect(#"{"type":"join","data":{"# + fields.joined(separator: ",") + "}}", frame)
+  }
+  let quoted = JSONDialect.quote(text)
+  let read = try? JSONSerialization.jsonObject(with: Data(quoted.utf8), options: [.fragmentsAllowed]) as? String
+  Fuzz.require(read == text, "quote does not read back: \(quoted)")
+}
+
+/// `object` must parse to `frame`.
+func expect(_ object: String, _ frame: ClientFrame) {
+  let again = ClientFrame.parse(object, maxLength: Int.max)
+  Fuzz.require(again == frame, "round trip: \(frame) written as \(object) became \(again)")
+}
+
+#if FUZZ_JSON
+  @_cdecl("LLVMFuzzerTestOneInput")
+  public func fuzzInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 { Fuzz.one(data, size, check) }
+#else
+  @main enum Replay { static func main() { Fuzz.replay(check) } }
+#endif

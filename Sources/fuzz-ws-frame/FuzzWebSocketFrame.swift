@@ -1,0 +1,77 @@
+import SwitchboardFuzzSupport
+import SwitchboardWebSocket
+
+// libFuzzer target for WebSocketFrameDecoder, both roles (docs/TESTING.md, "Fuzzing"). The
+// first byte picks the role, whether RSV1 is allowed and the frame size limit; the rest is
+// the byte stream. Properties: every frame keeps the RFC 6455 rules the decoder promises
+// (size limit, control frames final and ≤ 125 bytes, RSV bits); pieces decode as the whole
+// does; every frame, re-encoded with the masking its sender must use, decodes to itself,
+// and with the wrong masking fails with 1002; and the UTF-8 validator agrees with the
+// standard library on every text payload, fed whole or in two parts.
+
+/// The frames `chunks` decode to, and the error that stopped the decoder (if any).
+func decode(_ chunks: [[UInt8]], like template: WebSocketFrameDecoder) -> (
+  frames: [WebSocketFrame], error: WebSocketError?
+) {
+  let (frames, error) = Fuzz.decodeAll(
+    chunks, with: template, append: { $0.append(contentsOf: $1) },
+    next: { (decoder: inout WebSocketFrameDecoder) throws(WebSocketError) in try decoder.nextFrame() })
+  return (frames, error)
+}
+
+func check(_ bytes: [UInt8]) {
+  var input = FuzzBytes(bytes)
+  let options = input.byte()
+  let role: WebSocketRole = options & 1 == 0 ? .server : .client
+  let maxFrameSize = [0, 1, 125, 126, 127, 1000, 65535, 65536][Int(options >> 2) & 7]
+  let template = WebSocketFrameDecoder(role: role, maxFrameSize: maxFrameSize, allowsRSV1: options & 2 != 0)
+  let stream = input.rest()
+  let whole = decode([stream], like: template)
+  let cut = decode(Fuzz.pieces(stream, seed: options), like: template)
+  Fuzz.require(
+    cut.frames == whole.frames && cut.error?.closeCode == whole.error?.closeCode, "pieces decoded differently")
+  if let error = whole.error {
+    Fuzz.require([.protocolError, .messageTooBig].contains(error.closeCode), "close code \(error.closeCode)")
+  }
+  for (index, frame) in whole.frames.enumerated() {
+    Fuzz.require(frame.payload.count <= maxFrameSize, "frame over the limit")
+    Fuzz.require(!frame.rsv2 && !frame.rsv3, "RSV2/RSV3")
+    if frame.opcode.isControl {
+      Fuzz.require(frame.fin && frame.payload.count <= 125, "control frame fragmented or over 125 bytes")
+    }
+    if frame.rsv1 {
+      Fuzz.require(template.allowsRSV1 && !frame.opcode.isControl && frame.opcode != .continuation, "RSV1")
+    }
+    // The sender's side masks when this side is a server.
+    let key = 0x37FA_213D &+ UInt32(index)
+    let right = WebSocketFrameEncoder.encode(
+      opcode: frame.opcode, payload: frame.payload, fin: frame.fin, rsv1: frame.rsv1,
+      maskKey: role == .server ? key : nil)
+    let again = decode([right], like: template)
+    Fuzz.require(again.error == nil && again.frames == [frame], "round trip: \(frame) became \(again)")
+    let wrong = WebSocketFrameEncoder.encode(
+      opcode: frame.opcode, payload: frame.payload, fin: frame.fin, rsv1: frame.rsv1,
+      maskKey: role == .server ? nil : key)
+    Fuzz.require(decode([wrong], like: template).error?.closeCode == .protocolError, "wrong masking accepted")
+    if frame.opcode == .text { checkUTF8(frame.payload) }
+  }
+}
+
+/// The validator against `String(validating:)`, whole and in two parts at 17 places or fewer.
+func checkUTF8(_ payload: [UInt8]) {
+  let valid = String(validating: payload, as: UTF8.self) != nil
+  Fuzz.require(UTF8Validator.isValid(payload) == valid, "UTF8Validator disagrees on \(payload)")
+  for split in stride(from: 0, through: payload.count, by: max(1, payload.count / 16)) {
+    var validator = UTF8Validator()
+    let first = validator.validate(Array(payload[..<split]))
+    let second = first && validator.validate(Array(payload[split...]))
+    Fuzz.require((second && validator.isComplete) == valid, "UTF8Validator split at \(split) disagrees")
+  }
+}
+
+#if FUZZ_WS_FRAME
+  @_cdecl("LLVMFuzzerTestOneInput")
+  public func fuzzInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 { Fuzz.one(data, size, check) }
+#else
+  @main enum Replay { static func main() { Fuzz.replay(check) } }
+#endif

@@ -1,0 +1,241 @@
+import Foundation
+import SwitchboardIO
+import SwitchboardTestSupport
+import Testing
+
+private let tlsListenerPeers = Binaries.switchboard != nil && TestPKI.hasOpenSSL && Binaries.tool("python3") != nil
+
+/// The real binary's TLS listeners (`--tls-cert`/`--tls-key`) against peers nobody here
+/// wrote: `openssl s_client` on the `tls://` line port, python's `ssl` module reading the
+/// certificate a handshake got, `curl` on HTTPS. Certificates come from ``TestPKI``; each
+/// peer trusts the test CA only, so every handshake is verified for real.
+@Suite(.onTestThreads, .enabled(if: tlsListenerPeers, "needs the switchboard binary, openssl and python3"))
+struct TLSListenerTests {
+  let binary = Binaries.switchboard ?? ""
+
+  struct Server {
+    let process: ChildProcess
+    let tcp: Int
+    let https: Int
+    let tls: Int
+  }
+
+  /// Starts `serve` with plaintext TCP, HTTPS and TLS line ports (UDP and HTTP off).
+  private func startServer(_ pki: TestPKI, certificates: [(String, String)]? = nil, _ extra: [String] = [])
+    async throws -> Server
+  {
+    let ports = try freePorts(3)
+    let pairs = certificates ?? [(pki.serverCertificate, pki.serverKey)]
+    let tlsFlags = pairs.flatMap { ["--tls-cert", $0.0, "--tls-key", $0.1] }
+    let process = try ChildProcess(
+      binary,
+      [
+        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
+        "--https-port", "\(ports[1])", "--tls-port", "\(ports[2])", "--no-advertise", "--ephemeral",
+      ] + tlsFlags + extra)
+    try await process.waitForOutput("Switchboard is running")
+    return Server(process: process, tcp: ports[0], https: ports[1], tls: ports[2])
+  }
+
+  /// `openssl s_client` on the line port, verifying against the test CA for `localhost`.
+  private func sClient(_ pki: TestPKI, port: Int) throws -> ChildProcess {
+    try ChildProcess(
+      Binaries.tool("openssl")!,
+      [
+        "s_client", "-quiet", "-connect", "127.0.0.1:\(port)", "-servername", "localhost", "-CAfile", pki.caFile,
+        "-verify_return_error", "-verify_hostname", "localhost",
+      ])
+  }
+
+  /// What python's `ssl` sees of the server's certificate after a verified handshake
+  /// asking for `name` by SNI: `serial=HEX subject=CN`.
+  private func peerCertificate(port: Int, name: String, caFile: String) async throws -> String {
+    let script = """
+      import socket, ssl, sys
+      ctx = ssl.create_default_context(cafile=sys.argv[1])
+      with socket.create_connection(("127.0.0.1", int(sys.argv[2])), timeout=10) as raw:
+          with ctx.wrap_socket(raw, server_hostname=sys.argv[3]) as tls:
+              cert = tls.getpeercert()
+              cn = [v for rdn in cert["subject"] for (k, v) in rdn if k == "commonName"][0]
+              print("serial=%s subject=%s version=%s" % (cert["serialNumber"], cn, tls.version()), flush=True)
+      """
+    let peer = try ChildProcess(Binaries.tool("python3")!, ["-c", script, caFile, "\(port)", name])
+    let status = try await peer.waitForExit()
+    guard status == 0 else { throw TestFailure("python ssl failed: \(peer.stdout) \(peer.stderr.suffix(600))") }
+    return peer.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// A certificate for `name`, signed by the test CA with `serial`, written as
+  /// `file.pem`/`file.key` in the PKI directory.
+  private func issue(_ pki: TestPKI, name: String, serial: Int, file: String) throws {
+    try runTool(
+      [
+        "openssl", "req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout",
+        "\(file).key", "-out", "\(file).csr", "-subj", "/CN=\(name)",
+      ], in: pki.directory)
+    try "subjectAltName=DNS:\(name),IP:127.0.0.1\nextendedKeyUsage=serverAuth\n".write(
+      toFile: pki.path("\(file).ext"), atomically: true, encoding: .utf8)
+    try runTool(
+      [
+        "openssl", "x509", "-req", "-in", "\(file).csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-set_serial",
+        "\(serial)", "-days", "1", "-extfile", "\(file).ext", "-out", "\(file).pem",
+      ], in: pki.directory)
+  }
+
+  @Test func opensslLineClientChatsWithAPlainTCPClient() async throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let server = try await startServer(pki)
+    defer { server.process.signal(SIGTERM) }
+    #expect(server.process.stdout.contains("tls://127.0.0.1:\(server.tls)"))
+    #expect(server.process.stdout.contains("https://127.0.0.1:\(server.https)/  wss://127.0.0.1:\(server.https)/"))
+    let observer = try LineClient(SocketAddress(host: "127.0.0.1", port: server.tcp))
+    try observer.join(as: "observer")
+    let tls = try sClient(pki, port: server.tls)
+    defer { tls.stop() }
+    tls.write("iam:alice\n")
+    try observer.expectLine("* alice has joined")
+    tls.write("msg:hello over tls\n")
+    try observer.expectLine("alice: hello over tls")
+    try observer.sendLine("hello alice")
+    try await tls.waitForOutput("observer: hello alice\n")
+  }
+
+  @Test(.enabled(if: Binaries.tool("curl") != nil, "needs curl"))
+  func healthzAndThePageOverHTTPSWithALPN() async throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let server = try await startServer(pki)
+    defer { server.process.signal(SIGTERM) }
+    let curl = try ChildProcess(
+      Binaries.tool("curl")!,
+      [
+        "-sS", "--cacert", pki.caFile, "--resolve", "localhost:\(server.https):127.0.0.1",
+        "-w", "\\n%{http_version} %{http_code}\\n", "https://localhost:\(server.https)/healthz",
+      ])
+    #expect(try await curl.waitForExit() == 0, "\(curl.stderr)")
+    #expect(curl.stdout == "ok\n\n1.1 200\n")
+    // ALPN: the HTTPS port agrees on http/1.1; the line port offers none.
+    let alpn = try ChildProcess(
+      Binaries.tool("openssl")!,
+      ["s_client", "-connect", "127.0.0.1:\(server.https)", "-alpn", "h2,http/1.1", "-CAfile", pki.caFile])
+    alpn.closeInput()
+    try await alpn.waitForOutput("ALPN protocol: http/1.1")
+    #expect(try await alpn.waitForExit() == 0)
+    let page = try ChildProcess(
+      Binaries.tool("curl")!,
+      ["-sS", "--cacert", pki.caFile, "--resolve", "localhost:\(server.https):127.0.0.1", "https://localhost:\(server.https)/"])
+    #expect(try await page.waitForExit() == 0)
+    // The page picks the WebSocket scheme from its own location.
+    #expect(page.stdout.contains(#"location.protocol === "https:" ? "wss://" : "ws://""#))
+  }
+
+  @Test func sniPicksTheCertificateForEachName() async throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    try issue(pki, name: "chat.example.test", serial: 0x77, file: "other")
+    let server = try await startServer(
+      pki, certificates: [(pki.serverCertificate, pki.serverKey), (pki.path("other.pem"), pki.path("other.key"))])
+    defer { server.process.signal(SIGTERM) }
+    for port in [server.tls, server.https] {
+      let other = try await peerCertificate(port: port, name: "chat.example.test", caFile: pki.caFile)
+      #expect(other.hasPrefix("serial=77 subject=chat.example.test"), "\(other)")
+      let local = try await peerCertificate(port: port, name: "localhost", caFile: pki.caFile)
+      #expect(local.hasPrefix("serial=02 subject=localhost"), "\(local)")
+    }
+  }
+
+  @Test func sighupSwapsTheCertificateWhileAClientStaysConnected() async throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    try issue(pki, name: "localhost", serial: 0x10, file: "live")
+    let server = try await startServer(pki, certificates: [(pki.path("live.pem"), pki.path("live.key"))])
+    defer { server.process.signal(SIGTERM) }
+    #expect(try await peerCertificate(port: server.tls, name: "localhost", caFile: pki.caFile).hasPrefix("serial=10 "))
+
+    let observer = try LineClient(SocketAddress(host: "127.0.0.1", port: server.tcp))
+    try observer.join(as: "observer")
+    let alice = try sClient(pki, port: server.tls)
+    defer { alice.stop() }
+    alice.write("iam:alice\n")
+    try observer.expectLine("* alice has joined")
+
+    // The old certificate is replaced by a new one in the same files, then SIGHUP.
+    try issue(pki, name: "localhost", serial: 0x20, file: "live")
+    server.process.signal(SIGHUP)
+    try await eventually(timeout: .seconds(10), "the reload logged") {
+      server.process.stderr.contains("tls certificates reloaded")
+    }
+    #expect(server.process.stderr.contains("serial 20"))
+    let fresh = try await peerCertificate(port: server.tls, name: "localhost", caFile: pki.caFile)
+    #expect(fresh.hasPrefix("serial=20 "), "\(fresh)")
+    let freshHTTPS = try await peerCertificate(port: server.https, name: "localhost", caFile: pki.caFile)
+    #expect(freshHTTPS.hasPrefix("serial=20 "), "\(freshHTTPS)")
+
+    // The connection made before the reload keeps chatting both ways.
+    alice.write("msg:still here\n")
+    try observer.expectLine("alice: still here")
+    try observer.sendLine("welcome back")
+    try await alice.waitForOutput("observer: welcome back\n")
+
+    // A reload that fails (a key that is not PEM) is logged and keeps the certificate.
+    try "not a key\n".write(toFile: pki.path("live.key"), atomically: true, encoding: .utf8)
+    server.process.signal(SIGHUP)
+    try await eventually(timeout: .seconds(10), "the failed reload logged") {
+      server.process.stderr.contains("tls reload failed")
+    }
+    #expect(try await peerCertificate(port: server.tls, name: "localhost", caFile: pki.caFile).hasPrefix("serial=20 "))
+    alice.write("msg:after the failed reload\n")
+    try observer.expectLine("alice: after the failed reload")
+  }
+
+  @Test func aKeyThatDoesNotMatchIsAStartupError() async throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let ports = try freePorts(3)
+    let process = try ChildProcess(
+      binary,
+      [
+        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
+        "--https-port", "\(ports[1])", "--tls-port", "\(ports[2])", "--no-advertise", "--ephemeral",
+        "--tls-cert", pki.serverCertificate, "--tls-key", pki.selfSignedKey,
+      ])
+    #expect(try await process.waitForExit() == 1)
+    #expect(
+      process.stderr.contains(
+        "the private key \(pki.selfSignedKey) does not match the certificate \(pki.serverCertificate)"),
+      "\(process.stderr)")
+    #expect(!process.stdout.contains("Switchboard is running"))
+
+    let missing = try ChildProcess(
+      binary,
+      [
+        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
+        "--no-advertise", "--ephemeral", "--tls-cert", pki.path("nowhere.pem"), "--tls-key", pki.serverKey,
+      ])
+    #expect(try await missing.waitForExit() == 1)
+    #expect(missing.stderr.contains("cannot load certificate chain \(pki.path("nowhere.pem"))"), "\(missing.stderr)")
+
+    let unpaired = try ChildProcess(binary, ["serve", "--no-advertise", "--ephemeral", "--tls-cert", pki.serverCertificate])
+    #expect(try await unpaired.waitForExit() == 64)
+    #expect(unpaired.stderr.contains("--tls-cert and --tls-key go in pairs"))
+  }
+
+  @Test func aSilentConnectionOnATLSPortIsClosedAfterTheHandshakeTimeout() async throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let server = try await startServer(pki, ["--tls-handshake-timeout", "1"])
+    defer { server.process.signal(SIGTERM) }
+    for port in [server.tls, server.https] {
+      let started = ContinuousClock.now
+      let silent = try LineClient(SocketAddress(host: "127.0.0.1", port: port))
+      // Half a ClientHello's worth of nothing: just the TCP connection.
+      try silent.expectClosed(timeout: .seconds(10))
+      let elapsed = ContinuousClock.now - started
+      #expect(elapsed >= .milliseconds(900), "closed after \(elapsed), before the timeout")
+    }
+    try await eventually(timeout: .seconds(5), "the timeout logged") {
+      server.process.stderr.contains("tls handshake timed out")
+    }
+  }
+}

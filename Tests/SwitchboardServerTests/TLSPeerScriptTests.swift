@@ -1,0 +1,56 @@
+import Foundation
+import SwitchboardTestSupport
+import Testing
+
+/// The TLS listeners driven by the scripts in Tests/peers: python `websockets` over
+/// `wss://` trusting the test CA, and headless Chromium loading the page from `https://`
+/// and chatting over `wss://`, each bridged to a plain TCP line client.
+@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil && TestPKI.hasOpenSSL, "needs the binary and openssl"))
+struct TLSPeerScriptTests {
+  private func withTLSServer(_ body: (_ pki: TestPKI, _ tcp: Int, _ https: Int, _ tls: Int) async throws -> Void)
+    async throws
+  {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let ports = try freePorts(3)
+    let server = try ChildProcess(
+      Binaries.switchboard!,
+      [
+        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
+        "--https-port", "\(ports[1])", "--tls-port", "\(ports[2])", "--no-advertise", "--ephemeral",
+        "--tls-cert", pki.serverCertificate, "--tls-key", pki.serverKey,
+      ])
+    try await server.waitForOutput("Switchboard is running")
+    defer { server.signal(SIGTERM) }
+    try await body(pki, ports[0], ports[1], ports[2])
+  }
+
+  private func run(_ args: [String], timeout: Duration) async throws {
+    let peer = try ChildProcess(PeerScriptTests.python!, args)
+    let status = try await peer.waitForExit(timeout: timeout)
+    #expect(status == 0, "\(args.first ?? "") failed: \(peer.stdout.suffix(800)) \(peer.stderr.suffix(800))")
+  }
+
+  @Test(.enabled(if: PeerScriptTests.python != nil, "needs python3 with websockets"))
+  func pythonWebsocketsChatsOverWSS() async throws {
+    try await withTLSServer { pki, tcp, https, _ in
+      try await run(
+        ["\(PeerScriptTests.peersDirectory)/wss_chat.py", "\(https)", "\(tcp)", "--ca", pki.caFile],
+        timeout: .seconds(90))
+    }
+  }
+
+  @Test(
+    .enabled(
+      if: PeerScriptTests.python != nil && PeerScriptTests.chromium != nil, "needs chromium and python3 with websockets"))
+  func chromiumUsesTheWebPageOverHTTPS() async throws {
+    try await withTLSServer { pki, tcp, https, tls in
+      let pin = try pki.publicKeyPin(ofCertificate: "server.pem")
+      try await run(
+        [
+          "\(PeerScriptTests.peersDirectory)/browser_https_chat.py", "\(https)", "\(tcp)", "\(tls)", "--spki",
+          Data(pin).base64EncodedString(), "--timeout", "90",
+        ], timeout: .seconds(150))
+    }
+  }
+}
