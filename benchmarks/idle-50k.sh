@@ -37,7 +37,7 @@ trap cleanup EXIT
 PORT=$((20000 + RANDOM % 10000))
 for i in $(seq "$PROCS"); do
   "$SB" serve --host "127.0.0.$i" --http-port "$PORT" --tcp-port 0 --udp-port 0 --loops 1 \
-    --no-advertise --ephemeral --log-level warning >"$OUT/server-$i.log" 2>&1 &
+    --no-advertise --ephemeral --log-level warning --max-connections-per-ip 0 >"$OUT/server-$i.log" 2>&1 &
   PIDS+=($!)
 done
 for i in $(seq "$PROCS"); do

@@ -111,7 +111,7 @@ start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
       local backend=(); [[ "$name" == *-epoll ]] && backend=(--backend epoll)
       local bin=$SB; [[ "$name" == switchboard-base* ]] && bin=$SB_BASE
       taskset -c 0 "$bin" serve --host 127.0.0.1 --tcp-port "$TCP_PORT" --udp-port 0 \
-        --http-port "$PORT" --no-advertise --ephemeral --loops 1 --log-level warning "${backend[@]}" \
+        --http-port "$PORT" --no-advertise --ephemeral --loops 1 --log-level warning --max-connections-per-ip 0 "${backend[@]}" \
         >"$RESULTS/server-$name.log" 2>&1 &
       ;;
     floor) taskset -c 0 "$WORK/floor_hub" "$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;

@@ -58,12 +58,13 @@ extension ChatServer {
       let listener = try TCPListener(address: address, loop: context.loop) { fd, peer in
         // The context is taken at accept time: a reload affects the handshakes after it.
         let tlsContext = pick(tls.contexts)
-        Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts) { conn, ctx in
+        Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts, listener: .tls) { conn, ctx in
           do {
             _ = try TLSTerminator(
               accepting: conn, tlsContext: tlsContext, context: ctx, listener: listenerName, startSession: session)
           } catch {
             ctx.logger.warning("cannot start TLS", metadata: .connection(peer: conn.remoteAddress, error: "\(error)"))
+            ctx.core.connectionClosed(conn)
             conn.close()
           }
         }

@@ -103,7 +103,7 @@ public final class ChatServer: Sendable {
       let address = try parse(c.host, c.tcpPort, "TCP")
       let bound = first.run { context throws(IOError) -> SocketAddress in
         let listener = try TCPListener(address: address, loop: context.loop) { fd, peer in
-          Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts, make: { conn, ctx in
+          Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts, listener: .line, make: { conn, ctx in
             _ = LineSession(connection: conn, context: ctx)
           })
         }
@@ -125,7 +125,7 @@ public final class ChatServer: Sendable {
       let address = try parse(c.host, c.httpPort, "HTTP")
       let bound = first.run { context throws(IOError) -> SocketAddress in
         let listener = try TCPListener(address: address, loop: context.loop) { fd, peer in
-          Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts, make: { conn, ctx in
+          Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts, listener: .http, make: { conn, ctx in
             ctx.core.httpHandoff(conn, [], ctx)
           })
         }
@@ -162,7 +162,7 @@ public final class ChatServer: Sendable {
   /// Hands an accepted descriptor to the next loop and builds its session there.
   static func adopt(
     fd: Int32, peer: SocketAddress?, group: EventLoopGroup, contexts: [LoopBound<LoopContext>],
-    make: @escaping @Sendable (TCPConnection, LoopContext) -> Void
+    listener: RefusedConnection.Listener, make: @escaping @Sendable (TCPConnection, LoopContext) -> Void
   ) {
     let target = contexts[group.next().index]
     target.loop.execute {
@@ -171,6 +171,7 @@ public final class ChatServer: Sendable {
         let connection = try TCPConnection(fd: fd, loop: context.loop, remoteAddress: peer)
         let serial = context.metrics.tcpAccepted.add(1, ordering: .relaxed).newValue
         context.logger.debug("accepted", metadata: .connection(peer: connection.remoteAddress, conn: serial))
+        guard context.core.admit(connection, on: listener, loop: context.loop) else { return }
         make(connection, context)
       } catch {
         context.logger.warning("could not adopt a connection", metadata: .connection(peer: peer, error: "\(error)"))

@@ -9,6 +9,8 @@ final class HTTPSession: TCPConnectionDelegate {
   unowned let context: LoopContext
   private var parser = HTTPRequestParser()
   private var idleTimer: Scheduled?
+  /// Runs while a request is awaited or arriving (`--http-request-timeout`): slowloris guard.
+  private var requestTimer: Scheduled?
   private var done = false
   private let key: ObjectIdentifier
 
@@ -19,6 +21,7 @@ final class HTTPSession: TCPConnectionDelegate {
     connection.delegate = self
     context.httpSessions[key] = self
     armIdleTimer()
+    armRequestTimer()
     if !initialBytes.isEmpty {
       parser.append(initialBytes)
       process()
@@ -37,6 +40,7 @@ final class HTTPSession: TCPConnectionDelegate {
     guard !done else { return }
     parser.append(bytes)
     armIdleTimer()
+    if requestTimer == nil { armRequestTimer() }
     process()
   }
 
@@ -50,6 +54,8 @@ final class HTTPSession: TCPConnectionDelegate {
         return
       }
       guard let request else { return }
+      requestTimer?.cancel()
+      requestTimer = nil
       context.metrics.httpRequests.add(1, ordering: .relaxed)
       if request.head.isWebSocketUpgrade {
         upgrade(request.head)
@@ -102,9 +108,24 @@ final class HTTPSession: TCPConnectionDelegate {
     context.core.webSocketHandoff(connection, head, leftover, context)
   }
 
+  /// A request that has not fully arrived `--http-request-timeout` after its wait began is
+  /// answered 408 and the connection closed.
+  private func armRequestTimer() {
+    requestTimer?.cancel()
+    requestTimer = nil
+    let timeout = context.configuration.limits.httpRequestTimeout
+    guard timeout > .zero else { return }
+    requestTimer = context.loop.scheduleLocal(after: timeout) { [weak self] in
+      guard let self, !self.done else { return }
+      self.context.metrics.limits.httpRequestTimeouts.add(1, ordering: .relaxed)
+      self.respond(.text(408, "the request did not arrive in time\n"), keepAlive: false)
+    }
+  }
+
   private func finish() {
     done = true
     idleTimer?.cancel()
+    requestTimer?.cancel()
   }
 
   func connectionDidReadEOF(_ connection: TCPConnection) {
@@ -114,5 +135,6 @@ final class HTTPSession: TCPConnectionDelegate {
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
     finish()
     context.httpSessions[key] = nil
+    context.core.connectionClosed(connection)
   }
 }

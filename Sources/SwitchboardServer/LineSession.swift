@@ -13,14 +13,18 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   private var firstBytes: [UInt8] = []
   /// Output held until we know this is not a browser (so no chat reaches an HTTP client).
   private var held: [SharedBytes] = []
-  private var lastRead = Deadline.now()
+  private(set) var lastRead = Deadline.now()
   private var pauseTimer: Scheduled?
   private var nameTimer: Scheduled?
-  private var closing = false
+  private(set) var closing = false
   /// Token state (docs/SECURITY.md): `open` when the server checks none.
   var auth: SessionAuth
   /// Fires when the accepted token runs out.
   var authTimer: Scheduled?
+  /// `--max-message-rate` (nil: off); see LineSession+Limits.swift.
+  var rateLimit: MessageRateLimiter?
+  /// `--idle-timeout` (nil: off).
+  var idleTimer: Scheduled?
 
   init(connection: TCPConnection, context: LoopContext) {
     self.connection = connection
@@ -30,6 +34,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     self.auth = SessionAuth(verifier: context.configuration.tokenVerifier)
     connection.limits.maximumBuffered = context.configuration.maxBufferedPerConnection
     connection.delegate = self
+    rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
     context.sessions[memberID] = self
     context.metrics.tcpOpen.add(1, ordering: .relaxed)
     // In the room from the start (silently), so nothing sent meanwhile is lost; with tokens
@@ -46,11 +51,13 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
       self.decide(.notHTTP)
       self.ensureAnnounced()
     }
+    if let idle = context.configuration.limits.idleTimeout { armIdle(after: idle) }
   }
 
   // MARK: Input
 
   func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
+    guard !closing else { return }
     if mode == .undecided {
       firstBytes.append(contentsOf: bytes)
       let verdict = HTTPSniffer.classify(firstBytes)
@@ -97,6 +104,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     while !closing, let output = framer.next() {
       switch output {
       case .line(let bytes):
+        guard admitMessage() else { continue }
         handle(line: LineDialect.decode(bytes))
       case .tooLong(let limit):
         context.metrics.linesTooLong.add(1, ordering: .relaxed)
@@ -129,7 +137,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   private func flushPartial() {
     if mode == .undecided { decide(.notHTTP) }
     guard mode == .line else { return }
-    if let partial = framer.takePartial() {
+    if let partial = framer.takePartial(), admitMessage() {
       handle(line: LineDialect.decode(partial))
     }
   }
@@ -157,15 +165,17 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     detach()
     context.sessions[memberID] = nil
     context.metrics.tcpOpen.subtract(1, ordering: .relaxed)
+    context.core.connectionClosed(connection)
   }
 
   /// Leaves the room and drops every timer and reference.
-  private func detach() {
+  func detach() {
     guard !closing else { return }
     closing = true
     pauseTimer?.cancel()
     nameTimer?.cancel()
     authTimer?.cancel()
+    idleTimer?.cancel()
     context.hub.leave(memberID)
   }
 

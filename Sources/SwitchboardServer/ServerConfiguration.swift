@@ -53,6 +53,8 @@ public struct ServerConfiguration: Sendable {
   /// Idle WebSocket connections are pinged this often; one that has not answered by the
   /// next tick is closed.
   public var webSocketPingInterval: Duration = .seconds(30)
+  /// Connection caps, timeouts and rate limits (docs/SECURITY.md, "Limits").
+  public var limits = ServerLimits()
   /// Event loops (default: one per core).
   public var loopCount = System.coreCount
   /// The readiness backend.

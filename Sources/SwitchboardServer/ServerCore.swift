@@ -8,11 +8,14 @@ final class ServerCore: Sendable {
   let configuration: ServerConfiguration
   let hub: ChatHub
   let metrics = ServerMetrics()
+  let connections: ConnectionLimiter
   let logger: Log
 
   init(configuration: ServerConfiguration, broker: any RoomBroker) {
     self.configuration = configuration
     self.logger = configuration.logger
+    self.connections = ConnectionLimiter(
+      maxTotal: configuration.limits.maxConnections, maxPerIP: configuration.limits.maxConnectionsPerIP)
     let reporter = StoreFailureReporter(logger: logger, metrics: metrics)
     self.hub = ChatHub(
       configuration: configuration.hubConfiguration, broker: broker,

@@ -22,6 +22,8 @@ public final class ServerMetrics: Sendable {
   public let storeFailures = Atomic<Int>(0)
   /// HTTP requests answered.
   public let httpRequests = Atomic<Int>(0)
+  /// The limits' counters (connections refused, messages rate-limited, timeouts).
+  public let limits = LimitMetrics()
 
   public init() {}
 
@@ -41,6 +43,6 @@ public final class ServerMetrics: Sendable {
       ("switchboard_members", "gauge", members),
       ("switchboard_rooms", "gauge", rooms),
     ]
-    return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined()
+    return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined() + limits.prometheusText()
   }
 }

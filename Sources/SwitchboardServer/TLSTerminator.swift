@@ -44,6 +44,8 @@ final class TLSTerminator: TLSConnectionDelegate, TCPConnectionDelegate {
   private let startSession: (TCPConnection, LoopContext) -> Void
   private var phase: Phase
   private var keepAlive: TLSTerminator?
+  /// The encrypted connection, as admitted by the connection caps (counted out at its close).
+  private let admission: ObjectIdentifier
 
   /// Starts TLS on `tcp`; `startSession` gets the plaintext end once the handshake is done.
   /// - Throws: ``TLSError`` when OpenSSL cannot make a session (out of memory).
@@ -53,6 +55,7 @@ final class TLSTerminator: TLSConnectionDelegate, TCPConnectionDelegate {
   ) throws(TLSError) {
     tcp.limits.maximumBuffered = context.configuration.maxBufferedPerConnection
     self.tls = try TLSConnection(accepting: tcp, context: tlsContext)
+    self.admission = ObjectIdentifier(tcp)
     self.context = context
     self.listener = listener
     self.startSession = startSession
@@ -127,6 +130,7 @@ final class TLSTerminator: TLSConnectionDelegate, TCPConnectionDelegate {
     }
     phase = .closed
     keepAlive = nil
+    context.core.connectionClosed(id: admission)
   }
 
   // MARK: The session side (our end of the pair)

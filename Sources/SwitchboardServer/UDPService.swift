@@ -8,11 +8,14 @@ final class UDPService: UDPSocketDelegate {
   unowned let context: LoopContext
   private var members: [SocketAddress: UDPMember] = [:]
   private var sweeper: Scheduled?
+  /// `--max-datagram-rate` (nil: off).
+  private var sourceLimit: SourceRateLimiter?
 
   init(socket: UDPSocket, context: LoopContext) {
     self.socket = socket
     self.context = context
     socket.delegate = self
+    sourceLimit = context.configuration.limits.maxDatagramRate.map { SourceRateLimiter(rate: $0) }
     let ttl = context.configuration.udpMemberTTL
     let every: Duration = ttl < .seconds(5) ? .milliseconds(200) : .seconds(1)
     sweeper = context.loop.scheduleRepeatingLocal(every: every) { [weak self] in self?.expireIdle() }
@@ -21,6 +24,10 @@ final class UDPService: UDPSocketDelegate {
   func socket(_ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, truncated: Bool) {
     let metrics = context.metrics
     metrics.udpReceived.add(1, ordering: .relaxed)
+    if sourceLimit != nil, !sourceLimit!.admit(source: sender.ipAddress, now: Deadline.now().nanoseconds) {
+      metrics.limits.datagramsRateLimited.add(1, ordering: .relaxed)
+      return
+    }
     guard !truncated, bytes.count <= context.configuration.maxDatagramSize else {
       metrics.udpDropped.add(1, ordering: .relaxed)
       context.logger.debug(
@@ -65,6 +72,7 @@ final class UDPService: UDPSocketDelegate {
 
   private func expireIdle() {
     let now = Deadline.now()
+    sourceLimit?.sweep(now: now.nanoseconds)
     let ttl = context.configuration.udpMemberTTL.nanoseconds
     for member in members.values where now.nanoseconds &- member.lastSeen.nanoseconds >= ttl {
       remove(member)

@@ -33,6 +33,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   var auth: SessionAuth
   /// Fires when the accepted token runs out.
   var authTimer: Scheduled?
+  /// `--max-message-rate` (nil: off).
+  var rateLimit: MessageRateLimiter?
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
   /// the connection over.
@@ -114,6 +116,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       deflate: deflate)
     connection.limits.maximumBuffered = max(context.configuration.maxBufferedPerConnection, 2 * limit + 65536)
     connection.delegate = self
+    rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
     context.sessions[memberID] = self
     context.metrics.webSocketOpen.add(1, ordering: .relaxed)
   }
@@ -153,8 +156,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       case .send(let frame):
         write(frame)
       case .text(let text):
+        guard admitMessage() else { continue }
         handleText(text)
       case .binary(let data):
+        guard admitMessage() else { continue }
         handleBinary(data)
       case .ping, .pong:
         break
@@ -348,6 +353,26 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     connection.close()
   }
 
+  /// Applies `--max-message-rate` (see WebSocketSession+Limits.swift): a refused message is
+  /// answered with an error, persistent excess closes with 1008 "rate limit".
+  private func admitMessage() -> Bool {
+    switch judgeMessage() {
+    case .accept:
+      return true
+    case .refuse:
+      let text = "slow down (limit \(context.configuration.limits.maxMessageRate ?? 0) messages a second)"
+      sendText(mode == .json ? JSONDialect.error(code: "rate_limited", message: text) : "! " + text)
+      return false
+    case .close:
+      if let frame = protocolState.close(code: .policyViolation, reason: "rate limit") { write(frame) }
+      finish()
+      let connection = self.connection
+      connection.shutdownOutput()
+      _ = context.loop.scheduleLocal(after: RefusedConnection.graceTime) { connection.close() }
+      return false
+    }
+  }
+
   // MARK: Liveness
 
   private func checkAlive() {
@@ -388,6 +413,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     finish()
     context.sessions[memberID] = nil
     context.metrics.webSocketOpen.subtract(1, ordering: .relaxed)
+    context.core.connectionClosed(connection)
   }
 
   func finish() {

@@ -34,9 +34,14 @@ final class LineClient {
   private var buffer: [UInt8] = []
   private(set) var closedByPeer = false
 
-  init(_ address: SocketAddress) throws {
+  /// Connects to `address`, from `source` (an address on this host, port 0) when given.
+  init(_ address: SocketAddress, from source: SocketAddress? = nil) throws {
     fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+    if let source, source.withSockAddr({ bind(fd, $0, $1) }) != 0 {
+      close(fd)
+      throw TestFailure("bind to \(source): errno \(errno)")
+    }
     let err = blockingConnect(fd, to: address)
     guard err == 0 else {
       close(fd)
@@ -174,10 +179,15 @@ final class DatagramPeer {
   let fd: Int32
   let target: SocketAddress
 
-  init(_ target: SocketAddress) throws {
+  /// Sends to `target`, from `source` (an address on this host, port 0) when given.
+  init(_ target: SocketAddress, from source: SocketAddress? = nil) throws {
     self.target = target
     fd = socket(target.family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+    if let source, source.withSockAddr({ bind(fd, $0, $1) }) != 0 {
+      close(fd)
+      throw TestFailure("bind to \(source): errno \(errno)")
+    }
   }
 
   deinit { close(fd) }

@@ -1,0 +1,59 @@
+import SwitchboardIO
+
+extension LineSession {
+  /// Applies `--max-message-rate` to one incoming line. Refused: `! slow down …`; refused
+  /// persistently: `! too many messages, disconnected`, the session leaves its room, and the
+  /// connection half-closes (closed at the peer's EOF, or after two seconds).
+  /// - Returns: whether the line may be handled.
+  func admitMessage() -> Bool {
+    guard !closing else { return false }
+    guard var limiter = rateLimit else { return true }
+    let verdict = limiter.admit(now: Deadline.now().nanoseconds)
+    rateLimit = limiter
+    let limits = context.metrics.limits
+    switch verdict {
+    case .accept:
+      return true
+    case .refuse:
+      limits.messagesRateLimited.add(1, ordering: .relaxed)
+      reply("! slow down (limit \(context.configuration.limits.maxMessageRate ?? 0) messages a second)")
+      return false
+    case .close:
+      limits.messagesRateLimited.add(1, ordering: .relaxed)
+      limits.rateLimitCloses.add(1, ordering: .relaxed)
+      context.logger.notice(
+        "closed a flooding connection",
+        metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "line", error: "rate limit"))
+      reply("! too many messages, disconnected")
+      leaveAndHalfClose()
+      return false
+    }
+  }
+
+  /// Arms the `--idle-timeout` check: it fires `delay` from now and closes the connection
+  /// when nothing was read for the whole timeout, else re-arms for the rest.
+  func armIdle(after delay: Duration) {
+    idleTimer = context.loop.scheduleLocal(after: delay) { [context, memberID] in
+      guard let self = context.sessions[memberID] as? LineSession, !self.closing,
+        let timeout = context.configuration.limits.idleTimeout
+      else { return }
+      let quiet = Deadline.now().nanoseconds &- self.lastRead.nanoseconds
+      if quiet < timeout.nanoseconds {
+        self.armIdle(after: .nanoseconds(Int64(timeout.nanoseconds - quiet)))
+        return
+      }
+      context.metrics.limits.idleTimeouts.add(1, ordering: .relaxed)
+      self.reply("! idle too long, disconnected")
+      self.leaveAndHalfClose()
+    }
+  }
+
+  /// Ends the membership and sends a FIN after what is queued, so the last line arrives
+  /// even while the peer is still sending.
+  private func leaveAndHalfClose() {
+    detach()
+    let connection = self.connection
+    connection.shutdownOutput()
+    _ = context.loop.scheduleLocal(after: RefusedConnection.graceTime) { connection.close() }
+  }
+}

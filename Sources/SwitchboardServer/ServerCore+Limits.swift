@@ -1,0 +1,36 @@
+import SwitchboardIO
+
+extension ServerCore {
+  /// Counts a newly accepted connection against the connection caps. Over a cap it is
+  /// answered and closed (``RefusedConnection``) and `false` returned: the caller builds no
+  /// session. An admitted connection must be given to ``connectionClosed(_:)`` when it
+  /// closes (the sessions do that in `didCloseWith`).
+  func admit(_ connection: TCPConnection, on listener: RefusedConnection.Listener, loop: EventLoop) -> Bool {
+    let message: String
+    switch connections.admit(ObjectIdentifier(connection), ip: connection.remoteAddress?.ipAddress ?? "") {
+    case .admitted:
+      return true
+    case .overTotal(let limit):
+      metrics.limits.refusedTotal.add(1, ordering: .relaxed)
+      message = "too many connections (this server takes \(limit))"
+    case .overPerIP(let limit):
+      metrics.limits.refusedPerIP.add(1, ordering: .relaxed)
+      message = "too many connections (\(limit) per address)"
+    }
+    logger.notice(
+      "refused a connection", metadata: .connection(peer: connection.remoteAddress, error: message))
+    RefusedConnection.start(connection, on: listener, message: message, loop: loop)
+    return false
+  }
+
+  /// Counts an admitted connection out of the caps (a connection that was not admitted
+  /// itself, like the plaintext side of a TLS session, counts nothing).
+  func connectionClosed(_ connection: TCPConnection) {
+    connections.release(ObjectIdentifier(connection))
+  }
+
+  /// The same, by the identity of a connection the caller no longer holds.
+  func connectionClosed(id: ObjectIdentifier) {
+    connections.release(id)
+  }
+}

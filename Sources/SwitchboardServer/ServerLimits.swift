@@ -1,0 +1,48 @@
+#if canImport(Glibc)
+  import Glibc
+#else
+  import Darwin
+#endif
+
+/// The limits `switchboard serve` enforces against peers that misbehave (docs/SECURITY.md,
+/// "Limits"): each has a safe default, a flag, an answer when exceeded and a counter in
+/// ``LimitMetrics``. 0 (or `nil`) turns a limit off.
+public struct ServerLimits: Sendable, Equatable {
+  /// Open TCP connections, all listeners together (`--max-connections`). The default is the
+  /// process's open-file limit less 64 descriptors kept for listeners, the history store and
+  /// logs: past it `accept` would fail anyway, this way the peer gets an answer.
+  public var maxConnections = ServerLimits.descriptorBudget()
+  /// Open TCP connections from one IP address (`--max-connections-per-ip`); loopback counts
+  /// like any other address.
+  public var maxConnectionsPerIP = 256
+  /// How long an HTTP client has to send a whole request once its connection opened or its
+  /// previous request was answered and it started the next (`--http-request-timeout`);
+  /// answered `408` and closed.
+  public var httpRequestTimeout: Duration = .seconds(10)
+  /// Line and WebSocket connections that send nothing for this long are closed
+  /// (`--idle-timeout`). Off by default: the seed apps connect and may listen silently for
+  /// hours, and WebSocket pings already find dead peers.
+  public var idleTimeout: Duration? = nil
+  /// Chat messages a second one connection may send (`--max-message-rate`), with a burst of
+  /// twice as many. Off by default, so benchmarks and LAN use are unaffected.
+  public var maxMessageRate: Int? = nil
+  /// Datagrams a second one source IP address may send to the UDP port
+  /// (`--max-datagram-rate`), burst twice as many; the rest are dropped and counted.
+  public var maxDatagramRate: Int? = 1000
+
+  public init() {}
+
+  /// The soft open-file limit less 64, at least 16.
+  public static func descriptorBudget() -> Int {
+    var limit = rlimit()
+    #if canImport(Glibc)
+      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+    #else
+      let resource = RLIMIT_NOFILE
+    #endif
+    guard getrlimit(resource, &limit) == 0, limit.rlim_cur < 1 << 40 else {
+      return 10_000
+    }
+    return max(16, Int(clamping: limit.rlim_cur) - 64)
+  }
+}
