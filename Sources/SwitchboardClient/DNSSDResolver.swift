@@ -1,10 +1,14 @@
 import SwitchboardDiscovery
 import SwitchboardLog
+import Synchronization
 
 /// The ``ChatServiceResolver`` on Switchboard's discovery: a browser for the service's type
 /// (``Discovery/browser(backend:types:interfaceNames:log:onEvent:)``) opened for each
 /// resolution and closed after it, so no answer cached from before a restart is reused.
-/// The first resolved instance of that name wins.
+/// The first resolved instance of that name wins; when it came with IPv6 addresses only,
+/// the resolver gives the instance's IPv4 address ``addressSettle`` to arrive too (a
+/// responder's A and AAAA answers come separately, and a server bound to `0.0.0.0` refuses
+/// IPv6).
 public struct DNSSDResolver: ChatServiceResolver {
   /// Which DNS-SD implementation browses (default ``DiscoveryBackend/auto``).
   public var backend: DiscoveryBackend
@@ -14,6 +18,8 @@ public struct DNSSDResolver: ChatServiceResolver {
   public var interfaceNames: [String]?
   /// Where the browser logs (default: nowhere).
   public var logger: Log
+  /// How long an instance resolved with IPv6 addresses only may take to add an IPv4 one.
+  public static let addressSettle: Duration = .milliseconds(500)
 
   /// Creates a resolver; every parameter has the documented default.
   public init(
@@ -34,13 +40,17 @@ public struct DNSSDResolver: ChatServiceResolver {
   public func resolve(_ service: ChatService) async throws(ChatClientError) -> MDNSResolvedService {
     let (found, continuation) = AsyncStream.makeStream(
       of: MDNSResolvedService.self, bufferingPolicy: .bufferingNewest(1))
+    let latest = Mutex<MDNSResolvedService?>(nil)
     let browser: any ServiceBrowser
     do {
       browser = try Discovery.browser(
         backend: backend, types: [service.type], interfaceNames: interfaceNames, log: logger
       ) { event in
         switch event {
-        case .added(let s), .updated(let s): if service.matches(s) { continuation.yield(s) }
+        case .added(let s), .updated(let s):
+          guard service.matches(s) else { return }
+          latest.withLock { $0 = s }
+          continuation.yield(s)
         case .removed: break
         }
       }
@@ -61,9 +71,12 @@ public struct DNSSDResolver: ChatServiceResolver {
       group.cancelAll()
       return first
     }
+    if let first, first.ipv4.isEmpty, !Task.isCancelled {
+      try? await Task.sleep(for: Self.addressSettle)
+    }
     continuation.finish()
     browser.shutdown()
-    if let first { return first }
+    if first != nil, let resolved = latest.withLock({ $0 }) { return resolved }
     if Task.isCancelled { throw .closed("cancelled while resolving \(service)") }
     throw .serviceNotFound("no answer from \(service) within \(timeout)")
   }
