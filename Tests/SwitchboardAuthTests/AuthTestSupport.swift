@@ -102,15 +102,7 @@ enum AuthTestEnvironment {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-  static var binary: String? {
-    if let env = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"],
-      FileManager.default.isExecutableFile(atPath: env)
-    {
-      return env
-    }
-    let candidate = root.appendingPathComponent(".build/debug/switchboard").path
-    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-  }
+  static var binary: String? { switchboardBinary(repository: root) }
 
   static let pyjwtPeer = root.appendingPathComponent("scripts/security/pyjwt-peer.py").path
 

@@ -25,15 +25,7 @@ enum InteropEnvironment {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-  static var binary: String? {
-    if let env = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"],
-      FileManager.default.isExecutableFile(atPath: env)
-    {
-      return env
-    }
-    let candidate = root.appendingPathComponent(".build/debug/switchboard").path
-    return FileManager.default.isExecutableFile(atPath: candidate) ? candidate : nil
-  }
+  static var binary: String? { switchboardBinary(repository: root) }
 
   /// Why the suite cannot run here, or `nil` when it can. It also waits for
   /// `SWITCHBOARD_INTEROP=1`: the namespaces, avahi and zeroconf take a minute on a loaded
