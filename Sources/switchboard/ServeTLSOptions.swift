@@ -59,8 +59,7 @@ enum ServeTLSOptions {
   /// server is made.
   static func blockReloadSignal(_ config: ServerConfiguration) {
     guard !config.tlsCertificates.isEmpty else { return }
-    var set = reloadSignal
-    pthread_sigmask(SIG_BLOCK, &set, nil)
+    SignalWaiter.block([SIGHUP])
   }
 
   /// With TLS on, starts a thread (`sb-sighup`) on which each SIGHUP reloads the
@@ -68,28 +67,16 @@ enum ServeTLSOptions {
   static func installReload(_ server: ChatServer, logger: Log) {
     guard !server.configuration.tlsCertificates.isEmpty else { return }
     do {
-      try SystemThread.start(name: "sb-sighup") {
-        var set = reloadSignal
-        while true {
-          var sig: Int32 = 0
-          guard sigwait(&set, &sig) == 0 else { continue }
-          do {
-            try server.reloadTLS()
-          } catch {
-            logger.error("tls reload failed; keeping the old certificates", metadata: ["error": "\(error)"])
-          }
+      try SignalWaiter.start(name: "sb-sighup", signals: [SIGHUP]) { _ in
+        do {
+          try server.reloadTLS()
+        } catch {
+          logger.error("tls reload failed; keeping the old certificates", metadata: ["error": "\(error)"])
         }
       }
     } catch {
       logger.warning("cannot start the SIGHUP thread; certificates will not be reloaded", metadata: ["error": "\(error)"])
     }
-  }
-
-  private static var reloadSignal: sigset_t {
-    var set = sigset_t()
-    sigemptyset(&set)
-    sigaddset(&set, SIGHUP)
-    return set
   }
 
   /// The banner's TLS URLs for `host`.
