@@ -271,8 +271,8 @@ async def chat_as(page, name, text, line, what):
         raise Failure(f"page: #input not cleared after sending ({value!r})")
 
 
-async def scenario(args):
-    host = args.host
+async def start_chromium(args, extra_flags=()):
+    """Starts headless Chromium with a fresh profile; returns (cdp, its websocket, product)."""
     profile = tempfile.mkdtemp(prefix="sb-chromium-")
     CHROME["profile"] = profile
     chromium = args.chromium or shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -283,7 +283,7 @@ async def scenario(args):
            "--disable-extensions", "--disable-background-networking", "--disable-component-update",
            "--disable-sync", "--disable-default-apps", "--metrics-recording-only", "--no-pings",
            "--password-store=basic", "--use-mock-keychain", "--mute-audio", "--hide-scrollbars",
-           "--lang=en-US", "about:blank"]
+           "--lang=en-US", *extra_flags, "about:blank"]
     log = open(os.path.join(profile, "chromium.log"), "wb")
     CHROME["proc"] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     port_file = os.path.join(profile, "DevToolsActivePort")
@@ -303,6 +303,12 @@ async def scenario(args):
     ws = await websockets.connect(devtools, max_size=None, ping_interval=None, open_timeout=10)
     cdp = CDP(ws)
     version = await cdp.call("Browser.getVersion")
+    return cdp, ws, version.get("product", "chromium")
+
+
+async def scenario(args):
+    host = args.host
+    cdp, ws, product = await start_chromium(args)
 
     line = LineClient(host, args.tcp_port)
     line.send("iam:ncuser")
@@ -349,7 +355,7 @@ async def scenario(args):
     except Failure:
         pass
     await ws.close()
-    return version.get("product", "chromium")
+    return product
 
 
 def main():
@@ -365,6 +371,12 @@ def main():
         print("FAIL: loopback hosts only")
         sys.exit(1)
 
+    run(scenario, args, lambda product: f"browser chat ({product})", f"; screenshot {args.screenshot}")
+
+
+def run(scenario, args, describe, suffix=""):
+    """Runs `scenario(args)` within args.timeout (a hard alarm too), cleans Chromium up and
+    exits: 0 with "OK: …", 1 with "FAIL: reason"."""
     def on_alarm(*_):
         print(f"FAIL: hard timeout of {args.timeout:.0f}s")
         sys.stdout.flush()
@@ -378,7 +390,7 @@ def main():
     rc = 0
     try:
         product = asyncio.run(asyncio.wait_for(scenario(args), args.timeout))
-        print(f"OK: browser chat ({product}) in {time.monotonic() - started:.1f}s; screenshot {args.screenshot}")
+        print(f"OK: {describe(product)} in {time.monotonic() - started:.1f}s{suffix}")
     except Failure as e:
         print(f"FAIL: {e}")
         rc = 1
