@@ -162,6 +162,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   private func feed(_ bytes: UnsafeRawBufferPointer) {
     guard state.heard(at: Deadline.now()) else { return }
     for action in protocolState.receive(bytes) {
+      // Closed meanwhile (flooding, idle): the rest of this read is not handled or judged.
+      if state.isFinished { return }
       switch action {
       case .send(let frame):
         write(frame)

@@ -200,7 +200,7 @@ struct LimitsTests {
     try await withServer({ $0.limits.maxByteRate = 2000 }) { server in
       let ws = try WebSocketTestClient(server.httpAddress!, path: "/?name=bulk")
       let text = String(repeating: "y", count: 1000)
-      for _ in 0..<60 { try? ws.send(text: "{\"type\":\"message\",\"text\":\"\(text)\"}") }
+      for _ in 0..<60 { try? ws.send(text: #"{"type":"message","data":{"text":"\#(text)"}}"#) }
       var refusals = 0
       var close: (WebSocketCloseCode?, String)?
       let deadline = ContinuousClock.now + .seconds(10)
@@ -227,7 +227,7 @@ struct LimitsTests {
       var quietClose: (WebSocketCloseCode?, String)?
       var quietError = false
       while quietClose == nil, ContinuousClock.now - started < .seconds(10) {
-        try talker.send(text: "{\"type\":\"message\",\"text\":\"still here\"}")
+        try talker.send(text: #"{"type":"message","data":{"text":"still here"}}"#)
         try quiet.sendRaw([0x89, 0x80, 0, 0, 0, 0])  // a masked ping, empty
         let until = ContinuousClock.now + .milliseconds(400)
         while quietClose == nil, ContinuousClock.now < until {
@@ -246,7 +246,7 @@ struct LimitsTests {
       #expect(elapsed >= .milliseconds(1400), "closed after \(elapsed), before the timeout")
       #expect(server.metrics.limits.idleTimeouts.load(ordering: .relaxed) == 1)
       // The talker is still there.
-      try talker.send(text: "{\"type\":\"message\",\"text\":\"after\"}")
+      try talker.send(text: #"{"type":"message","data":{"text":"after"}}"#)
       _ = try talker.nextJSON(type: "message") { ($0["data"] as? [String: Any])?["text"] as? String == "after" }
     }
   }
