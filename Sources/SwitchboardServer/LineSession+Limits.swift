@@ -34,9 +34,8 @@ extension LineSession {
       guard let self = context.sessions[memberID] as? LineSession, !self.closing,
         let timeout = context.configuration.limits.idleTimeout
       else { return }
-      let quiet = Deadline.now().nanoseconds &- self.lastRead.nanoseconds
-      if quiet < timeout.nanoseconds {
-        self.armIdle(after: .nanoseconds(Int64(timeout.nanoseconds - quiet)))
+      if let left = ServerLimits.idleTimeLeft(since: self.lastRead, timeout: timeout) {
+        self.armIdle(after: left)
         return
       }
       context.metrics.limits.idleTimeouts.add(1, ordering: .relaxed)

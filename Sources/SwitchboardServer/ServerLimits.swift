@@ -1,3 +1,5 @@
+import SwitchboardIO
+
 #if canImport(Glibc)
   import Glibc
 #else
@@ -36,6 +38,13 @@ public struct ServerLimits: Sendable, Equatable {
   public var maxDatagramRate: Int? = 1000
 
   public init() {}
+
+  /// What is left of the idle timeout after the last activity, or `nil` when it ran out
+  /// (the check of `--idle-timeout` on lines and WebSocket).
+  static func idleTimeLeft(since last: Deadline, timeout: Duration, now: Deadline = .now()) -> Duration? {
+    let quiet = now.nanoseconds &- last.nanoseconds
+    return quiet < timeout.nanoseconds ? .nanoseconds(Int64(timeout.nanoseconds - quiet)) : nil
+  }
 
   /// The soft open-file limit less 64, at least 16.
   public static func descriptorBudget() -> Int {

@@ -27,9 +27,8 @@ extension WebSocketSession {
       guard let self = context.sessions[memberID] as? WebSocketSession,
         let timeout = context.configuration.limits.idleTimeout
       else { return }
-      let quiet = Deadline.now().nanoseconds &- self.lastData.nanoseconds
-      if quiet < timeout.nanoseconds {
-        self.armIdle(after: .nanoseconds(Int64(timeout.nanoseconds - quiet)))
+      if let left = ServerLimits.idleTimeLeft(since: self.lastData, timeout: timeout) {
+        self.armIdle(after: left)
         return
       }
       context.metrics.limits.idleTimeouts.add(1, ordering: .relaxed)

@@ -70,11 +70,7 @@ async def scenario(args):
         raise Failure(f"page without a token: status {status!r} does not give the reason")
 
     line.close()
-    try:
-        await cdp.call("Browser.close", timeout=5)
-    except Failure:
-        pass
-    await ws.close()
+    await browser_chat.close_browser(cdp, ws)
     return product
 
 

@@ -306,6 +306,15 @@ async def start_chromium(args, extra_flags=()):
     return cdp, ws, version.get("product", "chromium")
 
 
+async def close_browser(cdp, ws):
+    """Asks Chromium to quit and closes the DevTools connection (cleanup() kills it anyway)."""
+    try:
+        await cdp.call("Browser.close", timeout=5)
+    except Failure:
+        pass
+    await ws.close()
+
+
 async def scenario(args):
     host = args.host
     cdp, ws, product = await start_chromium(args)
@@ -350,11 +359,7 @@ async def scenario(args):
                         "the line-port page's message on the HTTP-port page")
 
     line.close()
-    try:
-        await cdp.call("Browser.close", timeout=5)
-    except Failure:
-        pass
-    await ws.close()
+    await close_browser(cdp, ws)
     return product
 
 
