@@ -145,9 +145,9 @@ public final class ChatHub: RoomBrokerSink {
         removeLocked(&state, id: id, info: previous, announceLeave: previous.announced)
       }
       let wasAnnounced = previous?.announced == true
-      // Passing the current name (a move to another room) keeps the name asked for, so
-      // `alice (2)` is `alice` again in a room where `alice` is free.
-      // A join of the room it is already in (or waiting for) keeps its name.
+      // A join of the room it is already in (or waiting for) keeps its name. Passing the
+      // current name (a move to another room) keeps the name asked for, so `alice (2)` is
+      // `alice` again in a room where `alice` is free.
       let keep = previous?.room == room
       let requested = previous.map { keep || name == $0.name ? $0.requestedName : name } ?? name
       if let previous { releaseNameLocked(&state, previous) }

@@ -65,11 +65,9 @@ extension LineParticipant {
       // Without tokens a name taken in the room becomes `name (2)`; the member is told.
       let assigned = hub.rename(memberID, to: name) ?? name
       if !wasAnnounced { hub.announce(memberID) }
-      if case .nick = LineCommand.parse(text) {
-        reply("* you are now \(assigned)")
-      } else if assigned != name {
-        reply("* you are now \(assigned)")
-      }
+      let isNick: Bool
+      if case .nick = LineCommand.parse(text) { isNick = true } else { isNick = false }
+      if isNick || assigned != name { reply("* you are now \(assigned)") }
     case .message(let body):
       ensureAnnounced()
       if hub.publish(from: memberID, text: body) {
