@@ -152,8 +152,8 @@ public final class ChatHub: RoomBrokerSink {
       let requested = previous.map { keep || name == $0.name ? $0.requestedName : name } ?? name
       if let previous { releaseNameLocked(&state, previous) }
       var info = MemberInfo(
-        name: keep ? previous!.name : uniqueNameLocked(state, requested, room: room), requestedName: requested,
-        room: room, color: previous?.color ?? nextColor(&state),
+        name: keep ? previous!.name : uniqueNameLocked(state, requested, room: room),
+        requestedName: requested, room: room, color: previous?.color ?? nextColor(&state),
         announced: wasAnnounced || announce, shard: shard.index, placement: .inRoom)
       useNameLocked(&state, info)
       let load = state.rooms[room] == nil

@@ -20,7 +20,8 @@ extension LineSession {
     case .close:
       context.logger.notice(
         "closed a flooding connection",
-        metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "line", error: unit.closeReason))
+        metadata: .connection(
+          peer: connection.remoteAddress, member: memberID, dialect: "line", error: unit.closeReason))
       reply("! " + unit.closeLine)
       leaveAndHalfClose()
       return false

@@ -38,7 +38,8 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     connection.delegate = self
     rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
     byteLimit = context.configuration.limits.maxByteRate.map {
-      MessageRateLimiter(rate: $0, strikesBeforeClose: MessageRateLimiter.byteRateStrikes, now: Deadline.now().nanoseconds)
+      MessageRateLimiter(
+        rate: $0, strikesBeforeClose: MessageRateLimiter.byteRateStrikes, now: Deadline.now().nanoseconds)
     }
     context.sessions[memberID] = self
     context.metrics.tcpOpen.add(1, ordering: .relaxed)

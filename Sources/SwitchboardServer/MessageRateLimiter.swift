@@ -68,7 +68,9 @@ extension MessageRateLimiter {
     }
 
     /// The last line before a line connection is closed.
-    var closeLine: String { self == .messages ? "too many messages, disconnected" : "too many bytes, disconnected" }
+    var closeLine: String {
+      self == .messages ? "too many messages, disconnected" : "too many bytes, disconnected"
+    }
 
     /// The configured rate.
     func limit(in limits: ServerLimits) -> Int {

@@ -45,6 +45,7 @@ public final class ServerMetrics: Sendable {
       ("switchboard_members", "gauge", members),
       ("switchboard_rooms", "gauge", rooms),
     ]
-    return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined() + limits.prometheusText() + tls.prometheusText()
+    return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined() + limits.prometheusText()
+      + tls.prometheusText()
   }
 }

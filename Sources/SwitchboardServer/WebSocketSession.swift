@@ -124,7 +124,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     connection.delegate = self
     rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
     byteLimit = context.configuration.limits.maxByteRate.map {
-      MessageRateLimiter(rate: $0, strikesBeforeClose: MessageRateLimiter.byteRateStrikes, now: Deadline.now().nanoseconds)
+      MessageRateLimiter(
+        rate: $0, strikesBeforeClose: MessageRateLimiter.byteRateStrikes, now: Deadline.now().nanoseconds)
     }
     context.sessions[memberID] = self
     context.metrics.webSocketOpen.add(1, ordering: .relaxed)

@@ -39,15 +39,16 @@ import Testing
     await first.stop()
   }
 
-  @Test(arguments: [
-    ("* you are now alice (2)", "alice (2)"),
-    ("* you are now bob", "bob"),
-    ("* you are now in dev (2 members)", nil),
-    ("* you are now in lobby (1 member)", nil),
-    ("* you are now in the garden", "in the garden"),
-    ("* you are now ", nil),
-    ("* alice is now bob", nil),
-  ] as [(String, String?)])
+  @Test(
+    arguments: [
+      ("* you are now alice (2)", "alice (2)"),
+      ("* you are now bob", "bob"),
+      ("* you are now in dev (2 members)", nil),
+      ("* you are now in lobby (1 member)", nil),
+      ("* you are now in the garden", "in the garden"),
+      ("* you are now ", nil),
+      ("* alice is now bob", nil),
+    ] as [(String, String?)])
   func theLineNoticeThatConfirmsAName(line: String, name: String?) {
     #expect(ChatWire.confirmedName(in: line) == name)
   }

@@ -292,7 +292,8 @@ struct TLSListenerTests {
     defer { server.process.signal(SIGTERM) }
     // Two connections from 127.0.0.2 that have not begun a handshake hold its two slots.
     var held = try (0..<2).map { _ in
-      try LineClient(SocketAddress(host: "127.0.0.1", port: server.tls), from: SocketAddress(host: "127.0.0.2", port: 0))
+      try LineClient(
+        SocketAddress(host: "127.0.0.1", port: server.tls), from: SocketAddress(host: "127.0.0.2", port: 0))
     }
     for port in [server.tls, server.https] {
       let refused = try await tlsPeer("handshake", port: port, from: "127.0.0.2", caFile: pki.caFile)

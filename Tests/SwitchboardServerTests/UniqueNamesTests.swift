@@ -116,7 +116,8 @@ struct UniqueNamesTests {
       try phone.sendLine("auth:" + TestTokens.token(sub: "alice"))
       try phone.expectLine("* authenticated as alice")
       try observer.expectLine("* alice has joined")
-      let laptop = try WebSocketTestClient(server.httpAddress!, path: "/?token=" + TestTokens.token(sub: "alice"))
+      let laptop = try WebSocketTestClient(
+        server.httpAddress!, path: "/?token=" + TestTokens.token(sub: "alice"))
       #expect(try laptop.nextJSON(type: "name")["data"] as? String == "alice")
       try observer.expectLine("* alice has joined")
       #expect(try who(observer) == ["alice", "alice", "observer"])
