@@ -81,6 +81,7 @@ for i in 0 1 2; do
     --log-level warning >"$work/node$((i + 1)).log" 2>&1 &
   pids+=($!)
   node_pids+=($!)
+  disown $!   # node 1 is killed on purpose: no "Killed" line from bash
 done
 for i in 0 1 2; do
   wait_port "${http[$i]}" "node $((i + 1))"

@@ -39,7 +39,7 @@ class WSClient:
         self.messages = []  # (id, text)
         self.ws = None
         self.reader = None
-        self.changed = asyncio.Event()
+        self.closed = False
 
     async def open(self, port):
         self.ws = await asyncio.wait_for(
@@ -57,9 +57,9 @@ class WSClient:
                     history.set()
                 elif frame.get("type") == "message":
                     self.messages.append((frame["data"]["id"], frame["data"]["text"]))
-                    self.changed.set()
         except websockets.ConnectionClosed:
             pass
+        self.closed = True
 
     async def send(self, text):
         await self.ws.send(json.dumps({"type": "message", "data": {"text": text}}))
@@ -76,7 +76,7 @@ class LineClient:
     def __init__(self, name):
         self.name = name
         self.lines = []
-        self.changed = asyncio.Event()
+        self.closed = False
 
     async def open(self, port):
         self.reader, self.writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), DEADLINE)
@@ -91,9 +91,12 @@ class LineClient:
         self.task = asyncio.create_task(self._read())
 
     async def _read(self):
-        while line := await self.reader.readline():
-            self.lines.append(line.decode().rstrip("\n"))
-            self.changed.set()
+        try:
+            while line := await self.reader.readline():
+                self.lines.append(line.decode().rstrip("\n"))
+        except OSError:  # a reset: the node went away
+            pass
+        self.closed = True
 
     async def send(self, text):
         self.writer.write(f"msg:{text}\n".encode())
@@ -156,7 +159,7 @@ async def round_of(tag, port_http, port_tcp, count, per_client, node_http, node_
     if len(set(ids)) != len(everything) or ids != sorted(ids):
         raise Failure(f"{tag}: ids {ids} are not distinct and increasing")
     print(f"{tag}: {len(ws)} WebSocket and {len(tcp)} TCP clients saw all {len(everything)} messages (ids {ids[0]}…{ids[-1]})")
-    return ws, tcp, ids
+    return ws, tcp, ids, landed_http[0] + landed_tcp[0]
 
 
 async def main():
@@ -174,14 +177,23 @@ async def main():
         if r.status != 200:
             raise Failure(f"/healthz through nginx: {r.status}")
 
-    ws, tcp, ids = await round_of("a", a.nginx_http, a.nginx_tcp, 6, 2, node_http, node_tcp, {0, 1, 2})
+    ws, tcp, ids, on_node1 = await round_of("a", a.nginx_http, a.nginx_tcp, 6, 2, node_http, node_tcp, {0, 1, 2})
 
     os.kill(a.kill_pid, signal.SIGKILL)
     await wait_for("node 1's connections to go", lambda: established(node_http[0]) == 0 and established(node_tcp[0]) == 0)
     print("node 1 killed")
-    ws2, tcp2, ids2 = await round_of("b", a.nginx_http, a.nginx_tcp, 6, 1, node_http, node_tcp, {1, 2})
+    ws2, tcp2, ids2, _ = await round_of("b", a.nginx_http, a.nginx_tcp, 6, 1, node_http, node_tcp, {1, 2})
     if min(ids2) <= max(ids):
         raise Failure(f"ids after the kill ({ids2}) do not continue after {max(ids)}")
+    # The first clients: node 1's were cut off, the others still get everything.
+    cut = [c.name for c in ws + tcp if c.closed]
+    if len(cut) != on_node1:
+        raise Failure(f"expected node 1's {on_node1} clients to be cut off, got {cut}")
+    later = {f"{c.name}-m0" for c in ws2 + tcp2}
+    for c in ws + tcp:
+        if not c.closed:
+            await wait_for(f"{c.name} (node 2 or 3) to see the messages sent after the kill", lambda c=c: later <= c.texts())
+    print(f"a: node 1's clients {cut} were cut off; the other 8 saw the {len(later)} messages sent after the kill")
     for c in ws + tcp + ws2 + tcp2:
         try:
             await c.close()
