@@ -28,22 +28,12 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
-SB="$SCRATCH/release/switchboard"
-[ -x "$SB" ] || (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product switchboard >/dev/null)
-WORK=${BENCH_WORK:-/tmp/switchboard-bench}
-OUT="$WORK/cross-node-$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
-ulimit -n "$(ulimit -Hn)"
+. "$ROOT/benchmarks/common.sh"
+bench_setup cross-node
 
 PIDS=()
 stop_all() { for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; PIDS=(); }
 trap stop_all EXIT
-free_ports() { python3 -c "
-import socket
-s = [socket.socket() for _ in range($1)]
-for x in s: x.bind(('127.0.0.1', 0))
-print(' '.join(str(x.getsockname()[1]) for x in s))"; }
 wait_port() { for _ in $(seq 100); do ss -Hltn "sport = :$1" | grep -q LISTEN && return 0; sleep 0.1; done; echo "port $1 not listening" >&2; return 1; }
 ticks() { local t=0; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
 

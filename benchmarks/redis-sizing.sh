@@ -24,11 +24,8 @@ PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-read -r RP TP < <(python3 -c '
-import socket
-a, b = socket.socket(), socket.socket()
-a.bind(("127.0.0.1", 0)); b.bind(("127.0.0.1", 0))
-print(a.getsockname()[1], b.getsockname()[1])')
+. "$ROOT/benchmarks/common.sh"
+read -r RP TP < <(free_ports 2)
 redis-server --bind 127.0.0.1 --port "$RP" --save '' --appendonly no >"$WORK/redis.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 100); do redis-cli -p "$RP" ping >/dev/null 2>&1 && break; sleep 0.1; done

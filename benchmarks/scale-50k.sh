@@ -24,13 +24,8 @@ DURATION=${3:-20}
 GENS=${GENERATORS:-4}
 BUDGET=${CONNECT_BUDGET:-90}
 NODES=3
-SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
-SB="$SCRATCH/release/switchboard"
-[ -x "$SB" ] || (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product switchboard >/dev/null)
-WORK=${BENCH_WORK:-/tmp/switchboard-bench}
-OUT="$WORK/scale-50k-$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
-ulimit -n "$(ulimit -Hn)"
+. "$ROOT/benchmarks/common.sh"
+bench_setup scale-50k
 HARD=$(ulimit -Hn)
 PER_GEN=$(( (TOTAL + GENS - 1) / GENS ))
 PER_NODE=$(( (TOTAL + NODES - 1) / NODES ))
@@ -42,11 +37,7 @@ fi
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
 trap cleanup EXIT
-read -r RP PORT < <(python3 -c "
-import socket
-a = socket.socket(); a.bind(('127.0.0.1', 0))
-b = socket.socket(); b.bind(('127.0.0.1', 0))
-print(a.getsockname()[1], b.getsockname()[1])")
+read -r RP PORT < <(free_ports 2)
 redis-server --bind 127.0.0.1 --port "$RP" --save '' --appendonly no >"$OUT/redis.log" 2>&1 &
 REDIS=$!; PIDS+=($REDIS)
 for _ in $(seq 100); do redis-cli -p "$RP" ping >/dev/null 2>&1 && break; sleep 0.1; done
