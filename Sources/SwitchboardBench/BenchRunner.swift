@@ -77,14 +77,7 @@ public enum BenchRunner {
         reporter.sleep(untilAtMost: settleDeadline, phase: "settle")
       }
       result.settleSeconds = Double(monotonicNanos() - settleStart) / 1e9
-      var wait = 0.02
-      if let startAt = config.startAt {
-        // The wall clock names the moment for every process; the window runs on the
-        // monotonic clock, which the processes of one machine share.
-        wait = startAt - wallSeconds()
-        if wait < 0 { progress("warning: --start-at was \(Format.fixed(-wait, 1)) s ago") }
-      }
-      let sendStart = monotonicNanos() &+ UInt64(max(0, wait) * 1e9)
+      let sendStart = sendStartNanos(config, progress: progress)
       let measureStart = sendStart &+ UInt64(config.warmup * 1e9)
       let measureEnd = measureStart &+ UInt64(config.duration * 1e9)
       for bench in loops {
@@ -144,6 +137,20 @@ public enum BenchRunner {
     result.sent = totals.sentMeasured
     result.delivered = totals.deliveredMeasured
     return result
+  }
+
+  /// When sending starts (monotonic ns): 20 ms from now, or `--start-at`. The wall clock
+  /// names that moment for every process; the window runs on the monotonic clock, which
+  /// the processes of one machine share. A process that comes late still uses the named
+  /// moment, so its window is everyone's: a late sender sends only in what is left of it,
+  /// and what it sends is stamped, and counted, inside the same window as the others count.
+  private static func sendStartNanos(_ config: BenchConfiguration, progress: (String) -> Void) -> UInt64 {
+    let now = monotonicNanos()
+    guard let startAt = config.startAt else { return now &+ 20_000_000 }
+    let wait = startAt - wallSeconds()
+    if wait >= 0 { return now &+ UInt64(wait * 1e9) }
+    progress("warning: --start-at was \(Format.fixed(-wait, 1)) s ago: measuring what is left of the window")
+    return now &- min(now, UInt64(-wait * 1e9))
   }
 
   /// Seconds since the Unix epoch.
