@@ -233,7 +233,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         session.sendText(JSONDialect.ack(ref: ref, id: receipt.id))
       case .failure(let error):
         let which = error.messageID.map { "message \($0)" } ?? "the message"
-        session.sendText(JSONDialect.error(code: "not_stored", message: "\(which) was not stored: \(error)"))
+        session.sendText(
+          JSONDialect.error(code: "not_stored", message: "\(which) was not stored: \(error)", ref: ref))
       }
     }
     if accepted { context.metrics.messagesPublished.add(1, ordering: .relaxed) }
