@@ -16,8 +16,8 @@ private let binaryPath = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
 /// and what arrived. `--redis-timeout 0.5` makes outages show within a test: commands and
 /// connects time out after 0.5 s, publishes after 1 s, the probe runs every 0.5 s.
 @Suite(
-  .onTestThreads, .serialized,
-  .enabled(if: binaryPath != nil && RedisServer.isInstalled, "needs SWITCHBOARD_BIN and redis-server"))
+  .serialized, .enabled(if: binaryPath != nil && RedisServer.isInstalled, "needs SWITCHBOARD_BIN and redis-server"),
+  .onTestThreads)
 struct ScaleOutProcessTests {
   private var binary: String { binaryPath! }
 
