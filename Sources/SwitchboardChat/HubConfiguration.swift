@@ -10,5 +10,9 @@ public struct HubConfiguration: Sendable {
   /// at once with ``BrokerError/busy`` (a store or broker that does not answer must not
   /// grow memory without bound).
   public var maxQueuedWhileLoading = 10_000
+  /// How long a room may have no member on this node before the hub drops it and tells
+  /// the broker (``RoomBroker/roomIdle(_:)``); long enough that join/leave churn does not
+  /// close and reopen it. `nil` keeps rooms for good.
+  public var roomIdleGrace: Duration? = .seconds(30)
   public init() {}
 }
