@@ -51,6 +51,30 @@ enum RedisBrokerScripts {
     return count
     """)
 
+  /// Expire: drop the room's presence entries past their expiry and announce a leave for
+  /// each — the members of a node that died or lost Redis. Atomic, so of several nodes
+  /// running it only one removes (and announces) an entry. The leave carries the dead
+  /// node's id and no colour (entries hold `<node>|<member>|<name>`).
+  ///
+  /// `KEYS`: members. `ARGV`: now (ms), channel. Returns how many entries expired.
+  static let expire = RedisScript(
+    """
+    local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
+    if #gone == 0 then return 0 end
+    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
+    local count = redis.call('ZCOUNT', KEYS[1], ARGV[1], '+inf')
+    for _, entry in ipairs(gone) do
+      local a = string.find(entry, '|', 1, true)
+      local b = a and string.find(entry, '|', a + 1, true)
+      if b and b < #entry then
+        local name = string.sub(entry, b + 1)
+        redis.call('PUBLISH', ARGV[2],
+          'sb1p ' .. count .. ' leave ' .. string.sub(entry, 1, a - 1) .. ' ' .. #name .. ' 0 0 ' .. name)
+      end
+    end
+    return #gone
+    """)
+
   /// Read: the room's epoch and last id (creating the meta hash with a fresh epoch when it
   /// is missing, and dropping a stream left from a lost epoch), and kept messages.
   ///

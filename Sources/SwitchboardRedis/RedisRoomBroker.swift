@@ -69,6 +69,8 @@ public final class RedisRoomBroker: RoomBroker {
     var reachability = Reachability.reachable
     var subscriberConnects = 0
     var refresh: Scheduled?
+    /// Presence refreshes sent (for tests that wait for one).
+    var refreshes = 0
   }
 
   /// How it works.
@@ -670,10 +672,14 @@ public final class RedisRoomBroker: RoomBroker {
     for (room, keys, after) in rooms { fill(room, keys: keys, after: after) }
   }
 
-  /// Writes this node's members again with a new expiry and drops expired entries.
+  /// Writes this node's members again with a new expiry and drops expired entries,
+  /// announcing them as leaves (``RedisBrokerScripts/expire``).
   private func refreshPresence() {
     loop.execute { [self] in
-      let local = state.withLock { $0.isClosed ? [:] : $0.local }
+      let local = state.withLock { state in
+        state.refreshes += 1
+        return state.isClosed ? [:] : state.local
+      }
       guard let client else { return }
       let now = String(ChatClock.milliseconds())
       let score = String(expiry())
@@ -682,10 +688,16 @@ public final class RedisRoomBroker: RoomBroker {
         var command = ["ZADD", key]
         for (member, name) in members { command += [score, entry(member, name: name)] }
         client.send(RESPCommand(command)) { _ in }
-        client.send(RESPCommand("ZREMRANGEBYSCORE", key, "-inf", "(" + now)) { _ in }
+        let channel = RedisRoomKeys(room: room).channel
+        client.eval(
+          RedisBrokerScripts.expire, keys: [Array(key.utf8)], arguments: [Array(now.utf8), Array(channel.utf8)]
+        ) { _ in }
       }
     }
   }
+
+  /// How many presence refreshes this node has sent.
+  var presenceRefreshes: Int { state.withLock { $0.refreshes } }
 
   private func entry(_ member: MemberID, name: String) -> String {
     "\(configuration.nodeID)|\(member.raw)|\(name)"

@@ -77,7 +77,9 @@ struct RedisBrokerSeamTests {
 
   @Test func joinLeaveAndRenameLinesReachEveryNodeWithClusterCounts() async throws {
     let server = try RedisServer()
-    let nodes = try (0..<3).map { _ in try BrokerNode(server) }
+    let nodes = try (0..<3).map { _ in
+      try BrokerNode(server, presenceRefresh: .milliseconds(200), presenceLifetime: .milliseconds(800))
+    }
     defer { nodes.forEach { $0.stop() } }
     let bob = try nodes[1].join("bob")
     let cat = try nodes[2].join("cat")
@@ -109,6 +111,18 @@ struct RedisBrokerSeamTests {
     // A node sees its own members' lines once, from the hub, not again from Redis.
     #expect(bob.presenceEvents.filter { $0.kind == .rename(from: "bob") }.count == 1)
     #expect(cat.presenceEvents.filter { $0.author == "cat" }.count == 1)
+    // A node that dies (stops refreshing, entries left behind): its member's entry
+    // expires and the survivors see a leave, once.
+    nodes[2].freezePresence()
+    try await eventually("robert sees cat leave") {
+      bob.presenceEvents.contains { $0.kind == .leave && $0.author == "cat" && $0.members == 1 }
+    }
+    // The next refreshes find nothing more to expire.
+    let leaves = bob.presenceEvents.count
+    let refreshed = nodes[1].broker.presenceRefreshes
+    try await eventually("three more refreshes") { nodes[1].broker.presenceRefreshes >= refreshed + 3 }
+    #expect(bob.presenceEvents.count == leaves)
+    #expect(bob.presenceEvents.filter { $0.kind == .leave && $0.author == "cat" }.count == 1)
   }
 }
 
