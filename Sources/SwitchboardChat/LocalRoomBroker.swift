@@ -157,10 +157,11 @@ public final class LocalRoomBroker: RoomBroker {
       }
       let sink = state.sink
       sink?.deliver(message, epoch: epoch, origin: draft.origin)
+      let key = draft.clientKey
       // Queued after the delivery, so an `ack` never overtakes the message; under the lock,
       // so the store sees the room's messages in id order.
       store.append(message) { [self] result in
-        let retries = draft.clientKey.map { kept(key: $0, room: message.room, result) } ?? []
+        let retries = key.map { kept(key: $0, room: message.room, result) } ?? []
         switch result {
         case .success:
           let receipt = PublishReceipt(id: id, epoch: epoch)
