@@ -152,7 +152,8 @@ public final class LocalRoomBroker: RoomBroker {
       let message = draft.message(id: id)
       if let key = draft.clientKey {
         clientKeys.withLock { rooms in
-          rooms[draft.room, default: ClientKeys()].insert(key, KeyedPublish(id: id, epoch: epoch, kept: false))
+          rooms[draft.room, default: ClientKeys()].insert(
+            key, KeyedPublish(id: id, epoch: epoch, kept: false))
         }
       }
       let sink = state.sink

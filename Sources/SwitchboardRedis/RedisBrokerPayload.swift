@@ -137,8 +137,9 @@ public struct RedisBrokerPayload: Sendable, Hashable {
     let authorCount = try cursor.number(limit: 10)
     let colorCount = try cursor.number(limit: 10)
     let fromCount = try cursor.number(limit: 10)
-    guard authorCount <= limits.maxNameBytes, colorCount <= limits.maxNameBytes, fromCount <= limits.maxNameBytes
-    else { throw DecodingError("name over \(limits.maxNameBytes) bytes") }
+    guard max(authorCount, colorCount, fromCount) <= limits.maxNameBytes else {
+      throw DecodingError("name over \(limits.maxNameBytes) bytes")
+    }
     let author = try cursor.take(Int(authorCount))
     let color = try cursor.take(Int(colorCount))
     let from = try cursor.take(Int(fromCount))

@@ -251,7 +251,9 @@ public final class RedisRoomBroker: RoomBroker {
         Array(String(ChatClock.milliseconds()).utf8), Array(keys.channel.utf8),
         RedisBrokerPayload.presenceTail(event, node: configuration.nodeID),
       ]
-      client.eval(RedisBrokerScripts.presence, keys: [Array(keys.members.utf8)], arguments: arguments) { _ in }
+      client.eval(RedisBrokerScripts.presence, keys: [Array(keys.members.utf8)], arguments: arguments) {
+        _ in
+      }
     }
   }
 
@@ -689,9 +691,8 @@ public final class RedisRoomBroker: RoomBroker {
         for (member, name) in members { command += [score, entry(member, name: name)] }
         client.send(RESPCommand(command)) { _ in }
         let channel = RedisRoomKeys(room: room).channel
-        client.eval(
-          RedisBrokerScripts.expire, keys: [Array(key.utf8)], arguments: [Array(now.utf8), Array(channel.utf8)]
-        ) { _ in }
+        let arguments = [Array(now.utf8), Array(channel.utf8)]
+        client.eval(RedisBrokerScripts.expire, keys: [Array(key.utf8)], arguments: arguments) { _ in }
       }
     }
   }

@@ -7,7 +7,9 @@ import Testing
 /// same ref by the same sender is kept and delivered once and acknowledged with its id.
 @Suite(.onTestThreads)
 struct ChatHubClientRefTests {
-  @Test(arguments: BrokerKind.allCases) func aRetriedRefGetsTheFirstIDAndIsDeliveredOnce(_ kind: BrokerKind) throws {
+  @Test(arguments: BrokerKind.allCases) func aRetriedRefGetsTheFirstIDAndIsDeliveredOnce(_ kind: BrokerKind)
+    throws
+  {
     let hub = kind.makeHub()
     let shard = hub.makeShard(executor: InlineExecutor())
     let ann = RecordingMember(hub.nextMemberID())
@@ -52,7 +54,8 @@ struct ChatHubClientRefTests {
     try hub.joinNow(ann, shard: shard, name: "ann", room: "r", announce: true)
     let answers = Locked<[Result<PublishReceipt, BrokerError>]>([])
     for _ in 0..<2 {
-      hub.publish(from: ann.memberID, text: "hi", ref: "1") { result in answers.withLock { $0.append(result) } }
+      hub.publish(from: ann.memberID, text: "hi", ref: "1") { result in answers.withLock { $0.append(result) }
+      }
     }
     #expect(ann.messages.map(\.id) == [1])
     #expect(answers.value.isEmpty, "acked before the store kept it")
@@ -62,11 +65,14 @@ struct ChatHubClientRefTests {
     // A first publish the store fails: its retry fails too, and the key is forgotten, so
     // the next retry is kept anew.
     for _ in 0..<2 {
-      hub.publish(from: ann.memberID, text: "lost", ref: "2") { result in answers.withLock { $0.append(result) } }
+      hub.publish(from: ann.memberID, text: "lost", ref: "2") { result in
+        answers.withLock { $0.append(result) }
+      }
     }
     store.release(.failure(StoreError("disk full")))
     #expect(answers.value.dropFirst(2).allSatisfy { (try? $0.get()) == nil })
-    hub.publish(from: ann.memberID, text: "lost", ref: "2") { result in answers.withLock { $0.append(result) } }
+    hub.publish(from: ann.memberID, text: "lost", ref: "2") { result in answers.withLock { $0.append(result) }
+    }
     store.release(.success(()))
     #expect(try answers.value.last?.get().id == 3)
   }

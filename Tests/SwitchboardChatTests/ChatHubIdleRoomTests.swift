@@ -12,7 +12,9 @@ struct ChatHubIdleRoomTests {
     return configuration
   }
 
-  @Test(arguments: BrokerKind.allCases) func anEmptyRoomIsDroppedAndReopensInItsEpoch(_ kind: BrokerKind) async throws {
+  @Test(arguments: BrokerKind.allCases) func anEmptyRoomIsDroppedAndReopensInItsEpoch(_ kind: BrokerKind)
+    async throws
+  {
     let hub = kind.makeHub(configuration: Self.quick())
     let shard = hub.makeShard(executor: InlineExecutor())
     let ann = RecordingMember(hub.nextMemberID())

@@ -83,7 +83,9 @@ extension ChatHub {
   }
 
   /// Publishes and waits for the receipt's id (`nil`: the member is unknown).
-  func publishNow(from id: MemberID, text: String, ref: String? = nil, subject: String? = nil) throws -> UInt64? {
+  func publishNow(
+    from id: MemberID, text: String, ref: String? = nil, subject: String? = nil
+  ) throws -> UInt64? {
     let receipt = Locked<Result<PublishReceipt, BrokerError>?>(nil)
     let done = Signal()
     guard

@@ -19,7 +19,9 @@ import Testing
     let proxy = try ChildProcess(
       command: ["python3", "-u", script, "\(server.httpAddress!.port)", "--seconds", "60"])
     defer { proxy.stop() }
-    let port = try await proxy.waitForLine { line -> Int? in line.hasPrefix("port ") ? Int(line.dropFirst(5)) : nil }
+    let port = try await proxy.waitForLine { line -> Int? in
+      line.hasPrefix("port ") ? Int(line.dropFirst(5)) : nil
+    }
     let watcher = try ChatProbe(wsURL(server), name: "watcher")
     try await watcher.waitReady()
     let ada = try ChatProbe("ws://127.0.0.1:\(port)/", name: "ada")

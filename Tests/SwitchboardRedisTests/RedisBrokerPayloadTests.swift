@@ -62,7 +62,8 @@ struct RedisBrokerPayloadTests {
   static let presenceEvents = [
     PresenceEvent(kind: .join, author: "ann", room: "lobby", members: 3, color: "red"),
     PresenceEvent(kind: .leave, author: "b o b", room: "lobby", members: 0, color: ""),
-    PresenceEvent(kind: .rename(from: "zoë 🎉"), author: "zoe", room: "lobby", members: 4_000_000, color: "plum"),
+    PresenceEvent(
+      kind: .rename(from: "zoë 🎉"), author: "zoe", room: "lobby", members: 4_000_000, color: "plum"),
   ]
 
   @Test(arguments: presenceEvents) func presenceAnnouncementsRoundTrip(_ event: PresenceEvent) throws {
@@ -103,10 +104,10 @@ struct RedisBrokerPayloadTests {
     for round in 0..<20_000 {
       var bytes: [UInt8]
       if round % 2 == 0 {
-        bytes = Array("sb1p ".utf8)
-          + (0..<Int.random(in: 0..<40, using: &random)).map { _ in
-            "0123456789 joinleavrenm-ab".utf8.randomElement(using: &random)!
-          }
+        let tail = (0..<Int.random(in: 0..<40, using: &random)).map { _ in
+          "0123456789 joinleavrenm-ab".utf8.randomElement(using: &random)!
+        }
+        bytes = Array("sb1p ".utf8) + tail
       } else {
         bytes = valid
         for _ in 0..<Int.random(in: 1...4, using: &random) {

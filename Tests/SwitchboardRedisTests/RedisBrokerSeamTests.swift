@@ -15,7 +15,7 @@ struct RedisBrokerSeamTests {
   @Test func aRefRetriedOnAnotherNodeIsKeptOnceAndAckedWithTheFirstID() async throws {
     let server = try RedisServer()
     let nodes = try (0..<2).map { _ in try BrokerNode(server) }
-    defer { nodes.forEach { $0.stop() } }
+    defer { for node in nodes { node.stop() } }
     let first = try nodes[0].join("ann")
     let watcher = try nodes[1].join("bob")
     let ids = Locked<[UInt64]>([])
@@ -50,7 +50,7 @@ struct RedisBrokerSeamTests {
     quick.roomIdleGrace = .milliseconds(200)
     let idle = try BrokerNode(server, hub: quick)
     let other = try BrokerNode(server)
-    defer { [idle, other].forEach { $0.stop() } }
+    defer { for node in [idle, other] { node.stop() } }
     let ann = try idle.join("ann")
     let bob = try other.join("bob")
     for i in 1...3 { idle.publish(ann, "before \(i)") }
@@ -80,7 +80,7 @@ struct RedisBrokerSeamTests {
     let nodes = try (0..<3).map { _ in
       try BrokerNode(server, presenceRefresh: .milliseconds(200), presenceLifetime: .milliseconds(800))
     }
-    defer { nodes.forEach { $0.stop() } }
+    defer { for node in nodes { node.stop() } }
     let bob = try nodes[1].join("bob")
     let cat = try nodes[2].join("cat")
     try await eventually("cat's join reached bob") {
@@ -99,7 +99,9 @@ struct RedisBrokerSeamTests {
     nodes[1].queue.sync { nodes[1].hub.rename(bob.id, to: "robert") }
     for member in [ann, cat] {
       try await eventually("\(member.name) sees the rename") {
-        member.presenceEvents.contains { $0.kind == .rename(from: "bob") && $0.author == "robert" && $0.members == 3 }
+        member.presenceEvents.contains {
+          $0.kind == .rename(from: "bob") && $0.author == "robert" && $0.members == 3
+        }
       }
     }
     nodes[0].queue.sync { nodes[0].hub.leave(ann.id) }
@@ -144,7 +146,9 @@ private func expectSubscribers(_ count: Int, of room: String, on server: RedisSe
     try await untilSuccess {
       let reply = try await client.send(RESPCommand("PUBSUB", "NUMSUB", RedisRoomKeys(room: room).channel))
       let now = reply.elements?.last?.integer
-      guard now == Int64(count) else { throw TestFailure("\(now.map(String.init) ?? "?") subscribers, not \(count)") }
+      guard now == Int64(count) else {
+        throw TestFailure("\(now.map(String.init) ?? "?") subscribers, not \(count)")
+      }
     }
   }
 }
