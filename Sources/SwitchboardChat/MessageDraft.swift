@@ -28,10 +28,12 @@ public struct MessageDraft: Sendable {
   }
 
   /// The idempotency key of a client's `ref`, scoped to its sender (docs/PROTOCOLS.md,
-  /// "Refs"): with auth the token's `sub` (`subject`), else the sender's name; the room
-  /// is implied (brokers keep keys per room). The text is part of the key, so two
-  /// senders that share a name and a ref counter (every Switchboard client counts `c1`,
-  /// `c2` … from its start) lose nothing unless they also send the same text.
+  /// "Refs"): with auth the token's `sub` (`subject`), else the name the sender asked for
+  /// (`alice`, also when the room shows `alice (2)`: a client that reconnects while its old
+  /// connection lingers is still the same sender); the room is implied (brokers keep keys
+  /// per room). The text is part of the key, so two senders that share a name and a ref
+  /// counter (every Switchboard client counts `c1`, `c2` … from its start) lose nothing
+  /// unless they also send the same text.
   ///
   /// `t` or `n` (token or name scope), then three 16-digit hex FNV-1a digests — of the
   /// scope, the ref and the text — separated by `:`: 52 ASCII bytes whatever the input,

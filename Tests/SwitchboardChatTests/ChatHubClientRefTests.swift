@@ -32,6 +32,20 @@ struct ChatHubClientRefTests {
     #expect(watcher.messages.map(\.id) == [1, 2, 3, 4])
   }
 
+  @Test func aRetryWhileTheOldConnectionLingersIsTheSameSender() throws {
+    let hub = BrokerKind.localInline.makeHub()
+    let shard = hub.makeShard(executor: InlineExecutor())
+    let old = RecordingMember(hub.nextMemberID())
+    let new = RecordingMember(hub.nextMemberID())
+    try hub.joinNow(old, shard: shard, name: "ann", room: "r", announce: true)
+    #expect(try hub.publishNow(from: old.memberID, text: "hi", ref: "1") == 1)
+    // The client reconnected before the server noticed the old connection was gone.
+    try hub.joinNow(new, shard: shard, name: "ann", room: "r", announce: true)
+    #expect(hub.member(new.memberID)?.name == "ann (2)")
+    #expect(try hub.publishNow(from: new.memberID, text: "hi", ref: "1") == 1)
+    #expect(old.messages.map(\.id) == [1])
+  }
+
   @Test func withATokenTheSubjectScopesTheRefNotTheName() throws {
     let hub = BrokerKind.localInline.makeHub()
     let shard = hub.makeShard(executor: InlineExecutor())

@@ -96,7 +96,7 @@ struct RedisBrokerSeamTests {
       #expect(line.room == "lobby")
       #expect(line.color == ann.joinResult?.color)
     }
-    nodes[1].queue.sync { nodes[1].hub.rename(bob.id, to: "robert") }
+    nodes[1].queue.sync { _ = nodes[1].hub.rename(bob.id, to: "robert") }
     for member in [ann, cat] {
       try await eventually("\(member.name) sees the rename") {
         member.presenceEvents.contains {
