@@ -1,3 +1,4 @@
+import Dispatch
 import SwitchboardHTTP
 import Synchronization
 
@@ -49,6 +50,8 @@ public final class ChatHub: RoomBrokerSink {
     var nextMember: UInt64 = 1
     var nextJoin: UInt64 = 1
     var colorCursor = 0
+    /// Numbers the idle checks (``HubRoom/idleMark``).
+    var nextIdleMark: UInt64 = 0
     /// Presence events for the broker, handed over once the lock is released.
     var presenceOutbox: [(PresenceEvent, MemberID)] = []
   }
@@ -58,6 +61,9 @@ public final class ChatHub: RoomBrokerSink {
   /// Where rooms' ids, history and (in a cluster) remote members come from.
   public let broker: any RoomBroker
   private let state = Mutex(State())
+  /// Held while the hub tells the broker a room opens or goes idle, so the broker hears
+  /// of one room's closing and reopening in the order the hub decided them.
+  private let roomOrder = Mutex(())
   private let clock: @Sendable () -> Int64
   /// Told about every message the broker failed to keep (the server logs it); delivery
   /// to members is not affected.
@@ -187,8 +193,10 @@ public final class ChatHub: RoomBrokerSink {
       completion?(result)
     case .queued(let load):
       guard load else { return }
-      broker.openRoom(room, recent: configuration.historyLimit, on: shard.executor) { [self] result in
-        roomOpened(room, result)
+      roomOrder.withLock { _ in
+        broker.openRoom(room, recent: configuration.historyLimit, on: shard.executor) { [self] result in
+          roomOpened(room, result)
+        }
       }
     }
   }
@@ -251,13 +259,19 @@ public final class ChatHub: RoomBrokerSink {
   ///   - id: the sender.
   ///   - text: the message text.
   ///   - isAction: a `/me` action rather than a plain message.
+  ///   - ref: the client's `ref` for the message (its JSON text), if it sent one: the
+  ///     broker keeps it as an idempotency key, so a message re-sent with the same ref
+  ///     (after a lost `ack`) is kept and delivered once and acknowledged with the first
+  ///     id (``MessageDraft/clientKey(ref:subject:name:text:)``).
+  ///   - subject: the sender's token `sub` when the server checks tokens: the ref's scope
+  ///     (else the name the sender asked for, before it was made unique in the room).
   ///   - completion: runs on the sender's shard once the broker kept the message (the
   ///     server sends the `ack` frame then) or failed to; never before the message itself
   ///     was queued for delivery.
   /// - Returns: `false` when the member is unknown (nothing was sent).
   @discardableResult
   public func publish(
-    from id: MemberID, text: String, isAction: Bool = false,
+    from id: MemberID, text: String, isAction: Bool = false, ref: String? = nil, subject: String? = nil,
     completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)? = nil
   ) -> Bool {
     let now = clock()
@@ -277,7 +291,8 @@ public final class ChatHub: RoomBrokerSink {
         ChatMessage(
           id: 0, room: info.room, time: now, author: info.name, color: info.color, text: text,
           isAction: isAction),
-        origin: id)
+        origin: id,
+        clientKey: ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: info.requestedName, text: text) })
       let shard = state.shards[info.shard]
       switch state.rooms.values[index].admitPublish(
         limit: configuration.maxQueuedWhileLoading,
@@ -333,6 +348,15 @@ public final class ChatHub: RoomBrokerSink {
     state.withLock { state in
       guard let index = state.rooms.index(forKey: message.room) else { return }
       deliverLocked(&state, index: index, message, epoch: epoch, origin: origin)
+    }
+  }
+
+  /// Shows another node's join, leave or rename to this node's members of the room (not
+  /// kept in history); ignored while the room is not open here.
+  public func remotePresence(_ event: PresenceEvent) {
+    state.withLock { state in
+      guard let room = state.rooms[event.room], room.isOpen else { return }
+      fanOut(state, room: room, name: event.room, .presence(event, origin: nil))
     }
   }
 
@@ -496,6 +520,7 @@ public final class ChatHub: RoomBrokerSink {
     if !alreadyIn {
       // In place, so the room's member set and history are not copied per join.
       state.rooms[room]!.members.insert(id)
+      state.rooms[room]!.idleMark = nil
       state.rooms[room]!.shardCounts[shard.index, default: 0] += 1
       let member = ShardBound(member)
       shard.executor.execute { shard.add(member.value, room: room) }
@@ -577,12 +602,41 @@ public final class ChatHub: RoomBrokerSink {
     if state.rooms[room]!.shardCounts[info.shard] == 0 { state.rooms[room]!.shardCounts[info.shard] = nil }
     let shard = state.shards[info.shard]
     shard.executor.execute { shard.remove(id, room: room) }
+    if state.rooms[room]!.members.isEmpty { scheduleIdleCheckLocked(&state, room: room) }
     let r = state.rooms[room]!
     if announceLeave {
       let event = PresenceEvent(
         kind: .leave, author: info.name, room: room, members: r.members.count, color: info.color)
       fanOut(state, room: r, name: room, .presence(event, origin: id))
       state.presenceOutbox.append((event, id))
+    }
+  }
+
+  /// `room` has no member here any more: unless one joins within the grace, drop it
+  /// (``closeIfIdle(_:mark:)``). Only a timer is queued under the lock.
+  private func scheduleIdleCheckLocked(_ state: inout State, room: String) {
+    guard let grace = configuration.roomIdleGrace else { return }
+    state.nextIdleMark += 1
+    let mark = state.nextIdleMark
+    state.rooms[room]!.idleMark = mark
+    let seconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
+    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+      self?.closeIfIdle(room, mark: mark)
+    }
+  }
+
+  /// The grace of idle check `mark` ran out: drop the room if nobody joined meanwhile, and
+  /// tell the broker (``RoomBroker/roomIdle(_:)``). The next join opens it again.
+  private func closeIfIdle(_ room: String, mark: UInt64) {
+    roomOrder.withLock { _ in
+      let idle = state.withLock { state -> Bool in
+        guard let index = state.rooms.index(forKey: room), state.rooms.values[index].idleMark == mark,
+          state.rooms.values[index].members.isEmpty, case .ready = state.rooms.values[index].phase
+        else { return false }
+        state.rooms.remove(at: index)
+        return true
+      }
+      if idle { broker.roomIdle(room) }
     }
   }
 

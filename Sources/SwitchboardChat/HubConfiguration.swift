@@ -10,6 +10,10 @@ public struct HubConfiguration: Sendable {
   /// at once with ``BrokerError/busy`` (a store or broker that does not answer must not
   /// grow memory without bound).
   public var maxQueuedWhileLoading = 10_000
+  /// How long a room may have no member on this node before the hub drops it and tells
+  /// the broker (``RoomBroker/roomIdle(_:)``); long enough that join/leave churn does not
+  /// close and reopen it. `nil` keeps rooms for good.
+  public var roomIdleGrace: Duration? = .seconds(30)
   /// Whether names are unique per room: a member asking for a name another member of the
   /// room has gets `NAME (2)` (then `(3)` …). On by default; the server turns it off when it
   /// checks tokens, where the name is the token's `sub` and every session of one user shares it.

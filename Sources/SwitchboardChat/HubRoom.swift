@@ -41,6 +41,9 @@ struct HubRoom {
   var shardCounts: [Int: Int] = [:]
   /// Publishes queued while loading (bounded by ``HubConfiguration/maxQueuedWhileLoading``).
   var queuedPublishes = 0
+  /// Set when the last member left: the idle check that may drop the room after
+  /// ``HubConfiguration/roomIdleGrace``; cleared by the next join.
+  var idleMark: UInt64?
 
   init(capacity: Int) {
     phase = .loading([])

@@ -24,16 +24,58 @@ public final class LocalRoomBroker: RoomBroker {
       return (nextID, epoch)
     }
   }
+  /// What a client key stands for: the id its first publish got and, until the store kept
+  /// that message, the answers of retries waiting for it.
+  private struct KeyedPublish {
+    var id: UInt64
+    var epoch: String
+    var kept: Bool
+    var waiting: [Answer] = []
+  }
+  /// A publish's completion and where to run it.
+  private struct Answer {
+    var executor: (any ShardExecutor)?
+    var completion: @Sendable (Result<PublishReceipt, BrokerError>) -> Void
+
+    func callAsFunction(_ result: Result<PublishReceipt, BrokerError>) {
+      if let executor { executor.execute { completion(result) } } else { completion(result) }
+    }
+  }
+  /// The newest client keys of one room, oldest dropped first.
+  private struct ClientKeys {
+    var entries: [String: KeyedPublish] = [:]
+    var order: [String] = []
+    var head = 0
+
+    mutating func insert(_ key: String, _ entry: KeyedPublish) {
+      entries[key] = entry
+      if order.count < LocalRoomBroker.maxClientKeys {
+        order.append(key)
+        return
+      }
+      entries[order[head]] = nil
+      order[head] = key
+      head = (head + 1) % order.count
+    }
+  }
   private struct State {
     var rooms: [String: Sequence] = [:]
     var sink: (any RoomBrokerSink)?
     var isClosed = false
   }
 
+  /// Client keys remembered per room: a publish re-sent with a key among the room's last
+  /// 1,024 keyed publishes gets the first one's id instead of being kept again.
+  public static let maxClientKeys = 1024
+
   /// Where messages are kept.
   public let store: any HistoryStore
   private let loader: any ShardExecutor
   private let state = Mutex(State())
+  /// Each room's recent client keys (``MessageDraft/clientKey``). A lock of its own, taken
+  /// inside `state`'s or alone: a store may answer an append inside the call (the
+  /// in-memory one does), that is under `state`'s lock.
+  private let clientKeys = Mutex<[String: ClientKeys]>([:])
 
   /// Makes a broker over `store`.
   /// - Parameters:
@@ -86,48 +128,74 @@ public final class LocalRoomBroker: RoomBroker {
     _ draft: MessageDraft, on executor: (any ShardExecutor)?,
     completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
   ) {
+    let answer = completion.map { Answer(executor: executor, completion: $0) }
     let failure = state.withLock { state -> BrokerError? in
       guard !state.isClosed else { return .closed }
       guard let index = state.rooms.index(forKey: draft.room) else {
         return .unavailable("room \(draft.room) is not open")
       }
+      if let key = draft.clientKey {
+        let epoch = state.rooms.values[index].epoch
+        let retry = clientKeys.withLock { rooms -> Result<PublishReceipt, BrokerError>?? in
+          guard let first = rooms[draft.room]?.entries[key], first.epoch == epoch else { return nil }
+          // A retry: the message was delivered once already; answer as the first publish is.
+          if first.kept { return .some(.success(PublishReceipt(id: first.id, epoch: first.epoch))) }
+          if let answer { rooms[draft.room]!.entries[key]!.waiting.append(answer) }
+          return .some(nil)
+        }
+        if let retry {
+          if let retry { answer?(retry) }
+          return nil
+        }
+      }
       let (id, epoch) = state.rooms.values[index].take()
       let message = draft.message(id: id)
+      if let key = draft.clientKey {
+        clientKeys.withLock { rooms in
+          rooms[draft.room, default: ClientKeys()].insert(
+            key, KeyedPublish(id: id, epoch: epoch, kept: false))
+        }
+      }
       let sink = state.sink
       sink?.deliver(message, epoch: epoch, origin: draft.origin)
+      let key = draft.clientKey
       // Queued after the delivery, so an `ack` never overtakes the message; under the lock,
       // so the store sees the room's messages in id order.
-      store.append(message) { result in
+      store.append(message) { [self] result in
+        let retries = key.map { kept(key: $0, room: message.room, result) } ?? []
         switch result {
         case .success:
-          guard let completion else { return }
           let receipt = PublishReceipt(id: id, epoch: epoch)
-          if let executor {
-            executor.execute { completion(.success(receipt)) }
-          } else {
-            completion(.success(receipt))
-          }
+          answer?(.success(receipt))
+          for retry in retries { retry(.success(receipt)) }
         case .failure(let error):
           let failure = BrokerError.notStored(error, id: id)
           sink?.keepFailed(room: message.room, id: id, error: failure)
-          guard let completion else { return }
-          if let executor {
-            executor.execute { completion(.failure(failure)) }
-          } else {
-            completion(.failure(failure))
-          }
+          answer?(.failure(failure))
+          for retry in retries { retry(.failure(failure)) }
         }
       }
       return nil
     }
     if let failure {
       state.withLock { $0.sink }?.keepFailed(room: draft.room, id: nil, error: failure)
-      guard let completion else { return }
-      if let executor {
-        executor.execute { completion(.failure(failure)) }
+      answer?(.failure(failure))
+    }
+  }
+
+  /// The store answered for the first publish of a client key: later retries are answered
+  /// at once; a message not kept forgets its key (a retry is kept anew). Returns the
+  /// retries that waited.
+  private func kept(key: String, room: String, _ result: Result<Void, StoreError>) -> [Answer] {
+    clientKeys.withLock { rooms in
+      guard let entry = rooms[room]?.entries[key] else { return [] }
+      if case .success = result {
+        rooms[room]!.entries[key]!.kept = true
+        rooms[room]!.entries[key]!.waiting = []
       } else {
-        completion(.failure(failure))
+        rooms[room]!.entries[key] = nil
       }
+      return entry.waiting
     }
   }
 
@@ -155,6 +223,13 @@ public final class LocalRoomBroker: RoomBroker {
     completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void
   ) {
     executor.execute { completion(.success([])) }
+  }
+
+  /// Forgets the room's client keys (the hub's grace, 30 s by default, outlasts a client's
+  /// reconnect); its sequence stays, so a reopened room goes on with the next id in the
+  /// same epoch, its history read from the store.
+  public func roomIdle(_ room: String) {
+    clientKeys.withLock { _ = $0.removeValue(forKey: room) }
   }
 
   /// Commits what the store holds and closes it; later publishes fail with ``BrokerError/closed``.

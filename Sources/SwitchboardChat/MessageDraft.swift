@@ -5,11 +5,16 @@ public struct MessageDraft: Sendable {
   /// The member of this node who sent it; handed back with the delivery so dialects that
   /// do not echo can skip it. Opaque to brokers.
   public var origin: MemberID?
+  /// The sender's idempotency key (``clientKey(ref:subject:name:text:)``), `nil` when the
+  /// client sent no `ref`. A broker that sees a key again within its lifetime keeps
+  /// nothing, delivers nothing and answers with the id the first publish got.
+  public var clientKey: String?
 
-  /// A draft of `content` (its id is ignored) from `origin`.
-  public init(_ content: ChatMessage, origin: MemberID? = nil) {
+  /// A draft of `content` (its id is ignored) from `origin`, with the client's key if any.
+  public init(_ content: ChatMessage, origin: MemberID? = nil, clientKey: String? = nil) {
     self.content = content
     self.origin = origin
+    self.clientKey = clientKey
   }
 
   /// The room it is sent to.
@@ -20,5 +25,33 @@ public struct MessageDraft: Sendable {
     var message = content
     message.id = id
     return message
+  }
+
+  /// The idempotency key of a client's `ref`, scoped to its sender (docs/PROTOCOLS.md,
+  /// "Refs"): with auth the token's `sub` (`subject`), else the name the sender asked for
+  /// (`alice`, also when the room shows `alice (2)`: a client that reconnects while its old
+  /// connection lingers is still the same sender); the room is implied (brokers keep keys
+  /// per room). The text is part of the key, so two senders that share a name and a ref
+  /// counter (every Switchboard client counts `c1`, `c2` … from its start) lose nothing
+  /// unless they also send the same text.
+  ///
+  /// `t` or `n` (token or name scope), then three 16-digit hex FNV-1a digests — of the
+  /// scope, the ref and the text — separated by `:`: 52 ASCII bytes whatever the input,
+  /// safe in a Redis key and cheap to keep.
+  public static func clientKey(ref: String, subject: String?, name: String, text: String) -> String {
+    let scope = subject.map { ("t", $0) } ?? ("n", name)
+    return scope.0 + ":" + digest(scope.1) + ":" + digest(ref) + ":" + digest(text)
+  }
+
+  /// FNV-1a (64 bits) of the UTF-8 bytes, as 16 hex digits: stable across processes and
+  /// nodes (unlike `Hasher`, which is seeded per process).
+  static func digest(_ text: String) -> String {
+    var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+    for byte in text.utf8 {
+      hash ^= UInt64(byte)
+      hash = hash &* 0x0000_0100_0000_01b3
+    }
+    let hex = String(hash, radix: 16)
+    return String(repeating: "0", count: 16 - hex.count) + hex
   }
 }

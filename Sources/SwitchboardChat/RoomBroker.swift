@@ -65,6 +65,14 @@ public protocol RoomBroker: AnyObject, Sendable {
     room: String, on executor: any ShardExecutor,
     completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void)
 
+  /// `room` has had no member on this node for ``HubConfiguration/roomIdleGrace``: the
+  /// hub dropped it (its ring too) and opens it again with
+  /// ``openRoom(_:recent:on:completion:)`` on the next join. A cluster broker stops
+  /// delivering it here (the Redis broker unsubscribes its channel); the local broker
+  /// forgets the room's client keys and keeps its sequence. Returns at once. The default
+  /// does nothing.
+  func roomIdle(_ room: String)
+
   /// Keeps what was published (the local broker commits its store), stops delivering
   /// and releases the sink. Called once, when the server stops.
   func close()
@@ -77,4 +85,9 @@ public protocol RoomBroker: AnyObject, Sendable {
 extension RoomBroker {
   /// Always ready: a broker with nothing to lose contact with.
   public var health: BrokerHealth { .ready }
+}
+
+extension RoomBroker {
+  /// Nothing to release.
+  public func roomIdle(_ room: String) {}
 }

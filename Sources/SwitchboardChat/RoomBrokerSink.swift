@@ -7,4 +7,13 @@ public protocol RoomBrokerSink: AnyObject, Sendable {
   /// A published message was not kept (its id, when one was assigned). Reported once per
   /// message, on any thread; live delivery is not affected.
   func keepFailed(room: String, id: UInt64?, error: BrokerError)
+  /// A member of another node joined, left or renamed in `event.room`; `event.members`
+  /// counts the room's members on every node. Shown to this node's members, not kept.
+  /// Called on any thread. The default ignores it.
+  func remotePresence(_ event: PresenceEvent)
+}
+
+extension RoomBrokerSink {
+  /// Ignores it.
+  public func remotePresence(_ event: PresenceEvent) {}
 }

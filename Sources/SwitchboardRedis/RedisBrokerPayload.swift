@@ -11,7 +11,12 @@ import SwitchboardChat
 ///   colour and text as raw UTF-8 (the text is the rest, so it may hold spaces and newlines);
 /// - **payload** (published on the room's channel, built by the publish script):
 ///   `sb1 <id> <epoch> <ref> <body>` — the id the script assigned, the room's epoch, and the
-///   publishing node's ref (so that node recognises its own message).
+///   publishing node's ref (so that node recognises its own message);
+/// - **presence** (published on the room's channel by the presence script):
+///   `sb1p <members> <kind> <node> <authorBytes> <colorBytes> <fromBytes> <author><color><from>`
+///   — the room's live members on every node after the change, `join`, `leave` or
+///   `rename`, the node it happened on, then the member's name, colour and (for a rename)
+///   previous name as raw UTF-8, nothing after them. Not kept in the stream.
 ///
 /// A message's id and room are not in the body: the id is the stream entry id (`<id>-0`),
 /// the room is the key's.
@@ -51,8 +56,12 @@ public struct RedisBrokerPayload: Sendable, Hashable {
     self.ref = ref
   }
 
-  /// The version tag at the start of every payload.
+  /// The version tag at the start of every message payload.
   public static let version = "sb1"
+  /// The version tag at the start of every presence announcement.
+  public static let presenceVersion = "sb1p"
+  /// Most members an announcement may count.
+  static let maxMembers: UInt64 = 1 << 32
 
   /// The body of `message` (id and room left out).
   public static func body(_ message: ChatMessage) -> [UInt8] {
@@ -82,6 +91,69 @@ public struct RedisBrokerPayload: Sendable, Hashable {
     var message = try decodeBody(cursor.rest, room: room, limits: limits)
     message.id = id
     return RedisBrokerPayload(message: message, epoch: epoch, ref: ref)
+  }
+
+  /// Whether `bytes` start like a presence announcement (`sb1p `), not a message.
+  public static func isPresence(_ bytes: [UInt8]) -> Bool {
+    bytes.starts(with: Array((presenceVersion + " ").utf8))
+  }
+
+  /// The announcement of `event` from `node` after its count, as the presence script
+  /// takes it (``RedisBrokerScripts/presence``).
+  public static func presenceTail(_ event: PresenceEvent, node: String) -> [UInt8] {
+    let (kind, from): (String, String) =
+      switch event.kind {
+      case .join: ("join", "")
+      case .leave: ("leave", "")
+      case .rename(let old): ("rename", old)
+      }
+    var out = Array("\(kind) \(node) ".utf8)
+    out += Array("\(event.author.utf8.count) \(event.color.utf8.count) \(from.utf8.count) ".utf8)
+    out += Array(event.author.utf8) + Array(event.color.utf8) + Array(from.utf8)
+    return out
+  }
+
+  /// A whole announcement, as the presence script publishes it (for tests and tools).
+  public static func presence(_ event: PresenceEvent, node: String) -> [UInt8] {
+    Array("\(presenceVersion) \(event.members) ".utf8) + presenceTail(event, node: node)
+  }
+
+  /// Decodes a presence announcement of `room`: the event (its `members` the cluster-wide
+  /// count) and the node it happened on.
+  public static func decodePresence(
+    _ bytes: [UInt8], room: String, limits: Limits = Limits()
+  ) throws(DecodingError) -> (event: PresenceEvent, node: String) {
+    guard bytes.count <= limits.maxBodyBytes else {
+      throw DecodingError("announcement over \(limits.maxBodyBytes) bytes")
+    }
+    var cursor = Cursor(bytes: bytes[...])
+    guard try cursor.token(limit: 8) == presenceVersion else {
+      throw DecodingError("not a \(presenceVersion) announcement")
+    }
+    let members = try cursor.number(limit: 10)
+    guard members <= maxMembers else { throw DecodingError("member count \(members)") }
+    let kind = try cursor.token(limit: 8)
+    let node = try cursor.token(limit: limits.maxTokenBytes)
+    let authorCount = try cursor.number(limit: 10)
+    let colorCount = try cursor.number(limit: 10)
+    let fromCount = try cursor.number(limit: 10)
+    guard max(authorCount, colorCount, fromCount) <= limits.maxNameBytes else {
+      throw DecodingError("name over \(limits.maxNameBytes) bytes")
+    }
+    let author = try cursor.take(Int(authorCount))
+    let color = try cursor.take(Int(colorCount))
+    let from = try cursor.take(Int(fromCount))
+    guard cursor.rest.isEmpty else { throw DecodingError("bytes after the announcement") }
+    guard !author.isEmpty else { throw DecodingError("empty name") }
+    let parsed: PresenceEvent.Kind
+    switch kind {
+    case "join" where fromCount == 0: parsed = .join
+    case "leave" where fromCount == 0: parsed = .leave
+    case "rename" where fromCount > 0: parsed = .rename(from: from)
+    default: throw DecodingError("unknown presence kind \(kind)")
+    }
+    let event = PresenceEvent(kind: parsed, author: author, room: room, members: Int(members), color: color)
+    return (event, node)
   }
 
   /// Decodes a body of `room` (id 0).

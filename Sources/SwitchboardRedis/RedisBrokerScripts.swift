@@ -4,9 +4,12 @@
 enum RedisBrokerScripts {
   /// Publish: assign the next id, keep the message, announce it — atomically.
   ///
-  /// `KEYS`: meta, log, ref key. `ARGV`: channel, MAXLEN, a fresh epoch (used when the meta
-  /// hash is missing), body, ref, ref lifetime in seconds.
-  /// Returns `{id, epoch, 0}`, or `{id, epoch, 1}` when the ref was seen before (nothing stored).
+  /// `KEYS`: meta, log, ref key (the client's key when it sent a `ref`, else the node's
+  /// ref). `ARGV`: channel, MAXLEN, a fresh epoch (used when the meta hash is missing),
+  /// body, the node's ref, ref lifetime in seconds.
+  /// Returns `{id, epoch, 0}`, or `{id, epoch, 1}` when the ref key was seen before in this
+  /// epoch (nothing stored, nothing published). The ref key holds `<id>:<epoch>`, so a key
+  /// that outlived its room's epoch (Redis lost the meta hash) does not count.
   static let publish = RedisScript(
     """
     local epoch = redis.call('HGET', KEYS[1], 'epoch')
@@ -16,12 +19,60 @@ enum RedisBrokerScripts {
       redis.call('HSET', KEYS[1], 'epoch', epoch, 'last', 0)
     end
     local prior = redis.call('GET', KEYS[3])
-    if prior then return {tonumber(prior), epoch, 1} end
+    if prior then
+      local sep = string.find(prior, ':', 1, true)
+      if sep and string.sub(prior, sep + 1) == epoch then
+        return {tonumber(string.sub(prior, 1, sep - 1)), epoch, 1}
+      end
+    end
     local id = redis.call('HINCRBY', KEYS[1], 'last', 1)
     redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], id .. '-0', 'm', ARGV[4])
     redis.call('PUBLISH', ARGV[1], 'sb1 ' .. id .. ' ' .. epoch .. ' ' .. ARGV[5] .. ' ' .. ARGV[4])
-    redis.call('SET', KEYS[3], id, 'NX', 'EX', ARGV[6])
+    redis.call('SET', KEYS[3], id .. ':' .. epoch, 'EX', ARGV[6])
     return {id, epoch, 0}
+    """)
+
+  /// Presence: change this node's entry of one member, count the room's live members on
+  /// every node and announce the change on the room's channel — atomically, so each line
+  /// carries the count right after its own change.
+  ///
+  /// `KEYS`: members. `ARGV`: the entry to remove (empty for none), the entry to add (empty
+  /// for none), its expiry (ms), now (ms), channel, the announcement after its count
+  /// (``RedisBrokerPayload/presenceTail(_:node:)``; empty: announce nothing).
+  /// Returns the count.
+  static let presence = RedisScript(
+    """
+    if ARGV[1] ~= '' then redis.call('ZREM', KEYS[1], ARGV[1]) end
+    if ARGV[2] ~= '' then redis.call('ZADD', KEYS[1], ARGV[3], ARGV[2]) end
+    local count = redis.call('ZCOUNT', KEYS[1], ARGV[4], '+inf')
+    if ARGV[6] ~= '' then
+      redis.call('PUBLISH', ARGV[5], 'sb1p ' .. count .. ' ' .. ARGV[6])
+    end
+    return count
+    """)
+
+  /// Expire: drop the room's presence entries past their expiry and announce a leave for
+  /// each — the members of a node that died or lost Redis. Atomic, so of several nodes
+  /// running it only one removes (and announces) an entry. The leave carries the dead
+  /// node's id and no colour (entries hold `<node>|<member>|<name>`).
+  ///
+  /// `KEYS`: members. `ARGV`: now (ms), channel. Returns how many entries expired.
+  static let expire = RedisScript(
+    """
+    local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
+    if #gone == 0 then return 0 end
+    redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
+    local count = redis.call('ZCOUNT', KEYS[1], ARGV[1], '+inf')
+    for _, entry in ipairs(gone) do
+      local a = string.find(entry, '|', 1, true)
+      local b = a and string.find(entry, '|', a + 1, true)
+      if b and b < #entry then
+        local name = string.sub(entry, b + 1)
+        redis.call('PUBLISH', ARGV[2],
+          'sb1p ' .. count .. ' leave ' .. string.sub(entry, 1, a - 1) .. ' ' .. #name .. ' 0 0 ' .. name)
+      end
+    end
+    return #gone
     """)
 
   /// Read: the room's epoch and last id (creating the meta hash with a fresh epoch when it

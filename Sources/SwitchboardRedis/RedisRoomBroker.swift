@@ -10,9 +10,11 @@ import Synchronization
 /// - **Publish** runs one Lua script (``RedisBrokerScripts/publish``) that assigns the
 ///   room's next id with `HINCRBY` on its meta hash, appends the message to the room's
 ///   stream (`XADD … MAXLEN historyLimit <id>-0`) and `PUBLISH`es it on the room's channel,
-///   atomically. Each publish carries a ref (node id and a counter) kept as an idempotency
-///   key, so a publish retried after a lost connection gets its first id back instead of
-///   being stored twice.
+///   atomically. Each publish carries an idempotency key — the client's
+///   (``MessageDraft/clientKey``) when it sent a `ref`, else the node's ref (node id and a
+///   counter) — kept for ``RedisBrokerConfiguration/refLifetime`` seconds, so a publish
+///   retried after a lost connection, by this node or by the client on any node, gets its
+///   first id back instead of being stored twice.
 /// - **Fan-out**: one ``RedisSubscriber`` per node, subscribed to the channel of every
 ///   room opened here. What arrives — and the script's own answer — goes through the
 ///   room's ``RedisRoomSequence``: delivered once, in id order; a gap is filled from the
@@ -21,7 +23,12 @@ import Synchronization
 ///   room, and the next script to touch it starts a new epoch (clients then resume with
 ///   `recovered: false`).
 /// - **Presence**: each node keeps its announced members in the room's sorted set, scored
-///   by expiry, refreshed every ``RedisBrokerConfiguration/presenceRefresh``.
+///   by expiry, refreshed every ``RedisBrokerConfiguration/presenceRefresh``. Each join,
+///   leave and rename changes the set and is announced on the room's channel in one
+///   script (``RedisBrokerScripts/presence``), with the cluster-wide count; the other
+///   nodes show it through ``RoomBrokerSink/remotePresence(_:)``.
+/// - **Idle rooms**: ``roomIdle(_:)`` unsubscribes the room's channel and forgets it; the
+///   next ``openRoom(_:recent:on:completion:)`` subscribes and reads its state again.
 ///
 /// Everything runs on the broker's own event loop; completions are handed to the
 /// caller's executor. See docs/SCALING.md, "The Redis broker".
@@ -75,6 +82,8 @@ public final class RedisRoomBroker: RoomBroker {
     var subscriberConnects = 0
     var refresh: Scheduled?
     var probeTimer: Scheduled?
+    /// Presence refreshes sent (for tests that wait for one).
+    var refreshes = 0
   }
 
   /// How it works.
@@ -265,10 +274,52 @@ public final class RedisRoomBroker: RoomBroker {
         let new = members[member].map { entry(member, name: $0) }
         return (old == new ? nil : old, new)
       }
-      guard let client else { return }
-      if let stale { client.send(RESPCommand("ZREM", keys.members, stale)) { _ in } }
-      if let fresh {
-        client.send(RESPCommand("ZADD", keys.members, String(expiry()), fresh)) { _ in }
+      guard let client, stale != nil || fresh != nil else { return }
+      let arguments: [[UInt8]] = [
+        Array((stale ?? "").utf8), Array((fresh ?? "").utf8), Array(String(expiry()).utf8),
+        Array(String(ChatClock.milliseconds()).utf8), Array(keys.channel.utf8),
+        RedisBrokerPayload.presenceTail(event, node: configuration.nodeID),
+      ]
+      client.eval(RedisBrokerScripts.presence, keys: [Array(keys.members.utf8)], arguments: arguments) {
+        _ in
+      }
+    }
+  }
+
+  /// Unsubscribes the room's channel and forgets the room (its presence refresh too); a
+  /// later ``openRoom(_:recent:on:completion:)`` starts afresh, reading the room's state.
+  public func roomIdle(_ room: String) {
+    loop.execute { [self] in
+      let (keys, waiters) = state.withLock { state -> (RedisRoomKeys?, [Waiter]) in
+        guard !state.isClosed, let gone = state.rooms.removeValue(forKey: room) else { return (nil, []) }
+        state.channels[gone.keys.channel] = nil
+        state.local[room] = nil
+        return (gone.keys, gone.waiters)
+      }
+      Self.answer(waiters)
+      guard let keys, let subscriber = connections.withLock({ $0?.subscriber }) else { return }
+      Task { [self] in
+        try? await subscriber.unsubscribe([keys.channel])
+        loop.execute { self.resubscribeIfReopened(room, keys: keys) }
+      }
+    }
+  }
+
+  /// An unsubscription finished: if the room was opened again meanwhile, its subscription
+  /// may have been made before the unsubscription reached Redis — make it again, then
+  /// read what pub/sub may have missed.
+  private func resubscribeIfReopened(_ room: String, keys: RedisRoomKeys) {
+    guard state.withLock({ !$0.isClosed && $0.rooms[room] != nil }),
+      let subscriber = connections.withLock({ $0?.subscriber })
+    else { return }
+    Task { [self] in
+      try? await subscriber.subscribe([keys.channel])
+      loop.execute { [self] in
+        let after = state.withLock { state -> UInt64? in
+          guard state.rooms[room]?.sequence.resync() == true else { return nil }
+          return state.rooms[room]!.sequence.delivered
+        }
+        if let after { fill(room, keys: keys, after: after) }
       }
     }
   }
@@ -419,7 +470,8 @@ public final class RedisRoomBroker: RoomBroker {
       Array(String(configuration.refLifetime).utf8),
     ]
     client.eval(
-      RedisBrokerScripts.publish, keys: [keys.meta, keys.log, keys.ref(ref)].map { Array($0.utf8) },
+      RedisBrokerScripts.publish,
+      keys: [keys.meta, keys.log, keys.ref(draft.clientKey ?? ref)].map { Array($0.utf8) },
       arguments: arguments, timeout: remaining
     ) { [self] result in
       switch result {
@@ -431,14 +483,32 @@ public final class RedisRoomBroker: RoomBroker {
           return fail(draft.room, .unavailable("unexpected publish reply \(reply)"), executor, completion)
         }
         let message = draft.message(id: UInt64(id))
-        state.withLock { state in
+        let waiter = Waiter(id: UInt64(id), epoch: epoch, executor: executor, completion: completion)
+        let seenBefore = values[2].integer == 1
+        let fill = state.withLock { state -> (RedisRoomKeys, UInt64)? in
           state.inFlight[ref] = nil
-          guard state.rooms[draft.room] != nil else { return }
-          state.rooms[draft.room]!.waiters.append(
-            Waiter(id: UInt64(id), epoch: epoch, executor: executor, completion: completion))
-          let step = state.rooms[draft.room]!.sequence.receive(message, epoch: epoch, origin: draft.origin)
-          apply(&state, room: draft.room, step)
+          guard state.rooms[draft.room] != nil else {
+            // The room went idle meanwhile: nothing here waits for its delivery.
+            Self.answer([waiter])
+            return nil
+          }
+          state.rooms[draft.room]!.waiters.append(waiter)
+          guard seenBefore, draft.clientKey != nil else {
+            let step = state.rooms[draft.room]!.sequence.receive(message, epoch: epoch, origin: draft.origin)
+            apply(&state, room: draft.room, step)
+            return nil
+          }
+          // A client's retry: the first publish (maybe on another node) was announced with
+          // its own content; answer once it is delivered here, reading the stream if it
+          // has not arrived (its announcement may have been lost with a connection).
+          apply(&state, room: draft.room, RedisRoomSequence.Step())
+          let room = state.rooms[draft.room]!
+          guard room.waiters.contains(where: { $0.id == UInt64(id) && $0.epoch == epoch }),
+            state.rooms[draft.room]!.sequence.resync()
+          else { return nil }
+          return (room.keys, room.sequence.delivered)
         }
+        if let (keys, after) = fill { self.fill(draft.room, keys: keys, after: after) }
       case .failure(let error) where error.kind == .connectionLost || error.kind == .timeout:
         // It may have run: send it again with the same ref, which returns the first id.
         attempt(draft, ref: ref, deadline: deadline, executor: executor, completion: completion)
@@ -466,6 +536,7 @@ public final class RedisRoomBroker: RoomBroker {
       guard let token = UInt64(String(decoding: message.payload, as: UTF8.self)) else { return }
       return state.withLock { $0.probe.arrived(token: token) }
     }
+    if RedisBrokerPayload.isPresence(message.payload) { return receivedPresence(message) }
     state.withLock { state in
       guard let room = state.channels[message.channel] else { return }
       guard let payload = try? RedisBrokerPayload.decodePayload(message.payload, room: room) else {
@@ -478,6 +549,18 @@ public final class RedisRoomBroker: RoomBroker {
     }
   }
 
+  /// A presence announcement: another node's join, leave or rename, shown here.
+  private func receivedPresence(_ message: RedisPubSubMessage) {
+    let (room, sink) = state.withLock { ($0.channels[message.channel], $0.sink) }
+    guard let room, let sink else { return }
+    guard let (event, node) = try? RedisBrokerPayload.decodePresence(message.payload, room: room) else {
+      configuration.logger.warning("undecodable presence announcement on \(message.channel) ignored")
+      return
+    }
+    guard node != configuration.nodeID else { return }
+    sink.remotePresence(event)
+  }
+
   /// Delivers what `step` says, answers the publishes it completed, and starts a fill.
   private func apply(_ state: inout State, room: String, _ step: RedisRoomSequence.Step) {
     let epoch = state.rooms[room]!.sequence.epoch
@@ -486,11 +569,26 @@ public final class RedisRoomBroker: RoomBroker {
     }
     let delivered = state.rooms[room]!.sequence.delivered
     var waiting: [Waiter] = []
+    var done: [Waiter] = []
     for waiter in state.rooms[room]!.waiters {
       if waiter.epoch == epoch && waiter.id > delivered {
         waiting.append(waiter)
-        continue
+      } else {
+        done.append(waiter)
       }
+    }
+    state.rooms[room]!.waiters = waiting
+    Self.answer(done)
+    if step.fill {
+      let keys = state.rooms[room]!.keys
+      let after = delivered
+      loop.execute { [self] in fill(room, keys: keys, after: after) }
+    }
+  }
+
+  /// Completes publishes whose message was delivered (or whose room is gone here).
+  private static func answer(_ waiters: [Waiter]) {
+    for waiter in waiters {
       guard let completion = waiter.completion else { continue }
       let receipt = PublishReceipt(id: waiter.id, epoch: waiter.epoch)
       if let executor = waiter.executor {
@@ -498,12 +596,6 @@ public final class RedisRoomBroker: RoomBroker {
       } else {
         completion(.success(receipt))
       }
-    }
-    state.rooms[room]!.waiters = waiting
-    if step.fill {
-      let keys = state.rooms[room]!.keys
-      let after = delivered
-      loop.execute { [self] in fill(room, keys: keys, after: after) }
     }
   }
 
@@ -696,10 +788,14 @@ public final class RedisRoomBroker: RoomBroker {
     for (room, keys, after) in rooms { fill(room, keys: keys, after: after) }
   }
 
-  /// Writes this node's members again with a new expiry and drops expired entries.
+  /// Writes this node's members again with a new expiry and drops expired entries,
+  /// announcing them as leaves (``RedisBrokerScripts/expire``).
   private func refreshPresence() {
     loop.execute { [self] in
-      let local = state.withLock { $0.isClosed ? [:] : $0.local }
+      let local = state.withLock { state in
+        state.refreshes += 1
+        return state.isClosed ? [:] : state.local
+      }
       guard let client else { return }
       let now = String(ChatClock.milliseconds())
       let score = String(expiry())
@@ -708,10 +804,15 @@ public final class RedisRoomBroker: RoomBroker {
         var command = ["ZADD", key]
         for (member, name) in members { command += [score, entry(member, name: name)] }
         client.send(RESPCommand(command)) { _ in }
-        client.send(RESPCommand("ZREMRANGEBYSCORE", key, "-inf", "(" + now)) { _ in }
+        let channel = RedisRoomKeys(room: room).channel
+        let arguments = [Array(now.utf8), Array(channel.utf8)]
+        client.eval(RedisBrokerScripts.expire, keys: [Array(key.utf8)], arguments: arguments) { _ in }
       }
     }
   }
+
+  /// How many presence refreshes this node has sent.
+  var presenceRefreshes: Int { state.withLock { $0.refreshes } }
 
   private func entry(_ member: MemberID, name: String) -> String {
     "\(configuration.nodeID)|\(member.raw)|\(name)"

@@ -11,7 +11,7 @@
 /// | `sb:{room}:log` | stream | the kept messages, entry id `<id>-0` |
 /// | `sb:{room}:ch` | pub/sub channel | the live payloads |
 /// | `sb:{room}:members` | sorted set | presence, scored by expiry (ms) |
-/// | `sb:{room}:ref:<ref>` | string | the id a publish with that ref got (idempotency) |
+/// | `sb:{room}:ref:<ref>` | string | `<id>:<epoch>` of the first publish with that key (idempotency) |
 public struct RedisRoomKeys: Sendable, Hashable {
   /// The room as written inside the hash tag.
   public let tag: String

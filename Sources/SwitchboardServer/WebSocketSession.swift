@@ -241,7 +241,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     // loop's table).
     let memberID = self.memberID
     let boundContext = LoopBound(context, on: context.loop)
-    let accepted = context.hub.publish(from: memberID, text: text) { result in
+    let accepted = context.hub.publish(from: memberID, text: text, ref: ref, subject: auth.claims?.subject) {
+      result in
       guard let session = boundContext.value.sessions[memberID] as? WebSocketSession else { return }
       switch result {
       case .success(let receipt):

@@ -83,12 +83,14 @@ extension ChatHub {
   }
 
   /// Publishes and waits for the receipt's id (`nil`: the member is unknown).
-  func publishNow(from id: MemberID, text: String) throws -> UInt64? {
+  func publishNow(
+    from id: MemberID, text: String, ref: String? = nil, subject: String? = nil
+  ) throws -> UInt64? {
     let receipt = Locked<Result<PublishReceipt, BrokerError>?>(nil)
     let done = Signal()
     guard
       publish(
-        from: id, text: text,
+        from: id, text: text, ref: ref, subject: subject,
         completion: { r in
           receipt.withLock { $0 = r }
           done.fire()
@@ -116,6 +118,7 @@ final class ScriptedBroker: RoomBroker {
     var remote: [String] = []
     var historyAsked: [UInt64] = []
     var stored: [ChatMessage] = []
+    var idle: [String] = []
   }
   let state = Mutex(State())
 
@@ -181,6 +184,8 @@ final class ScriptedBroker: RoomBroker {
     let remote = state.withLock { $0.remote }
     executor.execute { completion(.success(remote)) }
   }
+
+  func roomIdle(_ room: String) { state.withLock { $0.idle.append(room) } }
 
   func close() { state.withLock { $0.sink = nil } }
 }

@@ -59,6 +59,69 @@ struct RedisBrokerPayloadTests {
     #expect(decoded > 0)
   }
 
+  static let presenceEvents = [
+    PresenceEvent(kind: .join, author: "ann", room: "lobby", members: 3, color: "red"),
+    PresenceEvent(kind: .leave, author: "b o b", room: "lobby", members: 0, color: ""),
+    PresenceEvent(
+      kind: .rename(from: "zoë 🎉"), author: "zoe", room: "lobby", members: 4_000_000, color: "plum"),
+  ]
+
+  @Test(arguments: presenceEvents) func presenceAnnouncementsRoundTrip(_ event: PresenceEvent) throws {
+    let bytes = RedisBrokerPayload.presence(event, node: "0123abcd")
+    #expect(RedisBrokerPayload.isPresence(bytes))
+    let decoded = try RedisBrokerPayload.decodePresence(bytes, room: "lobby")
+    #expect(decoded.event == event)
+    #expect(decoded.node == "0123abcd")
+    // A message payload is not an announcement, and the other way round.
+    #expect(!RedisBrokerPayload.isPresence(Array("sb1 1 e r 0 0 0 0 ".utf8)))
+    #expect(throws: RedisBrokerPayload.DecodingError.self) {
+      try RedisBrokerPayload.decodePayload(bytes, room: "lobby")
+    }
+  }
+
+  @Test func malformedPresenceAnnouncementsAreRefused() {
+    let bad = [
+      "", "sb1p", "sb1p 1 join n 1 0 0 ", "sb1p 1 join n 1 0 0 ab", "sb1p 1 jump n 1 0 0 a",
+      "sb1p 1 rename n 1 0 0 a", "sb1p 1 join n 1 0 1 ab", "sb1p 1 join n 0 0 0 ", "sb1p -1 join n 1 0 0 a",
+      "sb1p 99999999999 join n 1 0 0 a", "sb1p 1 join n 2000 0 0 a", "sb1p 1 join  1 0 0 a",
+      "sb1q 1 join n 1 0 0 a", "sb1p 1 leave n 1 0 0 a ",
+    ]
+    for text in bad {
+      #expect(throws: RedisBrokerPayload.DecodingError.self, "\(text)") {
+        try RedisBrokerPayload.decodePresence(Array(text.utf8), room: "r")
+      }
+    }
+    #expect(throws: RedisBrokerPayload.DecodingError.self) {
+      let long = RedisBrokerPayload.presence(Self.presenceEvents[0], node: "n")
+      _ = try RedisBrokerPayload.decodePresence(long, room: "r", limits: .init(maxBodyBytes: 10))
+    }
+  }
+
+  @Test func randomAndMutatedAnnouncementsNeverCrash() {
+    var random = SeededGenerator(seed: 29)
+    let valid = RedisBrokerPayload.presence(Self.presenceEvents[2], node: "node")
+    var decoded = 0
+    for round in 0..<20_000 {
+      var bytes: [UInt8]
+      if round % 2 == 0 {
+        let tail = (0..<Int.random(in: 0..<40, using: &random)).map { _ in
+          "0123456789 joinleavrenm-ab".utf8.randomElement(using: &random)!
+        }
+        bytes = Array("sb1p ".utf8) + tail
+      } else {
+        bytes = valid
+        for _ in 0..<Int.random(in: 1...4, using: &random) {
+          bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+        }
+      }
+      if let (event, _) = try? RedisBrokerPayload.decodePresence(bytes, room: "r") {
+        decoded += 1
+        #expect(!event.author.isEmpty)
+      }
+    }
+    #expect(decoded > 0)
+  }
+
   @Test func roomNamesAreEncodedInsideOneHashTag() {
     #expect(RedisRoomKeys(room: "lobby").meta == "sb:{lobby}:meta")
     #expect(RedisRoomKeys(room: "a}b{c").channel == "sb:{a%7Db%7Bc}:ch")

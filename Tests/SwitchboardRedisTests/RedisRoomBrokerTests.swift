@@ -128,13 +128,14 @@ final class BrokerNode: Sendable {
   private let frozen = Locked(false)
 
   init(
-    _ server: RedisServer, presenceRefresh: Duration = .seconds(5), presenceLifetime: Duration = .seconds(15)
+    _ server: RedisServer, presenceRefresh: Duration = .seconds(5), presenceLifetime: Duration = .seconds(15),
+    hub configuration: HubConfiguration = HubConfiguration()
   ) throws {
     broker = try RedisRoomBroker.connect(
       configuration: RedisBrokerConfiguration(
         redis: .test(server.url(), commandTimeout: .seconds(3)), historyLimit: 1000,
         presenceRefresh: presenceRefresh, presenceLifetime: presenceLifetime))
-    hub = ChatHub(broker: broker)
+    hub = ChatHub(configuration: configuration, broker: broker)
     queue = DispatchQueue(label: "test.shard")
     shard = hub.makeShard(executor: QueueExecutor(queue: queue))
   }
@@ -159,10 +160,10 @@ final class BrokerNode: Sendable {
   }
 
   func publish(
-    _ member: RecordingMember, _ text: String,
+    _ member: RecordingMember, _ text: String, ref: String? = nil,
     completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)? = nil
   ) {
-    queue.async { [hub] in _ = hub.publish(from: member.id, text: text, completion: completion) }
+    queue.async { [hub] in _ = hub.publish(from: member.id, text: text, ref: ref, completion: completion) }
   }
 
   /// `/who` on this node: every node's members.
@@ -211,6 +212,7 @@ final class RecordingMember: LocalMember, @unchecked Sendable {
   let id: MemberID
   let name: String
   private let received = Locked<[ChatMessage]>([])
+  private let presence = Locked<[PresenceEvent]>([])
   private let result = Locked<JoinResult?>(nil)
 
   init(node: BrokerNode, id: MemberID, name: String) {
@@ -221,12 +223,18 @@ final class RecordingMember: LocalMember, @unchecked Sendable {
 
   var memberID: MemberID { id }
   var messages: [ChatMessage] { received.value }
+  /// The join, leave and rename lines it was shown.
+  var presenceEvents: [PresenceEvent] { presence.value }
   var joinResult: JoinResult? { result.value }
 
   func joined(_ value: JoinResult) { result.withLock { $0 = value } }
 
   func receive(_ event: ChatEvent, cache: inout EncodingCache) {
-    if case .message(let message, _) = event { received.withLock { $0.append(message) } }
+    switch event {
+    case .message(let message, _): received.withLock { $0.append(message) }
+    case .presence(let event, _): presence.withLock { $0.append(event) }
+    default: break
+    }
   }
 }
 
