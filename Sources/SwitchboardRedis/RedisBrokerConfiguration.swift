@@ -37,4 +37,7 @@ public struct RedisBrokerConfiguration: Sendable {
     self.refLifetime = refLifetime
     self.logger = logger
   }
+
+  /// One server or a Redis Cluster, and the cluster's seeds (detected by default).
+  public var cluster = RedisClusterSettings()
 }

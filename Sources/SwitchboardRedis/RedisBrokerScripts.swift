@@ -48,4 +48,9 @@ enum RedisBrokerScripts {
     end
     return {meta[1], tonumber(meta[2] or '0'), entries}
     """)
+
+  /// ``publish`` with `SPUBLISH` for `PUBLISH`: on a cluster the room's channel is a shard
+  /// channel in the room's slot, announced by the master that runs the script only.
+  static let shardedPublish = RedisScript(
+    publish.source.replacing("redis.call('PUBLISH',", with: "redis.call('SPUBLISH',"))
 }

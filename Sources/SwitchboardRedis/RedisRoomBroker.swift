@@ -69,7 +69,7 @@ public final class RedisRoomBroker: RoomBroker {
   /// The loop the broker's connections and state live on.
   public let loop: EventLoop
   private let state = Mutex(State())
-  private let connections = Mutex<(client: RedisClient, subscriber: RedisSubscriber)?>(nil)
+  private let connections = Mutex<RedisBrokerConnections?>(nil)
   /// How many entries a gap fill reads at a time.
   private static let fillCount = 1000
 
@@ -113,18 +113,26 @@ public final class RedisRoomBroker: RoomBroker {
       }
       if done { settled.signal() }
     }
-    let client = RedisClient(configuration: configuration.redis, on: loop) { next in
-      first(true, next)
-      broker.commandsChanged(next)
+    let made: RedisBrokerConnections
+    do {
+      // One server or a cluster (RedisBrokerConnections): the broker's code is the same.
+      made = try RedisBrokerConnections.make(
+        configuration, on: loop,
+        commandsChanged: { next in
+          first(true, next)
+          broker.commandsChanged(next)
+        },
+        subscriberChanged: { next in
+          first(false, next)
+          broker.subscriberChanged(next)
+        },
+        handler: { broker.received($0) })
+    } catch {
+      loop.shutdownGracefully()
+      throw error
     }
-    let subscriber = RedisSubscriber(
-      configuration: configuration.redis, on: loop,
-      stateHandler: { next in
-        first(false, next)
-        broker.subscriberChanged(next)
-      },
-      handler: { broker.received($0) })
-    broker.connections.withLock { $0 = (client, subscriber) }
+    let client = made.client
+    broker.connections.withLock { $0 = made }
     let wait = configuration.redis.connectTimeout + .seconds(1)
     let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
     let timedOut = settled.wait(timeout: .now() + seconds) == .timedOut
@@ -140,7 +148,10 @@ public final class RedisRoomBroker: RoomBroker {
     return broker
   }
 
-  private var client: RedisClient? { connections.withLock { $0?.client } }
+  private var client: (any RedisBrokerCommands)? { connections.withLock { $0?.client } }
+
+  /// Whether the broker talks to a Redis Cluster (slot routing, sharded pub/sub).
+  public var isCluster: Bool { connections.withLock { $0?.isCluster ?? false } }
 
   // MARK: RoomBroker
 
@@ -389,7 +400,7 @@ public final class RedisRoomBroker: RoomBroker {
       Array(String(configuration.refLifetime).utf8),
     ]
     client.eval(
-      RedisBrokerScripts.publish, keys: [keys.meta, keys.log, keys.ref(ref)].map { Array($0.utf8) },
+      connections.withLock { $0?.publish } ?? RedisBrokerScripts.publish, keys: [keys.meta, keys.log, keys.ref(ref)].map { Array($0.utf8) },
       arguments: arguments, timeout: remaining
     ) { [self] result in
       switch result {

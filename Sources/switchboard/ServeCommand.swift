@@ -42,7 +42,9 @@ enum ServeCommand {
       --backend NAME            I/O backend: io_uring (default on Linux where the kernel
                                 allows it: epoll + batched sends), epoll, dispatch
       --redis URL               share rooms with other nodes through Redis (redis:// or
-                                rediss://; history then lives in Redis: docs/SCALING.md)
+                                rediss://; history then lives in Redis: docs/SCALING.md);
+                                a Redis Cluster is detected (INFO cluster); give --redis
+                                again for more cluster seed nodes
     \(ServeAuthOptions.help)
       --log-level LEVEL         trace, debug, info, notice, warning, error, critical
                                 (default info)
@@ -64,7 +66,7 @@ enum ServeCommand {
     let args: Arguments
     var config = ServerConfiguration()
     var history = HistoryOptions()
-    var redis: RedisConfiguration?
+    var redis: ServeRedis.Target?
     let logOptions: LogOptions
     let advertising: ServeAdvertising.Options
     do {
@@ -128,7 +130,7 @@ enum ServeCommand {
       }
       try ServeTLSOptions.apply(args, to: &config)
       logOptions = try LogOptions(args, defaultLevel: .info)
-      if let url = args.value("redis") { redis = try ServeRedis.configuration(url) }
+      redis = try ServeRedis.configuration(args.values("redis"))
       try ServeAuthOptions.apply(args, to: &config)
     } catch {
       Output.error("switchboard serve: \(error)\nTry 'switchboard serve --help'.")
