@@ -136,7 +136,7 @@ let package = Package(
       name: "SwitchboardRedisTests",
       dependencies: [
         "SwitchboardRedis", "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardChat", "SwitchboardServer",
-        "SwitchboardTestSupport",
+        "SwitchboardClient", "SwitchboardTestSupport",
       ]),
     .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardTestSupport"]),
   ],

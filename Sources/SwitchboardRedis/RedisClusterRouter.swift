@@ -165,6 +165,8 @@ final class RedisClusterRouter {
       case .moved(let slot, let owner):
         statistics.moved += 1
         map.assign(slot, to: owner)
+        _ = client(for: owner)
+        watch.update(map)
         scheduleRefresh()
       case .ask(_, let owner):
         statistics.asked += 1
@@ -254,11 +256,10 @@ final class RedisClusterRouter {
     map = fresh
     for node in masters { _ = client(for: node) }
     guard changed else { return }
-    if phase == .discovering {
-      phase = .routing
-      observer.update(.ready(protocolVersion: 3), error: nil)
-    }
+    let first = phase == .discovering
+    phase = .routing
     watch.update(fresh)
+    if first { observer.update(.ready(protocolVersion: 3), error: nil) }
   }
 
   // MARK: Nodes

@@ -44,10 +44,11 @@ public final class RedisClusterSubscriber: Sendable {
     self.handler = handler
     observer = RedisObserver(handler: stateHandler)
     let observer = observer
+    let loop = cluster.loop
     Task { [weak self] in
-      guard await cluster.watch.firstMap() != nil else { return observer.update(.closed, error: nil) }
-      self?.mapChanged(cluster.map)
-      observer.update(.ready(protocolVersion: 3), error: nil)
+      let map = await cluster.watch.firstMap()
+      if let map { self?.mapChanged(map) }
+      loop.execute { observer.update(map == nil ? .closed : .ready(protocolVersion: 3), error: nil) }
     }
     cluster.watch.onChange { [weak self] map in self?.mapChanged(map) }
   }
@@ -147,6 +148,7 @@ public final class RedisClusterSubscriber: Sendable {
     }
     guard !moves.isEmpty else { return }
     let observer = observer
+    let loop = cluster.loop
     Task {
       var failed: RedisError?
       for move in moves {
@@ -158,7 +160,9 @@ public final class RedisClusterSubscriber: Sendable {
           failed = error
         }
       }
-      observer.update(failed == nil ? .ready(protocolVersion: 3) : .backingOff(attempt: 1, delay: .zero), error: failed)
+      let next: RedisConnectionState = failed == nil ? .ready(protocolVersion: 3) : .backingOff(attempt: 1, delay: .zero)
+      let error = failed
+      loop.execute { observer.update(next, error: error) }
     }
   }
 }

@@ -30,14 +30,20 @@ final class RedisCluster: Sendable {
       let probed = try freePorts(6)
       do {
         let children = try Self.start(clientPorts: Array(probed[0..<3]), busPorts: Array(probed[3..<6]), in: directory)
+        do {
+          try Self.create(ports: Array(probed[0..<3]))
+        } catch {
+          children.forEach { $0.stop() }
+          throw error
+        }
         ports = Array(probed[0..<3])
         processes = Locked(children)
-        try create()
         return
       } catch {
         lastError = error
       }
     }
+    try? FileManager.default.removeItem(at: directory)
     throw lastError ?? TestFailure("the cluster did not start")
   }
 
@@ -62,49 +68,52 @@ final class RedisCluster: Sendable {
 
   /// Which master (index) serves `slot`, as master `asking` sees it.
   func owner(ofSlot slot: Int, asking: Int = 0) throws -> Int? {
-    for line in try cli(asking, "CLUSTER", "NODES").split(separator: "\n") {
+    Self.owner(ofSlot: slot, nodes: try cli(asking, "CLUSTER", "NODES"), ports: ports)
+  }
+
+  /// Which of `ports` serves `slot` in a `CLUSTER NODES` answer.
+  private static func owner(ofSlot slot: Int, nodes: String, ports: [Int]) -> Int? {
+    for line in nodes.split(separator: "\n") {
       let fields = line.split(separator: " ")
       guard fields.count >= 8, fields[2].contains("master") else { continue }
       let port = Int(fields[1].split(separator: "@")[0].split(separator: ":").last ?? "")
       for range in fields.dropFirst(8) where !range.hasPrefix("[") {
         let bounds = range.split(separator: "-").compactMap { Int($0) }
-        let (low, high) = bounds.count == 2 ? (bounds[0], bounds[1]) : (bounds[0], bounds[0])
+        guard let low = bounds.first, let high = bounds.last else { continue }
         if (low...high).contains(slot), let port { return ports.firstIndex(of: port) }
       }
     }
     return nil
   }
 
-  /// The slots `--cluster create` gives each master.
-  static let created = [0...5460, 5461...10922, 10923...16383]
-
-  /// A room name (`prefix-N`) whose keys land on master `index`'s slots (as created).
+  /// A room name (`prefix-N`) whose keys land on master `index`'s slots now.
   func room(on index: Int, prefix: String) throws -> String {
+    let nodes = try cli(0, "CLUSTER", "NODES")
     for n in 0..<10_000 {
       let name = "\(prefix)-\(n)"
-      let slot = RedisKeySlot.slot(of: RedisRoomKeys(room: name).meta)
-      if Self.created[index].contains(slot) { return name }
+      if Self.owner(ofSlot: RedisKeySlot.slot(of: RedisRoomKeys(room: name).meta), nodes: nodes, ports: ports) == index {
+        return name
+      }
     }
     throw TestFailure("no room name lands on master \(index)")
   }
 
   /// Moves `slot` with its keys from master `from` to master `to`, the way `redis-cli
   /// --cluster reshard` does: `SETSLOT IMPORTING` on the target, `MIGRATING` on the
-  /// source, `MIGRATE` of every key, then `SETSLOT NODE` everywhere. While it runs, clients
-  /// get `ASK` for keys already moved, and `MOVED` afterwards.
-  func migrate(slot: Int, from: Int, to: Int, betweenKeys: () throws -> Void = {}) throws {
+  /// source, `MIGRATE … KEYS` in batches, then `SETSLOT NODE` everywhere. While it runs,
+  /// clients get `ASK` (or `TRYAGAIN`) for keys already moved, and `MOVED` afterwards.
+  func migrate(slot: Int, from: Int, to: Int) throws {
     let source = try nodeID(from)
     let target = try nodeID(to)
     try cli(to, "CLUSTER", "SETSLOT", String(slot), "IMPORTING", source)
     try cli(from, "CLUSTER", "SETSLOT", String(slot), "MIGRATING", target)
-    while true {
-      let keys = try cli(from, "CLUSTER", "GETKEYSINSLOT", String(slot), "100")
+    for _ in 0..<1000 {
+      let keys = try cli(from, "CLUSTER", "GETKEYSINSLOT", String(slot), "200")
         .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
       if keys.isEmpty { break }
-      for key in keys {
-        try cli(from, "MIGRATE", "127.0.0.1", String(ports[to]), key, "0", "5000")
-        try betweenKeys()
-      }
+      try runTool(
+        ["redis-cli", "-h", "127.0.0.1", "-p", String(ports[from]), "MIGRATE", "127.0.0.1", String(ports[to]), "", "0",
+         "5000", "KEYS"] + keys)
     }
     for index in [to, from] + ports.indices.filter({ $0 != to && $0 != from }) {
       try cli(index, "CLUSTER", "SETSLOT", String(slot), "NODE", target)
@@ -138,23 +147,22 @@ final class RedisCluster: Sendable {
     }
   }
 
-  private func create() throws {
+  private static func create(ports: [Int]) throws {
+    func cli(_ index: Int, _ arguments: String...) throws -> String {
+      try runTool(["redis-cli", "-h", "127.0.0.1", "-p", String(ports[index])] + arguments)
+    }
     try runTool(
       ["redis-cli", "--cluster", "create"] + ports.map { "127.0.0.1:\($0)" } + [
         "--cluster-replicas", "0", "--cluster-yes",
       ], timeout: .seconds(60))
+    // Every node must say ok, and know every slot's master, before a test routes by it.
     let ok = try eventually(timeout: .seconds(30)) {
-      try ports.indices.allSatisfy { try cli($0, "CLUSTER", "INFO").contains("cluster_state:ok") }
-    }
-    guard ok else { throw TestFailure("the cluster did not reach cluster_state:ok") }
-    // Every node must know every slot's master before a test routes by it.
-    let agreed = try eventually(timeout: .seconds(30)) {
       try ports.indices.allSatisfy { index in
-        try Self.created.map(\.lowerBound).enumerated().allSatisfy { expected, slot in
-          try owner(ofSlot: slot, asking: index) == expected
-        }
+        let info = try cli(index, "CLUSTER", "INFO")
+        return info.contains("cluster_state:ok") && info.contains("cluster_slots_assigned:16384")
+          && info.contains("cluster_known_nodes:3")
       }
     }
-    guard agreed else { throw TestFailure("the nodes do not agree on the slots") }
+    guard ok else { throw TestFailure("the cluster did not reach cluster_state:ok") }
   }
 }
