@@ -6,7 +6,9 @@ import Synchronization
 /// What a ``RedisRoomBroker`` sends commands on: one ``RedisClient``, or a
 /// ``RedisClusterClient`` routing by slot. The broker's calls, on its loop.
 protocol RedisBrokerCommands: AnyObject, Sendable {
-  func send(_ command: RESPCommand, timeout: Duration?, _ completion: @escaping (Result<RESPValue, RedisError>) -> Void)
+  func send(
+    _ command: RESPCommand, timeout: Duration?,
+    _ completion: @escaping (Result<RESPValue, RedisError>) -> Void)
   func eval(
     _ script: RedisScript, keys: [[UInt8]], arguments: [[UInt8]], timeout: Duration?,
     _ completion: @escaping (Result<RESPValue, RedisError>) -> Void)
@@ -35,8 +37,12 @@ protocol RedisBrokerChannels: AnyObject, Sendable {
 }
 
 extension RedisBrokerChannels {
-  func subscribe(_ channels: [String]) async throws(RedisError) { try await subscribe(channels, timeout: nil) }
-  func unsubscribe(_ channels: [String]) async throws(RedisError) { try await unsubscribe(channels, timeout: nil) }
+  func subscribe(_ channels: [String]) async throws(RedisError) {
+    try await subscribe(channels, timeout: nil)
+  }
+  func unsubscribe(_ channels: [String]) async throws(RedisError) {
+    try await unsubscribe(channels, timeout: nil)
+  }
 }
 
 extension RedisClient: RedisBrokerCommands {}
@@ -87,13 +93,15 @@ struct RedisBrokerConnections: Sendable {
     let cluster = RedisClusterClient(
       seeds: seeds, on: loop, refreshInterval: configuration.cluster.refreshInterval,
       stateHandler: commandsChanged)
-    let subscriber = RedisClusterSubscriber(cluster: cluster, stateHandler: subscriberChanged, handler: handler)
+    let subscriber = RedisClusterSubscriber(
+      cluster: cluster, stateHandler: subscriberChanged, handler: handler)
     return RedisBrokerConnections(
       client: cluster, subscriber: subscriber, publish: RedisBrokerScripts.shardedPublish, isCluster: true)
   }
 
   /// Whether the broker talks to a cluster: as configured, or by `INFO cluster`.
-  private static func isCluster(_ configuration: RedisBrokerConfiguration, on loop: EventLoop) throws(RedisError)
+  private static func isCluster(_ configuration: RedisBrokerConfiguration, on loop: EventLoop)
+    throws(RedisError)
     -> Bool
   {
     switch configuration.cluster.topology {

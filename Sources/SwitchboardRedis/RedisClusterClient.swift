@@ -131,7 +131,9 @@ public final class RedisClusterClient: Sendable {
 
   /// Sends `command` to every master and waits for all answers (in no particular order of
   /// masters).
-  public func broadcast(_ command: RESPCommand, timeout: Duration? = nil) async -> [Result<RESPValue, RedisError>] {
+  public func broadcast(_ command: RESPCommand, timeout: Duration? = nil) async -> [Result<
+    RESPValue, RedisError
+  >] {
     await call { router, done in router.broadcast(command, timeout: timeout, done) }
   }
 

@@ -53,9 +53,10 @@ final class RedisClusterRouter {
   private var timer: Scheduled?
   var statistics = RedisClusterStatistics()
 
-  init(seeds: [RedisConfiguration], refreshInterval: Duration, loop: EventLoop, observer: RedisObserver,
-    watch: RedisClusterWatch)
-  {
+  init(
+    seeds: [RedisConfiguration], refreshInterval: Duration, loop: EventLoop, observer: RedisObserver,
+    watch: RedisClusterWatch
+  ) {
     self.seeds = seeds
     self.refreshInterval = refreshInterval
     self.loop = loop
@@ -89,7 +90,8 @@ final class RedisClusterRouter {
     dispatch(
       Job(
         slot: slot, deadline: deadline(timeout),
-        operation: { client, left, done in client.send(command, timeout: left, done) }, completion: completion))
+        operation: { client, left, done in client.send(command, timeout: left, done) }, completion: completion
+      ))
   }
 
   /// Runs `script` on the master of `keys[0]`'s slot; `NOSCRIPT` is each node's own affair
@@ -107,7 +109,10 @@ final class RedisClusterRouter {
   }
 
   /// Sends `command` to every master (e.g. `SCRIPT FLUSH`); the answers come in map order.
-  func broadcast(_ command: RESPCommand, timeout: Duration?, _ completion: @escaping ([Result<RESPValue, RedisError>]) -> Void) {
+  func broadcast(
+    _ command: RESPCommand, timeout: Duration?,
+    _ completion: @escaping ([Result<RESPValue, RedisError>]) -> Void
+  ) {
     let masters = self.masters
     guard !masters.isEmpty else { return completion([]) }
     var results = [Result<RESPValue, RedisError>?](repeating: nil, count: masters.count)
@@ -141,7 +146,8 @@ final class RedisClusterRouter {
     guard left > .zero else {
       return job.completion(.failure(.timeout("no answer from the cluster in time")))
     }
-    let target = job.asking ?? (phase == .routing ? job.slot.flatMap { map.node(forSlot: $0) } ?? anyMaster : nil)
+    let target =
+      job.asking ?? (phase == .routing ? job.slot.flatMap { map.node(forSlot: $0) } ?? anyMaster : nil)
     guard let target else {
       // No map yet, or nobody serves the slot: wait a little and look again.
       if phase == .routing { scheduleRefresh() }
@@ -193,7 +199,10 @@ final class RedisClusterRouter {
     let delay = Duration.milliseconds(min(250, 10 << min(next.tries, 5)))
     guard ContinuousClock.now + delay < job.deadline else {
       return job.completion(
-        .failure(phase == .discovering ? .timeout("no slot map from the cluster in time") : .server("CLUSTERDOWN no master answered in time")))
+        .failure(
+          phase == .discovering
+            ? .timeout("no slot map from the cluster in time")
+            : .server("CLUSTERDOWN no master answered in time")))
     }
     _ = loop.scheduleLocal(after: delay) { [weak self] in
       guard let self else { return job.completion(.failure(.closed())) }
@@ -224,7 +233,8 @@ final class RedisClusterRouter {
     lastRefresh = ContinuousClock.now
     statistics.refreshes += 1
     var candidates = masters.filter { nodeStates[$0]?.isReady == true }
-    for seed in seeds.map({ Self.node($0.url) }) where !candidates.contains(seed) && nodeStates[seed]?.isReady == true {
+    for seed in seeds.map({ Self.node($0.url) })
+    where !candidates.contains(seed) && nodeStates[seed]?.isReady == true {
       candidates.append(seed)
     }
     ask(candidates[...])
@@ -232,9 +242,12 @@ final class RedisClusterRouter {
 
   private func ask(_ candidates: ArraySlice<RedisClusterMap.Node>) {
     guard let node = candidates.first else { return refreshEnded() }
-    client(for: node).send(RESPCommand("CLUSTER", "SLOTS"), timeout: seeds[0].connectTimeout) { [weak self] result in
+    client(for: node).send(RESPCommand("CLUSTER", "SLOTS"), timeout: seeds[0].connectTimeout) {
+      [weak self] result in
       guard let self, self.phase != .closed else { return }
-      switch result.flatMap({ reply in Result { () throws(RedisError) in try RedisClusterMap(slots: reply, answeredBy: node) } }) {
+      switch result.flatMap({ reply in
+        Result { () throws(RedisError) in try RedisClusterMap(slots: reply, answeredBy: node) }
+      }) {
       case .success(let fresh) where fresh.coveredSlots > 0:
         self.adopt(fresh)
         self.refreshEnded()
@@ -302,7 +315,9 @@ final class RedisClusterRouter {
     }
   }
 
-  static func node(_ url: RedisURL) -> RedisClusterMap.Node { RedisClusterMap.Node(host: url.host, port: url.port) }
+  static func node(_ url: RedisURL) -> RedisClusterMap.Node {
+    RedisClusterMap.Node(host: url.host, port: url.port)
+  }
 
   /// The key a command is routed by: `KEYS[1]` of `EVAL`/`EVALSHA`/`FCALL`, nothing for
   /// commands without keys (`PING`, `INFO`, `CLUSTER` …, and `PUBLISH`, whose channel any
@@ -316,7 +331,8 @@ final class RedisClusterRouter {
       guard arguments.count >= 4, let count = Int(String(decoding: arguments[2], as: UTF8.self)), count > 0
       else { return nil }
       return arguments[3]
-    case "PING", "ECHO", "INFO", "CLUSTER", "SCRIPT", "FUNCTION", "CLIENT", "CONFIG", "COMMAND", "HELLO", "AUTH",
+    case "PING", "ECHO", "INFO", "CLUSTER", "SCRIPT", "FUNCTION", "CLIENT", "CONFIG", "COMMAND", "HELLO",
+      "AUTH",
       "SELECT", "TIME", "DBSIZE", "FLUSHALL", "FLUSHDB", "WAIT", "PUBLISH", "ASKING", "READONLY", "READWRITE":
       return nil
     default:

@@ -86,7 +86,9 @@ public final class RedisClusterSubscriber: Sendable {
     let groups = locked.withLock { state -> [(RedisSubscriber, [String])] in
       var groups: [RedisClusterMap.Node: [String]] = [:]
       for channel in channels {
-        if let node = state.channels.removeValue(forKey: channel) { groups[node, default: []].append(channel) }
+        if let node = state.channels.removeValue(forKey: channel) {
+          groups[node, default: []].append(channel)
+        }
       }
       return groups.compactMap { node, names in state.subscribers[node].map { ($0, names) } }
     }
@@ -160,7 +162,8 @@ public final class RedisClusterSubscriber: Sendable {
           failed = error
         }
       }
-      let next: RedisConnectionState = failed == nil ? .ready(protocolVersion: 3) : .backingOff(attempt: 1, delay: .zero)
+      let next: RedisConnectionState =
+        failed == nil ? .ready(protocolVersion: 3) : .backingOff(attempt: 1, delay: .zero)
       let error = failed
       loop.execute { observer.update(next, error: error) }
     }

@@ -29,7 +29,8 @@ final class RedisCluster: Sendable {
     for _ in 0..<3 {
       let probed = try freePorts(6)
       do {
-        let children = try Self.start(clientPorts: Array(probed[0..<3]), busPorts: Array(probed[3..<6]), in: directory)
+        let children = try Self.start(
+          clientPorts: Array(probed[0..<3]), busPorts: Array(probed[3..<6]), in: directory)
         do {
           try Self.create(ports: Array(probed[0..<3]))
         } catch {
@@ -91,7 +92,9 @@ final class RedisCluster: Sendable {
     let nodes = try cli(0, "CLUSTER", "NODES")
     for n in 0..<10_000 {
       let name = "\(prefix)-\(n)"
-      if Self.owner(ofSlot: RedisKeySlot.slot(of: RedisRoomKeys(room: name).meta), nodes: nodes, ports: ports) == index {
+      if Self.owner(ofSlot: RedisKeySlot.slot(of: RedisRoomKeys(room: name).meta), nodes: nodes, ports: ports)
+        == index
+      {
         return name
       }
     }
@@ -112,8 +115,11 @@ final class RedisCluster: Sendable {
         .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
       if keys.isEmpty { break }
       try runTool(
-        ["redis-cli", "-h", "127.0.0.1", "-p", String(ports[from]), "MIGRATE", "127.0.0.1", String(ports[to]), "", "0",
-         "5000", "KEYS"] + keys)
+        [
+          "redis-cli", "-h", "127.0.0.1", "-p", String(ports[from]), "MIGRATE", "127.0.0.1",
+          String(ports[to]), "", "0",
+          "5000", "KEYS",
+        ] + keys)
     }
     for index in [to, from] + ports.indices.filter({ $0 != to && $0 != from }) {
       try cli(index, "CLUSTER", "SETSLOT", String(slot), "NODE", target)
@@ -125,7 +131,8 @@ final class RedisCluster: Sendable {
     do {
       for (port, bus) in zip(clientPorts, busPorts) {
         let arguments = [
-          "--port", String(port), "--cluster-port", String(bus), "--bind", "127.0.0.1", "--cluster-enabled", "yes",
+          "--port", String(port), "--cluster-port", String(bus), "--bind", "127.0.0.1", "--cluster-enabled",
+          "yes",
           "--cluster-config-file", directory.appendingPathComponent("nodes-\(port).conf").path,
           "--cluster-node-timeout", "5000", "--appendonly", "no", "--save", "", "--daemonize", "no",
           "--dir", directory.path,

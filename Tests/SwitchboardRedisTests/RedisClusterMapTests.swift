@@ -47,9 +47,12 @@ struct RedisClusterMapTests {
     var random = SeededGenerator(seed: 13)
     func value(_ depth: Int) -> RESPValue {
       switch Int.random(in: 0..<5, using: &random) {
-      case 0 where depth < 4: .array((0..<Int.random(in: 0..<5, using: &random)).map { _ in value(depth + 1) })
+      case 0 where depth < 4:
+        .array((0..<Int.random(in: 0..<5, using: &random)).map { _ in value(depth + 1) })
       case 1: .integer(Int64.random(in: -2...17000, using: &random))
-      case 2: .bulkString((0..<Int.random(in: 0..<8, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
+      case 2:
+        .bulkString(
+          (0..<Int.random(in: 0..<8, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) })
       case 3: .null
       default: .integer(Int64.random(in: 0...16383, using: &random))
       }
@@ -75,7 +78,8 @@ struct RedisClusterMapTests {
 
   @Test func keylessCommandsHaveNoRoutingKey() {
     #expect(RedisClusterRouter.routingKey(RESPCommand("GET", "k")) == Array("k".utf8))
-    #expect(RedisClusterRouter.routingKey(RESPCommand("EVALSHA", "abc", "2", "k1", "k2", "a")) == Array("k1".utf8))
+    #expect(
+      RedisClusterRouter.routingKey(RESPCommand("EVALSHA", "abc", "2", "k1", "k2", "a")) == Array("k1".utf8))
     #expect(RedisClusterRouter.routingKey(RESPCommand("EVAL", "return 1", "0")) == nil)
     #expect(RedisClusterRouter.routingKey(RESPCommand("PING")) == nil)
     #expect(RedisClusterRouter.routingKey(RESPCommand("CLUSTER", "SLOTS")) == nil)

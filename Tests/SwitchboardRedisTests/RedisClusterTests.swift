@@ -14,10 +14,12 @@ import Testing
 struct RedisClusterTests {
   @Test func keySlotsMatchTheServersKeyslot() async throws {
     let cluster = try RedisCluster()
-    let keys = ["123456789", "a", "{a}b", "x{}y", "{{z}}", "sb:{}", RedisRoomKeys(room: "général {x}").meta]
+    let keys =
+      ["123456789", "a", "{a}b", "x{}y", "{{z}}", "sb:{}", RedisRoomKeys(room: "général {x}").meta]
       + (0..<20).map { RedisRoomKeys(room: "room-\($0)").log }
     for key in keys {
-      let answer = try cluster.cli(0, "CLUSTER", "KEYSLOT", key).trimmingCharacters(in: .whitespacesAndNewlines)
+      let answer = try cluster.cli(0, "CLUSTER", "KEYSLOT", key).trimmingCharacters(
+        in: .whitespacesAndNewlines)
       #expect(Int(answer) == RedisKeySlot.slot(of: key), "\(key)")
     }
   }
@@ -75,7 +77,9 @@ struct RedisClusterTests {
     let rounds = 10
     for round in 0..<rounds {
       for (index, member) in members.enumerated() {
-        member.node.publish(member, "\(index)-\(round)") { if case .success = $0 { acks.withLock { $0 += 1 } } }
+        member.node.publish(member, "\(index)-\(round)") {
+          if case .success = $0 { acks.withLock { $0 += 1 } }
+        }
       }
     }
     try await eventually("every ack") { acks.value == rounds * members.count }
@@ -140,7 +144,9 @@ struct RedisClusterTests {
     let ids = acked.value.map(\.id)
     #expect(ids == Array(1...UInt64(ids.count)))
     #expect(acked.value.contains { $0.phase == .after })
-    try await eventually("the reader has every acked message") { Set(reader.messages.map(\.id)).isSuperset(of: ids) }
+    try await eventually("the reader has every acked message") {
+      Set(reader.messages.map(\.id)).isSuperset(of: ids)
+    }
     #expect(reader.messages.map(\.id) == Array(1...UInt64(reader.messages.count)), "once each, in order")
     #expect(writer.messages.map(\.id) == reader.messages.map(\.id))
   }

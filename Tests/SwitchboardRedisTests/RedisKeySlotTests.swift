@@ -25,7 +25,9 @@ struct RedisKeySlotTests {
   @Test func aRoomsKeysShareOneSlot() {
     let keys = RedisRoomKeys(room: "général {x}")
     let slot = RedisKeySlot.slot(of: keys.meta)
-    #expect([keys.log, keys.channel, keys.members, keys.ref("n:1")].allSatisfy { RedisKeySlot.slot(of: $0) == slot })
+    #expect(
+      [keys.log, keys.channel, keys.members, keys.ref("n:1")].allSatisfy { RedisKeySlot.slot(of: $0) == slot }
+    )
     #expect(slot == RedisKeySlot.slot(of: RedisRoomKeys.encode("général {x}")))
   }
 }

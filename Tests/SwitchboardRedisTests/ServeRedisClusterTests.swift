@@ -27,8 +27,11 @@ struct ServeRedisClusterTests {
       let ports = try freePorts(2)
       let process = try ChildProcess(
         servedBinary!,
-        ["serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "\(ports[1])",
-         "--no-advertise", "--ephemeral"] + redis.flatMap { ["--redis", $0] })
+        [
+          "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port",
+          "\(ports[1])",
+          "--no-advertise", "--ephemeral",
+        ] + redis.flatMap { ["--redis", $0] })
       do {
         try await process.waitForOutput("Switchboard is running", timeout: .seconds(30))
         return Node(process: process, tcpPort: ports[0], httpPort: ports[1])
@@ -47,7 +50,9 @@ struct ServeRedisClusterTests {
     defer { nodes.forEach { $0.process.stop() } }
     for index in 0..<3 {
       // The third node is given two seeds: its own master and the first one.
-      let urls = ["redis://127.0.0.1:\(cluster.ports[index])"] + (index == 2 ? ["redis://127.0.0.1:\(cluster.ports[0])"] : [])
+      let urls =
+        ["redis://127.0.0.1:\(cluster.ports[index])"]
+        + (index == 2 ? ["redis://127.0.0.1:\(cluster.ports[0])"] : [])
       nodes.append(try await serve(urls))
     }
     #expect(nodes.allSatisfy { $0.process.stderr.contains("rooms shared through Redis Cluster") })
@@ -60,35 +65,35 @@ struct ServeRedisClusterTests {
     let nodeCount = nodes.count
     let seen = try await withTimeout(.seconds(60)) {
       try await withThrowingTaskGroup(of: (String, [UInt64: String]).self) { group in
-      for room in rooms {
-        for (index, port) in ports.enumerated() {
-          let name = "n\(index)-\(room)"
-          let client = ChatClient(
-            endpoint: try ChatEndpoint("ws://127.0.0.1:\(port)/"), name: name, room: room)
-          group.addTask {
-            try await client.run { session in
-              var messages: [UInt64: String] = [:]
-              var events = session.events.makeAsyncIterator()
-              while let event = await events.next() {
-                if case .history = event { break }
+        for room in rooms {
+          for (index, port) in ports.enumerated() {
+            let name = "n\(index)-\(room)"
+            let client = ChatClient(
+              endpoint: try ChatEndpoint("ws://127.0.0.1:\(port)/"), name: name, room: room)
+            group.addTask {
+              try await client.run { session in
+                var messages: [UInt64: String] = [:]
+                var events = session.events.makeAsyncIterator()
+                while let event = await events.next() {
+                  if case .history = event { break }
+                }
+                joined.withLock { $0 += 1 }
+                try await eventually(timeout: .seconds(20), "every client joined") { joined.value == clients }
+                for i in 1...perClient { try await session.send("\(name) \(i)") }
+                let deadline = ContinuousClock.now + .seconds(20)
+                while messages.count < expected, ContinuousClock.now < deadline,
+                  let event = await events.next()
+                {
+                  if case .message(let message) = event, let id = message.id { messages[id] = message.text }
+                }
+                return (room, messages)
               }
-              joined.withLock { $0 += 1 }
-              try await eventually(timeout: .seconds(20), "every client joined") { joined.value == clients }
-              for i in 1...perClient { try await session.send("\(name) \(i)") }
-              let deadline = ContinuousClock.now + .seconds(20)
-              while messages.count < expected, ContinuousClock.now < deadline,
-                let event = await events.next()
-              {
-                if case .message(let message) = event, let id = message.id { messages[id] = message.text }
-              }
-              return (room, messages)
             }
           }
         }
-      }
-      var all: [(String, [UInt64: String])] = []
-      for try await result in group { all.append(result) }
-      return all
+        var all: [(String, [UInt64: String])] = []
+        for try await result in group { all.append(result) }
+        return all
       }
     }
     for room in rooms {
@@ -100,7 +105,8 @@ struct ServeRedisClusterTests {
 
     // A WebSocket client joining later on another node gets the same history, same epoch.
     let epochs = Locked<String?>(nil)
-    let first = ChatClient(endpoint: try ChatEndpoint("ws://127.0.0.1:\(nodes[0].httpPort)/"), name: "probe", room: rooms[1])
+    let first = ChatClient(
+      endpoint: try ChatEndpoint("ws://127.0.0.1:\(nodes[0].httpPort)/"), name: "probe", room: rooms[1])
     try await withTimeout(.seconds(20)) {
       try await first.run { session in
         for await event in session.events {
@@ -118,7 +124,9 @@ struct ServeRedisClusterTests {
       try await resumed.run { session -> ([UInt64: String], String?) in
         for await event in session.events {
           if case .history(let messages, _, let epoch) = event {
-            return (Dictionary(uniqueKeysWithValues: messages.compactMap { m in m.id.map { ($0, m.text) } }), epoch)
+            return (
+              Dictionary(uniqueKeysWithValues: messages.compactMap { m in m.id.map { ($0, m.text) } }), epoch
+            )
           }
         }
         return ([:], nil)
