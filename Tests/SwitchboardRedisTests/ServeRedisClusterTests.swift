@@ -6,12 +6,13 @@ import Testing
 /// The binary under test, from `SWITCHBOARD_BIN`.
 private let servedBinary = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
 
+/// Whether the suite can run: the binary and the cluster's tools.
+private let canServeCluster = servedBinary != nil && RedisCluster.isInstalled
+
 /// Three `switchboard serve --redis` processes on a three-master Redis Cluster, with real
 /// WebSocket clients: rooms on every master, one order and one set of ids everywhere, and
 /// a client joining later on another node gets the same history and epoch.
-@Suite(
-  .onTestThreads,
-  .enabled(if: servedBinary != nil && RedisCluster.isInstalled, "SWITCHBOARD_BIN or redis-server is missing"))
+@Suite(.onTestThreads, .enabled(if: canServeCluster, "SWITCHBOARD_BIN or redis-server is missing"))
 struct ServeRedisClusterTests {
   /// A `serve` node: its process and HTTP port.
   private struct Node {
