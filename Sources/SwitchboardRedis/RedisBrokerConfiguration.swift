@@ -48,4 +48,7 @@ public struct RedisBrokerConfiguration: Sendable {
     self.probeTimeout = probeTimeout
     self.logger = logger
   }
+
+  /// One server or a Redis Cluster, and the cluster's seeds (detected by default).
+  public var cluster = RedisClusterSettings()
 }

@@ -99,4 +99,17 @@ enum RedisBrokerScripts {
     end
     return {meta[1], tonumber(meta[2] or '0'), entries}
     """)
+
+  /// ``publish`` with `SPUBLISH` for `PUBLISH`: on a cluster the room's channel is a shard
+  /// channel in the room's slot, announced by the master that runs the script only.
+  static let shardedPublish = sharded(publish)
+  /// ``presence`` for a cluster (see ``shardedPublish``).
+  static let shardedPresence = sharded(presence)
+  /// ``expire`` for a cluster (see ``shardedPublish``).
+  static let shardedExpire = sharded(expire)
+
+  /// `script` announcing on shard channels: every `PUBLISH` call made an `SPUBLISH`.
+  private static func sharded(_ script: RedisScript) -> RedisScript {
+    RedisScript(script.source.replacing("redis.call('PUBLISH',", with: "redis.call('SPUBLISH',"))
+  }
 }

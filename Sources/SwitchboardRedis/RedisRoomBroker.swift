@@ -91,7 +91,7 @@ public final class RedisRoomBroker: RoomBroker {
   /// The loop the broker's connections and state live on.
   public let loop: EventLoop
   private let state = Mutex(State())
-  private let connections = Mutex<(client: RedisClient, subscriber: RedisSubscriber)?>(nil)
+  private let connections = Mutex<RedisBrokerConnections?>(nil)
   /// How many entries a gap fill reads at a time.
   private static let fillCount = 1000
 
@@ -135,18 +135,26 @@ public final class RedisRoomBroker: RoomBroker {
       }
       if done { settled.signal() }
     }
-    let client = RedisClient(configuration: configuration.redis, on: loop) { next in
-      first(true, next)
-      broker.commandsChanged(next)
+    let made: RedisBrokerConnections
+    do {
+      // One server or a cluster (RedisBrokerConnections): the broker's code is the same.
+      made = try RedisBrokerConnections.make(
+        configuration, on: loop,
+        commandsChanged: { next in
+          first(true, next)
+          broker.commandsChanged(next)
+        },
+        subscriberChanged: { next in
+          first(false, next)
+          broker.subscriberChanged(next)
+        },
+        handler: { broker.received($0) })
+    } catch {
+      loop.shutdownGracefully()
+      throw error
     }
-    let subscriber = RedisSubscriber(
-      configuration: configuration.redis, on: loop,
-      stateHandler: { next in
-        first(false, next)
-        broker.subscriberChanged(next)
-      },
-      handler: { broker.received($0) })
-    broker.connections.withLock { $0 = (client, subscriber) }
+    let client = made.client
+    broker.connections.withLock { $0 = made }
     let wait = configuration.redis.connectTimeout + .seconds(1)
     let seconds = Double(wait.components.seconds) + Double(wait.components.attoseconds) / 1e18
     let timedOut = settled.wait(timeout: .now() + seconds) == .timedOut
@@ -159,7 +167,9 @@ public final class RedisRoomBroker: RoomBroker {
     let every = configuration.presenceRefresh
     let timer = loop.scheduleRepeating(every: every) { broker.refreshPresence() }
     broker.state.withLock { $0.refresh = timer }
-    broker.startProbing(subscriber)
+    // The probe watches a classic subscription; a cluster's shard subscriptions follow the
+    // slot map instead (RedisClusterSubscriber), and are not probed.
+    if let subscriber = made.subscriber as? RedisSubscriber { broker.startProbing(subscriber) }
     return broker
   }
 
@@ -178,7 +188,10 @@ public final class RedisRoomBroker: RoomBroker {
     }
   }
 
-  private var client: RedisClient? { connections.withLock { $0?.client } }
+  private var client: (any RedisBrokerCommands)? { connections.withLock { $0?.client } }
+
+  /// Whether the broker talks to a Redis Cluster (slot routing, sharded pub/sub).
+  public var isCluster: Bool { connections.withLock { $0?.isCluster ?? false } }
 
   // MARK: RoomBroker
 
@@ -280,7 +293,8 @@ public final class RedisRoomBroker: RoomBroker {
         Array(String(ChatClock.milliseconds()).utf8), Array(keys.channel.utf8),
         RedisBrokerPayload.presenceTail(event, node: configuration.nodeID),
       ]
-      client.eval(RedisBrokerScripts.presence, keys: [Array(keys.members.utf8)], arguments: arguments) {
+      let script = connections.withLock { $0?.presence } ?? RedisBrokerScripts.presence
+      client.eval(script, keys: [Array(keys.members.utf8)], arguments: arguments) {
         _ in
       }
     }
@@ -470,7 +484,7 @@ public final class RedisRoomBroker: RoomBroker {
       Array(String(configuration.refLifetime).utf8),
     ]
     client.eval(
-      RedisBrokerScripts.publish,
+      connections.withLock { $0?.publish } ?? RedisBrokerScripts.publish,
       keys: [keys.meta, keys.log, keys.ref(draft.clientKey ?? ref)].map { Array($0.utf8) },
       arguments: arguments, timeout: remaining
     ) { [self] result in
@@ -725,7 +739,7 @@ public final class RedisRoomBroker: RoomBroker {
         state.pubsub = .replacing(since: ChatClock.milliseconds())
         return true
       }
-      guard replace, let subscriber = connections.withLock({ $0?.subscriber }) else { return }
+      guard replace, let subscriber = connections.withLock({ $0?.subscriber }) as? RedisSubscriber else { return }
       configuration.logger.warning(
         "Redis pub/sub connection silent; replacing it, then re-syncing every room from its stream",
         metadata: ["reason": reason, "timeout": "\(configuration.probeTimeout)"])
@@ -797,6 +811,7 @@ public final class RedisRoomBroker: RoomBroker {
         return state.isClosed ? [:] : state.local
       }
       guard let client else { return }
+      let expire = connections.withLock { $0?.expire } ?? RedisBrokerScripts.expire
       let now = String(ChatClock.milliseconds())
       let score = String(expiry())
       for (room, members) in local {
@@ -806,7 +821,7 @@ public final class RedisRoomBroker: RoomBroker {
         client.send(RESPCommand(command)) { _ in }
         let channel = RedisRoomKeys(room: room).channel
         let arguments = [Array(now.utf8), Array(channel.utf8)]
-        client.eval(RedisBrokerScripts.expire, keys: [Array(key.utf8)], arguments: arguments) { _ in }
+        client.eval(expire, keys: [Array(key.utf8)], arguments: arguments) { _ in }
       }
     }
   }

@@ -42,7 +42,9 @@ enum ServeCommand {
       --backend NAME            I/O backend: io_uring (default on Linux where the kernel
                                 allows it: epoll + batched sends), epoll, dispatch
       --redis URL               share rooms with other nodes through Redis (redis:// or
-                                rediss://; history then lives in Redis: docs/SCALING.md)
+                                rediss://; history then lives in Redis: docs/SCALING.md);
+                                a Redis Cluster is detected (INFO cluster); give --redis
+                                again for more cluster seed nodes
       --redis-timeout SECONDS   with --redis: how long Redis may be silent (default 5): the
                                 command and connect timeout; a publish fails after twice it,
                                 the pub/sub probe runs every SECONDS and waits 0.6 of it
@@ -67,7 +69,7 @@ enum ServeCommand {
     let args: Arguments
     var config = ServerConfiguration()
     var history = HistoryOptions()
-    var redis: ServeRedis.Options?
+    var redis: ServeRedis.Target?
     let logOptions: LogOptions
     let advertising: ServeAdvertising.Options
     do {
@@ -132,9 +134,7 @@ enum ServeCommand {
       }
       try ServeTLSOptions.apply(args, to: &config)
       logOptions = try LogOptions(args, defaultLevel: .info)
-      if let url = args.value("redis") {
-        redis = try ServeRedis.configuration(url, timeout: try args.double("redis-timeout"))
-      }
+      redis = try ServeRedis.configuration(args.values("redis"), timeout: try args.double("redis-timeout"))
       try ServeAuthOptions.apply(args, to: &config)
     } catch {
       Output.error("switchboard serve: \(error)\nTry 'switchboard serve --help'.")

@@ -4,50 +4,57 @@ import SwitchboardServer
 
 /// `serve --redis URL`: the cluster broker instead of the local one (docs/SCALING.md).
 enum ServeRedis {
-  /// What `--redis URL` and `--redis-timeout SECONDS` ask for.
-  struct Options {
+  /// What the `--redis` flags and `--redis-timeout SECONDS` ask for: the first URL, any
+  /// further ones as Redis Cluster seeds, and the timeout.
+  struct Target {
     var redis: RedisConfiguration
+    var seeds: [RedisURL]
     /// `--redis-timeout`: command and connect timeout, probe interval; `nil` keeps the defaults.
     var timeout: Duration?
   }
 
-  /// The Redis configuration of `--redis URL` (and `--redis-timeout`).
+  /// The Redis target of the `--redis` flags (`nil` when there is none). One URL is one
+  /// server or a cluster (the broker asks `INFO cluster`); several are seeds of one cluster.
   /// - Throws: ``Arguments/UsageError`` for a URL that is not `redis://` or `rediss://`, or a
   ///   timeout outside 0.05–3600 s.
-  static func configuration(_ url: String, timeout seconds: Double?) throws -> Options {
-    var redis: RedisConfiguration
+  static func configuration(_ urls: [String], timeout seconds: Double?) throws -> Target? {
+    guard let first = urls.first else { return nil }
+    var target: Target
     do {
-      redis = try RedisConfiguration(url)
+      let redis = try RedisConfiguration(first)
+      let seeds = try urls.dropFirst().map { text throws(RedisError) in try RedisURL(text) }
+      target = Target(redis: redis, seeds: seeds)
     } catch {
       throw Arguments.UsageError(description: "--redis: \(error.message)")
     }
-    guard let seconds else { return Options(redis: redis) }
+    guard let seconds else { return target }
     guard (0.05...3600).contains(seconds) else {
       throw Arguments.UsageError(description: "--redis-timeout must be between 0.05 and 3600 seconds")
     }
     let timeout = Duration.milliseconds(Int64((seconds * 1000).rounded()))
-    redis.commandTimeout = timeout
-    redis.connectTimeout = timeout
-    return Options(redis: redis, timeout: timeout)
+    target.redis.commandTimeout = timeout
+    target.redis.connectTimeout = timeout
+    target.timeout = timeout
+    return target
   }
 
   /// The broker factory for ``ServerConfiguration/broker``: connects at start (the server
   /// does not start when Redis cannot be reached) and keeps `historyLimit` messages per room.
-  static func broker(_ options: Options) -> @Sendable (ServerConfiguration) throws -> any RoomBroker {
-    let timeout = options.timeout
-    return { [redis = options.redis] config in
-      var redis = redis
+  static func broker(_ target: Target) -> @Sendable (ServerConfiguration) throws -> any RoomBroker {
+    { config in
+      var redis = target.redis
       redis.logger = config.logger
-      var brokerConfiguration = RedisBrokerConfiguration(
+      var configuration = RedisBrokerConfiguration(
         redis: redis, historyLimit: config.historyLimit, logger: config.logger)
-      if let timeout {
-        brokerConfiguration.publishTimeout = timeout * 2
-        brokerConfiguration.probeInterval = timeout
-        brokerConfiguration.probeTimeout = timeout * 0.6
+      configuration.cluster.seeds = target.seeds
+      if let timeout = target.timeout {
+        configuration.publishTimeout = timeout * 2
+        configuration.probeInterval = timeout
+        configuration.probeTimeout = timeout * 0.6
       }
-      let broker = try RedisRoomBroker.connect(configuration: brokerConfiguration)
+      let broker = try RedisRoomBroker.connect(configuration: configuration)
       config.logger.info(
-        "rooms shared through Redis",
+        broker.isCluster ? "rooms shared through Redis Cluster" : "rooms shared through Redis",
         metadata: ["url": "\(redis.url)", "node": broker.configuration.nodeID])
       return broker
     }

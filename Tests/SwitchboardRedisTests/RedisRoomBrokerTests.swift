@@ -127,26 +127,38 @@ final class BrokerNode: Sendable {
   let queue: DispatchQueue
   private let frozen = Locked(false)
 
-  init(
+  convenience init(
     _ server: RedisServer, presenceRefresh: Duration = .seconds(5), presenceLifetime: Duration = .seconds(15),
     hub configuration: HubConfiguration = HubConfiguration()
   ) throws {
-    broker = try RedisRoomBroker.connect(
-      configuration: RedisBrokerConfiguration(
-        redis: .test(server.url(), commandTimeout: .seconds(3)), historyLimit: 1000,
-        presenceRefresh: presenceRefresh, presenceLifetime: presenceLifetime))
-    hub = ChatHub(configuration: configuration, broker: broker)
+    try self.init(
+      url: server.url(), presenceRefresh: presenceRefresh, presenceLifetime: presenceLifetime, hub: configuration)
+  }
+
+  /// A node on the Redis (or Redis Cluster) at `url`.
+  init(
+    url: RedisURL, presenceRefresh: Duration = .seconds(5), presenceLifetime: Duration = .seconds(15),
+    cluster: RedisClusterSettings = RedisClusterSettings(), hub hubConfiguration: HubConfiguration = HubConfiguration()
+  ) throws {
+    var configuration = RedisBrokerConfiguration(
+      redis: .test(url, commandTimeout: .seconds(3)), historyLimit: 1000,
+      presenceRefresh: presenceRefresh, presenceLifetime: presenceLifetime)
+    configuration.cluster = cluster
+    broker = try RedisRoomBroker.connect(configuration: configuration)
+    hub = ChatHub(configuration: hubConfiguration, broker: broker)
     queue = DispatchQueue(label: "test.shard")
     shard = hub.makeShard(executor: QueueExecutor(queue: queue))
   }
 
-  /// Joins the lobby as `name` and waits for the join to complete.
-  func join(_ name: String, since: UInt64? = nil, epoch: String? = nil) throws -> RecordingMember {
+  /// Joins `room` as `name` and waits for the join to complete.
+  func join(_ name: String, room: String = "lobby", since: UInt64? = nil, epoch: String? = nil) throws
+    -> RecordingMember
+  {
     let member = RecordingMember(node: self, id: hub.nextMemberID(), name: name)
     let joined = DispatchSemaphore(value: 0)
     queue.sync {
       hub.join(
-        member, shard: shard, name: name, room: "lobby", announce: true, since: since, epoch: epoch,
+        member, shard: shard, name: name, room: room, announce: true, since: since, epoch: epoch,
         historyCount: since == nil ? 0 : 1000
       ) { result in
         member.joined(result)
@@ -166,12 +178,12 @@ final class BrokerNode: Sendable {
     queue.async { [hub] in _ = hub.publish(from: member.id, text: text, ref: ref, completion: completion) }
   }
 
-  /// `/who` on this node: every node's members.
-  func who() -> [String] {
+  /// `/who` of `room` on this node: every node's members.
+  func who(room: String = "lobby") -> [String] {
     let answer = Locked<[String]?>(nil)
     let done = DispatchSemaphore(value: 0)
     queue.async { [hub, shard] in
-      hub.who(room: "lobby", shard: shard) { names in
+      hub.who(room: room, shard: shard) { names in
         answer.withLock { $0 = names }
         done.signal()
       }

@@ -1,0 +1,175 @@
+import Foundation
+import SwitchboardRedis
+import SwitchboardTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// A real three-master Redis Cluster for one test, on loopback: three `redis-server
+/// --cluster-enabled yes` on probed free ports (client and bus ports both chosen, so none
+/// lands past 65,535) with their `nodes-P.conf` in a temporary directory, joined by
+/// `redis-cli --cluster create … --cluster-replicas 0`, ready once every node says
+/// `cluster_state:ok`. Stopped (SIGKILL by PID) and its directory removed on deinit.
+final class RedisCluster: Sendable {
+  /// Whether `redis-server` and `redis-cli` are installed.
+  static let isInstalled = RedisServer.isInstalled && commandSucceeds(["redis-cli", "--version"])
+
+  /// The masters' client ports, in `--cluster create` order (the first serves slots
+  /// 0–5460, the second 5461–10922, the third 10923–16383).
+  let ports: [Int]
+  let directory: URL
+  private let processes: Locked<[ChildProcess]>
+
+  init() throws {
+    directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "switchboard-cluster-\(getpid())-\(UInt64.random(in: 0 ... .max))")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    var lastError: Error?
+    for _ in 0..<3 {
+      let probed = try freePorts(6)
+      do {
+        let children = try Self.start(
+          clientPorts: Array(probed[0..<3]), busPorts: Array(probed[3..<6]), in: directory)
+        do {
+          try Self.create(ports: Array(probed[0..<3]))
+        } catch {
+          children.forEach { $0.stop() }
+          throw error
+        }
+        ports = Array(probed[0..<3])
+        processes = Locked(children)
+        return
+      } catch {
+        lastError = error
+      }
+    }
+    try? FileManager.default.removeItem(at: directory)
+    throw lastError ?? TestFailure("the cluster did not start")
+  }
+
+  deinit {
+    processes.withLock { $0.forEach { $0.stop() } }
+    try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// A URL of master `index`.
+  func url(_ index: Int = 0) -> RedisURL { RedisURL(host: "127.0.0.1", port: ports[index]) }
+
+  /// `redis-cli -p <port of index> arguments…`'s output.
+  @discardableResult
+  func cli(_ index: Int, _ arguments: String...) throws -> String {
+    try runTool(["redis-cli", "-h", "127.0.0.1", "-p", String(ports[index])] + arguments)
+  }
+
+  /// The node id of master `index`.
+  func nodeID(_ index: Int) throws -> String {
+    try cli(index, "CLUSTER", "MYID").trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// Which master (index) serves `slot`, as master `asking` sees it.
+  func owner(ofSlot slot: Int, asking: Int = 0) throws -> Int? {
+    Self.owner(ofSlot: slot, nodes: try cli(asking, "CLUSTER", "NODES"), ports: ports)
+  }
+
+  /// Which of `ports` serves `slot` in a `CLUSTER NODES` answer.
+  private static func owner(ofSlot slot: Int, nodes: String, ports: [Int]) -> Int? {
+    for line in nodes.split(separator: "\n") {
+      let fields = line.split(separator: " ")
+      guard fields.count >= 8, fields[2].contains("master") else { continue }
+      let port = Int(fields[1].split(separator: "@")[0].split(separator: ":").last ?? "")
+      for range in fields.dropFirst(8) where !range.hasPrefix("[") {
+        let bounds = range.split(separator: "-").compactMap { Int($0) }
+        guard let low = bounds.first, let high = bounds.last else { continue }
+        if (low...high).contains(slot), let port { return ports.firstIndex(of: port) }
+      }
+    }
+    return nil
+  }
+
+  /// A room name (`prefix-N`) whose keys land on master `index`'s slots now.
+  func room(on index: Int, prefix: String) throws -> String {
+    let nodes = try cli(0, "CLUSTER", "NODES")
+    for n in 0..<10_000 {
+      let name = "\(prefix)-\(n)"
+      if Self.owner(ofSlot: RedisKeySlot.slot(of: RedisRoomKeys(room: name).meta), nodes: nodes, ports: ports)
+        == index
+      {
+        return name
+      }
+    }
+    throw TestFailure("no room name lands on master \(index)")
+  }
+
+  /// Moves `slot` with its keys from master `from` to master `to`, the way `redis-cli
+  /// --cluster reshard` does: `SETSLOT IMPORTING` on the target, `MIGRATING` on the
+  /// source, `MIGRATE … KEYS` in batches, then `SETSLOT NODE` everywhere. While it runs,
+  /// clients get `ASK` (or `TRYAGAIN`) for keys already moved, and `MOVED` afterwards.
+  func migrate(slot: Int, from: Int, to: Int) throws {
+    let source = try nodeID(from)
+    let target = try nodeID(to)
+    try cli(to, "CLUSTER", "SETSLOT", String(slot), "IMPORTING", source)
+    try cli(from, "CLUSTER", "SETSLOT", String(slot), "MIGRATING", target)
+    for _ in 0..<1000 {
+      let keys = try cli(from, "CLUSTER", "GETKEYSINSLOT", String(slot), "200")
+        .split(separator: "\n").map(String.init).filter { !$0.isEmpty }
+      if keys.isEmpty { break }
+      try runTool(
+        [
+          "redis-cli", "-h", "127.0.0.1", "-p", String(ports[from]), "MIGRATE", "127.0.0.1",
+          String(ports[to]), "", "0",
+          "5000", "KEYS",
+        ] + keys)
+    }
+    for index in [to, from] + ports.indices.filter({ $0 != to && $0 != from }) {
+      try cli(index, "CLUSTER", "SETSLOT", String(slot), "NODE", target)
+    }
+  }
+
+  private static func start(clientPorts: [Int], busPorts: [Int], in directory: URL) throws -> [ChildProcess] {
+    var children: [ChildProcess] = []
+    do {
+      for (port, bus) in zip(clientPorts, busPorts) {
+        let arguments = [
+          "--port", String(port), "--cluster-port", String(bus), "--bind", "127.0.0.1", "--cluster-enabled",
+          "yes",
+          "--cluster-config-file", directory.appendingPathComponent("nodes-\(port).conf").path,
+          "--cluster-node-timeout", "5000", "--appendonly", "no", "--save", "", "--daemonize", "no",
+          "--dir", directory.path,
+        ]
+        children.append(try ChildProcess("/usr/bin/redis-server", arguments))
+      }
+      for (child, port) in zip(children, clientPorts) {
+        let ready = eventually(timeout: .seconds(15)) {
+          child.stdout.contains("Ready to accept connections") || !child.isRunning
+        }
+        guard ready, child.isRunning else {
+          throw TestFailure("cluster node on port \(port) did not start: \(child.stdout.suffix(1500))")
+        }
+      }
+      return children
+    } catch {
+      children.forEach { $0.stop() }
+      throw error
+    }
+  }
+
+  private static func create(ports: [Int]) throws {
+    func cli(_ index: Int, _ arguments: String...) throws -> String {
+      try runTool(["redis-cli", "-h", "127.0.0.1", "-p", String(ports[index])] + arguments)
+    }
+    try runTool(
+      ["redis-cli", "--cluster", "create"] + ports.map { "127.0.0.1:\($0)" } + [
+        "--cluster-replicas", "0", "--cluster-yes",
+      ], timeout: .seconds(60))
+    // Every node must say ok, and know every slot's master, before a test routes by it.
+    let ok = try eventually(timeout: .seconds(30)) {
+      try ports.indices.allSatisfy { index in
+        let info = try cli(index, "CLUSTER", "INFO")
+        return info.contains("cluster_state:ok") && info.contains("cluster_slots_assigned:16384")
+          && info.contains("cluster_known_nodes:3")
+      }
+    }
+    guard ok else { throw TestFailure("the cluster did not reach cluster_state:ok") }
+  }
+}
