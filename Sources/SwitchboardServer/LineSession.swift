@@ -34,6 +34,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     self.auth = SessionAuth(verifier: context.configuration.tokenVerifier)
     connection.limits.maximumBuffered = context.configuration.maxBufferedPerConnection
     connection.byteCounter = context.stats.line
+    connection.limits.farewellTime = context.configuration.slowConsumerFarewellTime
     connection.delegate = self
     rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
     context.sessions[memberID] = self

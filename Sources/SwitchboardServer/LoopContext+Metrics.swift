@@ -18,7 +18,11 @@ extension LoopContext {
       self.stats.recordLag(nanoseconds: now.nanoseconds &- min(due.nanoseconds, now.nanoseconds))
       due = now.adding(interval)
       ticks += 1
-      if ticks % 10 == 0 { self.sampleGauges() }
+      guard ticks % 10 == 0 else { return }
+      // As a task, after this iteration's timers: a repeating timer is out of the heap
+      // while it runs, so sampling here would miss those that fire with this one.
+      let bound = LoopBound(self, on: self.loop)
+      self.loop.execute { bound.value.sampleGauges() }
     }
   }
 

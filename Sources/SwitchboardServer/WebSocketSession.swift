@@ -116,6 +116,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       deflate: deflate)
     connection.limits.maximumBuffered = max(context.configuration.maxBufferedPerConnection, 2 * limit + 65536)
     connection.byteCounter = context.stats.webSocket
+    connection.limits.farewellTime = context.configuration.slowConsumerFarewellTime
     connection.delegate = self
     rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
     context.sessions[memberID] = self
