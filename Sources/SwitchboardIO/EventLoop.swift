@@ -208,11 +208,11 @@ public final class EventLoop: @unchecked Sendable {
     return handlers.count
   }
 
-  /// The number of timers waiting (for metrics and tests). Cancelled timers leave within
-  /// about a second. Loop thread only.
+  /// The number of timers waiting and not cancelled (for metrics and tests; a walk over
+  /// them). Cancelled timers leave the heap within about a second. Loop thread only.
   public var timerCount: Int {
     assertInEventLoop()
-    return timers.count
+    return timers.liveCount
   }
 
   // MARK: Running

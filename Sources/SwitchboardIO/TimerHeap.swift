@@ -12,8 +12,8 @@ struct TimerHeap {
 
   var nextDeadline: Deadline? { items.first?.deadline }
 
-  /// Timers in the heap, cancelled ones included until ``removeCancelled()``.
-  var count: Int { items.count }
+  /// Timers in the heap that are not cancelled (a walk over the heap: for metrics).
+  var liveCount: Int { items.reduce(0) { $0 + ($1.handle.isCancelled ? 0 : 1) } }
 
   /// Drops cancelled timers (and what their closures hold) before their deadline: a
   /// timer re-armed on every read, or cancelled when its connection closes, would

@@ -56,6 +56,8 @@ struct ResourceHygieneTests {
     }
     var timers = 0
     try await eventually(timeout: .seconds(30), "timers back to \(baseline.timers) (now \(timers))") {
+      // Paced: each scrape is a connection with timers of its own.
+      usleep(200_000)
       timers = try peer.metric("switchboard_loop_timers")
       return timers <= baseline.timers
     }
@@ -78,12 +80,13 @@ struct ResourceHygieneTests {
     var description: String { "\(descriptors) descriptors, RSS \(rss >> 10) KiB, \(timers) timers" }
   }
 
-  /// The baseline once the process is quiet: the fewest timers seen over two seconds of
-  /// one-second gauge samples (a scrape's own connection may be in a sample).
+  /// The baseline once the process is quiet: the most timers seen in three one-second
+  /// gauge samples (a sample can include the timer of the scrape before; a leak of
+  /// thousands of connections is far above that).
   private static func settled(_ pid: pid_t, _ peer: Peer) async throws -> Sample {
-    var timers = Int.max
+    var timers = 0
     for _ in 0..<3 {
-      timers = min(timers, try peer.metric("switchboard_loop_timers"))
+      timers = max(timers, try peer.metric("switchboard_loop_timers"))
       try await Task.sleep(for: .seconds(1))  // the gauge's sampling period, not a wait for an event
     }
     try await eventually("descriptors settled") { try peer.openConnections() == 0 }

@@ -24,20 +24,27 @@ struct SlowConsumerTests {
     c.limits.maxConnectionsPerIP = 0
   }
 
+  /// A `writer` joins the one member already in the room and sends 1 KB lines until
+  /// `verdict` holds (at most 20,000). Returns the writer, still in the room.
+  private static func flood(_ server: ChatServer, until verdict: () -> Bool) async throws -> LineClient {
+    let writer = try LineClient(server.tcpAddress!)
+    try writer.sendLine("iam:writer")
+    try await eventually { server.hub.who(room: "lobby").count == 2 }
+    let payload = String(repeating: "x", count: 1000)
+    var sent = 0
+    while !verdict() {
+      guard sent < 20_000 else { throw TestFailure("no slow-consumer verdict after \(sent) lines") }
+      try writer.sendLine("\(sent) \(payload)")
+      sent += 1
+    }
+    return writer
+  }
+
   @Test func aStalledLineMemberGetsTheReasonAsItsLastLine() async throws {
     try await withServer(Self.configure) { server in
       let stuck = try LineClient(server.tcpAddress!, receiveBuffer: 4096)
       try stuck.sendLine("iam:stuck")
-      let writer = try LineClient(server.tcpAddress!)
-      try writer.sendLine("iam:writer")
-      try await eventually { server.hub.who(room: "lobby").count == 2 }
-      let payload = String(repeating: "x", count: 1000)
-      var sent = 0
-      while server.metrics.slowLineConsumers.load(ordering: .relaxed) == 0 {
-        guard sent < 20_000 else { throw TestFailure("no slow-consumer verdict after \(sent) lines") }
-        try writer.sendLine("\(sent) \(payload)")
-        sent += 1
-      }
+      let writer = try await Self.flood(server) { server.metrics.slowLineConsumers.load(ordering: .relaxed) > 0 }
       // What the kernel held arrives first, then the reason, then the end.
       var last = ""
       while true {
@@ -53,22 +60,14 @@ struct SlowConsumerTests {
       try stuck.expectClosed(timeout: .seconds(10))
       #expect(server.metrics.slowConsumers.load(ordering: .relaxed) == 1)
       #expect(server.hub.who(room: "lobby") == ["writer"])
+      _ = writer
     }
   }
 
   @Test func aStalledWebSocketMemberIsClosedWith1008SlowConsumer() async throws {
     try await withServer(Self.configure) { server in
       let stuck = try WebSocketTestClient(server.httpAddress!, path: "/?format=text&name=stuck", receiveBuffer: 4096)
-      let writer = try LineClient(server.tcpAddress!)
-      try writer.sendLine("iam:writer")
-      try await eventually { server.hub.who(room: "lobby").count == 2 }
-      let payload = String(repeating: "y", count: 1000)
-      var sent = 0
-      while server.metrics.slowWebSocketConsumers.load(ordering: .relaxed) == 0 {
-        guard sent < 20_000 else { throw TestFailure("no slow-consumer verdict after \(sent) lines") }
-        try writer.sendLine("\(sent) \(payload)")
-        sent += 1
-      }
+      let writer = try await Self.flood(server) { server.metrics.slowWebSocketConsumers.load(ordering: .relaxed) > 0 }
       var closed: (code: WebSocketCloseCode?, reason: String)?
       while closed == nil {
         if case .close(let code, let reason) = try stuck.next(timeout: .seconds(10)) { closed = (code, reason) }
@@ -77,6 +76,7 @@ struct SlowConsumerTests {
       #expect(closed?.reason == "slow consumer")
       #expect(server.metrics.slowConsumers.load(ordering: .relaxed) == 1)
       try await eventually { server.hub.who(room: "lobby") == ["writer"] }
+      _ = writer
     }
   }
 
