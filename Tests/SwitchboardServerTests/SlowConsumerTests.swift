@@ -108,17 +108,16 @@ struct SlowConsumerTests {
       let stalled = try LineClient(address, receiveBuffer: 4096, maxSegment: 536)
       try stalled.sendLine("iam:stalled")
       try await eventually("the stalled member") { server.hub.who(room: "lobby").count == 501 }
+      // Reads the stalled member as soon as it is judged (its farewell must not wait for
+      // the run to end: past the farewell time it would be reset instead).
+      let farewell = Self.lastLineAfterVerdict(fd: stalled.fd, metrics: server.metrics)
       let b = try await Self.run("B", sender: sender, rate: rate, atLeast: .seconds(3), group: group, dropped: dropped) {
         server.metrics.slowLineConsumers.load(ordering: .relaxed) > 0
       }
       #expect(server.metrics.slowLineConsumers.load(ordering: .relaxed) == 1)
       // The stalled member's last line is the reason.
-      var last = ""
-      while let line = try? stalled.readLine(timeout: .seconds(10)) {
-        last = line
-        if line.hasPrefix("! ") { break }
-      }
-      #expect(last == "! too slow, disconnected")
+      #expect(farewell.wait(timeout: .seconds(30)) == "! too slow, disconnected")
+      _ = stalled
 
       let ratio = b.p99 / a.p99
       let verdict = ratio <= 1.5 ? "within" : "NOT within"
@@ -128,6 +127,26 @@ struct SlowConsumerTests {
       #expect(ratio <= 3 || b.p99 - a.p99 <= 0.050, "p99 \(Self.ms(a.p99)) → \(Self.ms(b.p99))")
       _ = readers
     }
+  }
+
+  /// On a thread of its own: waits for a line member's slow-consumer verdict, then reads
+  /// `fd` to its end; the result is the last line read.
+  private static func lastLineAfterVerdict(fd: Int32, metrics: ServerMetrics) -> LastLine {
+    let result = LastLine()
+    Thread {
+      while metrics.slowLineConsumers.load(ordering: .relaxed) == 0 { usleep(2000) }
+      var bytes: [UInt8] = []
+      var chunk = [UInt8](repeating: 0, count: 65536)
+      while true {
+        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { break }
+        bytes += chunk[0..<n]
+      }
+      let lines = bytes.split(separator: UInt8(ascii: "\n"))
+      result.finish(lines.last.map { String(decoding: $0, as: UTF8.self) } ?? "")
+    }.start()
+    return result
   }
 
   private static func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
@@ -294,5 +313,20 @@ private final class ReaderThreads: Sendable {
         }
       }
     }
+  }
+}
+
+/// The last line a reader thread saw, once it saw the end.
+private final class LastLine: Sendable {
+  private let line = Mutex<String?>(nil)
+  private let done = Signal()
+
+  func finish(_ text: String) {
+    line.withLock { $0 = text }
+    done.fire()
+  }
+
+  func wait(timeout: Duration) -> String? {
+    done.wait(timeout: timeout) ? line.withLock { $0 } : nil
   }
 }
