@@ -27,6 +27,8 @@ public final class EventLoop: @unchecked Sendable {
   private var handlers: [Int32: Selectable] = [:]
   private var interests: [Int32: Interest] = [:]
   private var timers = TimerHeap()
+  /// When ``runTimers()`` last dropped the cancelled timers (once a second at most).
+  private var timersPurged = Deadline.now()
   /// Appended once per connection with new output per iteration (see TCPConnection on
   /// why the exclusivity checks are off).
   @exclusivity(unchecked) private var flushList: [Flushable] = []
@@ -206,6 +208,13 @@ public final class EventLoop: @unchecked Sendable {
     return handlers.count
   }
 
+  /// The number of timers waiting and not cancelled (for metrics and tests; a walk over
+  /// them). Cancelled timers leave the heap within about a second. Loop thread only.
+  public var timerCount: Int {
+    assertInEventLoop()
+    return timers.liveCount
+  }
+
   // MARK: Running
 
   /// Stops the loop after its current iteration and waits for the thread to end. Handlers
@@ -250,6 +259,10 @@ public final class EventLoop: @unchecked Sendable {
   private func runTimers() {
     guard timers.nextDeadline != nil else { return }
     let now = Deadline.now()
+    if now.nanoseconds &- timersPurged.nanoseconds > 1_000_000_000 {
+      timersPurged = now
+      timers.removeCancelled()
+    }
     while let entry = timers.popExpired(now: now) {
       if entry.handle.isCancelled { continue }
       entry.task()

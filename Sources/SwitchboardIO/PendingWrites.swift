@@ -106,6 +106,15 @@ struct PendingWrites {
     }
   }
 
+  /// Drops every chunk not begun yet, keeping the rest of one a send took part of (so that
+  /// what is queued next starts where a chunk ended). For a slow consumer's farewell.
+  mutating func dropUnstarted() {
+    let keep = headOffset > 0 ? head + 1 : head
+    guard keep < chunks.count else { return }
+    for chunk in chunks[keep...] { bufferedBytes -= chunk.count }
+    chunks.removeSubrange(keep...)
+  }
+
   /// Drops everything, sent or not (the connection closed).
   mutating func removeAll() {
     self = PendingWrites()

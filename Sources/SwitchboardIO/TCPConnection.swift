@@ -19,11 +19,21 @@ public protocol TCPConnectionDelegate: AnyObject {
   func connection(_ connection: TCPConnection, writabilityChanged writable: Bool)
   /// The connection is closed; `error` is `nil` for an orderly close.
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?)
+  /// The peer is too slow: more than ``WriteLimits/maximumBuffered`` bytes are queued while
+  /// the kernel's buffer is full. The unsent backlog is already discarded (all of it but
+  /// the rest of a chunk the kernel took part of, so the stream stays well-formed); the
+  /// bytes returned — a close frame, a last line — are queued in its place, the connection
+  /// closes once they leave, and resets if they have not left after
+  /// ``WriteLimits/farewellTime``. `nil` (the default) resets at once. Either way the close
+  /// reports an ``IOError`` of kind ``IOError/Kind/slowConsumer``; new writes are dropped
+  /// from here on.
+  func connectionIsTooSlow(_ connection: TCPConnection) -> SharedBytes?
 }
 
 extension TCPConnectionDelegate {
   public func connectionDidReadEOF(_ connection: TCPConnection) { connection.close() }
   public func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {}
+  public func connectionIsTooSlow(_ connection: TCPConnection) -> SharedBytes? { nil }
 }
 
 /// Output limits of a connection.
@@ -32,10 +42,14 @@ public struct WriteLimits: Sendable {
   public var highWaterMark = 256 * 1024
   /// Below this it is writable again.
   public var lowWaterMark = 64 * 1024
-  /// Above this, while the kernel's buffer is full, the peer is too slow: the connection is
-  /// reset and closes with an ``IOError`` of kind ``IOError/Kind/slowConsumer``, so memory
-  /// stays bounded whatever the peer does.
+  /// Above this, while the kernel's buffer is full, the peer is too slow: the backlog is
+  /// dropped, the delegate's farewell (``TCPConnectionDelegate/connectionIsTooSlow(_:)``)
+  /// goes in its place, and the connection closes with an ``IOError`` of kind
+  /// ``IOError/Kind/slowConsumer``, so memory stays bounded whatever the peer does.
   public var maximumBuffered = 4 * 1024 * 1024
+  /// How long a slow consumer's farewell may take to leave before the connection is reset
+  /// (a peer that never reads again must not hold the descriptor).
+  public var farewellTime: Duration = .seconds(2)
   public init() {}
 }
 
@@ -67,6 +81,8 @@ public final class TCPConnection: Selectable, Flushable {
 
   /// Output limits.
   @exclusivity(unchecked) public var limits = WriteLimits()
+  /// Where the bytes read and sent are counted (per system call), when anywhere.
+  @exclusivity(unchecked) public var byteCounter: ByteCounter?
   /// Where the connection is in its life, with its flow control; changed only by
   /// ``move(to:)``.
   @exclusivity(unchecked) private var state: Lifecycle = .open(Flow())
@@ -88,6 +104,11 @@ public final class TCPConnection: Selectable, Flushable {
   /// `connect`'s callback, while the state is `.connecting` (beside the state rather than
   /// in it, so that the state stays a plain value).
   private var connectCompletion: ((IOError?) -> Void)?
+  /// What the close reports once a slow consumer's farewell left (set with the `closing`
+  /// state it leads to; beside the state for the same reason), and the timer that resets
+  /// the connection when the farewell does not leave.
+  private var closeError: IOError?
+  private var farewellTimer: Scheduled?
 
   /// Bytes waiting to be written.
   public var bufferedBytes: Int { pending.bufferedBytes }
@@ -232,6 +253,7 @@ public final class TCPConnection: Selectable, Flushable {
         if let delegate { delegate.connectionDidReadEOF(self) } else { close() }
         return
       case .processed(let n):
+        byteCounter?.received.add(n, ordering: .relaxed)
         delegate?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         if n < buffer.count { return }
       }
@@ -348,6 +370,7 @@ public final class TCPConnection: Selectable, Flushable {
     if state.isClosed { return false }
     if result >= 0 {
       pending.consume(Int(result))
+      byteCounter?.sent.add(Int(result), ordering: .relaxed)
       sendKernelFull = Int(result) < sendRequested
       if pending.isEmpty && state.idlesWhenDrained {
         pending.compact()
@@ -392,6 +415,7 @@ public final class TCPConnection: Selectable, Flushable {
       }
       guard case .processed(let written) = result else { break }
       pending.consume(written)
+      byteCounter?.sent.add(written, ordering: .relaxed)
     }
     afterSends(kernelFull: true)
   }
@@ -466,10 +490,26 @@ public final class TCPConnection: Selectable, Flushable {
   }
 
   /// The slow-consumer verdict (out of line: building the error would bloat the callers,
-  /// which are the write path).
+  /// which are the write path). Called with the kernel's buffer full. The backlog goes; the
+  /// delegate's farewell takes its place, ahead of everything the peer was still to get —
+  /// a client that resumes from history fetches those messages again — and the connection
+  /// closes behind it, or resets after ``WriteLimits/farewellTime``.
   @inline(never)
   private func failSlowConsumer() {
-    fail(.slowConsumer(limit: limits.maximumBuffered))
+    let error = IOError.slowConsumer(limit: limits.maximumBuffered)
+    // A send in the ring still points into the queue: nothing can be dropped now.
+    guard !sendQueued, state.acceptsWrites else { return fail(error) }
+    pending.dropUnstarted()
+    pending.compact()
+    // (The delegate may close or reset meanwhile: the state is read again after.)
+    guard let farewell = delegate?.connectionIsTooSlow(self), farewell.count > 0,
+      state.acceptsWrites, var flow = state.flow, let ends = state.ends
+    else { return fail(error) }
+    pending.append(farewell)
+    closeError = error
+    flow.awaitingWritable = true
+    move(to: .closing(flow, ends))
+    farewellTimer = loop.scheduleLocal(after: limits.farewellTime) { [self] in fail(error) }
   }
 
   private func fail(_ error: IOError) {
@@ -486,10 +526,12 @@ public final class TCPConnection: Selectable, Flushable {
     move(to: .closed)
     pending.removeAll()
     connectCompletion = nil
+    farewellTimer?.cancel()
+    farewellTimer = nil
     loop.deregisterAndClose(fd: fd)
     let delegate = self.delegate
     self.delegate = nil
-    delegate?.connection(self, didCloseWith: error)
+    delegate?.connection(self, didCloseWith: error ?? closeError)
   }
 }
 

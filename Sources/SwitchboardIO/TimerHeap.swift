@@ -12,6 +12,24 @@ struct TimerHeap {
 
   var nextDeadline: Deadline? { items.first?.deadline }
 
+  /// Timers in the heap that are not cancelled (a walk over the heap: for metrics).
+  var liveCount: Int { items.reduce(0) { $0 + ($1.handle.isCancelled ? 0 : 1) } }
+
+  /// Drops cancelled timers (and what their closures hold) before their deadline: a
+  /// timer re-armed on every read, or cancelled when its connection closes, would
+  /// otherwise stay until it was due — with many connections, an ever longer heap.
+  mutating func removeCancelled() {
+    let before = items.count
+    items.removeAll { $0.handle.isCancelled }
+    guard items.count != before else { return }
+    // Floyd's heap construction: sift every parent down, from the last one up.
+    var start = items.count / 2
+    while start > 0 {
+      start -= 1
+      siftDown(from: start)
+    }
+  }
+
   mutating func push(_ entry: TimerEntry) {
     items.append(entry)
     var i = items.count - 1
@@ -28,7 +46,12 @@ struct TimerHeap {
     let last = items.removeLast()
     if items.isEmpty { return first }
     items[0] = last
-    var i = 0
+    siftDown(from: 0)
+    return first
+  }
+
+  private mutating func siftDown(from index: Int) {
+    var i = index
     while true {
       let l = 2 * i + 1, r = l + 1
       var smallest = i
@@ -38,6 +61,5 @@ struct TimerHeap {
       items.swapAt(i, smallest)
       i = smallest
     }
-    return first
   }
 }

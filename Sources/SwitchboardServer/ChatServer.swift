@@ -58,6 +58,7 @@ public final class ChatServer: Sendable {
       contexts.append(LoopBound(sending: LoopContext(loop: loop, shard: shard, core: core), on: loop))
     }
     self.contexts = contexts
+    for context in contexts { context.loop.execute { context.value.startStatsTick() } }
   }
 
   /// The hub (rooms and members), for embedding and tests.

@@ -19,6 +19,7 @@ final class HTTPSession: TCPConnectionDelegate {
     self.connection = connection
     self.context = context
     self.key = ObjectIdentifier(connection)
+    connection.byteCounter = context.stats.http
     connection.delegate = self
     context.httpSessions[key] = self
     armIdleTimer()

@@ -35,6 +35,8 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     self.framer = LineFramer(maxLineLength: context.configuration.maxLineLength)
     self.auth = SessionAuth(verifier: context.configuration.tokenVerifier)
     connection.limits.maximumBuffered = context.configuration.maxBufferedPerConnection
+    connection.byteCounter = context.stats.line
+    connection.limits.farewellTime = context.configuration.slowConsumerFarewellTime
     connection.delegate = self
     rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
     byteLimit = context.configuration.limits.maxByteRate.map {
@@ -155,18 +157,22 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
 
   func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {}
 
+  /// The slow-consumer contract (docs/BAD-INPUT.md): counted and logged once, out of the
+  /// room at once, and the last line it gets says why.
+  func connectionIsTooSlow(_ connection: TCPConnection) -> SharedBytes? {
+    context.reportSlowConsumer(connection, member: memberID, dialect: "line")
+    detach()
+    return Self.tooSlow
+  }
+
+  /// The line a slow consumer gets in place of its backlog.
+  static let tooSlow = SharedBytes(string: "! too slow, disconnected\n")
+
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
-    if let error {
-      if error.kind == .slowConsumer {
-        context.metrics.slowConsumers.add(1, ordering: .relaxed)
-        context.logger.notice(
-          "dropped a slow consumer",
-          metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "line", error: "\(error)"))
-      } else {
-        context.logger.debug(
-          "closed",
-          metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "line", error: "\(error)"))
-      }
+    if let error, error.kind != .slowConsumer {
+      context.logger.debug(
+        "closed",
+        metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "line", error: "\(error)"))
     }
     detach()
     context.sessions[memberID] = nil

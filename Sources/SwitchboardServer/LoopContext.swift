@@ -17,11 +17,17 @@ final class LoopContext {
   var listeners: [TCPListener] = []
   /// The UDP service, on the loop that owns the UDP socket.
   var udp: UDPService?
+  /// This loop's counters and gauges in `/metrics` (LoopContext+Metrics.swift).
+  let stats: LoopMetrics
+  /// The loop-lag tick.
+  var statsTick: Scheduled?
 
   init(loop: EventLoop, shard: HubShard, core: ServerCore) {
     self.loop = loop
     self.shard = shard
     self.core = core
+    let loops = core.metrics.loops
+    self.stats = loops.indices.contains(loop.index) ? loops[loop.index] : LoopMetrics(index: loop.index)
   }
 
   var hub: ChatHub { core.hub }

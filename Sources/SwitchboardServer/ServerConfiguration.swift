@@ -48,6 +48,13 @@ public struct ServerConfiguration: Sendable {
   public var udpMemberTTL: Duration = .seconds(60)
   /// Buffered output per connection above which the peer is dropped as too slow.
   public var maxBufferedPerConnection = 4 * 1024 * 1024
+  /// How long a slow consumer's farewell (1008 "slow consumer", `! too slow,
+  /// disconnected`) may wait behind what the kernel still holds before the connection is
+  /// reset.
+  public var slowConsumerFarewellTime: Duration = .seconds(2)
+  /// More Prometheus text appended to `GET /metrics` (the CLI adds the history store's
+  /// statistics). Called on a loop for every scrape: keep it quick.
+  public var additionalMetrics: (@Sendable () -> String)? = nil
   /// Messages sent in the `history` frame when a WebSocket client joins without `since`.
   public var historyOnJoin = 100
   /// Idle WebSocket connections are pinged this often; one that has not answered by the

@@ -8,7 +8,7 @@ import Synchronization
 final class ServerCore: Sendable {
   let configuration: ServerConfiguration
   let hub: ChatHub
-  let metrics = ServerMetrics()
+  let metrics: ServerMetrics
   let connections: ConnectionLimiter
   let logger: Log
   /// Set when a shutdown begins: `/readyz` then answers 503 while the goodbyes go out.
@@ -17,6 +17,7 @@ final class ServerCore: Sendable {
   init(configuration: ServerConfiguration, broker: any RoomBroker) {
     self.configuration = configuration
     self.logger = configuration.logger
+    self.metrics = ServerMetrics(loops: max(1, configuration.loopCount), additional: configuration.additionalMetrics)
     self.connections = ConnectionLimiter(
       maxTotal: configuration.limits.maxConnections, maxPerIP: configuration.limits.maxConnectionsPerIP)
     let reporter = StoreFailureReporter(logger: logger, metrics: metrics)

@@ -1,3 +1,4 @@
+import SwitchboardIO
 import Synchronization
 
 /// Counters the server keeps, exported at `GET /metrics`.
@@ -14,8 +15,13 @@ public final class ServerMetrics: Sendable {
   public let udpDropped = Atomic<Int>(0)
   /// Lines rejected as too long.
   public let linesTooLong = Atomic<Int>(0)
-  /// Connections dropped because they stopped reading.
+  /// Connections dropped because they stopped reading (all dialects; by dialect in
+  /// ``slowLineConsumers`` and ``slowWebSocketConsumers``).
   public let slowConsumers = Atomic<Int>(0)
+  /// Line connections dropped because they stopped reading.
+  public let slowLineConsumers = Atomic<Int>(0)
+  /// WebSocket connections dropped because they stopped reading.
+  public let slowWebSocketConsumers = Atomic<Int>(0)
   /// WebSocket connections open now.
   public let webSocketOpen = Atomic<Int>(0)
   /// Messages the history store failed to keep (e.g. disk full).
@@ -27,7 +33,18 @@ public final class ServerMetrics: Sendable {
   /// The TLS listeners' handshakes and connections.
   public let tls = TLSMetrics()
 
-  public init() {}
+  /// The loops' own counters and gauges, one per loop (none for a server without loops).
+  let loops: [LoopMetrics]
+  /// More Prometheus text for `/metrics` (``ServerConfiguration/additionalMetrics``).
+  private let additional: (@Sendable () -> String)?
+
+  /// Counters at zero, for a server of `loops` event loops.
+  public convenience init() { self.init(loops: 0, additional: nil) }
+
+  init(loops: Int, additional: (@Sendable () -> String)?) {
+    self.loops = (0..<loops).map { LoopMetrics(index: $0) }
+    self.additional = additional
+  }
 
   /// The counters in Prometheus text format.
   public func prometheusText(members: Int, rooms: Int) -> String {
@@ -39,7 +56,6 @@ public final class ServerMetrics: Sendable {
       ("switchboard_udp_datagrams_received_total", "counter", udpReceived.load(ordering: .relaxed)),
       ("switchboard_udp_datagrams_dropped_total", "counter", udpDropped.load(ordering: .relaxed)),
       ("switchboard_lines_too_long_total", "counter", linesTooLong.load(ordering: .relaxed)),
-      ("switchboard_slow_consumers_total", "counter", slowConsumers.load(ordering: .relaxed)),
       ("switchboard_http_requests_total", "counter", httpRequests.load(ordering: .relaxed)),
       ("switchboard_store_failures_total", "counter", storeFailures.load(ordering: .relaxed)),
       ("switchboard_members", "gauge", members),
@@ -47,5 +63,50 @@ public final class ServerMetrics: Sendable {
     ]
     return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined() + limits.prometheusText()
       + tls.prometheusText()
+      + dialectText() + loopText() + (additional?() ?? "")
+  }
+
+  /// Slow consumers and bytes in and out, by dialect (bytes summed over the loops).
+  private func dialectText() -> String {
+    var text = "# TYPE switchboard_slow_consumers_total counter\n"
+    text += "switchboard_slow_consumers_total{dialect=\"line\"} \(slowLineConsumers.load(ordering: .relaxed))\n"
+    text += "switchboard_slow_consumers_total{dialect=\"websocket\"} \(slowWebSocketConsumers.load(ordering: .relaxed))\n"
+    let dialects: [(String, KeyPath<LoopMetrics, ByteCounter>)] = [
+      ("line", \.line), ("udp", \.udp), ("websocket", \.webSocket), ("http", \.http),
+    ]
+    for (name, direction) in [("received", true), ("sent", false)] {
+      text += "# TYPE switchboard_bytes_\(name)_total counter\n"
+      for (dialect, path) in dialects {
+        let sum = loops.reduce(0) { total, loop in
+          let counter = loop[keyPath: path]
+          return total + (direction ? counter.received.load(ordering: .relaxed) : counter.sent.load(ordering: .relaxed))
+        }
+        text += "switchboard_bytes_\(name)_total{dialect=\"\(dialect)\"} \(sum)\n"
+      }
+    }
+    return text
+  }
+
+  /// Each loop's lag histogram and sampled gauges.
+  private func loopText() -> String {
+    guard !loops.isEmpty else { return "" }
+    var text = "# TYPE switchboard_loop_lag_seconds histogram\n"
+    var max = "# TYPE switchboard_loop_lag_max_seconds gauge\n"
+    for loop in loops {
+      let lag = loop.lagHistogram
+      text += lag.prometheusLines(name: "switchboard_loop_lag_seconds", labels: "loop=\"\(loop.index)\"")
+      max += "switchboard_loop_lag_max_seconds{loop=\"\(loop.index)\"} \(Double(lag.maxNanoseconds) / 1e9)\n"
+    }
+    text += max
+    let gauges: [(String, (LoopMetrics) -> Int)] = [
+      ("switchboard_loop_timers", { $0.timers.load(ordering: .relaxed) }),
+      ("switchboard_loop_descriptors", { $0.descriptors.load(ordering: .relaxed) }),
+      ("switchboard_write_queue_bytes", { $0.queuedBytes.load(ordering: .relaxed) }),
+    ]
+    for (name, value) in gauges {
+      text += "# TYPE \(name) gauge\n"
+      for loop in loops { text += "\(name){loop=\"\(loop.index)\"} \(value(loop))\n" }
+    }
+    return text
   }
 }

@@ -24,6 +24,7 @@ final class UDPService: UDPSocketDelegate {
   func socket(_ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, truncated: Bool) {
     let metrics = context.metrics
     metrics.udpReceived.add(1, ordering: .relaxed)
+    context.stats.udp.received.add(bytes.count, ordering: .relaxed)
     if sourceLimit != nil, !sourceLimit!.admit(source: sender.ipAddress, now: Deadline.now().nanoseconds) {
       metrics.limits.datagramsRateLimited.add(1, ordering: .relaxed)
       return
@@ -62,6 +63,7 @@ final class UDPService: UDPSocketDelegate {
   }
 
   func send(_ bytes: SharedBytes, to address: SocketAddress) {
+    context.stats.udp.sent.add(bytes.count, ordering: .relaxed)
     socket.send(bytes, to: address)
   }
 

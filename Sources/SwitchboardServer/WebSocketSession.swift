@@ -121,6 +121,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       role: .server, configuration: WebSocketConfiguration(maxFrameSize: frameLimit, maxMessageSize: limit),
       deflate: deflate)
     connection.limits.maximumBuffered = max(context.configuration.maxBufferedPerConnection, 2 * limit + 65536)
+    connection.byteCounter = context.stats.webSocket
+    connection.limits.farewellTime = context.configuration.slowConsumerFarewellTime
     connection.delegate = self
     rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
     byteLimit = context.configuration.limits.maxByteRate.map {
@@ -428,13 +430,16 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     connection.close()
   }
 
+  /// The slow-consumer contract (docs/BAD-INPUT.md): counted and logged once, out of the
+  /// room at once, and closed with 1008 "slow consumer" ahead of the dropped backlog.
+  func connectionIsTooSlow(_ connection: TCPConnection) -> SharedBytes? {
+    context.reportSlowConsumer(connection, member: memberID, dialect: "websocket")
+    let frame = protocolState.close(code: .policyViolation, reason: "slow consumer")
+    finish()
+    return frame.map(Self.shared)
+  }
+
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
-    if let error, error.kind == .slowConsumer {
-      context.metrics.slowConsumers.add(1, ordering: .relaxed)
-      context.logger.notice(
-        "dropped a slow consumer",
-        metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "websocket", error: "\(error)"))
-    }
     finish()
     context.sessions[memberID] = nil
     context.metrics.webSocketOpen.subtract(1, ordering: .relaxed)

@@ -20,6 +20,8 @@ final class HistoryEngine: Sendable {
   /// Wakes the writer; see `WriteQueue.WriterMode` for when callers signal it.
   private let wakeup = DispatchSemaphore(value: 0)
   private let writerID = Atomic<UInt>(0)
+  /// Commit and append latencies, the queue's length.
+  let statistics: HistoryStoreStatistics
 
   init(path: String, configuration: SQLiteStoreConfiguration) throws(StoreError) {
     self.path = path
@@ -41,6 +43,7 @@ final class HistoryEngine: Sendable {
       WriteQueue(
         maxBatch: configuration.maxBatch, maxPending: configuration.maxPending,
         lingers: configuration.batchInterval > .zero))
+    self.statistics = HistoryStoreStatistics()
     do throws(IOError) {
       try SystemThread.start(name: "sb-store-writer") { [self] in runWriter() }
     } catch {
@@ -67,9 +70,11 @@ final class HistoryEngine: Sendable {
 
   func append(_ message: ChatMessage, completion: (@Sendable (Result<Void, StoreError>) -> Void)?) {
     let immediate = configuration.durability == .none
-    let write = PendingWrite(message: message, completion: immediate ? nil : completion)
+    let write = PendingWrite(
+      message: message, completion: immediate ? nil : completion, queuedAt: Deadline.now().nanoseconds)
     switch queue.withLock({ $0.append(write) }) {
     case .queued(let signal):
+      statistics.queued.add(1, ordering: .relaxed)
       if signal { wakeup.signal() }
       if immediate { completion?(.success(())) }
     case .rejected(let error):
@@ -153,7 +158,11 @@ final class HistoryEngine: Sendable {
           queue.withLock { $0.lingerEnded() }
         }
       case .commit(let batch):
+        statistics.queued.subtract(batch.count, ordering: .relaxed)
+        let started = Deadline.now().nanoseconds
         let result = commit(batch)
+        let done = Deadline.now().nanoseconds
+        statistics.recordBatch(commit: done &- started, queued: batch.map(\.queuedAt), done: done)
         if case .failure(let error) = result {
           configuration.logger.debug(
             "history commit failed", metadata: ["path": path, "messages": "\(batch.count)", "error": "\(error)"])

@@ -27,6 +27,9 @@ public final class SQLiteHistoryStore: HistoryStore {
   /// The database file, `directory/history.sqlite3`.
   public var path: String { engine.path }
 
+  /// The writer's commit and append latencies and its queue's length (for `/metrics`).
+  public var statistics: HistoryStoreStatistics { engine.statistics }
+
   /// Opens the history in `directory`, creating the directory and the database if missing.
   ///
   /// Everything that would stop the store from working is found here rather than later:

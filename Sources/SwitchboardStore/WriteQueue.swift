@@ -6,6 +6,8 @@ struct PendingWrite {
   var message: ChatMessage
   /// `nil` when the caller asked for none or was already answered (`.none` durability).
   var completion: (@Sendable (Result<Void, StoreError>) -> Void)?
+  /// When it was queued (monotonic nanoseconds), for the append latency statistic.
+  var queuedAt: UInt64 = 0
 }
 
 /// The state shared by callers and the writer thread, kept in one `Mutex`: the queue of

@@ -6,6 +6,7 @@ import SwitchboardLog
 import SwitchboardRedis
 import SwitchboardServer
 import SwitchboardStore
+import Synchronization
 
 enum ServeCommand {
   static let help = """
@@ -143,7 +144,11 @@ enum ServeCommand {
 
     let logger = logOptions.logger()
     config.logger = logger
-    config.broker = redis.map { ServeRedis.broker($0) } ?? history.broker
+    config.broker = redis.map(ServeRedis.broker) ?? history.broker
+    if redis == nil, !history.ephemeral {
+      let statistics = history.statistics
+      config.additionalMetrics = { statistics.prometheusText }
+    }
     logger.info(
       "starting",
       metadata: [
@@ -181,6 +186,15 @@ enum ServeCommand {
     var directory = ".switchboard"
     var ephemeral = false
     var store = SQLiteStoreConfiguration()
+    /// The store's statistics, for `/metrics`, once the broker factory opened it.
+    let statistics = StatisticsSlot()
+
+    /// Where the broker factory leaves the history store's statistics.
+    final class StatisticsSlot: Sendable {
+      private let value = Mutex<HistoryStoreStatistics?>(nil)
+      func set(_ statistics: HistoryStoreStatistics) { value.withLock { $0 = statistics } }
+      var prometheusText: String { value.withLock { $0 }?.prometheusText() ?? "" }
+    }
 
     /// The broker factory for ``ServerConfiguration/broker``: in memory with
     /// `--ephemeral`, else SQLite in `directory`.
@@ -198,6 +212,7 @@ enum ServeCommand {
           throw StoreError(
             "\(error) (use --data-dir to choose another place, or --ephemeral to keep nothing on disk)")
         }
+        options.statistics.set(store.statistics)
         config.logger.info(
           "history kept", metadata: ["path": "\(store.path)", "durability": "\(storeConfig.durability)"])
         return LocalRoomBroker(store: store)

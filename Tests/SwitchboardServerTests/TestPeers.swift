@@ -34,10 +34,21 @@ final class LineClient {
   private var buffer: [UInt8] = []
   private(set) var closedByPeer = false
 
-  /// Connects to `address`, from `source` (an address on this host, port 0) when given.
-  init(_ address: SocketAddress, from source: SocketAddress? = nil) throws {
+  /// Connects to `address`, from `source` (an address on this host, port 0) when given,
+  /// with a receive buffer of `receiveBuffer` bytes and a maximum segment of `maxSegment`
+  /// when given (set before connecting, so the window it advertises is small from the
+  /// start, and the server's kernel sizes its send buffer for small segments: loopback's
+  /// 64 KiB ones make it megabytes).
+  init(
+    _ address: SocketAddress, from source: SocketAddress? = nil, receiveBuffer: Int32? = nil,
+    maxSegment: Int32? = nil
+  ) throws {
     fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
+    if let receiveBuffer { setReceiveBuffer(receiveBuffer) }
+    if var maxSegment {
+      setsockopt(fd, Int32(IPPROTO_TCP), TCP_MAXSEG, &maxSegment, socklen_t(MemoryLayout<Int32>.size))
+    }
     if let source, source.withSockAddr({ bind(fd, $0, $1) }) != 0 {
       close(fd)
       throw TestFailure("bind to \(source): errno \(errno)")

@@ -14,8 +14,8 @@ final class WebSocketTestClient {
   /// The close code the server sent, once it did.
   private(set) var closeCode: WebSocketCloseCode?
 
-  init(_ address: SocketAddress, path: String = "/") throws {
-    socket = try LineClient(address)
+  init(_ address: SocketAddress, path: String = "/", receiveBuffer: Int32? = nil) throws {
+    socket = try LineClient(address, receiveBuffer: receiveBuffer)
     let request = WebSocketHandshake.clientRequest(host: "127.0.0.1:\(address.port)", path: path)
     try socket.send(request.requestBytes)
     var parser = HTTPResponseParser()

@@ -1,0 +1,332 @@
+import Foundation
+import SwitchboardIO
+import SwitchboardServer
+import SwitchboardTestSupport
+import SwitchboardWebSocket
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The slow-consumer contract (docs/BAD-INPUT.md, "A client that never reads"): a member
+/// whose queue passes its bound gets the reason ahead of its dropped backlog and is
+/// closed, counted and logged once, while everyone else keeps receiving at the same pace.
+@Suite(.onTestThreads)
+struct SlowConsumerTests {
+  /// The server side of every test here: a small bound so a stalled member is found fast,
+  /// a farewell time long enough for a loaded CI machine, lines ended by newlines only.
+  private static func configure(_ c: inout ServerConfiguration) {
+    c.maxBufferedPerConnection = 16 * 1024
+    c.slowConsumerFarewellTime = .seconds(15)
+    c.linePause = .seconds(30)
+    c.limits.maxConnectionsPerIP = 0
+  }
+
+  /// A `writer` joins the one member already in the room and sends 1 KB lines until
+  /// `verdict` holds (at most 20,000). Returns the writer, still in the room.
+  private static func flood(_ server: ChatServer, until verdict: () -> Bool) async throws -> LineClient {
+    let writer = try LineClient(server.tcpAddress!)
+    try writer.sendLine("iam:writer")
+    try await eventually { server.hub.who(room: "lobby").count == 2 }
+    let payload = String(repeating: "x", count: 1000)
+    var sent = 0
+    while !verdict() {
+      guard sent < 20_000 else { throw TestFailure("no slow-consumer verdict after \(sent) lines") }
+      try writer.sendLine("\(sent) \(payload)")
+      sent += 1
+    }
+    return writer
+  }
+
+  @Test func aStalledLineMemberGetsTheReasonAsItsLastLine() async throws {
+    try await withServer(Self.configure) { server in
+      let stuck = try LineClient(server.tcpAddress!, receiveBuffer: 4096)
+      try stuck.sendLine("iam:stuck")
+      let writer = try await Self.flood(server) { server.metrics.slowLineConsumers.load(ordering: .relaxed) > 0 }
+      // What the kernel held arrives first, then the reason, then the end.
+      var last = ""
+      while true {
+        do {
+          last = try stuck.readLine(timeout: .seconds(10))
+        } catch {
+          break
+        }
+        if last.hasPrefix("! ") { break }
+        #expect(last.hasPrefix("writer: ") || last.hasPrefix("* "), "unexpected line \(last.prefix(40))")
+      }
+      #expect(last == "! too slow, disconnected")
+      try stuck.expectClosed(timeout: .seconds(10))
+      #expect(server.metrics.slowConsumers.load(ordering: .relaxed) == 1)
+      #expect(server.hub.who(room: "lobby") == ["writer"])
+      _ = writer
+    }
+  }
+
+  @Test func aStalledWebSocketMemberIsClosedWith1008SlowConsumer() async throws {
+    try await withServer(Self.configure) { server in
+      let stuck = try WebSocketTestClient(server.httpAddress!, path: "/?format=text&name=stuck", receiveBuffer: 4096)
+      let writer = try await Self.flood(server) { server.metrics.slowWebSocketConsumers.load(ordering: .relaxed) > 0 }
+      var closed: (code: WebSocketCloseCode?, reason: String)?
+      while closed == nil {
+        if case .close(let code, let reason) = try stuck.next(timeout: .seconds(10)) { closed = (code, reason) }
+      }
+      #expect(closed?.code == .policyViolation)
+      #expect(closed?.reason == "slow consumer")
+      #expect(server.metrics.slowConsumers.load(ordering: .relaxed) == 1)
+      try await eventually { server.hub.who(room: "lobby") == ["writer"] }
+      _ = writer
+    }
+  }
+
+  /// Issue #15's test: 500 line members from four reader threads, a sender at 100
+  /// messages a second; run A without, run B with a member that stops reading. Every
+  /// message reaches all 499 in both runs, and the stalled member does not slow them down:
+  /// p99(B) / p99(A) should stay within 1.5; on a shared 2-core CI machine the assertion
+  /// allows 3×, or 50 ms more, whichever is looser (both are printed).
+  @Test func fiveHundredMembersKeepTheirPaceWhileOneStopsReading() async throws {
+    try await withServer(Self.configure) { server in
+      let address = server.tcpAddress!
+      let readers = try (0..<499).map { i in
+        let c = try LineClient(address)
+        try c.sendLine("iam:m\(i)")
+        return c
+      }
+      let sender = try LineClient(address)
+      try sender.sendLine("iam:sender")
+      let group = ReaderThreads(readers.map(\.fd), threads: 4)
+      defer { group.stop() }
+      try await eventually("500 members") { server.hub.who(room: "lobby").count == 500 }
+
+      let rate = 100
+      let dropped = { server.metrics.slowConsumers.load(ordering: .relaxed) }
+      let a = try await Self.run("A", sender: sender, rate: rate, atLeast: .seconds(3), group: group, dropped: dropped) {
+        true
+      }
+      #expect(server.metrics.slowConsumers.load(ordering: .relaxed) == 0, "a reader was dropped in run A")
+      let stalled = try LineClient(address, receiveBuffer: 4096, maxSegment: 536)
+      try stalled.sendLine("iam:stalled")
+      try await eventually("the stalled member") { server.hub.who(room: "lobby").count == 501 }
+      // Reads the stalled member as soon as it is judged (its farewell must not wait for
+      // the run to end: past the farewell time it would be reset instead).
+      let farewell = Self.lastLineAfterVerdict(fd: stalled.fd, metrics: server.metrics)
+      let b = try await Self.run("B", sender: sender, rate: rate, atLeast: .seconds(3), group: group, dropped: dropped) {
+        server.metrics.slowLineConsumers.load(ordering: .relaxed) > 0
+      }
+      #expect(server.metrics.slowLineConsumers.load(ordering: .relaxed) == 1)
+      // The stalled member's last line is the reason.
+      #expect(farewell.wait(timeout: .seconds(30)) == "! too slow, disconnected")
+      _ = stalled
+
+      let ratio = b.p99 / a.p99
+      let verdict = ratio <= 1.5 ? "within" : "NOT within"
+      print(
+        "slow consumer: p99 A (no stalled member) \(Self.ms(a.p99)), p99 B (one stalled) \(Self.ms(b.p99)),"
+          + " ratio \(String(format: "%.2f", ratio)): \(verdict) 1.5× (\(a.messages) + \(b.messages) messages × 499)")
+      #expect(ratio <= 3 || b.p99 - a.p99 <= 0.050, "p99 \(Self.ms(a.p99)) → \(Self.ms(b.p99))")
+      _ = readers
+    }
+  }
+
+  /// On a thread of its own: waits for a line member's slow-consumer verdict, then reads
+  /// `fd` to its end; the result is the last line read.
+  private static func lastLineAfterVerdict(fd: Int32, metrics: ServerMetrics) -> LastLine {
+    let result = LastLine()
+    Thread {
+      while metrics.slowLineConsumers.load(ordering: .relaxed) == 0 { usleep(2000) }
+      var bytes: [UInt8] = []
+      var chunk = [UInt8](repeating: 0, count: 65536)
+      while true {
+        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        if n < 0 && errno == EINTR { continue }
+        guard n > 0 else { break }
+        bytes += chunk[0..<n]
+      }
+      let lines = bytes.split(separator: UInt8(ascii: "\n"))
+      result.finish(lines.last.map { String(decoding: $0, as: UTF8.self) } ?? "")
+    }.start()
+    return result
+  }
+
+  private static func ms(_ seconds: Double) -> String { String(format: "%.1f ms", seconds * 1000) }
+
+  /// What one run measured.
+  private struct RunResult {
+    var messages: Int
+    var p99: Double
+  }
+
+  /// Sends `tag`-marked messages at `rate` a second for at least `atLeast` and until
+  /// `until` holds (at most 20 s), then waits until every reader got every one of them,
+  /// in order; returns the p99 of their latency.
+  private static func run(
+    _ tag: String, sender: LineClient, rate: Int, atLeast: Duration, group: ReaderThreads,
+    dropped: () -> Int, until: () -> Bool
+  ) async throws -> RunResult {
+    group.begin(tag)
+    let clock = ContinuousClock()
+    let start = clock.now
+    let padding = String(repeating: "p", count: 300)
+    var count = 0
+    while clock.now - start < atLeast || !until() {
+      guard clock.now - start < .seconds(20) else { throw TestFailure("run \(tag): condition never held") }
+      let due = start + .nanoseconds(Int64(count) * 1_000_000_000 / Int64(rate))
+      if due > clock.now { try await Task.sleep(until: due, clock: clock) }
+      try sender.sendLine("\(tag) \(count) \(Deadline.now().nanoseconds) \(padding)")
+      count += 1
+    }
+    try await eventually(
+      timeout: .seconds(60),
+      "run \(tag): \(count) messages to 499 members, \(group.received(tag)) deliveries, short: \(group.shortfall(tag, count)),"
+        + " slow consumers \(dropped())"
+    ) {
+      group.received(tag) == count * group.memberCount
+    }
+    let summary = group.end(tag)
+    #expect(summary.outOfOrder == 0, "run \(tag): messages out of order")
+    return RunResult(messages: count, p99: summary.p99)
+  }
+}
+
+/// Reader threads for many line members: each polls its share of the sockets, splits
+/// lines, and for a run's messages (`TAG SEQ SENT_NS …`) checks the order per member and
+/// records the latency. Counts are published once per poll round, not per line.
+private final class ReaderThreads: Sendable {
+  struct Summary {
+    var p99: Double
+    var outOfOrder: Int
+  }
+
+  private struct Shared {
+    var tag = ""
+    var received = 0
+    var latencies: [UInt64] = []
+    var outOfOrder = 0
+    var stopped = false
+    var perMember: [Int32: Int] = [:]
+  }
+
+  private let shared = Mutex(Shared())
+  private let finished: [Signal]
+  let memberCount: Int
+
+  init(_ fds: [Int32], threads: Int) {
+    memberCount = fds.count
+    finished = (0..<threads).map { _ in Signal() }
+    for (t, done) in finished.enumerated() {
+      let mine = stride(from: t, to: fds.count, by: threads).map { fds[$0] }
+      let thread = Thread { [self] in
+        read(mine)
+        done.fire()
+      }
+      thread.start()
+    }
+  }
+
+  func begin(_ tag: String) {
+    shared.withLock {
+      $0.tag = tag
+      $0.received = 0
+      $0.latencies = []
+      $0.outOfOrder = 0
+      $0.perMember = [:]
+    }
+  }
+
+  /// Members that got fewer than `count` of run `tag`'s messages, as `fd:received`.
+  func shortfall(_ tag: String, _ count: Int) -> String {
+    shared.withLock { s in
+      let short = s.perMember.filter { $0.value < count }.map { "\($0.key):\($0.value)" }
+      return "\(short.count) members [\(short.prefix(8).joined(separator: " "))], \(memberCount - s.perMember.count) got none"
+    }
+  }
+
+  func received(_ tag: String) -> Int { shared.withLock { $0.tag == tag ? $0.received : 0 } }
+
+  func end(_ tag: String) -> Summary {
+    shared.withLock { s in
+      let sorted = s.latencies.sorted()
+      let p99 = sorted.isEmpty ? 0 : Double(sorted[min(sorted.count - 1, sorted.count * 99 / 100)]) / 1e9
+      return Summary(p99: p99, outOfOrder: s.outOfOrder)
+    }
+  }
+
+  func stop() {
+    shared.withLock { $0.stopped = true }
+    for done in finished { _ = done.wait(timeout: .seconds(5)) }
+  }
+
+  private func read(_ fds: [Int32]) {
+    var polls = fds.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+    var buffers = [[UInt8]](repeating: [], count: fds.count)
+    var expected = [Int](repeating: 0, count: fds.count)  // each member's next sequence number
+    var expectedTag = ""
+    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+    defer { chunk.deallocate() }
+    let prefix = Array("sender: ".utf8)
+    while !shared.withLock({ $0.stopped }) {
+      guard poll(&polls, nfds_t(polls.count), 100) > 0 else { continue }
+      var got = 0
+      var latencies: [UInt64] = []
+      var disorder = 0
+      var perMember: [Int32: Int] = [:]
+      let tag = shared.withLock { $0.tag }
+      if tag != expectedTag {
+        expectedTag = tag
+        expected = [Int](repeating: 0, count: fds.count)
+      }
+      for i in polls.indices where polls[i].revents != 0 {
+        let n = Glibc.read(polls[i].fd, chunk.baseAddress, chunk.count)
+        if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }  // a signal to another suite's child
+        if n <= 0 {
+          polls[i].fd = -1  // closed: poll ignores negative descriptors
+          continue
+        }
+        buffers[i].append(contentsOf: chunk[0..<n])
+        let now = Deadline.now().nanoseconds
+        var start = 0
+        while let end = buffers[i][start...].firstIndex(of: UInt8(ascii: "\n")) {
+          let line = buffers[i][start..<end]
+          start = end + 1
+          guard line.starts(with: prefix) else { continue }
+          let fields = line.dropFirst(prefix.count).split(separator: UInt8(ascii: " "), maxSplits: 3)
+          guard fields.count >= 3, String(decoding: fields[0], as: UTF8.self) == tag,
+            let seq = Int(String(decoding: fields[1], as: UTF8.self)),
+            let sent = UInt64(String(decoding: fields[2], as: UTF8.self))
+          else { continue }
+          if seq != expected[i] { disorder += 1 }
+          expected[i] = seq + 1
+          got += 1
+          perMember[polls[i].fd, default: 0] += 1
+          latencies.append(now &- min(sent, now))
+        }
+        buffers[i].removeFirst(start)
+      }
+      if got > 0 || disorder > 0 {
+        shared.withLock { s in
+          guard s.tag == tag else { return }
+          s.received += got
+          s.latencies += latencies
+          s.outOfOrder += disorder
+          s.perMember.merge(perMember, uniquingKeysWith: +)
+        }
+      }
+    }
+  }
+}
+
+/// The last line a reader thread saw, once it saw the end.
+private final class LastLine: Sendable {
+  private let line = Mutex<String?>(nil)
+  private let done = Signal()
+
+  func finish(_ text: String) {
+    line.withLock { $0 = text }
+    done.fire()
+  }
+
+  func wait(timeout: Duration) -> String? {
+    done.wait(timeout: timeout) ? line.withLock { $0 } : nil
+  }
+}
