@@ -21,11 +21,14 @@ class Tally:
 
     async def run(self, row, server):
         name, fn = row
+        starts = server.starts
         try:
             ok = await asyncio.wait_for(fn(server), 20)
         except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError) as e:
-            # A restart in progress refuses or resets connections: not the row's answer.
-            ok = None if server.stopping or isinstance(e, ConnectionRefusedError) else False
+            ok = None if isinstance(e, ConnectionRefusedError) else False
+        if server.stopping or server.starts != starts:
+            # A restart during the row cut its connection: not the row's answer.
+            return
         if ok is None:
             return
         self.runs[name] = self.runs.get(name, 0) + 1

@@ -191,29 +191,47 @@ class Soak:
 
     # --- well-behaved senders -------------------------------------------------------------
 
-    async def json_sender(self, n, room):
+    async def ws_sender(self, room, url, dialect, prefix, send_one):
+        """Connect, send until the connection's lifetime ends, leave, come back. `send_one`
+        sends the message `token` (number `seq`) and returns whether it was acknowledged."""
         seq = 0
-        url = f"ws://127.0.0.1:{self.server.http}/rooms/{room}?name=json{n}"
         while self.running:
             try:
                 async with ws_connect(url, max_size=None, open_timeout=5, ping_interval=None) as ws:
                     end = time.monotonic() + self.lifetime()
                     while self.running and time.monotonic() < end:
                         seq += 1
-                        token = f"sj{n}-{seq}"
+                        token = f"{prefix}-{seq}"
                         self.ledger.sent += 1
-                        await ws.send(json.dumps({"type": "message", "data": {"text": token, "ref": seq}}))
-                        acked = await self.await_json_ack(ws, seq, 5)
-                        if acked:
-                            self.ledger.ack(room, token, "json")
-                        else:
+                        if not await send_one(ws, token, seq):
                             self.ledger.unacked += 1
                             break
+                        self.ledger.ack(room, token, dialect)
                         await asyncio.sleep(self.rng.expovariate(self.args.rate))
                     await self.leave(ws.transport, ws)
             except Exception:
                 self.connect_failures += 1
             await self.pause(self.rng.uniform(0.05, 2))
+
+    async def json_sender(self, n, room):
+        """JSON messages with a `ref`, acknowledged by the `ack` that carries it back."""
+        async def send_one(ws, token, seq):
+            await ws.send(json.dumps({"type": "message", "data": {"text": token, "ref": seq}}))
+            return await self.await_json_ack(ws, seq, 5)
+        url = f"ws://127.0.0.1:{self.server.http}/rooms/{room}?name=json{n}"
+        await self.ws_sender(room, url, "json", f"sj{n}", send_one)
+
+    async def text_sender(self, n, room):
+        """Text-dialect messages, acknowledged by their own echo (notify_self=1)."""
+        async def send_one(ws, token, seq):
+            await ws.send(token)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                if await asyncio.wait_for(ws.recv(), deadline - time.monotonic()) == token:
+                    return True
+            return False
+        url = f"ws://127.0.0.1:{self.server.http}/rooms/{room}?format=text&notify_self=1"
+        await self.ws_sender(room, url, "ws-text", f"st{n}", send_one)
 
     async def await_json_ack(self, ws, ref, timeout):
         end = time.monotonic() + timeout
@@ -284,34 +302,6 @@ class Soak:
             finally:
                 sock.close()
             self.disconnects["clean"] += 1
-
-    async def text_sender(self, n, room):
-        seq = 0
-        url = f"ws://127.0.0.1:{self.server.http}/rooms/{room}?format=text&notify_self=1"
-        while self.running:
-            try:
-                async with ws_connect(url, max_size=None, open_timeout=5, ping_interval=None) as ws:
-                    end = time.monotonic() + self.lifetime()
-                    while self.running and time.monotonic() < end:
-                        seq += 1
-                        token = f"st{n}-{seq}"
-                        self.ledger.sent += 1
-                        await ws.send(token)
-                        acked = False
-                        deadline = time.monotonic() + 5
-                        while time.monotonic() < deadline and not acked:
-                            msg = await asyncio.wait_for(ws.recv(), deadline - time.monotonic())
-                            acked = msg == token
-                        if acked:
-                            self.ledger.ack(room, token, "ws-text")
-                        else:
-                            self.ledger.unacked += 1
-                            break
-                        await asyncio.sleep(self.rng.expovariate(self.args.rate))
-                    await self.leave(ws.transport, ws)
-            except Exception:
-                self.connect_failures += 1
-            await self.pause(self.rng.uniform(0.05, 2))
 
     async def listener(self, n, room):
         """A member that only reads (text dialect, no resume): fan-out load and churn."""
