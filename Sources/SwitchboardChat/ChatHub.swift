@@ -103,9 +103,8 @@ public final class ChatHub: RoomBrokerSink {
         raw.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }
           .filter { $0.value >= 0x20 && $0.value != 0x7F }))
     let trimmed = cleaned.trimmingSpacesAndTabs()
-    guard trimmed.unicodeScalars.contains(where: { $0 != " " && $0.properties.generalCategory != .format }) else {
-      return nil
-    }
+    let visible = trimmed.unicodeScalars.contains { $0 != " " && $0.properties.generalCategory != .format }
+    guard visible else { return nil }
     return String(trimmed.prefix(configuration.maxNameLength))
   }
 

@@ -8,7 +8,8 @@ import Testing
 /// Tests/.
 @Suite(.onTestThreads)
 struct BadInputTableTests {
-  private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+  private static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    .deletingLastPathComponent()
     .deletingLastPathComponent()
 
   /// One cited name: `Suite.test`, `test` or `Suite`, and whether it is a prefix.
@@ -34,7 +35,10 @@ struct BadInputTableTests {
         continue
       }
       guard inTable else { continue }
-      rows.append(trimmed.dropFirst().dropLast().components(separatedBy: " | ").map { $0.trimmingCharacters(in: .whitespaces) })
+      rows.append(
+        trimmed.dropFirst().dropLast().components(separatedBy: " | ").map {
+          $0.trimmingCharacters(in: .whitespaces)
+        })
     }
     return rows
   }
@@ -63,7 +67,9 @@ struct BadInputTableTests {
   }
 
   private static func isIdentifier(_ s: String) -> Bool {
-    guard let first = s.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else { return false }
+    guard let first = s.unicodeScalars.first, first == "_" || first.properties.isAlphabetic else {
+      return false
+    }
     return s.unicodeScalars.allSatisfy { $0 == "_" || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
   }
 
@@ -83,9 +89,10 @@ struct BadInputTableTests {
   /// Whether `citation` names a `@Test` function (in its suite's file, when it names a
   /// suite) or a `@Suite` struct.
   static func resolves(_ citation: Citation, in sources: [(path: String, text: String)]) -> Bool {
-    let files = citation.suite.map { suite in
-      sources.filter { $0.text.contains("struct \(suite) ") || $0.text.contains("struct \(suite) {") }
-    } ?? sources
+    let files =
+      citation.suite.map { suite in
+        sources.filter { $0.text.contains("struct \(suite) ") || $0.text.contains("struct \(suite) {") }
+      } ?? sources
     guard !files.isEmpty else { return false }
     guard let test = citation.test else { return true }
     for file in files {

@@ -14,15 +14,18 @@ struct BadInputTests {
 
   /// Invalid UTF-8 at the start, in the middle, at the end (a sequence cut short), overlong
   /// and surrogate encodings: each maximal bad subsequence becomes one U+FFFD.
-  @Test(arguments: [
-    ([0xFF, 0x61, 0x62], "\u{FFFD}ab"),
-    ([0x61, 0xFE, 0x62], "a\u{FFFD}b"),
-    ([0x61, 0x62, 0xE2, 0x82], "ab\u{FFFD}"),
-    ([0xC0, 0xAF, 0x61], "\u{FFFD}\u{FFFD}a"),
-    ([0x61, 0xED, 0xA0, 0x80], "a\u{FFFD}\u{FFFD}\u{FFFD}"),
-    ([0xF4, 0x90, 0x80, 0x80, 0x61], "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}a"),
-  ] as [([UInt8], String)])
-  func invalidUTF8AtEveryPositionOfALineBecomesReplacementCharacters(bytes: [UInt8], text: String) async throws {
+  @Test(
+    arguments: [
+      ([0xFF, 0x61, 0x62], "\u{FFFD}ab"),
+      ([0x61, 0xFE, 0x62], "a\u{FFFD}b"),
+      ([0x61, 0x62, 0xE2, 0x82], "ab\u{FFFD}"),
+      ([0xC0, 0xAF, 0x61], "\u{FFFD}\u{FFFD}a"),
+      ([0x61, 0xED, 0xA0, 0x80], "a\u{FFFD}\u{FFFD}\u{FFFD}"),
+      ([0xF4, 0x90, 0x80, 0x80, 0x61], "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}a"),
+    ] as [([UInt8], String)])
+  func invalidUTF8AtEveryPositionOfALineBecomesReplacementCharacters(bytes: [UInt8], text: String)
+    async throws
+  {
     try await withServer { server in
       let (reader, writer) = try linePair(server)
       try writer.send(bytes + [0x0A])
@@ -126,7 +129,9 @@ struct BadInputTests {
     var clients: [LineClient] = []
     for _ in 0..<150 { clients.append(try LineClient(address)) }
     try clients[0].join(as: "first")
-    try await eventually("out of descriptors") { server.stderr.contains("EMFILE") || Self.openFiles(server.pid) >= 99 }
+    try await eventually("out of descriptors") {
+      server.stderr.contains("EMFILE") || Self.openFiles(server.pid) >= 99
+    }
     let before = try Self.cpuTicks(server.pid)
     let start = ContinuousClock.now
     while ContinuousClock.now - start < .seconds(2) { _ = clients.last!.fill(timeout: .milliseconds(200)) }
@@ -268,7 +273,10 @@ struct BadInputTests {
   // MARK: WebSocket upgrades
 
   @Test(arguments: [
-    ("GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n", 400),
+    (
+      "GET / HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n",
+      400
+    ),
     (upgrade("/", key: "c2hvcnQ="), 400),
     (upgrade("/rooms/a%2Fb"), 400),
     (upgrade("/rooms/" + String(repeating: "r", count: 65)), 400),
@@ -308,30 +316,37 @@ struct BadInputTests {
 
   /// Each malformed frame (masked with a zero key unless the row is about masking) and the
   /// close code the server answers with, after its welcome frames.
-  @Test(arguments: [
-    ("unmasked", frame(0x1, Array("hi".utf8), masked: false), 1002),
-    ("reserved data opcode", frame(0x3, []), 1002),
-    ("reserved control opcode", frame(0xB, []), 1002),
-    ("RSV1 without permessage-deflate", frame(0x1, Array("hi".utf8), rsv: 0x40), 1002),
-    ("RSV2", frame(0x1, Array("hi".utf8), rsv: 0x20), 1002),
-    ("fragmented ping", frame(0x9, [], fin: false), 1002),
-    ("ping over 125 bytes", frame(0x9, [UInt8](repeating: 0x70, count: 126)), 1002),
-    ("continuation without a start", frame(0x0, Array("x".utf8)), 1002),
-    ("new message inside a fragmented one", frame(0x1, Array("a".utf8), fin: false) + frame(0x1, Array("b".utf8)), 1002),
-    ("close with a 1-byte payload", frame(0x8, [0x03]), 1002),
-    ("close code 1005 on the wire", frame(0x8, [0x03, 0xED]), 1002),
-    ("close code 999", frame(0x8, [0x03, 0xE7]), 1002),
-    ("close reason not UTF-8", frame(0x8, [0x03, 0xE8, 0xFF]), 1007),
-    ("invalid UTF-8 first", frame(0x1, [0xFF, 0x61]), 1007),
-    ("invalid UTF-8 in the middle", frame(0x1, [0x61, 0xC3, 0x28, 0x62]), 1007),
-    ("UTF-8 cut at the end of the message", frame(0x1, [0x61, 0xE2, 0x82]), 1007),
-    ("invalid UTF-8 across fragments", frame(0x1, [0x61, 0xE2], fin: false) + frame(0x0, [0x41]), 1007),
-    ("surrogate in a text frame", frame(0x1, [0xED, 0xA0, 0x80]), 1007),
-    ("frame over --max-message-size", Array(frame(0x2, [], length: 1025).prefix(8)), 1009),
-    ("fragments over --max-message-size", frame(0x2, [UInt8](repeating: 1, count: 600), fin: false)
-      + frame(0x0, [UInt8](repeating: 1, count: 600)), 1009),
-    ("64-bit length with the top bit set", Array(frame(0x2, [], length: Int.max).prefix(14)), 1002),
-  ] as [(String, [UInt8], UInt16)])
+  @Test(
+    arguments: [
+      ("unmasked", frame(0x1, Array("hi".utf8), masked: false), 1002),
+      ("reserved data opcode", frame(0x3, []), 1002),
+      ("reserved control opcode", frame(0xB, []), 1002),
+      ("RSV1 without permessage-deflate", frame(0x1, Array("hi".utf8), rsv: 0x40), 1002),
+      ("RSV2", frame(0x1, Array("hi".utf8), rsv: 0x20), 1002),
+      ("fragmented ping", frame(0x9, [], fin: false), 1002),
+      ("ping over 125 bytes", frame(0x9, [UInt8](repeating: 0x70, count: 126)), 1002),
+      ("continuation without a start", frame(0x0, Array("x".utf8)), 1002),
+      (
+        "new message inside a fragmented one",
+        frame(0x1, Array("a".utf8), fin: false) + frame(0x1, Array("b".utf8)), 1002
+      ),
+      ("close with a 1-byte payload", frame(0x8, [0x03]), 1002),
+      ("close code 1005 on the wire", frame(0x8, [0x03, 0xED]), 1002),
+      ("close code 999", frame(0x8, [0x03, 0xE7]), 1002),
+      ("close reason not UTF-8", frame(0x8, [0x03, 0xE8, 0xFF]), 1007),
+      ("invalid UTF-8 first", frame(0x1, [0xFF, 0x61]), 1007),
+      ("invalid UTF-8 in the middle", frame(0x1, [0x61, 0xC3, 0x28, 0x62]), 1007),
+      ("UTF-8 cut at the end of the message", frame(0x1, [0x61, 0xE2, 0x82]), 1007),
+      ("invalid UTF-8 across fragments", frame(0x1, [0x61, 0xE2], fin: false) + frame(0x0, [0x41]), 1007),
+      ("surrogate in a text frame", frame(0x1, [0xED, 0xA0, 0x80]), 1007),
+      ("frame over --max-message-size", Array(frame(0x2, [], length: 1025).prefix(8)), 1009),
+      (
+        "fragments over --max-message-size",
+        frame(0x2, [UInt8](repeating: 1, count: 600), fin: false)
+          + frame(0x0, [UInt8](repeating: 1, count: 600)), 1009
+      ),
+      ("64-bit length with the top bit set", Array(frame(0x2, [], length: Int.max).prefix(14)), 1002),
+    ] as [(String, [UInt8], UInt16)])
   func malformedFramesGetTheirCloseCode(name: String, bytes: [UInt8], code: UInt16) async throws {
     try await withServer({ $0.maxMessageSize = 1024 }) { server in
       let ws = try WebSocketTestClient(server.httpAddress!, path: "/?name=f")
@@ -403,7 +418,9 @@ struct BadInputTests {
       let ws = try WebSocketTestClient(server.httpAddress!, path: "/?name=n")
       _ = try ws.nextJSON(type: "history")
       let depth = 100_000
-      try ws.send(text: #"{"type":"message","data":"# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}")
+      try ws.send(
+        text: #"{"type":"message","data":"# + String(repeating: "[", count: depth)
+          + String(repeating: "]", count: depth) + "}")
       let answer = try ws.next(timeout: .seconds(10))
       guard case .text(let text) = answer else { throw TestFailure("got \(answer)") }
       #expect(!text.isEmpty)
@@ -482,7 +499,9 @@ struct BadInputTests {
 }
 
 /// A WebSocket upgrade request for `path`.
-private func upgrade(_ path: String, key: String = "dGhlIHNhbXBsZSBub25jZQ==", method: String = "GET") -> String {
+private func upgrade(_ path: String, key: String = "dGhlIHNhbXBsZSBub25jZQ==", method: String = "GET")
+  -> String
+{
   "\(method) \(path) HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
     + "Sec-WebSocket-Key: \(key)\r\nSec-WebSocket-Version: 13\r\n\r\n"
 }
@@ -490,7 +509,8 @@ private func upgrade(_ path: String, key: String = "dGhlIHNhbXBsZSBub25jZQ==", m
 /// A client frame: FIN (unless `fin` is false), `rsv` bits, the opcode, the length
 /// (`length` when given, else the payload's), a zero masking key, the payload.
 private func frame(
-  _ opcode: UInt8, _ payload: [UInt8], fin: Bool = true, rsv: UInt8 = 0, masked: Bool = true, length: Int? = nil
+  _ opcode: UInt8, _ payload: [UInt8], fin: Bool = true, rsv: UInt8 = 0, masked: Bool = true,
+  length: Int? = nil
 ) -> [UInt8] {
   var bytes: [UInt8] = [(fin ? 0x80 : 0) | rsv | opcode]
   let n = length ?? payload.count
