@@ -367,19 +367,21 @@ class Soak:
                                 self.epochs[epoch] = self.epochs.get(epoch, 0) + 1
                             state["epoch"] = epoch
                             for m in frame["data"]:
-                                self.take(state, m)
+                                self.take(state, m, "history")
                         elif frame.get("type") == "message":
-                            self.take(state, frame["data"])
+                            self.take(state, frame["data"], "live")
                     if self.running:
                         await self.leave(ws.transport, ws)
             except Exception:
                 self.connect_failures += 1
             await asyncio.sleep(self.rng.uniform(0.05, 2) if self.running else 0.2)
 
-    def take(self, state, m):
+    def take(self, state, m, source):
         mid = m.get("id", 0)
         if mid <= state["last"]:
             state["dups"] += 1
+            # Kept for the report: when, which id, in a history frame or live.
+            state.setdefault("dup_ids", []).append(f"{mid}@{self.now():.0f}s({source},last {state['last']})")
             return
         state["last"] = mid
         token = m.get("text", "")
@@ -496,6 +498,8 @@ class Soak:
             line = f"  receiver {r['kind']:<24} room {r['room']:<7} received {len(r['got']):>7}  lost {len(missing)}  duplicates {extra}"
             if missing:
                 line += "  e.g. " + ", ".join(sorted(missing)[:5])
+            if r.get("dup_ids"):
+                line += "  ids " + ", ".join(r["dup_ids"][:6])
             out.append(line)
         acked = sum(len(s) for s in self.ledger.acked.values())
         by = ", ".join(f"{k} {v}" for k, v in sorted(self.ledger.acked_by_dialect.items()))
