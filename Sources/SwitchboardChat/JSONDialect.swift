@@ -41,14 +41,22 @@ public enum JSONDialect {
     #"{"type":"color","data":"# + quote(color) + "}"
   }
 
+  /// `{"type":"name","data":N}`: the member's name as the server has it (it may differ from
+  /// the one asked for: `alice (2)` when `alice` is taken in the room).
+  public static func name(_ name: String) -> String {
+    #"{"type":"name","data":"# + quote(name) + "}"
+  }
+
   /// `{"type":"ack","data":{"ref":R,"id":N}}`; `ref` is the client's JSON value, verbatim.
   public static func ack(ref: String, id: UInt64) -> String {
     #"{"type":"ack","data":{"ref":"# + ref + #","id":\#(id)}}"#
   }
 
-  /// `{"type":"error","data":{"code":C,"message":M}}`.
-  public static func error(code: String, message: String) -> String {
-    #"{"type":"error","data":{"code":"# + quote(code) + #","message":"# + quote(message) + "}}"
+  /// `{"type":"error","data":{"code":C,"message":M}}`, with `"ref":R` (already JSON, as in
+  /// ``ack(ref:id:)``) when the error answers a message that carried one.
+  public static func error(code: String, message: String, ref: String? = nil) -> String {
+    let refField = ref.map { #","ref":"# + $0 } ?? ""
+    return #"{"type":"error","data":{"code":"# + quote(code) + #","message":"# + quote(message) + refField + "}}"
   }
 
   /// A message as a JSON object.
