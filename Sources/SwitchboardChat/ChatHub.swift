@@ -107,14 +107,16 @@ public final class ChatHub: RoomBrokerSink {
   }
 
   /// Normalises a requested name: trimmed, control characters removed, at most
-  /// `maxNameLength` characters. `nil` when nothing is left.
+  /// `maxNameLength` characters. `nil` when nothing visible is left (format characters
+  /// such as U+200B alone are no name; docs/BAD-INPUT.md).
   public func sanitizeName(_ raw: String) -> String? {
     let cleaned = String(
       String.UnicodeScalarView(
         raw.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }
           .filter { $0.value >= 0x20 && $0.value != 0x7F }))
     let trimmed = cleaned.trimmingSpacesAndTabs()
-    guard !trimmed.isEmpty else { return nil }
+    let visible = trimmed.unicodeScalars.contains { $0 != " " && $0.properties.generalCategory != .format }
+    guard visible else { return nil }
     return String(trimmed.prefix(configuration.maxNameLength))
   }
 

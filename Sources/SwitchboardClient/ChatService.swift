@@ -34,13 +34,16 @@ public struct ChatService: Sendable, Hashable, CustomStringConvertible {
       throw .invalidURL("only .local services can be found (multicast DNS), not '\(domain)'")
     }
     guard !instance.isEmpty else { throw .invalidURL("empty service instance name") }
-    // DNS names ignore ASCII case; the protocol label is written the usual way.
-    var type = type
-    if let dot = type.lastIndex(of: "."),
-      ["_tcp", "_udp"].contains(type[type.index(after: dot)...].lowercased())
-    {
-      type = type[...dot] + type[type.index(after: dot)...].lowercased()
+    // A type is two labels split at the `.` byte: split by Characters, a `.` followed by a
+    // combining mark (`._\u{596}`) is no dot, and the type's URL form, which escapes the
+    // mark, would split where the type did not (found by fuzz-url).
+    var typeLabels = Self.labels(type)
+    if typeLabels.count == 3, typeLabels[2].lowercased() == "local" { typeLabels.removeLast() }
+    guard typeLabels.count == 2, typeLabels[0].utf8.first == UInt8(ascii: "_") else {
+      throw .invalidURL("'\(type)' is not _name._tcp or _name._udp")
     }
+    // DNS names ignore ASCII case; the protocol label is written the usual way.
+    let type = typeLabels[0] + "." + typeLabels[1].lowercased()
     do {
       _ = try MDNSService(instance: instance, type: type, port: 0).typeName().prepending(instance)
     } catch let error as DiscoveryError {
@@ -77,10 +80,10 @@ public struct ChatService: Sendable, Hashable, CustomStringConvertible {
   /// one before it.
   /// - Throws: ``ChatClientError/invalidURL``.
   init(urlHost host: Substring) throws(ChatClientError) {
-    let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+    let parts = Self.labels(host)
     guard let proto = parts.lastIndex(where: { $0.lowercased() == "_tcp" || $0.lowercased() == "_udp" }),
       proto >= 2,
-      parts[proto - 1].hasPrefix("_")
+      parts[proto - 1].utf8.first == UInt8(ascii: "_")
     else {
       throw .invalidURL("'\(host)' is not INSTANCE._name._tcp.local (or ._udp)")
     }
@@ -96,8 +99,14 @@ public struct ChatService: Sendable, Hashable, CustomStringConvertible {
   /// percent-encoded too: a decoded `%2F` in a type must not become a path; found by fuzz-url)
   /// and domain.
   var urlHost: String {
-    let typeLabels = type.split(separator: ".", omittingEmptySubsequences: false)
-    return ([instance] + typeLabels.map(String.init)).map(ChatEndpoint.percentEncode).joined(separator: ".")
-      + ".\(domain)"
+    ([instance] + Self.labels(type)).map(ChatEndpoint.percentEncode).joined(separator: ".") + ".\(domain)"
+  }
+
+  /// `text` split at every `.` byte (empty labels kept). Bytes, not Characters: a `.` followed
+  /// by a combining mark is one Character, and percent-encoding the mark would separate them.
+  static func labels(_ text: some StringProtocol) -> [String] {
+    text.utf8.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).map {
+      String(decoding: $0, as: UTF8.self)
+    }
   }
 }

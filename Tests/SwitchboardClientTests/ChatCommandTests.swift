@@ -46,6 +46,51 @@ struct ChatCommandTests {
     await watcher.stop()
   }
 
+  /// What a pipe missed while reconnecting is printed once the client resumes (the soak
+  /// found the replay dropped). The message is sent while the pipe cannot reach the room:
+  /// the same data directory served on another port, so the pipe's resume must fetch it.
+  @Test func pipeModePrintsTheMessagesAReconnectReplays() async throws {
+    let directory = try temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let http = try freePort()
+    func serve(_ port: Int) throws -> ChatServer {
+      let deadline = ContinuousClock.now + .seconds(5)
+      while true {
+        do {
+          return try startServer {
+            $0.httpPort = port
+            $0.broker = sqliteBroker(directory: directory)
+          }
+        } catch {
+          // The previous server's listener may still be closing.
+          guard ContinuousClock.now < deadline else { throw error }
+          usleep(20_000)
+        }
+      }
+    }
+    var server = try serve(http)
+    let chat = try ChildProcess(ChatBinary.path!, ["chat", "ws://127.0.0.1:\(http)/", "--name", "piper"])
+    defer { chat.stop() }
+    try await eventually("the pipe joined") { server.hub.who(room: "lobby").contains("piper") }
+    let sender = try ChatProbe(wsURL(server), name: "sender")
+    try await sender.waitReady()
+    try await sender.client.send("before")
+    try await chat.waitForOutput("sender: before\n")
+    await sender.stop()
+    server.shutdown()
+    server = try serve(0)
+    let offline = try ChatProbe(wsURL(server), name: "sender")
+    try await offline.waitReady()
+    try await offline.client.send("while you were away")
+    _ = try await offline.waitForMessage("while you were away")
+    await offline.stop()
+    server.shutdown()
+    server = try serve(http)
+    defer { server.shutdown() }
+    try await chat.waitForOutput("sender: while you were away\n", timeout: .seconds(30))
+    #expect(chat.stdout.components(separatedBy: "sender: before\n").count == 2)  // not printed twice
+  }
+
   @Test(.enabled(if: ChatBinary.tmux, "tmux not installed"))
   func interactiveClientInTmux() async throws {
     let server = try startServer()

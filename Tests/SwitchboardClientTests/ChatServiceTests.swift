@@ -50,6 +50,23 @@ import Testing
     #expect(try ChatEndpoint("dnssd://a%2Fb%3Fc._switchboard._tcp").service?.instance == "a/b?c")
   }
 
+  /// A `.` followed by a combining mark is one Character but still a label separator: the
+  /// host is split at `.` bytes, so the URL form (which escapes the mark) splits the same
+  /// way. Found by fuzz-url (`Tests/Fuzz/url/corpus/dnssd-instance-with-dots-and-nul`).
+  @Test func dotsBeforeCombiningMarksSplitLabelsLikeAnyDot() throws {
+    let endpoint = try ChatEndpoint("dnssd://a.\u{301}b\u{0}._switchboard._tcp.local")
+    #expect(endpoint.service?.instance == "a.\u{301}b\u{0}")
+    #expect(endpoint.description == "dnssd://a.%CC%81b%00._switchboard._tcp.local")
+    #expect(try ChatEndpoint(endpoint.description) == endpoint)
+    // The fuzzer's input: the label before `_tcp` is `\u{596}^bo…`, no `_name`, once the
+    // `.` before U+0596 counts as a dot.
+    #expect(throws: ChatClientError.invalidURL) {
+      try ChatEndpoint("dnssd://..\u{0}~.S.\u{0}~\u{0}F~1o._\u{0}.\u{596}^bo\u{FFFD}^ohd._tcp.local/ront")
+    }
+    #expect(throws: ChatClientError.invalidURL) { try ChatService(instance: "x", type: "_a.\u{301}b._tcp") }
+    #expect(try ChatService(instance: "x", type: "_a._TCP.local").type == "_a._tcp")
+  }
+
   @Test(arguments: [
     "dnssd://", "dnssd:///rooms/x", "dnssd://plainhost", "dnssd://x._switchboard.local",
     "dnssd://_switchboard._tcp.local",
