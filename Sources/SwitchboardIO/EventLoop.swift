@@ -38,6 +38,12 @@ public final class EventLoop: @unchecked Sendable {
   private let finished = DispatchSemaphore(value: 0)
   /// A read buffer shared by every connection on this loop (reads are synchronous).
   let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+  /// Bytes read on this loop since it last gave freed heap memory back.
+  @exclusivity(unchecked) var bytesReadSinceTrim = 0
+  /// After this many bytes read, a loop about to wait gives freed memory back to the
+  /// kernel (`malloc_trim`): a burst of large frames otherwise leaves the heap at its peak
+  /// (glibc's free keeps heap pages, and raises its mmap threshold after a large free).
+  static let trimAfterBytes = 8 << 20
   /// Scratch iovecs for the flush's `sendmsg`.
   let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 64)
   let iovecCapacity = 64
@@ -227,6 +233,11 @@ public final class EventLoop: @unchecked Sendable {
       } else if let next = timers.nextDeadline {
         let now = Deadline.now()
         timeout = next > now ? next.nanoseconds - now.nanoseconds : 0
+      }
+      if timeout != 0 && bytesReadSinceTrim >= Self.trimAfterBytes {
+        // About to wait after a large burst: its buffers are freed by now.
+        bytesReadSinceTrim = 0
+        _ = sb_release_free_memory()
       }
       do {
         try selector.wait(timeoutNanos: timeout) { fd, events in

@@ -232,6 +232,7 @@ public final class TCPConnection: Selectable, Flushable {
         if let delegate { delegate.connectionDidReadEOF(self) } else { close() }
         return
       case .processed(let n):
+        loop.bytesReadSinceTrim &+= n
         delegate?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         if n < buffer.count { return }
       }
