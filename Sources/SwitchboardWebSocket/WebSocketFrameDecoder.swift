@@ -82,7 +82,15 @@ public struct WebSocketFrameDecoder: Sendable {
   public mutating func nextFrame() throws(WebSocketError) -> WebSocketFrame? {
     if let failure { throw failure }
     let available = buffer.count - readIndex
-    guard available >= 2 else { return nil }
+    guard available >= 2 else {
+      if available == 0 && buffer.capacity > Self.retainedCapacity {
+        // Everything was consumed: the end of a read's frames. Give a large frame's
+        // buffer back now rather than at the next append, which may never come.
+        buffer = []
+        readIndex = 0
+      }
+      return nil
+    }
     let result: Result<WebSocketFrame?, WebSocketError> = buffer.withUnsafeBytes { all in
       let bytes = UnsafeRawBufferPointer(rebasing: all[readIndex...])
       let b0 = bytes[0]
@@ -149,12 +157,6 @@ public struct WebSocketFrameDecoder: Sendable {
     }
     switch result {
     case .success(let frame):
-      if frame == nil && readIndex == buffer.count && buffer.capacity > Self.retainedCapacity {
-        // Everything was consumed: the end of a read's frames. Give a large frame's
-        // buffer back now rather than at the next append, which may never come.
-        buffer = []
-        readIndex = 0
-      }
       return frame
     case .failure(let error):
       failure = error
