@@ -179,7 +179,7 @@ measure() {
   local part="$cg.1"
   [ -f "$part" ] || { echo "callgrind.sh: no dump for $name" >&2; return 1; }
   cp "$part" "$OUT/window.$name"
-  callgrind_annotate --inclusive=no --threshold=100 "$OUT/window.$name" |
+  callgrind_annotate --inclusive=no --auto=no --threshold=100 "$OUT/window.$name" |
     swift demangle --simplified >"$OUT/annotate-$name.txt" 2>/dev/null
   local ir deliveries
   ir=$(awk '/^summary:|^totals:/ { print $2; exit }' "$OUT/window.$name")
