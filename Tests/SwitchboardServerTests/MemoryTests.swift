@@ -70,7 +70,10 @@ struct MemoryTests {
     let perConnection = (after - before) / Self.idleConnections
     #expect(
       perConnection <= Self.maxBytesPerIdleConnection,
-      "\(perConnection) bytes resident per idle WebSocket connection (\(before) → \(after) over \(Self.idleConnections))")
+      """
+      \(perConnection) bytes resident per idle WebSocket connection \
+      (\(before) → \(after) over \(Self.idleConnections))
+      """)
     withExtendedLifetime((warm, idle)) {}
   }
 
@@ -109,7 +112,9 @@ struct MemoryTests {
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     let deadline = ContinuousClock.now + .seconds(60)
     while left > 0 {
-      guard ContinuousClock.now < deadline else { throw TestFailure("echo incomplete: \(left) bytes missing") }
+      guard ContinuousClock.now < deadline else {
+        throw TestFailure("echo incomplete: \(left) bytes missing")
+      }
       var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
       guard poll(&pfd, 1, 1000) > 0 else { continue }
       let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, min($0.count, left), 0) }
