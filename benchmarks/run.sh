@@ -9,7 +9,9 @@
 #   benchmarks/run.sh --baseline OLD/switchboard --servers "switchboard switchboard-base"
 #                                  # a change's before and after, interleaved in one table
 #
-# Options: --quick, --rounds N, --servers "switchboard switchboard-epoll floor floor-uring gohub node python",
+# Options: --quick, --rounds N, --servers "switchboard switchboard-epoll floor floor-uring gohub node python"
+# (also: switchboard-json, Switchboard's JSON protocol in every scenario; node-json, the seed
+# apps' JSON chat protocol on node `ws` — both driven with --protocol json),
 # --scenarios "fanout-100 …", --duration S, --no-build, --baseline BIN (an older switchboard
 # binary, served as the rows switchboard-base and switchboard-base-epoll; the load generator
 # is always the current build's, so both rows are measured by the same client). Environment: BENCH_WORK (peers,
@@ -29,6 +31,7 @@ DURATION=10
 WARMUP=2
 IDLE_CONNS=10000
 SERVERS="switchboard switchboard-epoll floor floor-uring gohub node python"
+# (switchboard-json and node-json are not in the default set: name them with --servers.)
 SCENARIOS="fanout-100 fanout-1k fanout-max chat saturation idle tcp-fanout-1k"
 BUILD=1
 ROUNDS=1
@@ -55,6 +58,14 @@ log() { echo "== $*" >&2; }
 
 # --- Peers -------------------------------------------------------------------------------
 have() { command -v "$1" >/dev/null 2>&1; }
+drop_servers() {  # names… → SERVERS without them (whole words)
+  local out=() s n keep
+  for s in $SERVERS; do
+    keep=1; for n in "$@"; do [ "$s" = "$n" ] && keep=0; done
+    [ "$keep" = 1 ] && out+=("$s")
+  done
+  echo "${out[*]}"
+}
 setup_peers() {
   if [[ " $SERVERS " == *" gohub "* ]]; then
     if ! have go || [ ! -d /usr/share/gocode/src/github.com/gorilla/websocket ]; then
@@ -76,13 +87,13 @@ setup_peers() {
       "$ROOT/benchmarks/peers/floor_hub.c" "$ROOT/Sources/CSwitchboardShims/send_ring.c" -lcrypto \
       || SERVERS=${SERVERS//floor-uring/}
   fi
-  if [[ " $SERVERS " == *" node "* ]]; then
+  if [[ " $SERVERS " == *" node "* || " $SERVERS " == *" node-json "* ]]; then
     if [ ! -d "$WORK/node-ws/usr/share/nodejs/ws" ]; then
       log "fetching node-ws (apt-get download; node here is not Debian's, so no install)"
       (cd "$WORK" && apt-get download node-ws >/dev/null 2>&1 && dpkg-deb -x node-ws_*.deb node-ws) || true
     fi
     if ! have node || [ ! -d "$WORK/node-ws/usr/share/nodejs/ws" ]; then
-      log "no node or node-ws: skipping node"; SERVERS=${SERVERS//node/}
+      log "no node or node-ws: skipping node"; SERVERS=$(drop_servers node node-json)
     fi
   fi
   if [[ " $SERVERS " == *" python "* ]]; then
@@ -104,7 +115,7 @@ start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
     [ -z "$(ss -Htan "( sport = :$PORT or sport = :$TCP_PORT )")" ] && break
   done
   case "$name" in
-    switchboard|switchboard-epoll|switchboard-base|switchboard-base-epoll)
+    switchboard|switchboard-epoll|switchboard-json|switchboard-base|switchboard-base-epoll)
       # One event loop: the server gets one core, like the single-threaded peers.
       # switchboard-epoll: the same binary with a send() per connection instead of the
       # io_uring batch (the default where the kernel allows it). *-base: --baseline's binary.
@@ -119,6 +130,10 @@ start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
     gohub) taskset -c 0 "$WORK/gohub" -addr "127.0.0.1:$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;
     node)
       NODE_PATH="$WORK/node-ws/usr/share/nodejs" taskset -c 0 node "$ROOT/benchmarks/peers/node_ws_hub.js" \
+        "$PORT" >"$RESULTS/server-$name.log" 2>&1 &
+      ;;
+    node-json)
+      NODE_PATH="$WORK/node-ws/usr/share/nodejs" taskset -c 0 node "$ROOT/benchmarks/peers/node_json_chat.js" \
         "$PORT" >"$RESULTS/server-$name.log" 2>&1 &
       ;;
     python) taskset -c 0 python3 "$ROOT/benchmarks/peers/py_ws_hub.py" "$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;
@@ -148,6 +163,8 @@ run_one() {  # scenario server label bench-args…
   local url="ws://127.0.0.1:$PORT/"
   [[ "$server" == switchboard* ]] && url="ws://127.0.0.1:$PORT/rooms/bench"
   local args=("$@")
+  # The JSON rows: Switchboard's JSON protocol and the seed apps' (node-json).
+  [[ "$server" == *-json ]] && args+=(--protocol json)
   if [ "${args[0]}" = tcp ]; then url="tcp://127.0.0.1:$TCP_PORT"; args=("${args[@]:1}"); fi
   local before; before=$(cpu_ticks "$SERVER_PID")
   log "$scenario / $label: switchboard bench $url ${args[*]}"
@@ -191,7 +208,7 @@ for scenario in $SCENARIOS; do
       fanout-100|fanout-1k)
         rate=100; [ "$scenario" = fanout-1k ] && rate=1000
         run_one "$scenario" "$server" "$server" --connections 1000 --senders 1 --rate "$rate" --size 64
-        if [ "$server" = switchboard ]; then
+        if [ "$server" = switchboard ] && [[ " $SERVERS " != *" switchboard-json "* ]]; then
           run_one "$scenario" switchboard switchboard-json --connections 1000 --senders 1 --rate "$rate" \
             --size 64 --protocol json
         fi

@@ -6,6 +6,9 @@
 #include <stdint.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #ifdef __linux__
 const unsigned int sb_EPOLLIN = EPOLLIN, sb_EPOLLOUT = EPOLLOUT, sb_EPOLLERR = EPOLLERR,
@@ -164,3 +167,19 @@ ssize_t sb_recv_from_interface(int fd, void *buf, size_t len, struct sockaddr_st
   return recvfrom(fd, buf, len, 0, (struct sockaddr *)from, &n);
 }
 #endif
+
+int sb_release_free_memory(void) {
+#ifdef __GLIBC__
+  return malloc_trim(0);
+#else
+  return 0;
+#endif
+}
+
+size_t sb_heap_bytes_in_use(void) {
+#ifdef __GLIBC__
+  return mallinfo2().uordblks;
+#else
+  return 0;
+#endif
+}

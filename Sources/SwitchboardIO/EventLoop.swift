@@ -40,6 +40,16 @@ public final class EventLoop: @unchecked Sendable {
   private let finished = DispatchSemaphore(value: 0)
   /// A read buffer shared by every connection on this loop (reads are synchronous).
   let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+  /// Bytes read on this loop since it last gave freed heap memory back.
+  @exclusivity(unchecked) var bytesReadSinceTrim = 0
+  /// After this many bytes read, a loop that then stays idle for ``trimIdleNanos`` gives
+  /// freed memory back to the kernel (`malloc_trim`): a burst of large frames otherwise
+  /// leaves the heap at its peak (glibc's free keeps heap pages, and raises its mmap
+  /// threshold after a large free). Waiting for the idle moment trims once, after the
+  /// burst's buffers are freed, not in the middle of it.
+  static let trimAfterBytes = 8 << 20
+  /// How long a loop with a trim due waits for the next event before trimming.
+  static let trimIdleNanos: UInt64 = 100_000_000
   /// Scratch iovecs for the flush's `sendmsg`.
   let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 64)
   let iovecCapacity = 64
@@ -237,13 +247,22 @@ public final class EventLoop: @unchecked Sendable {
         let now = Deadline.now()
         timeout = next > now ? next.nanoseconds - now.nanoseconds : 0
       }
+      let trimDue = timeout != 0 && bytesReadSinceTrim >= Self.trimAfterBytes
+      if trimDue { timeout = min(timeout ?? .max, Self.trimIdleNanos) }
+      var handled = false
       do {
         try selector.wait(timeoutNanos: timeout) { fd, events in
+          handled = true
           handlers[fd]?.handle(events)
         }
       } catch {
         // epoll_wait fails only on programming errors; do not spin.
         usleep(1000)
+      }
+      if trimDue && !handled {
+        // Idle after a large burst: its buffers are freed by now.
+        bytesReadSinceTrim = 0
+        _ = sb_release_free_memory()
       }
       runTimers()
       runTasks()

@@ -254,6 +254,7 @@ public final class TCPConnection: Selectable, Flushable {
         return
       case .processed(let n):
         byteCounter?.received.add(n, ordering: .relaxed)
+        loop.bytesReadSinceTrim &+= n
         delegate?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         if n < buffer.count { return }
       }

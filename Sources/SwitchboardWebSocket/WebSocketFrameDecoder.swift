@@ -54,12 +54,21 @@ public struct WebSocketFrameDecoder: Sendable {
     buffer.append(contentsOf: bytes)
   }
 
+  /// Capacity kept for the next frames once everything buffered was consumed; a larger
+  /// buffer (left by a large frame) is given back, so an idle connection does not hold
+  /// the largest frame it ever received.
+  public static let retainedCapacity = 64 * 1024
+
   /// Drops consumed bytes: free when everything was consumed, otherwise a move only once
   /// the consumed prefix is large and at least half the buffer.
   private mutating func compact() {
     if readIndex == 0 { return }
     if readIndex == buffer.count {
-      buffer.removeAll(keepingCapacity: true)
+      if buffer.capacity > Self.retainedCapacity {
+        buffer = []
+      } else {
+        buffer.removeAll(keepingCapacity: true)
+      }
       readIndex = 0
     } else if readIndex >= 4096 && readIndex * 2 >= buffer.count {
       buffer.removeSubrange(0..<readIndex)
@@ -73,7 +82,15 @@ public struct WebSocketFrameDecoder: Sendable {
   public mutating func nextFrame() throws(WebSocketError) -> WebSocketFrame? {
     if let failure { throw failure }
     let available = buffer.count - readIndex
-    guard available >= 2 else { return nil }
+    guard available >= 2 else {
+      if available == 0 && buffer.capacity > Self.retainedCapacity {
+        // Everything was consumed: the end of a read's frames. Give a large frame's
+        // buffer back now rather than at the next append, which may never come.
+        buffer = []
+        readIndex = 0
+      }
+      return nil
+    }
     let result: Result<WebSocketFrame?, WebSocketError> = buffer.withUnsafeBytes { all in
       let bytes = UnsafeRawBufferPointer(rebasing: all[readIndex...])
       let b0 = bytes[0]

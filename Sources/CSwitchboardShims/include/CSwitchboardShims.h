@@ -26,6 +26,11 @@ int sb_set_nonblocking(int fd);
 int sb_eventfd(void);
 int sb_eventfd_signal(int fd);
 int sb_eventfd_drain(int fd);
+/* Returns freed heap memory to the kernel (glibc's malloc_trim(0)); 0 where there is no
+   such call. Returns 1 when memory was released. */
+int sb_release_free_memory(void);
+/* Bytes of heap in use (glibc's mallinfo2().uordblks); 0 where unknown. */
+size_t sb_heap_bytes_in_use(void);
 /* Writes iov[0..<count] to a stream socket: send() for one buffer, sendmsg() for more.
    Both skip the VFS layer that writev() goes through (~8 % of a small loopback write,
    measured here), and MSG_NOSIGNAL keeps a closed peer from raising SIGPIPE. Returns the

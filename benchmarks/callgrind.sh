@@ -1,0 +1,246 @@
+#!/usr/bin/env bash
+# User-space instructions per delivery, counted with callgrind on a fixed load: Switchboard
+# and the C floor hub side by side, with a breakdown of where Switchboard's go.
+#
+#   benchmarks/callgrind.sh                        # text dialect, epoll, 10 s window
+#   benchmarks/callgrind.sh --window 20 --servers "switchboard floor switchboard-json"
+#
+# The load (issue 16's): 10 WebSocket clients each sending 400 msg/s (64-byte texts), every
+# message to all 10 (echo included): 4,000 msg/s in, 40,000 deliveries/s out. The server
+# runs under `valgrind --tool=callgrind` (Switchboard with --loops 1 --backend epoll, a
+# stripped copy of the release binary: valgrind 3.19 cannot read its DWARF). Once the
+# generator has connected and warmed up, the counters are zeroed (`callgrind_control -z`);
+# WINDOW seconds later they are dumped (`-d`). Deliveries in that window are counted by the
+# kernel: the bytes the server's sockets sent (`ss -ti` bytes_sent, read at the zero and
+# at the dump) ÷ 66, the size of one 64-byte text frame from a server. The JSON rows
+# (whose frames vary in size) count calls of `WebSocketSession.receive`, Switchboard's one
+# call per delivery, instead. Instruction counts are stable from run to run where times
+# are not; a server that falls behind the offered rate batches more per read, so the
+# generator's sent rate is printed beside each row and a row below the offered load is
+# marked.
+#
+# Options: --window S (default 10), --servers "switchboard floor switchboard-json"
+# (default "switchboard floor"), --rate R (msg/s per client, default 400), --no-build.
+# Environment: SWIFT_SCRATCH (build scratch path, default .build), BENCH_WORK (default
+# /tmp/switchboard-bench). Output: a table on stdout; the callgrind files and
+# `callgrind_annotate` reports in $BENCH_WORK/callgrind-DATE/.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${BENCH_WORK:-/tmp/switchboard-bench}
+SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
+WINDOW=10
+SERVERS="switchboard floor"
+RATE=400
+CLIENTS=10
+BUILD=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --window) WINDOW=$2; shift ;;
+    --servers) SERVERS=$2; shift ;;
+    --rate) RATE=$2; shift ;;
+    --no-build) BUILD=0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    *) echo "callgrind.sh: unknown option $1" >&2; exit 64 ;;
+  esac
+  shift
+done
+for tool in valgrind callgrind_control callgrind_annotate objcopy cc; do
+  command -v "$tool" >/dev/null || { echo "callgrind.sh: $tool is needed (apt-get install valgrind binutils gcc)" >&2; exit 69; }
+done
+
+OUT="$WORK/callgrind-$(date +%Y%m%d-%H%M%S)"
+mkdir -p "$OUT"
+log() { echo "== $*" >&2; }
+if [ "$BUILD" = 1 ]; then
+  log "building switchboard (release)"
+  (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product switchboard 2>&1 | tail -1) >&2
+fi
+SB="$SCRATCH/release/switchboard"
+objcopy --strip-debug "$SB" "$OUT/switchboard-nodebug"
+cc -O2 -g -o "$OUT/floor_hub" "$ROOT/benchmarks/peers/floor_hub.c" -lcrypto
+
+SERVER_PID=0
+GEN_PID=0
+cleanup() {
+  [ "$GEN_PID" != 0 ] && kill "$GEN_PID" 2>/dev/null || true
+  [ "$SERVER_PID" != 0 ] && kill -9 "$SERVER_PID" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+# Maps a function name (callgrind_annotate's, demangled) to a part of the delivery path.
+# First match wins; the order matters (runtime calls are their own group: callgrind's
+# self cost puts a retain where it runs, not where it was asked for).
+group_of() {
+  awk '
+    function g(f) {
+      if (f ~ /^swift_(retain|release|bridgeObject|beginAccess|endAccess|allocObject|dealloc|isUniquely|arrayInit|arrayDestroy|slowAlloc|slowDealloc)|AccessSet|swift::|^(_int_)?(malloc|free)$|^cfree|^calloc|^realloc|tcache|^malloc_|^unlink_chunk|^posix_memalign|^_swift_release_dealloc|^swift_(unowned|dynamicCast|isClassType|getGenericMetadata)|^outlined (copy|destroy|retain|release)|value witness/) return "runtime: retain/release, malloc/free, exclusivity"
+      if (f ~ /Hasher|hash\(into|_rawHashValue|_NativeDictionary|_NativeSet|Dictionary|Set</) return "hashing (dictionary and set look-ups)"
+      if (f ~ /Array|ArrayBuffer|ArrayStorage/) return "arrays: growth, copies, deinit"
+      if (f ~ /String/) return "strings"
+      if (f ~ /UTF8Validator|WebSocketFrameDecoder|WebSocketConnection\.(receive|handle|deliverWhole|continueMessage)|WebSocketFrameEncoder\.mask|^frames$/) return "frame parse + UTF-8"
+      if (f ~ /ChatHub|HubRoom|RoomBroker|LocalBroker|MessageRing|InMemoryHistoryStore|ShardExecutor|runTasks|EventLoop\.enqueue|Mutex|ChatMessage|MessageDraft|publish|Shard|ChatEvent/) return "hub hop"
+      if (f ~ /WebSocketFrameEncoder|encodeServerFrame|EncodingCache|ChatWire|JSON|[Ee]ncode/) return "encode"
+      if (f ~ /PendingWrites|SharedBytes|TCPConnection\.write|queueSend|flushList|Flushable|scheduleFlush|^append$/) return "queue"
+      if (f ~ /sb_send|sendmsg|^send$|__libc_send|sendTo|[Ff]lush|broadcast|writev|io_uring|sendCompleted/) return "send"
+      if (f ~ /readAvailable|Glibc_read|^read$|__libc_read|recv|epoll|Selector|ReadyEvents|EventLoop\.run|didRead|TCPConnection\.handle|handle\(|^main$/) return "read path (and the loop)"
+      if (f ~ /WebSocketSession/) return "session (per-member delivery step)"
+      if (f ~ /^(__)?mem(cpy|move|set|cmp)/) return "memcpy/memmove"
+      return "other"
+    }
+    { print g($0) }'
+}
+
+# Bytes sent by the server's established sockets (local port $1).
+sent_bytes() {
+  { ss -tinH state established "( sport = :$1 )" | grep -o 'bytes_sent:[0-9]*' || true; } | cut -d: -f2 |
+    awk '{ s += $1 } END { print s + 0 }'
+}
+
+# Calls of Switchboard's per-delivery function in a callgrind file.
+receive_calls() {
+  python3 - "$1" <<'PY'
+import re, sys
+names, total, current = {}, 0, None
+for line in open(sys.argv[1], errors="replace"):
+    if line.startswith("cfn="):
+        m = re.match(r"cfn=\((\d+)\)(?: (.*))?", line.strip())
+        if m:
+            if m.group(2): names[m.group(1)] = m.group(2)
+            current = names.get(m.group(1), "")
+    elif line.startswith("fn=("):
+        m = re.match(r"fn=\((\d+)\)(?: (.*))?", line.strip())
+        if m and m.group(2): names[m.group(1)] = m.group(2)
+    elif line.startswith("calls=") and current is not None:
+        # WebSocketSession.receive(_:cache:), mangled
+        if "16WebSocketSessionC7receive_5cache" in current and not current.endswith("TA"):
+            total += int(line.split("=")[1].split()[0])
+
+print(total)
+PY
+}
+
+# Runs one server under callgrind with the load; prints
+# "ir deliveries seconds sent-per-second".
+measure() {
+  local name=$1 port proto=() url
+  while :; do
+    port=$((20000 + RANDOM % 12000))
+    [ -z "$(ss -Htan "( sport = :$port )")" ] && break
+  done
+  local cg="$OUT/callgrind.out.$name"
+  case "$name" in
+    switchboard|switchboard-json)
+      valgrind --tool=callgrind --callgrind-out-file="$cg" --dump-line=no \
+        "$OUT/switchboard-nodebug" serve --host 127.0.0.1 --http-port "$port" --tcp-port 0 --udp-port 0 \
+        --no-advertise --ephemeral --loops 1 --backend epoll --log-level warning \
+        --max-connections-per-ip 0 >"$OUT/server-$name.log" 2>&1 &
+      url="ws://127.0.0.1:$port/rooms/bench"
+      ;;
+    floor)
+      valgrind --tool=callgrind --callgrind-out-file="$cg" --dump-line=no \
+        "$OUT/floor_hub" "$port" >"$OUT/server-$name.log" 2>&1 &
+      url="ws://127.0.0.1:$port/"
+      ;;
+    *) echo "callgrind.sh: unknown server $name" >&2; return 1 ;;
+  esac
+  SERVER_PID=$!
+  [[ "$name" == *-json ]] && proto=(--protocol json)
+  for _ in $(seq 600); do
+    ss -Hltn "sport = :$port" | grep -q LISTEN && break
+    sleep 0.1
+  done
+  # The generator's measured window covers the callgrind window, with time to spare for
+  # a slow dump (callgrind_control waits for it).
+  "$SB" bench "$url" --connections "$CLIENTS" --senders "$CLIENTS" --rate $((RATE * CLIENTS)) \
+    --size 64 --warmup 3 --duration $((WINDOW + 15)) "${proto[@]}" --json \
+    >"$OUT/bench-$name.json" 2>"$OUT/bench-$name.txt" &
+  GEN_PID=$!
+  for _ in $(seq 1200); do
+    grep -q 'measure' "$OUT/bench-$name.txt" 2>/dev/null && break
+    kill -0 "$GEN_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  sleep 1
+  local t0 t1 b0 b1
+  b0=$(sent_bytes "$port")
+  t0=$(date +%s.%N)
+  callgrind_control -z "$SERVER_PID" >/dev/null
+  sleep "$WINDOW"
+  callgrind_control -d "$SERVER_PID" >/dev/null
+  t1=$(date +%s.%N)
+  b1=$(sent_bytes "$port")
+  wait "$GEN_PID" || true
+  GEN_PID=0
+  kill "$SERVER_PID" 2>/dev/null || true
+  wait "$SERVER_PID" 2>/dev/null || true
+  SERVER_PID=0
+  # The window is the first dump (zeroing does not dump; the exit writes the next part).
+  local part="$cg.1"
+  [ -f "$part" ] || { echo "callgrind.sh: no dump for $name" >&2; return 1; }
+  cp "$part" "$OUT/window.$name"
+  callgrind_annotate --inclusive=no --auto=no --threshold=100 "$OUT/window.$name" |
+    swift demangle --simplified >"$OUT/annotate-$name.txt" 2>/dev/null
+  local ir deliveries
+  ir=$(awk '/^summary:|^totals:/ { print $2; exit }' "$OUT/window.$name")
+  if [[ "$name" == *-json ]]; then
+    deliveries=$(receive_calls "$OUT/window.$name")
+  else
+    deliveries=$(( (b1 - b0) / 66 ))
+  fi
+  [[ "$name" == switchboard* ]] && echo "$name: $(receive_calls "$OUT/window.$name") WebSocketSession.receive calls, $(( (b1 - b0) / 66 )) frames by bytes" >&2
+  local sent
+  sent=$(python3 -c 'import json,sys
+try:
+    b = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+    print(round(b["sent"] / b["duration"]))
+except Exception: print(0)' "$OUT/bench-$name.json")
+  echo "$ir $deliveries $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') $sent"
+}
+
+breakdown() {  # name total → "group share" lines, largest first
+  local name=$1 total=$2
+  # callgrind_annotate lines: "  1,234,567 ( 1.23%)  file:function [binary]"
+  # Lines near the program's total are the frames on the stack when the counters were
+  # zeroed (thread entries, main), which callgrind charges with everything below them.
+  awk -v total="$total" '/^ *[0-9,]+ +\( *[0-9.]+%\) +/ { n=$1; gsub(",", "", n); if (n + 0 >= 0.9 * total) next;
+    $1=""; $2=""; sub(/^ +/, ""); sub(/ \[[^]]*\]$/, ""); sub(/^[^:]*:/, ""); print n "\t" $0 }' \
+    "$OUT/annotate-$name.txt" >"$OUT/functions-$name.tsv"
+  cut -f2 "$OUT/functions-$name.tsv" | group_of >"$OUT/groups-$name.txt"
+  paste <(cut -f1 "$OUT/functions-$name.tsv") "$OUT/groups-$name.txt" |
+    awk -F'\t' -v total="$total" '{ s[$2] += $1 } END { for (g in s) printf "%s\t%d\n", g, s[g] }' | sort -t$'\t' -k2 -nr
+}
+
+declare -A IR DEL SECS SENT
+for name in $SERVERS; do
+  log "$name under callgrind: $CLIENTS clients × $RATE msg/s, ${WINDOW} s window"
+  read -r IR[$name] DEL[$name] SECS[$name] SENT[$name] < <(measure "$name")
+  [ "${DEL[$name]:-0}" -gt 0 ] || { echo "callgrind.sh: no deliveries counted for $name" >&2; exit 1; }
+done
+
+target=$((RATE * CLIENTS))
+echo
+echo "| server | instructions in window | window | deliveries | instructions / delivery | vs floor | generator sent/s |"
+echo "|---|---:|---:|---:|---:|---:|---|"
+floor_ipd=""
+[ -n "${IR[floor]:-}" ] && floor_ipd=$(( IR[floor] / DEL[floor] ))
+for name in $SERVERS; do
+  ipd=$(( IR[$name] / DEL[$name] ))
+  vs="–"; [ -n "$floor_ipd" ] && [ "$floor_ipd" -gt 0 ] && vs=$(awk -v a="$ipd" -v b="$floor_ipd" 'BEGIN { printf "%.1f×", a / b }')
+  note=$(awk -v s="${SENT[$name]}" -v t="$target" \
+    'BEGIN { printf "%.0f%s", s, (s < 0.98 * t) ? " (below the offered load: more batching, figure too low)" : "" }')
+  echo "| $name | ${IR[$name]} | ${SECS[$name]} s | ${DEL[$name]} | **$ipd** | $vs | $note |"
+done
+for name in $SERVERS; do
+  echo
+  echo "$name: instructions per delivery by part (callgrind self cost, grouped by function name)"
+  echo
+  echo "| part | instructions / delivery | share |"
+  echo "|---|---:|---:|"
+  breakdown "$name" "${IR[$name]}" | while IFS=$'\t' read -r group n; do
+    awk -v g="$group" -v n="$n" -v d="${DEL[$name]}" -v t="${IR[$name]}" \
+      'BEGIN { printf "| %s | %.0f | %.1f %% |\n", g, n / d, 100 * n / t }'
+  done
+done
+echo
+echo "files: $OUT (annotate-NAME.txt: every function; groups are in group_of in this script)"
