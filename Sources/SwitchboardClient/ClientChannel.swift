@@ -219,14 +219,16 @@ final class ClientChannel {
         HandshakeOutcome(response: head, subprotocol: agreed.subprotocol, deflate: agreed.deflate)))
     // Frames the server sent right behind its 101 (events are buffered in the stream).
     if !leftover.isEmpty, websocket != nil {
-      perform(websocket!.receive(leftover))
+      leftover.withUnsafeBytes { perform($0) }
     }
   }
 
   // MARK: Messages
 
-  private func perform(_ actions: [WebSocketAction]) {
-    for action in actions {
+  /// Decodes and carries out one action at a time (see `WebSocketConnection.nextAction()`).
+  private func perform(_ bytes: UnsafeRawBufferPointer) {
+    websocket!.append(bytes)
+    while websocket != nil, let action = websocket!.nextAction() {
       switch action {
       case .text(let text): events.yield(.text(text))
       case .binary(let bytes): events.yield(.binary(bytes))
@@ -321,7 +323,7 @@ final class ClientChannel {
   private func didRead(_ bytes: UnsafeRawBufferPointer) {
     switch stage {
     case .handshaking: readHandshake(bytes)
-    case .open: if websocket != nil { perform(websocket!.receive(bytes)) }
+    case .open: if websocket != nil { perform(bytes) }
     case .idle, .cancelledBeforeStart, .connecting, .closing, .closed: break
     }
   }
