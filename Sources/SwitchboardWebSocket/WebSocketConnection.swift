@@ -64,6 +64,11 @@ public struct WebSocketConnection {
   /// The second action of a frame that makes two (a ping's pong and the ping, a close
   /// frame and the close), handed out by the next ``nextAction()``.
   private var stashed: WebSocketAction?
+  /// An action decoded ahead by ``failsNext()``, handed out before `stashed`.
+  private var lookahead: WebSocketAction?
+  /// A protocol error found ahead by ``failsNext()``: the connection fails when
+  /// ``nextAction()`` reaches it (until then it is open and can still send).
+  private var pendingError: WebSocketError?
   private let maskKeyProvider: () -> UInt32
 
   /// Creates the state machine for a connection whose opening handshake succeeded.
@@ -127,7 +132,9 @@ public struct WebSocketConnection {
   /// frame is decoded only when its turn comes, so a protocol error further on produces
   /// its close frame after those replies.
   public mutating func nextAction() -> WebSocketAction? {
+    if let action = lookahead.take() { return action }
     if let action = stashed.take() { return action }
+    if let error = pendingError.take() { return fail(error) }
     guard !isFinished else { return nil }
     do {
       while let frame = try decoder.nextFrame() {
@@ -137,6 +144,27 @@ public struct WebSocketConnection {
       return fail(error)
     }
     return nil
+  }
+
+  /// Whether the next ``nextAction()`` fails the connection: decodes ahead (the action it
+  /// finds is kept for ``nextAction()``) without finishing anything, so a shell whose
+  /// replies come later — a client whose application echoes messages asynchronously — can
+  /// wait until they are sent before it takes the close frame.
+  public mutating func failsNext() -> Bool {
+    if pendingError != nil { return true }
+    guard lookahead == nil, stashed == nil, !isFinished else { return false }
+    do {
+      while let frame = try decoder.nextFrame() {
+        if let action = try handle(frame) {
+          lookahead = action
+          return false
+        }
+      }
+    } catch {
+      pendingError = error
+      return true
+    }
+    return false
   }
 
   /// Feeds received bytes and returns every action they make at once.

@@ -140,6 +140,21 @@ public struct WebSocketFrameDecoder: Sendable {
         if !fin { return .failure(.protocolError("fragmented control frame")) }
         if length7 > 125 { return .failure(.protocolError("control frame payload over 125 bytes")) }
       }
+      var validates = false
+      if checksMessages {
+        switch (opcode, message) {
+        case (.continuation, .none):
+          return .failure(.protocolError("continuation frame without a message"))
+        case (.text, .text), (.text, .opaque), (.binary, .text), (.binary, .opaque):
+          return .failure(.protocolError("new data frame while a fragmented message is in progress"))
+        case (.text, .none):
+          validates = validatesUTF8 && !rsv1
+        case (.continuation, .text):
+          validates = validatesUTF8
+        default:
+          break
+        }
+      }
       var offset = 2
       var length = UInt64(length7)
       if length7 == 126 {
@@ -161,21 +176,6 @@ public struct WebSocketFrameDecoder: Sendable {
         guard available >= offset + 4 else { return .success(nil) }
         maskKey = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
         offset += 4
-      }
-      var validates = false
-      if checksMessages {
-        switch (opcode, message) {
-        case (.continuation, .none):
-          return .failure(.protocolError("continuation frame without a message"))
-        case (.text, .text), (.text, .opaque), (.binary, .text), (.binary, .opaque):
-          return .failure(.protocolError("new data frame while a fragmented message is in progress"))
-        case (.text, .none):
-          validates = validatesUTF8 && !rsv1
-        case (.continuation, .text):
-          validates = validatesUTF8
-        default:
-          break
-        }
       }
       let arrived = min(available - offset, payloadCount)
       if arrived < payloadCount {

@@ -185,7 +185,7 @@ struct StrictReceiveTests {
   @Test func decoderChecksOrderAtTheHeaderAndUnmasksEveryPhase() {
     var decoder = WebSocketFrameDecoder(role: .server, checksMessages: true)
     let stray = masked(.continuation, Array("0123456789".utf8))
-    _ = Array(stray.prefix(2)).withUnsafeBytes { decoder.append($0) }
+    Array(stray.prefix(2)).withUnsafeBytes { decoder.append($0) }
     #expect(throws: WebSocketError.protocolError) { try decoder.nextFrame() }
     let text = Array("ünïcödé text, long enough to cross several mask phases: ✓✓✓".utf8)
     for split in Split.allCases {
