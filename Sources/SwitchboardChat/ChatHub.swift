@@ -29,7 +29,10 @@ public final class ChatHub: RoomBrokerSink {
     case inRoom
   }
   struct MemberInfo {
+    /// The name in the member's room: `requestedName`, or that with ` (N)` when it is taken.
     var name: String
+    /// The name the member asked for (see ``HubConfiguration/uniqueNames``).
+    var requestedName: String
     var room: String
     var color: String
     var announced: Bool
@@ -39,6 +42,9 @@ public final class ChatHub: RoomBrokerSink {
   struct State {
     var rooms: [String: HubRoom] = [:]
     var members: [MemberID: MemberInfo] = [:]
+    /// How many members of `members` use each name, per room (waiting joins included):
+    /// what makes a unique name a dictionary lookup, not a scan of the room.
+    var namesInUse: [String: [String: Int]] = [:]
     var shards: [HubShard] = []
     var nextMember: UInt64 = 1
     var nextJoin: UInt64 = 1
@@ -139,10 +145,17 @@ public final class ChatHub: RoomBrokerSink {
         removeLocked(&state, id: id, info: previous, announceLeave: previous.announced)
       }
       let wasAnnounced = previous?.announced == true
+      // A join of the room it is already in (or waiting for) keeps its name. Passing the
+      // current name (a move to another room) keeps the name asked for, so `alice (2)` is
+      // `alice` again in a room where `alice` is free.
+      let keep = previous?.room == room
+      let requested = previous.map { keep || name == $0.name ? $0.requestedName : name } ?? name
+      if let previous { releaseNameLocked(&state, previous) }
       var info = MemberInfo(
-        name: previous?.room == room ? previous!.name : name, room: room,
-        color: previous?.color ?? nextColor(&state),
+        name: keep ? previous!.name : uniqueNameLocked(state, requested, room: room),
+        requestedName: requested, room: room, color: previous?.color ?? nextColor(&state),
         announced: wasAnnounced || announce, shard: shard.index, placement: .inRoom)
+      useNameLocked(&state, info)
       let load = state.rooms[room] == nil
       if load { state.rooms[room] = HubRoom(capacity: configuration.historyLimit) }
       guard state.rooms[room]!.isOpen else {
@@ -197,24 +210,34 @@ public final class ChatHub: RoomBrokerSink {
     state.withLock { $0.members[id]?.announced ?? false }
   }
 
-  /// Renames a member; announced members' rooms see `* old is now new`.
-  public func rename(_ id: MemberID, to name: String) {
-    let presence = state.withLock { state -> [(PresenceEvent, MemberID)] in
-      guard var info = state.members[id], info.name != name else { return [] }
+  /// Renames a member; announced members' rooms see `* old is now new`. With
+  /// ``HubConfiguration/uniqueNames`` a name another member of the room has becomes
+  /// `name (2)` (or the next free number).
+  /// - Returns: the member's name now (`nil` for an unknown member).
+  @discardableResult
+  public func rename(_ id: MemberID, to name: String) -> String? {
+    let (assigned, presence) = state.withLock { state -> (String?, [(PresenceEvent, MemberID)]) in
+      guard var info = state.members[id] else { return (nil, []) }
+      releaseNameLocked(&state, info)
       let old = info.name
-      info.name = name
+      info.requestedName = name
+      info.name = name == old ? old : uniqueNameLocked(state, name, room: info.room)
+      useNameLocked(&state, info)
       state.members[id] = info
-      if info.announced { emitPresence(&state, .rename(from: old), id: id, info: info) }
-      return takePresence(&state)
+      if info.announced, info.name != old { emitPresence(&state, .rename(from: old), id: id, info: info) }
+      return (info.name, takePresence(&state))
     }
     forward(presence)
+    return assigned
   }
 
   /// Removes a member for good (its connection closed); the room sees a leave if it saw
   /// the join.
   public func leave(_ id: MemberID) {
     let presence = state.withLock { state -> [(PresenceEvent, MemberID)] in
-      guard let info = state.members.removeValue(forKey: id), info.placement == .inRoom else { return [] }
+      guard let info = state.members.removeValue(forKey: id) else { return [] }
+      releaseNameLocked(&state, info)
+      guard info.placement == .inRoom else { return [] }
       removeLocked(&state, id: id, info: info, announceLeave: info.announced)
       return takePresence(&state)
     }
@@ -508,6 +531,36 @@ public final class ChatHub: RoomBrokerSink {
       message, epoch: epoch, origin: origin, capacity: configuration.historyLimit)
     guard case .fanOut(let shards) = step else { return }
     fanOut(state, shards: shards, name: message.room, .message(message, origin: origin))
+  }
+
+  /// `requested`, or `requested (N)` with the smallest N from 2 that no member of `room`
+  /// uses (cut so that it stays within `maxNameLength`). The member itself must not be
+  /// counted in `namesInUse` (``releaseNameLocked(_:_:)`` first).
+  private func uniqueNameLocked(_ state: State, _ requested: String, room: String) -> String {
+    guard configuration.uniqueNames, let taken = state.namesInUse[room], taken[requested] != nil else {
+      return requested
+    }
+    var n = 2
+    while true {
+      let suffix = " (\(n))"
+      let candidate = String(requested.prefix(max(1, configuration.maxNameLength - suffix.count))) + suffix
+      if taken[candidate] == nil { return candidate }
+      n += 1
+    }
+  }
+
+  private func useNameLocked(_ state: inout State, _ info: MemberInfo) {
+    state.namesInUse[info.room, default: [:]][info.name, default: 0] += 1
+  }
+
+  private func releaseNameLocked(_ state: inout State, _ info: MemberInfo) {
+    guard let count = state.namesInUse[info.room]?[info.name] else { return }
+    if count > 1 {
+      state.namesInUse[info.room]![info.name] = count - 1
+    } else {
+      state.namesInUse[info.room]![info.name] = nil
+      if state.namesInUse[info.room]!.isEmpty { state.namesInUse[info.room] = nil }
+    }
   }
 
   private func nextColor(_ state: inout State) -> String {

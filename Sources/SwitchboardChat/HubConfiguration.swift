@@ -10,5 +10,9 @@ public struct HubConfiguration: Sendable {
   /// at once with ``BrokerError/busy`` (a store or broker that does not answer must not
   /// grow memory without bound).
   public var maxQueuedWhileLoading = 10_000
+  /// Whether names are unique per room: a member asking for a name another member of the
+  /// room has gets `NAME (2)` (then `(3)` …). On by default; the server turns it off when it
+  /// checks tokens, where the name is the token's `sub` and every session of one user shares it.
+  public var uniqueNames = true
   public init() {}
 }

@@ -41,6 +41,12 @@ public enum JSONDialect {
     #"{"type":"color","data":"# + quote(color) + "}"
   }
 
+  /// `{"type":"name","data":N}`: the member's name as the server has it (it may differ from
+  /// the one asked for: `alice (2)` when `alice` is taken in the room).
+  public static func name(_ name: String) -> String {
+    #"{"type":"name","data":"# + quote(name) + "}"
+  }
+
   /// `{"type":"ack","data":{"ref":R,"id":N}}`; `ref` is the client's JSON value, verbatim.
   public static func ack(ref: String, id: UInt64) -> String {
     #"{"type":"ack","data":{"ref":"# + ref + #","id":\#(id)}}"#

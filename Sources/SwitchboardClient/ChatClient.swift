@@ -195,6 +195,11 @@ public final class ChatClient: Sendable {
     }
   }
 
+  /// This client's name as the server confirmed it: the name it was made with until the
+  /// server says otherwise — `alice (2)` when another `alice` is in the room of a server
+  /// without tokens. Messages by this name are ``Message/isMine``.
+  public var confirmedName: String { state.withLock { $0.me } }
+
   /// How many sent messages are waiting (unsent, or sent and not yet confirmed).
   public var queuedCount: Int { state.withLock { $0.queue.count } }
 

@@ -40,8 +40,12 @@ struct ChatClientState {
   }
 
   let scheme: ChatEndpoint.Scheme
-  /// This client's name as the server shows it (trimmed).
-  let me: String
+  /// The name this client asks for (trimmed).
+  let requestedName: String
+  /// This client's name as the server shows it: the requested one until the server says
+  /// otherwise (`alice (2)` when `alice` is taken in the room; docs/CLIENT.md). It decides
+  /// ``ChatClient/Message/isMine``.
+  var me: String
   /// The room messages are reported in when the server does not say.
   let room: String
   /// Whether line-dialect sends complete on the server's reply to a `/who` after them
@@ -68,6 +72,7 @@ struct ChatClientState {
 
   init(scheme: ChatEndpoint.Scheme, me: String, room: String, confirmsLines: Bool = false) {
     self.scheme = scheme
+    self.requestedName = me
     self.me = me
     self.room = room
     self.confirmsLines = confirmsLines && (scheme == .tcp || scheme == .tls)
@@ -135,6 +140,8 @@ struct ChatClientState {
   /// The connection is gone: messages it confirmed complete, the rest go back in line.
   mutating func connectionLost() -> [ChatResume] {
     connection = nil
+    // The next connection asks for the name again and may get another.
+    me = requestedName
     kick = nil
     ready = false
     var resumes: [ChatResume] = []
@@ -230,6 +237,11 @@ struct ChatClientState {
       }
     case .color:
       break
+    case .name(let name):
+      me = name
+    case .notice(let line) where ChatWire.confirmedName(in: line) != nil:
+      me = ChatWire.confirmedName(in: line)!
+      events.append(.notice(line))
     case .serverError(let code, let message):
       if code == "going_away" {
         events.append(.reconnectSuggested(reason: message))

@@ -11,6 +11,8 @@ enum ChatWire {
     case presence(ChatClient.Presence)
     case ack(ref: String, id: UInt64)
     case color(String)
+    /// A WebSocket `name` frame: the member's name as the server has it.
+    case name(String)
     /// A WebSocket `error` frame.
     case serverError(code: String, message: String)
     /// A `* …` line that is not presence.
@@ -62,6 +64,9 @@ enum ChatWire {
       return .ack(ref: ref, id: id)
     case "color":
       return .color(frame["data"] as? String ?? "")
+    case "name":
+      guard let name = frame["data"] as? String, !name.isEmpty else { return .ignored }
+      return .name(name)
     case "error":
       let data = frame["data"] as? [String: Any] ?? [:]
       return .serverError(code: data["code"] as? String ?? "", message: data["message"] as? String ?? "")
@@ -117,6 +122,17 @@ enum ChatWire {
         ChatClient.Message(room: room, author: author, text: String(line[r.upperBound...]), isMine: author == me))
     }
     return .message(ChatClient.Message(room: room, author: "", text: line))
+  }
+
+  /// The name in a line-dialect `* you are now NAME` notice (the answer to `/nick`, and to
+  /// `iam:` when the name was taken and the server gave `NAME (2)`); `nil` for other lines,
+  /// the `/join` answer `* you are now in ROOM (N members)` included.
+  static func confirmedName(in line: String) -> String? {
+    let prefix = "* you are now "
+    guard line.hasPrefix(prefix) else { return nil }
+    let name = line.dropFirst(prefix.count)
+    if name.hasPrefix("in "), name.hasSuffix(" member)") || name.hasSuffix(" members)") { return nil }
+    return name.isEmpty ? nil : String(name)
   }
 
   /// The lines that send `text` as messages on the line dialect: one `msg:` line per

@@ -11,6 +11,10 @@ public final class LimitMetrics: Sendable {
   public let messagesRateLimited = Atomic<Int>(0)
   /// Connections closed for exceeding `--max-message-rate` persistently.
   public let rateLimitCloses = Atomic<Int>(0)
+  /// Messages refused by `--max-byte-rate` (answered with an error).
+  public let bytesRateLimited = Atomic<Int>(0)
+  /// Connections closed for exceeding `--max-byte-rate` persistently.
+  public let byteRateLimitCloses = Atomic<Int>(0)
   /// Datagrams dropped by `--max-datagram-rate`.
   public let datagramsRateLimited = Atomic<Int>(0)
   /// HTTP connections answered 408 because a request did not arrive in `--http-request-timeout`.
@@ -27,6 +31,8 @@ public final class LimitMetrics: Sendable {
       ("switchboard_connections_refused_per_ip_total", refusedPerIP.load(ordering: .relaxed)),
       ("switchboard_messages_rate_limited_total", messagesRateLimited.load(ordering: .relaxed)),
       ("switchboard_rate_limit_closes_total", rateLimitCloses.load(ordering: .relaxed)),
+      ("switchboard_byte_rate_limited_total", bytesRateLimited.load(ordering: .relaxed)),
+      ("switchboard_byte_rate_limit_closes_total", byteRateLimitCloses.load(ordering: .relaxed)),
       ("switchboard_udp_datagrams_rate_limited_total", datagramsRateLimited.load(ordering: .relaxed)),
       ("switchboard_http_request_timeouts_total", httpRequestTimeouts.load(ordering: .relaxed)),
       ("switchboard_idle_timeouts_total", idleTimeouts.load(ordering: .relaxed)),

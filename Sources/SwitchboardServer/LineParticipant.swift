@@ -62,9 +62,12 @@ extension LineParticipant {
         return
       }
       let wasAnnounced = hub.isAnnounced(memberID)
-      hub.rename(memberID, to: name)
+      // Without tokens a name taken in the room becomes `name (2)`; the member is told.
+      let assigned = hub.rename(memberID, to: name) ?? name
       if !wasAnnounced { hub.announce(memberID) }
-      if case .nick = LineCommand.parse(text) { reply("* you are now \(name)") }
+      let isNick: Bool
+      if case .nick = LineCommand.parse(text) { isNick = true } else { isNick = false }
+      if isNick || assigned != name { reply("* you are now \(assigned)") }
     case .message(let body):
       ensureAnnounced()
       if hub.publish(from: memberID, text: body) {
@@ -88,6 +91,8 @@ extension LineParticipant {
       }
       // The reply comes once the member is in (later, when the room was not open here).
       hub.join(self, shard: context.shard, name: me.name, room: room, announce: true) { [self] result in
+        // The name asked for may be taken in the new room (or free again).
+        if let now = hub.member(memberID)?.name, now != me.name { reply("* you are now \(now)") }
         reply("* you are now in \(room) (\(result.members) member\(result.members == 1 ? "" : "s"))")
       }
     case .who:

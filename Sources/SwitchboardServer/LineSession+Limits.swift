@@ -1,30 +1,28 @@
 import SwitchboardIO
 
 extension LineSession {
-  /// Applies `--max-message-rate` to one incoming line. Refused: `! slow down …`; refused
-  /// persistently: `! too many messages, disconnected`, the session leaves its room, and the
-  /// connection half-closes (closed at the peer's EOF, or after two seconds).
+  /// Applies `--max-message-rate` and `--max-byte-rate` to one incoming line of `bytes`
+  /// bytes. Refused: `! slow down …`; refused persistently: `! too many messages,
+  /// disconnected` (or `too many bytes`), the session leaves its room, and the connection
+  /// half-closes (closed at the peer's EOF, or after two seconds).
   /// - Returns: whether the line may be handled.
-  func admitMessage() -> Bool {
+  func admitMessage(bytes: Int) -> Bool {
     guard !closing else { return false }
-    guard var limiter = rateLimit else { return true }
-    let verdict = limiter.admit(now: Deadline.now().nanoseconds)
-    rateLimit = limiter
-    let limits = context.metrics.limits
+    let (verdict, unit) = MessageRateLimiter.judge(
+      messages: &rateLimit, bytes: &byteLimit, cost: bytes, now: Deadline.now().nanoseconds,
+      metrics: context.metrics.limits)
     switch verdict {
     case .accept:
       return true
     case .refuse:
-      limits.messagesRateLimited.add(1, ordering: .relaxed)
-      reply("! slow down (limit \(context.configuration.limits.maxMessageRate ?? 0) messages a second)")
+      reply("! " + unit.refusal(limit: unit.limit(in: context.configuration.limits)))
       return false
     case .close:
-      limits.messagesRateLimited.add(1, ordering: .relaxed)
-      limits.rateLimitCloses.add(1, ordering: .relaxed)
       context.logger.notice(
         "closed a flooding connection",
-        metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "line", error: "rate limit"))
-      reply("! too many messages, disconnected")
+        metadata: .connection(
+          peer: connection.remoteAddress, member: memberID, dialect: "line", error: unit.closeReason))
+      reply("! " + unit.closeLine)
       leaveAndHalfClose()
       return false
     }
@@ -37,9 +35,8 @@ extension LineSession {
       guard let self = context.sessions[memberID] as? LineSession, !self.closing,
         let timeout = context.configuration.limits.idleTimeout
       else { return }
-      let quiet = Deadline.now().nanoseconds &- self.lastRead.nanoseconds
-      if quiet < timeout.nanoseconds {
-        self.armIdle(after: .nanoseconds(Int64(timeout.nanoseconds - quiet)))
+      if let left = ServerLimits.idleTimeLeft(since: self.lastRead, timeout: timeout) {
+        self.armIdle(after: left)
         return
       }
       context.metrics.limits.idleTimeouts.add(1, ordering: .relaxed)

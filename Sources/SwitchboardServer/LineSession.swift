@@ -23,6 +23,8 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   var authTimer: Scheduled?
   /// `--max-message-rate` (nil: off); see LineSession+Limits.swift.
   var rateLimit: MessageRateLimiter?
+  /// `--max-byte-rate` (nil: off).
+  var byteLimit: MessageRateLimiter?
   /// `--idle-timeout` (nil: off).
   var idleTimer: Scheduled?
 
@@ -35,6 +37,10 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     connection.limits.maximumBuffered = context.configuration.maxBufferedPerConnection
     connection.delegate = self
     rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
+    byteLimit = context.configuration.limits.maxByteRate.map {
+      MessageRateLimiter(
+        rate: $0, strikesBeforeClose: MessageRateLimiter.byteRateStrikes, now: Deadline.now().nanoseconds)
+    }
     context.sessions[memberID] = self
     context.metrics.tcpOpen.add(1, ordering: .relaxed)
     // In the room from the start (silently), so nothing sent meanwhile is lost; with tokens
@@ -104,7 +110,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     while !closing, let output = framer.next() {
       switch output {
       case .line(let bytes):
-        guard admitMessage() else { continue }
+        guard admitMessage(bytes: bytes.count + 1) else { continue }
         handle(line: LineDialect.decode(bytes))
       case .tooLong(let limit):
         context.metrics.linesTooLong.add(1, ordering: .relaxed)
@@ -137,7 +143,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   private func flushPartial() {
     if mode == .undecided { decide(.notHTTP) }
     guard mode == .line else { return }
-    if let partial = framer.takePartial(), admitMessage() {
+    if let partial = framer.takePartial(), admitMessage(bytes: partial.count) {
       handle(line: LineDialect.decode(partial))
     }
   }

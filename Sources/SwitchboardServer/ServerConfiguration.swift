@@ -102,6 +102,7 @@ public struct ServerConfiguration: Sendable {
     var h = HubConfiguration()
     h.defaultRoom = defaultRoom
     h.historyLimit = historyLimit
+    h.uniqueNames = tokenVerifier == nil
     return h
   }
 }

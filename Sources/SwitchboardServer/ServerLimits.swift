@@ -1,3 +1,5 @@
+import SwitchboardIO
+
 #if canImport(Glibc)
   import Glibc
 #else
@@ -20,17 +22,29 @@ public struct ServerLimits: Sendable, Equatable {
   /// answered `408` and closed.
   public var httpRequestTimeout: Duration = .seconds(10)
   /// Line and WebSocket connections that send nothing for this long are closed
-  /// (`--idle-timeout`). Off by default: the seed apps connect and may listen silently for
-  /// hours, and WebSocket pings already find dead peers.
+  /// (`--idle-timeout`; on WebSocket only data frames count, pings and pongs do not). Off
+  /// by default: the seed apps connect and may listen silently for hours, and WebSocket
+  /// pings already find dead peers.
   public var idleTimeout: Duration? = nil
   /// Chat messages a second one connection may send (`--max-message-rate`), with a burst of
   /// twice as many. Off by default, so benchmarks and LAN use are unaffected.
   public var maxMessageRate: Int? = nil
+  /// Bytes a second one connection may send in messages (`--max-byte-rate`): each line
+  /// (with its newline) or WebSocket data message costs its length, burst twice as many.
+  /// Off by default, like the message rate.
+  public var maxByteRate: Int? = nil
   /// Datagrams a second one source IP address may send to the UDP port
   /// (`--max-datagram-rate`), burst twice as many; the rest are dropped and counted.
   public var maxDatagramRate: Int? = 1000
 
   public init() {}
+
+  /// What is left of the idle timeout after the last activity, or `nil` when it ran out
+  /// (the check of `--idle-timeout` on lines and WebSocket).
+  static func idleTimeLeft(since last: Deadline, timeout: Duration, now: Deadline = .now()) -> Duration? {
+    let quiet = now.nanoseconds &- last.nanoseconds
+    return quiet < timeout.nanoseconds ? .nanoseconds(Int64(timeout.nanoseconds - quiet)) : nil
+  }
 
   /// The soft open-file limit less 64, at least 16.
   public static func descriptorBudget() -> Int {

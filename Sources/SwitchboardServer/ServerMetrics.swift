@@ -24,6 +24,8 @@ public final class ServerMetrics: Sendable {
   public let httpRequests = Atomic<Int>(0)
   /// The limits' counters (connections refused, messages rate-limited, timeouts).
   public let limits = LimitMetrics()
+  /// The TLS listeners' handshakes and connections.
+  public let tls = TLSMetrics()
 
   public init() {}
 
@@ -44,5 +46,6 @@ public final class ServerMetrics: Sendable {
       ("switchboard_rooms", "gauge", rooms),
     ]
     return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined() + limits.prometheusText()
+      + tls.prometheusText()
   }
 }

@@ -32,7 +32,9 @@ import SwitchboardTLS
 final class TLSTerminator: TLSConnectionDelegate, TCPConnectionDelegate {
   private enum Phase {
     /// Waiting for the client's handshake; the timer closes it when late.
-    case handshaking(timer: Scheduled)
+    case handshaking(timer: Scheduled?)
+    /// The handshake timed out (counted); the connection is closing.
+    case timedOut
     /// Copying plaintext between the TLS connection and our end of the pair.
     case open(pair: TCPConnection)
     case closed
@@ -59,16 +61,19 @@ final class TLSTerminator: TLSConnectionDelegate, TCPConnectionDelegate {
     self.context = context
     self.listener = listener
     self.startSession = startSession
+    self.phase = .handshaking(timer: nil)
+    context.metrics.tls.open.add(1, ordering: .relaxed)
     let timeout = context.configuration.tlsHandshakeTimeout
-    let connection = tls
-    let timer = context.loop.scheduleLocal(after: timeout) { [weak connection, logger = context.logger] in
-      guard let connection, !connection.isHandshakeComplete, !connection.isClosed else { return }
-      logger.info(
+    let timer = context.loop.scheduleLocal(after: timeout) { [weak self] in
+      guard let self, case .handshaking = self.phase, !self.tls.isHandshakeComplete, !self.tls.isClosed else { return }
+      self.phase = .timedOut
+      self.context.metrics.tls.handshakesTimedOut.add(1, ordering: .relaxed)
+      self.context.logger.info(
         "tls handshake timed out",
-        metadata: .connection(peer: connection.remoteAddress, error: "no handshake after \(timeout)"))
-      connection.close()
+        metadata: .connection(peer: self.tls.remoteAddress, error: "no handshake after \(timeout)"))
+      self.tls.close()
     }
-    self.phase = .handshaking(timer: timer)
+    phase = .handshaking(timer: timer)
     keepAlive = self
     tls.delegate = self
   }
@@ -77,7 +82,8 @@ final class TLSTerminator: TLSConnectionDelegate, TCPConnectionDelegate {
 
   func connectionDidHandshake(_ connection: TLSConnection) {
     guard case .handshaking(let timer) = phase else { return }
-    timer.cancel()
+    timer?.cancel()
+    context.metrics.tls.handshakesCompleted.add(1, ordering: .relaxed)
     let ours: TCPConnection
     let theirs: TCPConnection
     do {
@@ -118,18 +124,20 @@ final class TLSTerminator: TLSConnectionDelegate, TCPConnectionDelegate {
   func connection(_ connection: TLSConnection, didCloseWith error: TLSError?) {
     switch phase {
     case .handshaking(let timer):
-      timer.cancel()
+      timer?.cancel()
+      context.metrics.tls.handshakesFailed.add(1, ordering: .relaxed)
       if let error {
         context.logger.debug(
           "tls handshake failed", metadata: .connection(peer: connection.remoteAddress, error: "\(error)"))
       }
     case .open(let pair):
       pair.close()
-    case .closed:
+    case .closed, .timedOut:
       break
     }
     phase = .closed
     keepAlive = nil
+    context.metrics.tls.open.subtract(1, ordering: .relaxed)
     context.core.connectionClosed(id: admission)
   }
 

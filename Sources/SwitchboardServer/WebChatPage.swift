@@ -9,7 +9,8 @@
 ///
 /// Stable element ids for browser tests: `#name-form`, `#name`, `#input`, `#send`,
 /// `#messages` (children `.message.me` / `.message.other` with `data-id`, `.author`,
-/// `.text`; notices are `.notice`), `#status` (`data-state` = connecting | online | offline).
+/// `.text`; notices are `.notice`), `#status` (`data-state` = connecting | online | offline |
+/// refused, the last after a close 1008, whose reason the page shows and does not retry).
 enum WebChatPage {
   /// The complete page.
   static let html: String = #"""
@@ -100,6 +101,9 @@ enum WebChatPage {
       const token = new URLSearchParams(location.search).get("token");
       const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host +
         "/rooms/" + encodeURIComponent(room) + (token ? "?token=" + encodeURIComponent(token) : "");
+      // `name` is what the user asked for; `shownAs` what the server confirmed (its `name`
+      // frame: `alice (2)` when `alice` is taken in the room), which decides what is "mine".
+      let shownAs = null;
       let ws = null, name = null, nameSent = false, lastId = 0, attempt = 0, retryTimer = null;
       const shown = new Set();
 
@@ -144,7 +148,7 @@ enum WebChatPage {
           if (id > lastId) lastId = id;
         }
         const el = document.createElement("div");
-        el.className = "message " + (name !== null && m.author === name ? "me" : "other");
+        el.className = "message " + (isMine(m.author) ? "me" : "other");
         if (Number.isFinite(id)) el.dataset.id = String(id);
         const meta = document.createElement("div");
         meta.className = "meta";
@@ -163,6 +167,16 @@ enum WebChatPage {
         append(el);
       }
 
+      function isMine(author) { return name !== null && author === (shownAs ?? name); }
+
+      function markMine() {
+        for (const el of list.querySelectorAll(".message")) {
+          const mine = isMine(el.querySelector(".author").textContent);
+          el.classList.toggle("me", mine);
+          el.classList.toggle("other", !mine);
+        }
+      }
+
       function onFrame(raw) {
         let frame;
         try { frame = JSON.parse(raw); } catch { notice(raw); return; }
@@ -175,6 +189,9 @@ enum WebChatPage {
             break;
           case "message": showMessage(d); break;
           case "color": break;
+          case "name":
+            if (typeof d === "string") { shownAs = d; markMine(); }
+            break;
           case "presence":
             if (d && d.author !== undefined) {
               notice("* " + d.author + (d.event === "leave" ? " has left" : " has joined"));
@@ -215,9 +232,16 @@ enum WebChatPage {
         sock.onmessage = (event) => {
           if (sock === ws && typeof event.data === "string") onFrame(event.data);
         };
-        sock.onclose = () => {
+        sock.onclose = (event) => {
           if (sock !== ws) return;
           ws = null;
+          // 1008: refused (no or a bad token, a room it does not allow, flooding). Trying
+          // again would get the same answer: say why and stop.
+          if (event.code === 1008) {
+            notice("! " + (event.reason || "refused by the server"), true);
+            setStatus("refused", "refused: " + (event.reason || "policy violation"));
+            return;
+          }
           scheduleReconnect();
         };
       }
@@ -244,12 +268,9 @@ enum WebChatPage {
         const value = $("name").value.trim();
         if (!value) return;
         name = value;
+        shownAs = null;
         $("name-form").hidden = true;
-        for (const el of list.querySelectorAll(".message")) {
-          const mine = el.querySelector(".author").textContent === name;
-          el.classList.toggle("me", mine);
-          el.classList.toggle("other", !mine);
-        }
+        markMine();
         setStatus(status.dataset.state, status.textContent);
         sendName();
         input.focus();

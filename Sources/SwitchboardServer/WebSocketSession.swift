@@ -35,6 +35,12 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   var authTimer: Scheduled?
   /// `--max-message-rate` (nil: off).
   var rateLimit: MessageRateLimiter?
+  /// `--max-byte-rate` (nil: off).
+  var byteLimit: MessageRateLimiter?
+  /// When the last data message arrived (`--idle-timeout`: pings and pongs do not count).
+  var lastData = Deadline.now()
+  /// `--idle-timeout` (nil: off); see WebSocketSession+Limits.swift.
+  var idleTimer: Scheduled?
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
   /// the connection over.
@@ -117,6 +123,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     connection.limits.maximumBuffered = max(context.configuration.maxBufferedPerConnection, 2 * limit + 65536)
     connection.delegate = self
     rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
+    byteLimit = context.configuration.limits.maxByteRate.map {
+      MessageRateLimiter(
+        rate: $0, strikesBeforeClose: MessageRateLimiter.byteRateStrikes, now: Deadline.now().nanoseconds)
+    }
     context.sessions[memberID] = self
     context.metrics.webSocketOpen.add(1, ordering: .relaxed)
   }
@@ -128,6 +138,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     keepalive = context.loop.scheduleRepeatingLocal(every: interval) { [context, memberID] in
       (context.sessions[memberID] as? WebSocketSession)?.checkAlive()
     }
+    if let idle = context.configuration.limits.idleTimeout { armIdle(after: idle) }
     guard let room = admit(token: token, room: room, explicit: explicitRoom), mode != .echo else { return }
     var since: UInt64? = nil
     let epoch = query["epoch"]
@@ -155,14 +166,18 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     // reply is queued before the close frame of a protocol error later in the same read.
     protocolState.append(bytes)
     while let action = protocolState.nextAction() {
+      // Closed meanwhile (flooding, idle): the rest of this read is not handled or judged.
+      if state.isFinished { return }
       switch action {
       case .send(let frame):
         write(frame)
       case .text(let text):
-        guard admitMessage() else { continue }
+        lastData = Deadline.now()
+        guard admitMessage(bytes: text.utf8.count) else { continue }
         handleText(text)
       case .binary(let data):
-        guard admitMessage() else { continue }
+        lastData = Deadline.now()
+        guard admitMessage(bytes: data.count) else { continue }
         handleBinary(data)
       case .ping, .pong:
         break
@@ -270,9 +285,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       self, shard: context.shard, name: name, room: room, announce: announce, since: since, epoch: epoch,
       historyCount: context.configuration.historyOnJoin
     ) { [self] result in
-      if mode == .json {
-        sendText(JSONDialect.history(result.history, epoch: result.epoch, recovered: result.complete))
-      }
+      guard mode == .json else { return }
+      // A named member moving to a room where its name is taken (or free again) is told.
+      if announce, let now = context.hub.member(memberID)?.name, now != name { sendText(JSONDialect.name(now)) }
+      sendText(JSONDialect.history(result.history, epoch: result.epoch, recovered: result.complete))
     }
   }
 
@@ -284,11 +300,13 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     }
     let action = state.name()
     guard action != .ignore else { return }
-    hub.rename(memberID, to: name)
+    let assigned = hub.rename(memberID, to: name) ?? name
     if action == .announce {
       hub.announce(memberID)
       if mode == .json, let color = hub.member(memberID)?.color { sendText(JSONDialect.color(color)) }
     }
+    // The name the member has now (`alice (2)` when `alice` is taken in the room).
+    if mode == .json { sendText(JSONDialect.name(assigned)) }
   }
 
   private func ensureNamed() {
@@ -370,18 +388,20 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     connection.close()
   }
 
-  /// Applies `--max-message-rate` (see WebSocketSession+Limits.swift): a refused message is
-  /// answered with an error, persistent excess closes with 1008 "rate limit".
-  private func admitMessage() -> Bool {
-    switch judgeMessage() {
+  /// Applies `--max-message-rate` and `--max-byte-rate` (see WebSocketSession+Limits.swift):
+  /// a refused message is answered with an error, persistent excess closes with 1008
+  /// "rate limit" (or "byte rate limit").
+  private func admitMessage(bytes: Int) -> Bool {
+    let (verdict, unit) = judgeMessage(bytes: bytes)
+    switch verdict {
     case .accept:
       return true
     case .refuse:
-      let text = "slow down (limit \(context.configuration.limits.maxMessageRate ?? 0) messages a second)"
+      let text = unit.refusal(limit: unit.limit(in: context.configuration.limits))
       sendText(mode == .json ? JSONDialect.error(code: "rate_limited", message: text) : "! " + text)
       return false
     case .close:
-      if let frame = protocolState.close(code: .policyViolation, reason: "rate limit") { write(frame) }
+      if let frame = protocolState.close(code: .policyViolation, reason: unit.closeReason) { write(frame) }
       finish()
       let connection = self.connection
       connection.shutdownOutput()
@@ -437,6 +457,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     guard case .stop(let leaveRoom) = state.finish() else { return }
     keepalive?.cancel()
     authTimer?.cancel()
+    idleTimer?.cancel()
     if leaveRoom { context.hub.leave(memberID) }
   }
 }

@@ -7,7 +7,7 @@ import Testing
 
 /// The limits of docs/SECURITY.md ("Limits") over real sockets: connection caps from several
 /// loopback addresses, the message rate with one flooder among 100 clients, the UDP rate per
-/// source, the HTTP request timeout and the line idle timeout.
+/// source, the byte rate, the HTTP request timeout and the idle timeout on lines and WebSocket.
 @Suite(.onTestThreads)
 struct LimitsTests {
   private func loopback(_ n: Int) throws -> SocketAddress { try SocketAddress(host: "127.0.0.\(n)", port: 0) }
@@ -167,6 +167,87 @@ struct LimitsTests {
       let silent = try LineClient(server.tcpAddress!)
       try silent.expectLine(timeout: .seconds(10)) { $0 == "! idle too long, disconnected" }
       #expect(server.metrics.limits.idleTimeouts.load(ordering: .relaxed) >= 1)
+    }
+  }
+
+  @Test func aLineClientOverTheByteRateIsToldThenClosed() async throws {
+    try await withServer({ $0.limits.maxByteRate = 1000 }) { server in
+      let observer = try LineClient(server.tcpAddress!)
+      try observer.join(as: "observer")
+      let talker = try LineClient(server.tcpAddress!)
+      try talker.join(as: "talker")
+      // Within the rate: delivered.
+      try talker.sendLine("short")
+      try observer.expectLine("talker: short")
+      // 100 lines of 500 bytes at once: 50 kB against 1000 bytes a second, burst 2000.
+      let line = String(repeating: "x", count: 499)
+      try? talker.send(String(repeating: line + "\n", count: 100))
+      try talker.expectLine("! slow down (limit 1000 bytes a second)")
+      try talker.expectLine("! too many bytes, disconnected")
+      try talker.expectClosed(timeout: .seconds(10))
+      #expect(server.metrics.limits.byteRateLimitCloses.load(ordering: .relaxed) == 1)
+      #expect(server.metrics.limits.bytesRateLimited.load(ordering: .relaxed) >= 20)
+      // What passed the bucket arrived; the refused lines did not (each was answered).
+      let delivered = observer.expectSilence(for: .milliseconds(300)).filter { $0.hasPrefix("talker: x") }
+      #expect(delivered.count >= 3 && delivered.count <= 6, "\(delivered.count) lines passed a 2000-byte burst")
+      let metrics = try LineClient(server.httpAddress!)
+      try metrics.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+      try metrics.expectLine("switchboard_byte_rate_limit_closes_total 1")
+    }
+  }
+
+  @Test func aWebSocketClientOverTheByteRateGetsErrorsThenPolicyViolation() async throws {
+    try await withServer({ $0.limits.maxByteRate = 2000 }) { server in
+      let ws = try WebSocketTestClient(server.httpAddress!, path: "/?name=bulk")
+      let text = String(repeating: "y", count: 1000)
+      for _ in 0..<60 { try? ws.send(text: #"{"type":"message","data":{"text":"\#(text)"}}"#) }
+      var refusals = 0
+      var close: (WebSocketCloseCode?, String)?
+      let deadline = ContinuousClock.now + .seconds(10)
+      while close == nil, ContinuousClock.now < deadline {
+        switch try ws.next(timeout: .seconds(5)) {
+        case .text(let t): if t.contains("rate_limited") && t.contains("2000 bytes a second") { refusals += 1 }
+        case .close(let c, let reason): close = (c, reason)
+        default: break
+        }
+      }
+      #expect(refusals >= 10)
+      #expect(close?.0 == .policyViolation)
+      #expect(close?.1 == "byte rate limit")
+      #expect(server.metrics.limits.byteRateLimitCloses.load(ordering: .relaxed) == 1)
+    }
+  }
+
+  @Test func aWebSocketThatSendsNoDataIsClosedByTheIdleTimeoutPingsOrNot() async throws {
+    try await withServer({ $0.limits.idleTimeout = .milliseconds(1500) }) { server in
+      let quiet = try WebSocketTestClient(server.httpAddress!, path: "/?name=quiet")
+      let talker = try WebSocketTestClient(server.httpAddress!, path: "/?name=talker")
+      let started = ContinuousClock.now
+      // The talker sends a message every 400 ms and stays; the quiet one only pings.
+      var quietClose: (WebSocketCloseCode?, String)?
+      var quietError = false
+      while quietClose == nil, ContinuousClock.now - started < .seconds(10) {
+        try talker.send(text: #"{"type":"message","data":{"text":"still here"}}"#)
+        try quiet.sendRaw([0x89, 0x80, 0, 0, 0, 0])  // a masked ping, empty
+        let until = ContinuousClock.now + .milliseconds(400)
+        while quietClose == nil, ContinuousClock.now < until {
+          guard let action = try? quiet.next(timeout: until - ContinuousClock.now) else { break }
+          switch action {
+          case .text(let t): if t.contains("idle_timeout") { quietError = true }
+          case .close(let c, let reason): quietClose = (c, reason)
+          default: break
+          }
+        }
+      }
+      let elapsed = ContinuousClock.now - started
+      #expect(quietClose?.0 == .policyViolation)
+      #expect(quietClose?.1 == "idle too long")
+      #expect(quietError)
+      #expect(elapsed >= .milliseconds(1400), "closed after \(elapsed), before the timeout")
+      #expect(server.metrics.limits.idleTimeouts.load(ordering: .relaxed) == 1)
+      // The talker is still there.
+      try talker.send(text: #"{"type":"message","data":{"text":"after"}}"#)
+      _ = try talker.nextJSON(type: "message") { ($0["data"] as? [String: Any])?["text"] as? String == "after" }
     }
   }
 }

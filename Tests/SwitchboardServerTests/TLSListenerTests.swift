@@ -226,16 +226,111 @@ struct TLSListenerTests {
     defer { pki.remove() }
     let server = try await startServer(pki, ["--tls-handshake-timeout", "1"])
     defer { server.process.signal(SIGTERM) }
+    // A handshake record header announcing 200 bytes, and the first 6 of them.
+    let halfHello: [UInt8] = [0x16, 0x03, 0x01, 0x00, 0xc8, 0x01, 0x00, 0x00, 0xc4, 0x03, 0x03]
     for port in [server.tls, server.https] {
-      let started = ContinuousClock.now
-      let silent = try LineClient(SocketAddress(host: "127.0.0.1", port: port))
-      // Half a ClientHello's worth of nothing: just the TCP connection.
-      try silent.expectClosed(timeout: .seconds(10))
-      let elapsed = ContinuousClock.now - started
-      #expect(elapsed >= .milliseconds(900), "closed after \(elapsed), before the timeout")
+      for bytes in [[], halfHello] {
+        let started = ContinuousClock.now
+        let silent = try LineClient(SocketAddress(host: "127.0.0.1", port: port))
+        // Nothing but the TCP connection, or half a ClientHello.
+        if !bytes.isEmpty { try silent.send(bytes) }
+        try silent.expectClosed(timeout: .seconds(10))
+        let elapsed = ContinuousClock.now - started
+        #expect(elapsed >= .milliseconds(900), "closed after \(elapsed), before the timeout")
+      }
     }
     try await eventually(timeout: .seconds(5), "the timeout logged") {
       server.process.stderr.contains("tls handshake timed out")
     }
+    let metrics = try await tlsPeer("metrics", port: server.https, caFile: pki.caFile)
+    #expect(metric("switchboard_tls_handshake_timeouts_total", in: metrics) == 4, "\(metrics)")
+  }
+
+  /// python's `ssl` against a TLS port, from `source` (a loopback address): `handshake`
+  /// prints `ok` or `refused …`; `metrics` prints the body of `GET /metrics` over HTTPS.
+  private func tlsPeer(_ mode: String, port: Int, from source: String = "127.0.0.1", caFile: String)
+    async throws -> String
+  {
+    let script = """
+      import socket, ssl, sys
+      mode, port, source, ca = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+      ctx = ssl.create_default_context(cafile=ca)
+      try:
+          raw = socket.create_connection(("127.0.0.1", port), timeout=10, source_address=(source, 0))
+          tls = ctx.wrap_socket(raw, server_hostname="localhost")
+      except (OSError, ssl.SSLError) as e:
+          print("refused", type(e).__name__, flush=True)
+          sys.exit(0)
+      if mode == "metrics":
+          tls.sendall(b"GET /metrics HTTP/1.1\\r\\nHost: localhost\\r\\nConnection: close\\r\\n\\r\\n")
+          data = b""
+          while True:
+              chunk = tls.recv(65536)
+              if not chunk:
+                  break
+              data += chunk
+          print(data.decode(), flush=True)
+      else:
+          print("ok", flush=True)
+      tls.close()
+      """
+    let peer = try ChildProcess(Binaries.tool("python3")!, ["-c", script, mode, "\(port)", source, caFile])
+    let status = try await peer.waitForExit()
+    guard status == 0 else { throw TestFailure("python ssl failed: \(peer.stdout) \(peer.stderr.suffix(600))") }
+    return peer.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// The value of one row of `/metrics` text.
+  private func metric(_ name: String, in text: String) -> Int? {
+    text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ").last ?? "") }
+  }
+
+  @Test func thePerAddressCapHoldsOnBothTLSPorts() async throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let server = try await startServer(pki, ["--max-connections-per-ip", "2", "--tls-handshake-timeout", "60"])
+    defer { server.process.signal(SIGTERM) }
+    // Two connections from 127.0.0.2 that have not begun a handshake hold its two slots.
+    var held = try (0..<2).map { _ in
+      try LineClient(
+        SocketAddress(host: "127.0.0.1", port: server.tls), from: SocketAddress(host: "127.0.0.2", port: 0))
+    }
+    for port in [server.tls, server.https] {
+      let refused = try await tlsPeer("handshake", port: port, from: "127.0.0.2", caFile: pki.caFile)
+      #expect(refused.hasPrefix("refused"), "a third TLS connection from 127.0.0.2 on \(port): \(refused)")
+      #expect(try await tlsPeer("handshake", port: port, from: "127.0.0.3", caFile: pki.caFile) == "ok")
+    }
+    // A slot freed is a slot for the next handshake.
+    held.removeLast()
+    var again = ""
+    let until = ContinuousClock.now + .seconds(10)
+    repeat {
+      again = try await tlsPeer("handshake", port: server.https, from: "127.0.0.2", caFile: pki.caFile)
+      if again == "ok" { break }
+      try await Task.sleep(for: .milliseconds(100))
+    } while ContinuousClock.now < until
+    #expect(again == "ok", "127.0.0.2 after one of its connections closed: \(again)")
+    let metrics = try await tlsPeer("metrics", port: server.https, from: "127.0.0.4", caFile: pki.caFile)
+    #expect(metric("switchboard_connections_refused_per_ip_total", in: metrics) ?? 0 >= 2, "\(metrics)")
+    #expect(metric("switchboard_tls_handshakes_total", in: metrics) ?? 0 >= 4, "\(metrics)")
+    // One held connection is still handshaking, and the metrics request itself is open.
+    #expect(metric("switchboard_tls_connections_open", in: metrics) ?? 0 >= 2, "\(metrics)")
+    _ = held
+  }
+
+  @Test func anHTTPSClientThatDribblesItsRequestGets408() async throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let server = try await startServer(pki, ["--http-request-timeout", "1"])
+    defer { server.process.signal(SIGTERM) }
+    let started = ContinuousClock.now
+    let slow = try sClient(pki, port: server.https)
+    defer { slow.stop() }
+    slow.write("GET /healthz HTTP/1.1\r\nHost: localhost\r\n")
+    try await slow.waitForOutput("HTTP/1.1 408")
+    let elapsed = ContinuousClock.now - started
+    #expect(elapsed >= .milliseconds(900), "answered after \(elapsed)")
+    let metrics = try await tlsPeer("metrics", port: server.https, caFile: pki.caFile)
+    #expect(metric("switchboard_http_request_timeouts_total", in: metrics) == 1, "\(metrics)")
   }
 }

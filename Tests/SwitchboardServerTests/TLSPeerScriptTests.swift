@@ -7,9 +7,9 @@ import Testing
 /// and chatting over `wss://`, each bridged to a plain TCP line client.
 @Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil && TestPKI.hasOpenSSL, "needs the binary and openssl"))
 struct TLSPeerScriptTests {
-  private func withTLSServer(_ body: (_ pki: TestPKI, _ tcp: Int, _ https: Int, _ tls: Int) async throws -> Void)
-    async throws
-  {
+  private func withTLSServer(
+    _ extra: [String] = [], _ body: (_ pki: TestPKI, _ tcp: Int, _ https: Int, _ tls: Int) async throws -> Void
+  ) async throws {
     let pki = try TestPKI()
     defer { pki.remove() }
     let ports = try freePorts(3)
@@ -19,7 +19,7 @@ struct TLSPeerScriptTests {
         "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
         "--https-port", "\(ports[1])", "--tls-port", "\(ports[2])", "--no-advertise", "--ephemeral",
         "--tls-cert", pki.serverCertificate, "--tls-key", pki.serverKey,
-      ])
+      ] + extra)
     try await server.waitForOutput("Switchboard is running")
     defer { server.signal(SIGTERM) }
     try await body(pki, ports[0], ports[1], ports[2])
@@ -50,6 +50,24 @@ struct TLSPeerScriptTests {
         [
           "\(PeerScriptTests.peersDirectory)/browser_https_chat.py", "\(https)", "\(tcp)", "\(tls)", "--spki",
           Data(pin).base64EncodedString(), "--timeout", "90",
+        ], timeout: .seconds(150))
+    }
+  }
+
+  @Test(
+    .enabled(
+      if: PeerScriptTests.python != nil && PeerScriptTests.chromium != nil, "needs chromium and python3 with websockets"))
+  func chromiumChatsWithATokenInThePageURLAndShowsTheRefusalWithout() async throws {
+    let secretFile = NSTemporaryDirectory() + "sb-browser-auth-\(getpid()).secret"
+    try Data(TestTokens.secret).write(to: URL(fileURLWithPath: secretFile))
+    defer { try? FileManager.default.removeItem(atPath: secretFile) }
+    try await withTLSServer(["--auth-secret-file", secretFile]) { pki, tcp, https, _ in
+      let pin = try pki.publicKeyPin(ofCertificate: "server.pem")
+      try await run(
+        [
+          "\(PeerScriptTests.peersDirectory)/browser_auth_chat.py", "\(https)", "\(tcp)", "--spki",
+          Data(pin).base64EncodedString(), "--token", TestTokens.token(sub: "webuser", rooms: ["*"]),
+          "--line-token", TestTokens.token(sub: "ncuser", rooms: ["*"]), "--timeout", "90",
         ], timeout: .seconds(150))
     }
   }

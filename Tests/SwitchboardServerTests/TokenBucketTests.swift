@@ -32,6 +32,47 @@ struct TokenBucketTests {
     #expect(slowVerdicts == [.accept])
   }
 
+  @Test func theByteRateChargesLengthsAndAMessageOverTheBurstNeedsAFullBucket() {
+    var bytes = MessageRateLimiter(rate: 100, strikesBeforeClose: MessageRateLimiter.byteRateStrikes, now: 0)
+    #expect(bytes.admit(cost: 150, now: 0) == .accept)
+    #expect(bytes.admit(cost: 50, now: 0) == .accept)
+    #expect(bytes.admit(cost: 1, now: 0) == .refuse)
+    // 1000 bytes against a burst of 200: it costs the whole burst, so it waits for a full bucket.
+    #expect(bytes.admit(cost: 1000, now: second) == .refuse)
+    #expect(bytes.admit(cost: 1000, now: 3 * second) == .accept)
+    // Strikes are messages, not bytes: 20 refusals in a row close.
+    var verdicts: [MessageRateLimiter.Verdict] = []
+    for _ in 0..<20 { verdicts.append(bytes.admit(cost: 10, now: 3 * second)) }
+    #expect(verdicts.dropLast().allSatisfy { $0 == .refuse })
+    #expect(verdicts.last == .close)
+  }
+
+  @Test func theMessageLimiterIsCheckedBeforeTheByteLimiter() {
+    let metrics = LimitMetrics()
+    var messages: MessageRateLimiter? = MessageRateLimiter(rate: 1, now: 0)
+    var bytes: MessageRateLimiter? = MessageRateLimiter(rate: 10, strikesBeforeClose: 20, now: 0)
+    #expect(
+      MessageRateLimiter.judge(messages: &messages, bytes: &bytes, cost: 15, now: 0, metrics: metrics) == (
+        .accept, .messages
+      ))
+    #expect(
+      MessageRateLimiter.judge(messages: &messages, bytes: &bytes, cost: 15, now: 0, metrics: metrics) == (
+        .refuse, .bytes
+      ))
+    #expect(
+      MessageRateLimiter.judge(messages: &messages, bytes: &bytes, cost: 1, now: 0, metrics: metrics) == (
+        .refuse, .messages
+      ))
+    #expect(metrics.bytesRateLimited.load(ordering: .relaxed) == 1)
+    #expect(metrics.messagesRateLimited.load(ordering: .relaxed) == 1)
+    var off: MessageRateLimiter? = nil
+    var alsoOff: MessageRateLimiter? = nil
+    #expect(
+      MessageRateLimiter.judge(messages: &off, bytes: &alsoOff, cost: 1 << 30, now: 0, metrics: metrics) == (
+        .accept, .messages
+      ))
+  }
+
   @Test func sourcesHaveTheirOwnBuckets() {
     var limiter = SourceRateLimiter(rate: 5, maxSources: 2)
     var admitted = 0

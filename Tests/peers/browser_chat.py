@@ -271,8 +271,8 @@ async def chat_as(page, name, text, line, what):
         raise Failure(f"page: #input not cleared after sending ({value!r})")
 
 
-async def scenario(args):
-    host = args.host
+async def start_chromium(args, extra_flags=()):
+    """Starts headless Chromium with a fresh profile; returns (cdp, its websocket, product)."""
     profile = tempfile.mkdtemp(prefix="sb-chromium-")
     CHROME["profile"] = profile
     chromium = args.chromium or shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -283,7 +283,7 @@ async def scenario(args):
            "--disable-extensions", "--disable-background-networking", "--disable-component-update",
            "--disable-sync", "--disable-default-apps", "--metrics-recording-only", "--no-pings",
            "--password-store=basic", "--use-mock-keychain", "--mute-audio", "--hide-scrollbars",
-           "--lang=en-US", "about:blank"]
+           "--lang=en-US", *extra_flags, "about:blank"]
     log = open(os.path.join(profile, "chromium.log"), "wb")
     CHROME["proc"] = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     port_file = os.path.join(profile, "DevToolsActivePort")
@@ -303,6 +303,21 @@ async def scenario(args):
     ws = await websockets.connect(devtools, max_size=None, ping_interval=None, open_timeout=10)
     cdp = CDP(ws)
     version = await cdp.call("Browser.getVersion")
+    return cdp, ws, version.get("product", "chromium")
+
+
+async def close_browser(cdp, ws):
+    """Asks Chromium to quit and closes the DevTools connection (cleanup() kills it anyway)."""
+    try:
+        await cdp.call("Browser.close", timeout=5)
+    except Failure:
+        pass
+    await ws.close()
+
+
+async def scenario(args):
+    host = args.host
+    cdp, ws, product = await start_chromium(args)
 
     line = LineClient(host, args.tcp_port)
     line.send("iam:ncuser")
@@ -344,12 +359,8 @@ async def scenario(args):
                         "the line-port page's message on the HTTP-port page")
 
     line.close()
-    try:
-        await cdp.call("Browser.close", timeout=5)
-    except Failure:
-        pass
-    await ws.close()
-    return version.get("product", "chromium")
+    await close_browser(cdp, ws)
+    return product
 
 
 def main():
@@ -365,6 +376,12 @@ def main():
         print("FAIL: loopback hosts only")
         sys.exit(1)
 
+    run(scenario, args, lambda product: f"browser chat ({product})", f"; screenshot {args.screenshot}")
+
+
+def run(scenario, args, describe, suffix=""):
+    """Runs `scenario(args)` within args.timeout (a hard alarm too), cleans Chromium up and
+    exits: 0 with "OK: …", 1 with "FAIL: reason"."""
     def on_alarm(*_):
         print(f"FAIL: hard timeout of {args.timeout:.0f}s")
         sys.stdout.flush()
@@ -378,7 +395,7 @@ def main():
     rc = 0
     try:
         product = asyncio.run(asyncio.wait_for(scenario(args), args.timeout))
-        print(f"OK: browser chat ({product}) in {time.monotonic() - started:.1f}s; screenshot {args.screenshot}")
+        print(f"OK: {describe(product)} in {time.monotonic() - started:.1f}s{suffix}")
     except Failure as e:
         print(f"FAIL: {e}")
         rc = 1
