@@ -136,7 +136,7 @@ let package = Package(
       name: "SwitchboardRedisTests",
       dependencies: [
         "SwitchboardRedis", "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardChat", "SwitchboardServer",
-        "SwitchboardTestSupport",
+        "SwitchboardTestSupport", "SwitchboardClient", "SwitchboardDiscovery", "SwitchboardDNS",
       ]),
     .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardTestSupport"]),
   ],

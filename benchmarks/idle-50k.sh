@@ -16,19 +16,14 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 TOTAL=${1:-50000}
 PROCS=${2:-3}
-SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
-SB="$SCRATCH/release/switchboard"
-WORK=${BENCH_WORK:-/tmp/switchboard-bench}
-OUT="$WORK/idle-50k-$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$OUT"
-ulimit -n "$(ulimit -Hn)"
+. "$ROOT/benchmarks/common.sh"
+bench_setup idle-50k
 HARD=$(ulimit -Hn)
 PER=$(( (TOTAL + PROCS - 1) / PROCS ))
 if [ $((PER + 64)) -gt "$HARD" ]; then
   echo "idle-50k.sh: $PER connections per process do not fit the descriptor limit $HARD; use more processes" >&2
   exit 64
 fi
-[ -x "$SB" ] || (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product switchboard >/dev/null)
 
 PIDS=()
 cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }

@@ -78,3 +78,27 @@ if command -v node >/dev/null 2>&1 && [ ! -f "$PEERS_CACHE/node-ws/usr/share/nod
     echo "install-test-peers: node-ws missing and $PEERS_CACHE not writable (tests that need it are skipped)" >&2
   fi
 fi
+
+# nginx with its stream module (scripts/deploy/nginx-three-nodes.sh), unpacked rather than
+# installed, like node-ws: installing Debian's nginx would start a system nginx on port 80.
+# The test runs $PEERS_CACHE/nginx/usr/sbin/nginx with a prefix, pid and logs of its own.
+if ! command -v nginx >/dev/null 2>&1 && [ ! -x "$PEERS_CACHE/nginx/usr/sbin/nginx" ]; then
+  if command -v apt-get >/dev/null 2>&1 && mkdir -p "$PEERS_CACHE" 2>/dev/null && [ -w "$PEERS_CACHE" ]; then
+    echo "install-test-peers: apt-get download nginx libnginx-mod-stream -> $PEERS_CACHE/nginx"
+    tmp="$(mktemp -d)"
+    chmod 755 "$tmp"
+    if (cd "$tmp" && apt-get download -qq nginx libnginx-mod-stream >/dev/null 2>&1 \
+          || { [ "$(id -u)" = 0 ] && apt-get update -qq >/dev/null && apt-get download -qq nginx libnginx-mod-stream >/dev/null 2>&1; }) \
+       && ls "$tmp"/nginx_*.deb "$tmp"/libnginx-mod-stream_*.deb >/dev/null 2>&1; then
+      rm -rf "$PEERS_CACHE/nginx.new"
+      for deb in "$tmp"/*.deb; do dpkg-deb -x "$deb" "$PEERS_CACHE/nginx.new"; done
+      rm -rf "$PEERS_CACHE/nginx"
+      mv "$PEERS_CACHE/nginx.new" "$PEERS_CACHE/nginx"
+    else
+      echo "install-test-peers: could not download nginx (the nginx test is skipped)" >&2
+    fi
+    rm -rf "$tmp"
+  else
+    echo "install-test-peers: nginx missing and $PEERS_CACHE not writable (the nginx test is skipped)" >&2
+  fi
+fi

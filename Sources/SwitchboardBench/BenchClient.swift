@@ -63,9 +63,10 @@ final class BenchClient: TCPConnectionDelegate {
           opened()
         } else {
           state = .handshaking
-          let target = owner.config.target
+          let config = owner.config
+          let target = config.targets[config.targetIndex(ofConnection: id)]
           let request = WebSocketHandshake.clientRequest(
-            host: "\(target.host):\(target.port)", path: owner.config.requestPath)
+            host: "\(target.host):\(target.port)", path: config.requestPath(for: target))
           handshake = request
           connection.write(request.requestBytes)
         }

@@ -69,6 +69,12 @@ public struct BenchConfiguration: Sendable {
 
   /// Where to connect.
   public var target: Target
+  /// More servers of the same cluster (same scheme and path): the senders connect to
+  /// ``target``, every other connection goes to ``target`` and these in turn.
+  public var extraTargets: [Target] = []
+  /// When sending starts, as seconds since the Unix epoch (instead of once the settle
+  /// phase is over), so generator processes sharing one room measure the same window.
+  public var startAt: Double? = nil
   /// Connections to open.
   public var connections = 100
   /// How many of the connections send (the first `senders` ones).
@@ -107,6 +113,19 @@ public struct BenchConfiguration: Sendable {
     wireProtocol = target.scheme == "tcp" ? .line : .text
   }
 
+  /// Every server connected to: ``target`` first, then ``extraTargets``.
+  public var targets: [Target] { [target] + extraTargets }
+
+  /// The index in ``targets`` of connection `g`: senders on the first, the others in turn.
+  public func targetIndex(ofConnection g: Int) -> Int {
+    let count = extraTargets.count + 1
+    return g < senders || count == 1 ? 0 : (g - senders) % count
+  }
+
+  /// Whether this process only receives (`--senders 0`): it counts what other processes'
+  /// senders published in the window set by ``startAt``.
+  public var receivesOnly: Bool { !idle && senders == 0 }
+
   /// Whether a sender receives its own messages (the JSON protocol and the text dialect
   /// with `notify_self=1` do; line chat never echoes).
   public var echoesToSender: Bool { wireProtocol != .line }
@@ -123,7 +142,10 @@ public struct BenchConfiguration: Sendable {
 
   /// The WebSocket request target: the URL's path, plus `format=text&notify_self=1` for
   /// the text protocol when the URL does not choose a format itself.
-  public var requestPath: String {
+  public var requestPath: String { requestPath(for: target) }
+
+  /// ``requestPath`` for one of ``targets``.
+  public func requestPath(for target: Target) -> String {
     guard wireProtocol == .text, !target.path.contains("format=") else { return target.path }
     return target.path + (target.path.contains("?") ? "&" : "?") + "format=text&notify_self=1"
   }
@@ -138,8 +160,14 @@ public struct BenchConfiguration: Sendable {
       throw BenchError("--protocol line needs a tcp:// URL")
     }
     if connections < 1 { throw BenchError("--connections must be at least 1") }
-    if !idle {
-      if senders < 1 || senders > connections { throw BenchError("--senders must be in 1...\(connections)") }
+    if extraTargets.contains(where: { $0.scheme != target.scheme }) {
+      throw BenchError("every URL must have the same scheme")
+    }
+    if receivesOnly && startAt == nil {
+      throw BenchError("--senders 0 (receive only) needs --start-at, the senders' start")
+    }
+    if !idle && !receivesOnly {
+      if senders < 1 || senders > connections { throw BenchError("--senders must be in 0...\(connections)") }
       if expectedRecipients < 1 { throw BenchError("line chat does not echo: use at least 2 connections") }
       if rate <= 0 && !echoesToSender && connections < senders + loops {
         throw BenchError("--rate 0 over line chat needs a non-sending observer per sender: use more connections")

@@ -13,7 +13,8 @@ final class BenchLoop: @unchecked Sendable {
   let index: Int
   let loopCount: Int
   let config: BenchConfiguration
-  let address: SocketAddress
+  /// The addresses of ``BenchConfiguration/targets``, in that order.
+  let addresses: [SocketAddress]
   let counters = BenchCounters()
 
   @exclusivity(unchecked) private(set) var clients: [BenchClient] = []
@@ -44,12 +45,12 @@ final class BenchLoop: @unchecked Sendable {
   @exclusivity(unchecked) private var text: [UInt8] = []
   @exclusivity(unchecked) private var ticker: Scheduled?
 
-  init(loop: EventLoop, index: Int, loopCount: Int, config: BenchConfiguration, address: SocketAddress) {
+  init(loop: EventLoop, index: Int, loopCount: Int, config: BenchConfiguration, addresses: [SocketAddress]) {
     self.loop = loop
     self.index = index
     self.loopCount = loopCount
     self.config = config
-    self.address = address
+    self.addresses = addresses
     self.window = config.effectiveWindow
     self.connectLimit = max(1, config.connectConcurrency / loopCount)
   }
@@ -84,7 +85,7 @@ final class BenchLoop: @unchecked Sendable {
       let client = clients[nextToConnect]
       nextToConnect += 1
       connectsInFlight += 1
-      client.connect(to: address)
+      client.connect(to: addresses[config.targetIndex(ofConnection: client.id)])
     }
   }
 
@@ -119,7 +120,7 @@ final class BenchLoop: @unchecked Sendable {
     self.sendStart = sendStart
     self.measureStart = measureStart
     self.measureEnd = measureEnd
-    perSenderRate = config.rate / Double(config.senders)
+    perSenderRate = config.senders > 0 ? config.rate / Double(config.senders) : 0
     for client in senders {
       // Spread the senders' schedules over one message interval.
       let offset = perSenderRate > 0 ? Double(client.id) / Double(config.senders) / perSenderRate * 1e9 : 0

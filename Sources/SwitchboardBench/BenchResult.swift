@@ -56,7 +56,9 @@ public struct BenchResult: Sendable {
     let c = config
     var lines: [String] = []
     var head = "switchboard bench \(c.target.scheme == "ws" ? "ws://\(c.target.host):\(c.target.port)\(c.requestPath)" : c.target.description)"
+    if !c.extraTargets.isEmpty { head += " and \(c.extraTargets.count) more" }
     head += "  protocol \(c.wireProtocol.rawValue)  connections \(c.connections)"
+    if c.receivesOnly { head += "  (receive only)" }
     if !c.idle {
       head += "  senders \(c.senders)  rate \(c.rate > 0 ? Format.count(c.rate) + "/s" : "max (window \(c.effectiveWindow))")  size \(c.size) B"
     }

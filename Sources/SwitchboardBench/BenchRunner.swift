@@ -20,9 +20,9 @@ public enum BenchRunner {
     if fileLimit > 0 && fileLimit < config.connections + 64 {
       progress("warning: the descriptor limit is \(fileLimit), below \(config.connections) connections")
     }
-    let address: SocketAddress
+    let addresses: [SocketAddress]
     do {
-      address = try SocketAddress.resolve(host: config.target.host, port: config.target.port)
+      addresses = try config.targets.map { try SocketAddress.resolve(host: $0.host, port: $0.port) }
     } catch {
       throw BenchError("\(error)")
     }
@@ -34,7 +34,7 @@ public enum BenchRunner {
     }
     defer { group.shutdownGracefully() }
     let loops = group.loops.enumerated().map { i, loop in
-      BenchLoop(loop: loop, index: i, loopCount: group.loops.count, config: config, address: address)
+      BenchLoop(loop: loop, index: i, loopCount: group.loops.count, config: config, addresses: addresses)
     }
     var result = BenchResult(config: config)
     let pid = config.serverPID
@@ -77,7 +77,7 @@ public enum BenchRunner {
         reporter.sleep(untilAtMost: settleDeadline, phase: "settle")
       }
       result.settleSeconds = Double(monotonicNanos() - settleStart) / 1e9
-      let sendStart = monotonicNanos() &+ 20_000_000
+      let sendStart = sendStartNanos(config, progress: progress)
       let measureStart = sendStart &+ UInt64(config.warmup * 1e9)
       let measureEnd = measureStart &+ UInt64(config.duration * 1e9)
       for bench in loops {
@@ -92,18 +92,20 @@ public enum BenchRunner {
         result.serverCPUSeconds = after - before
         result.serverRSSKiB = ProcessStats.statusKiB(pid: pid, field: "VmRSS")
       }
-      // Drain: wait for what is still in flight, until nothing more arrives for a second.
+      // Drain: wait for what is still in flight, until nothing more arrives for a second
+      // (three when receiving only: another process's messages may be further behind).
+      let quiet: UInt64 = config.receivesOnly ? 3_000_000_000 : 1_000_000_000
       let drainDeadline = measureEnd &+ UInt64(config.drainTimeout * 1e9)
       var lastDelivered = -1
       var lastChange = monotonicNanos()
       while monotonicNanos() < drainDeadline {
         let t = reporter.totals()
-        if t.deliveredMeasured >= t.sentMeasured * config.expectedRecipients { break }
+        if !config.receivesOnly && t.deliveredMeasured >= t.sentMeasured * config.expectedRecipients { break }
         // Progress is any delivery: a backlog of warmup messages may come first.
         if t.delivered != lastDelivered {
           lastDelivered = t.delivered
           lastChange = monotonicNanos()
-        } else if monotonicNanos() - lastChange > 1_000_000_000 {
+        } else if monotonicNanos() - lastChange > quiet {
           break
         }
         usleep(20_000)
@@ -135,5 +137,26 @@ public enum BenchRunner {
     result.sent = totals.sentMeasured
     result.delivered = totals.deliveredMeasured
     return result
+  }
+
+  /// When sending starts (monotonic ns): 20 ms from now, or `--start-at`. The wall clock
+  /// names that moment for every process; the window runs on the monotonic clock, which
+  /// the processes of one machine share. A process that comes late still uses the named
+  /// moment, so its window is everyone's: a late sender sends only in what is left of it,
+  /// and what it sends is stamped, and counted, inside the same window as the others count.
+  private static func sendStartNanos(_ config: BenchConfiguration, progress: (String) -> Void) -> UInt64 {
+    let now = monotonicNanos()
+    guard let startAt = config.startAt else { return now &+ 20_000_000 }
+    let wait = startAt - wallSeconds()
+    if wait >= 0 { return now &+ UInt64(wait * 1e9) }
+    progress("warning: --start-at was \(Format.fixed(-wait, 1)) s ago: measuring what is left of the window")
+    return now &- min(now, UInt64(-wait * 1e9))
+  }
+
+  /// Seconds since the Unix epoch.
+  private static func wallSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
   }
 }

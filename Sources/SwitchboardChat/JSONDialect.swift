@@ -52,9 +52,11 @@ public enum JSONDialect {
     #"{"type":"ack","data":{"ref":"# + ref + #","id":\#(id)}}"#
   }
 
-  /// `{"type":"error","data":{"code":C,"message":M}}`.
-  public static func error(code: String, message: String) -> String {
-    #"{"type":"error","data":{"code":"# + quote(code) + #","message":"# + quote(message) + "}}"
+  /// `{"type":"error","data":{"code":C,"message":M}}`, with `"ref":R` (already JSON, as in
+  /// ``ack(ref:id:)``) when the error answers a message that carried one.
+  public static func error(code: String, message: String, ref: String? = nil) -> String {
+    let refField = ref.map { #","ref":"# + $0 } ?? ""
+    return #"{"type":"error","data":{"code":"# + quote(code) + #","message":"# + quote(message) + refField + "}}"
   }
 
   /// A message as a JSON object.

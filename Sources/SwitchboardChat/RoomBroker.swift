@@ -68,4 +68,13 @@ public protocol RoomBroker: AnyObject, Sendable {
   /// Keeps what was published (the local broker commits its store), stops delivering
   /// and releases the sink. Called once, when the server stops.
   func close()
+
+  /// Whether the broker can do its work now (`GET /readyz`). Read from any thread, often:
+  /// it must return at once. The default is always ``BrokerHealth/ready``.
+  var health: BrokerHealth { get }
+}
+
+extension RoomBroker {
+  /// Always ready: a broker with nothing to lose contact with.
+  public var health: BrokerHealth { .ready }
 }

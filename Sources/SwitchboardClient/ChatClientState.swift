@@ -242,6 +242,12 @@ struct ChatClientState {
     case .notice(let line) where ChatWire.confirmedName(in: line) != nil:
       me = ChatWire.confirmedName(in: line)!
       events.append(.notice(line))
+    case .rejected(let ref, let code, let message):
+      let error = code == "not_stored" ? ChatClientError.notStored(message) : .serverError("\(code): \(message)")
+      if let i = queue.firstIndex(where: { $0.ref == ref }) {
+        resumes.append(.failure(queue.remove(at: i).waiter, error))
+      }
+      events.append(.error(error))
     case .serverError(let code, let message):
       if code == "going_away" {
         events.append(.reconnectSuggested(reason: message))

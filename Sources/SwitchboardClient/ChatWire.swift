@@ -15,6 +15,8 @@ enum ChatWire {
     case name(String)
     /// A WebSocket `error` frame.
     case serverError(code: String, message: String)
+    /// An error frame answering the message sent with `ref`.
+    case rejected(ref: String, code: String, message: String)
     /// A `* …` line that is not presence.
     case notice(String)
     /// A `! …` line.
@@ -69,7 +71,13 @@ enum ChatWire {
       return .name(name)
     case "error":
       let data = frame["data"] as? [String: Any] ?? [:]
-      return .serverError(code: data["code"] as? String ?? "", message: data["message"] as? String ?? "")
+      let code = data["code"] as? String ?? ""
+      let message = data["message"] as? String ?? ""
+      // An error that answers a message with a ref (a publish that got no id: the broker
+      // was unreachable) names the ref, so the send waiting for it can fail.
+      if let s = data["ref"] as? String { return .rejected(ref: s, code: code, message: message) }
+      if let n = data["ref"] as? NSNumber { return .rejected(ref: n.stringValue, code: code, message: message) }
+      return .serverError(code: code, message: message)
     default:
       return .ignored
     }

@@ -1,7 +1,8 @@
 import SwitchboardChat
 import SwitchboardLog
 
-/// How a ``RedisRoomBroker`` works: the Redis server, how much it keeps, presence timing.
+/// How a ``RedisRoomBroker`` works: the Redis server, how much it keeps, presence and probe
+/// timing.
 public struct RedisBrokerConfiguration: Sendable {
   /// The Redis server and the client's timeouts and back-off.
   public var redis: RedisConfiguration
@@ -20,13 +21,21 @@ public struct RedisBrokerConfiguration: Sendable {
   public var publishTimeout: Duration
   /// How long Redis remembers a publish's ref (the idempotency key), in seconds.
   public var refLifetime: Int
+  /// How often the broker checks that its pub/sub connection still delivers: it publishes a
+  /// probe on its own channel `sb:probe:<node>` over the command connection (``RedisProbe``).
+  public var probeInterval: Duration
+  /// How long after Redis answered the probe's `PUBLISH` the probe may take to arrive on the
+  /// subscriber; later, the pub/sub connection is dropped and made again (then every open
+  /// room is re-synced from its stream).
+  public var probeTimeout: Duration
   /// Where the broker logs (one line per Redis outage and one per return).
   public var logger: Log
 
   public init(
     redis: RedisConfiguration, historyLimit: Int = 100, nodeID: String? = nil,
     presenceRefresh: Duration = .seconds(5), presenceLifetime: Duration = .seconds(15),
-    publishTimeout: Duration = .seconds(10), refLifetime: Int = 60, logger: Log = .disabled
+    publishTimeout: Duration = .seconds(10), refLifetime: Int = 60, probeInterval: Duration = .seconds(5),
+    probeTimeout: Duration = .seconds(3), logger: Log = .disabled
   ) {
     self.redis = redis
     self.historyLimit = historyLimit
@@ -35,6 +44,8 @@ public struct RedisBrokerConfiguration: Sendable {
     self.presenceLifetime = presenceLifetime
     self.publishTimeout = publishTimeout
     self.refLifetime = refLifetime
+    self.probeInterval = probeInterval
+    self.probeTimeout = probeTimeout
     self.logger = logger
   }
 }

@@ -43,10 +43,20 @@ public final class RedisRoomBroker: RoomBroker {
     var waiters: [Waiter] = []
     var openers: [Opener] = []
   }
-  /// Whether Redis answers, as far as this node knows (for the one-line-per-outage log).
+  /// Whether Redis answers, as far as this node knows (for the one-line-per-outage log
+  /// and ``health``).
   private enum Reachability {
     case reachable
-    case unreachable
+    /// Lost at `since` (ms since 1970).
+    case unreachable(since: Int64)
+  }
+  /// Whether the pub/sub connection delivers (``RedisProbe``).
+  private enum PubSubHealth {
+    case delivering
+    /// The connection was lost (Redis away: the command connection's line says so).
+    case lost(since: Int64)
+    /// The probe found it silent; it is being replaced (logged once, with its return).
+    case replacing(since: Int64)
   }
   private struct State {
     var sink: (any RoomBrokerSink)?
@@ -60,8 +70,11 @@ public final class RedisRoomBroker: RoomBroker {
     /// This node's announced members, per room: member → name.
     var local: [String: [MemberID: String]] = [:]
     var reachability = Reachability.reachable
+    var pubsub = PubSubHealth.delivering
+    var probe = RedisProbe()
     var subscriberConnects = 0
     var refresh: Scheduled?
+    var probeTimer: Scheduled?
   }
 
   /// How it works.
@@ -137,7 +150,23 @@ public final class RedisRoomBroker: RoomBroker {
     let every = configuration.presenceRefresh
     let timer = loop.scheduleRepeating(every: every) { broker.refreshPresence() }
     broker.state.withLock { $0.refresh = timer }
+    broker.startProbing(subscriber)
     return broker
+  }
+
+  /// Whether this node can publish and deliver: unavailable while the command connection
+  /// to Redis is lost, or while the pub/sub connection is lost or being replaced.
+  public var health: BrokerHealth {
+    state.withLock { state in
+      if case .unreachable(let since) = state.reachability {
+        return .unavailable(since: since, reason: "redis unreachable")
+      }
+      switch state.pubsub {
+      case .delivering: return .ready
+      case .lost(let since): return .unavailable(since: since, reason: "redis pub/sub connection lost")
+      case .replacing(let since): return .unavailable(since: since, reason: "redis pub/sub connection silent")
+      }
+    }
   }
 
   private var client: RedisClient? { connections.withLock { $0?.client } }
@@ -283,6 +312,7 @@ public final class RedisRoomBroker: RoomBroker {
       return (goodbye ? state.local : [:], state.refresh)
     }
     timer?.cancel()
+    state.withLock { $0.probeTimer }?.cancel()
     let done = DispatchSemaphore(value: 0)
     let pair = connections.withLock { $0 }
     loop.execute { [self] in
@@ -432,6 +462,10 @@ public final class RedisRoomBroker: RoomBroker {
 
   /// A pub/sub message (on the loop).
   private func received(_ message: RedisPubSubMessage) {
+    if message.channel == probeChannel {
+      guard let token = UInt64(String(decoding: message.payload, as: UTF8.self)) else { return }
+      return state.withLock { $0.probe.arrived(token: token) }
+    }
     state.withLock { state in
       guard let room = state.channels[message.channel] else { return }
       guard let payload = try? RedisBrokerPayload.decodePayload(message.payload, room: room) else {
@@ -540,14 +574,81 @@ public final class RedisRoomBroker: RoomBroker {
     return .success(ReadAnswer(epoch: epoch, last: UInt64(max(0, last)), messages: messages))
   }
 
+  // MARK: Probing the pub/sub connection
+
+  /// This node's probe channel: only its own subscriber listens there.
+  private var probeChannel: String { "sb:probe:\(configuration.nodeID)" }
+
+  /// Subscribes to the probe channel, then probes every ``RedisBrokerConfiguration/probeInterval``.
+  private func startProbing(_ subscriber: RedisSubscriber) {
+    let channel = probeChannel
+    Task { [self] in
+      do throws(RedisError) {
+        try await subscriber.subscribe([channel])
+      } catch {
+        return configuration.logger.warning("cannot subscribe to the probe channel", metadata: ["error": "\(error)"])
+      }
+      let timer = loop.scheduleRepeating(every: configuration.probeInterval) { [weak self] in self?.sendProbe() }
+      let stale = state.withLock { state -> Scheduled? in
+        guard !state.isClosed else { return timer }
+        state.probeTimer = timer
+        return nil
+      }
+      stale?.cancel()
+    }
+  }
+
+  /// Publishes the next probe over the command connection (on the loop), while both
+  /// connections look fine: a lost one is being dealt with already.
+  private func sendProbe() {
+    let token = state.withLock { state -> UInt64? in
+      guard !state.isClosed, case .reachable = state.reachability, case .delivering = state.pubsub else {
+        return nil
+      }
+      return state.probe.start()
+    }
+    guard let token, let client else { return }
+    client.send(RESPCommand("PUBLISH", probeChannel, String(token))) { [self] result in
+      let verdict = state.withLock { state -> RedisProbe.Verdict in
+        guard case .success(let reply) = result, let receivers = reply.integer else {
+          state.probe.commandFailed(token: token)
+          return .none
+        }
+        return state.probe.answered(token: token, receivers: Int(receivers))
+      }
+      act(on: verdict)
+    }
+  }
+
+  private func act(on verdict: RedisProbe.Verdict) {
+    switch verdict {
+    case .none: break
+    case .await(let token):
+      _ = loop.schedule(after: configuration.probeTimeout) { [self] in
+        act(on: state.withLock { $0.probe.expired(token: token) })
+      }
+    case .replace(let reason):
+      let replace = state.withLock { state -> Bool in
+        guard !state.isClosed, case .delivering = state.pubsub else { return false }
+        state.pubsub = .replacing(since: ChatClock.milliseconds())
+        return true
+      }
+      guard replace, let subscriber = connections.withLock({ $0?.subscriber }) else { return }
+      configuration.logger.warning(
+        "Redis pub/sub connection silent; replacing it, then re-syncing every room from its stream",
+        metadata: ["reason": reason, "timeout": "\(configuration.probeTimeout)"])
+      subscriber.reconnect(reason: reason)
+    }
+  }
+
   // MARK: Connections and presence
 
   private func commandsChanged(_ next: RedisConnectionState) {
     let change = state.withLock { state -> Reachability? in
       switch (next, state.reachability) {
       case (.backingOff, .reachable):
-        state.reachability = .unreachable
-        return .unreachable
+        state.reachability = .unreachable(since: ChatClock.milliseconds())
+        return state.reachability
       case (.ready, .unreachable):
         state.reachability = .reachable
         return .reachable
@@ -569,7 +670,20 @@ public final class RedisRoomBroker: RoomBroker {
 
   /// After a reconnect the subscriber has subscribed again: catch every room up from its stream.
   private func subscriberChanged(_ next: RedisConnectionState) {
+    if case .backingOff = next {
+      state.withLock { state in
+        state.probe.reset()
+        if case .delivering = state.pubsub { state.pubsub = .lost(since: ChatClock.milliseconds()) }
+      }
+    }
     guard case .ready = next else { return }
+    let replaced = state.withLock { state -> Bool in
+      state.probe.reset()
+      defer { state.pubsub = .delivering }
+      if case .replacing = state.pubsub { return true }
+      return false
+    }
+    if replaced { configuration.logger.notice("Redis pub/sub connection replaced; rooms re-synced from their streams") }
     let rooms = state.withLock { state -> [(String, RedisRoomKeys, UInt64)] in
       state.subscriberConnects += 1
       guard state.subscriberConnects > 1 else { return [] }

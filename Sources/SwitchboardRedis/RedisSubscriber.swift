@@ -59,6 +59,13 @@ public final class RedisSubscriber: Sendable {
   /// Closes the connection for good.
   public func close() { handle.close() }
 
+  /// Drops the current connection and makes a new one (subscribing to everything again
+  /// before it reports `ready`), as after a lost connection: for a connection that looks
+  /// alive but has stopped delivering. Returns at once.
+  public func reconnect(reason: String) {
+    handle.run { $0.lose(.connectionLost(reason)) }
+  }
+
   /// Subscribes to `channels`; returns once Redis confirmed each (while disconnected: once
   /// the next connection has subscribed).
   /// - Throws: ``RedisError`` (timeout, closed).

@@ -191,6 +191,7 @@ public final class ChatServer: Sendable {
 
   /// Carries out a shutdown the lifecycle agreed to.
   private func stop(reason: String) {
+    core.shuttingDown.store(true, ordering: .relaxed)
     core.hub.broadcastShutdown(reason: reason)
     // Let each loop run the goodbye and close its listeners, then stop.
     for context in contexts {

@@ -1,9 +1,10 @@
 import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO
+import SwitchboardLog
 
 /// One HTTP/1.1 connection (the HTTP port, or a browser on the line port): the web page,
-/// `/healthz`, `/metrics`, keep-alive, and the hand-over to WebSocket on an upgrade.
+/// `/healthz`, `/readyz`, `/metrics`, keep-alive, and the hand-over to WebSocket on an upgrade.
 final class HTTPSession: TCPConnectionDelegate {
   let connection: TCPConnection
   unowned let context: LoopContext
@@ -77,6 +78,8 @@ final class HTTPSession: TCPConnectionDelegate {
       response = .html(200, WebChatPage.html)
     case "/healthz":
       response = .text(200, "ok\n")
+    case "/readyz":
+      response = readiness()
     case "/metrics":
       let counts = context.hub.counts
       response = .text(200, context.metrics.prometheusText(members: counts.members, rooms: counts.rooms))
@@ -90,6 +93,21 @@ final class HTTPSession: TCPConnectionDelegate {
     }
     if head.method == "HEAD" { response.body = [] }
     return response
+  }
+
+  /// `200 ready` while the server runs and its room broker can work; `503` with the reason
+  /// while shutting down or while the broker is unavailable (a cluster broker that lost Redis).
+  private func readiness() -> HTTPResponse {
+    guard !context.core.shuttingDown.load(ordering: .relaxed) else {
+      return .text(503, "not ready: shutting down\n")
+    }
+    switch context.hub.broker.health {
+    case .ready:
+      return .text(200, "ready\n")
+    case .unavailable(let since, let reason):
+      let time = LogTimestamp(seconds: since / 1000, nanoseconds: Int32(since % 1000) * 1_000_000)
+      return .text(503, "not ready: \(reason) since \(time.rfc3339)\n")
+    }
   }
 
   private func respond(_ response: HTTPResponse, keepAlive: Bool) {

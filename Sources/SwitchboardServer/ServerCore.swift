@@ -2,6 +2,7 @@ import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO
 import SwitchboardLog
+import Synchronization
 
 /// The parts of a running server every loop may read.
 final class ServerCore: Sendable {
@@ -10,6 +11,8 @@ final class ServerCore: Sendable {
   let metrics = ServerMetrics()
   let connections: ConnectionLimiter
   let logger: Log
+  /// Set when a shutdown begins: `/readyz` then answers 503 while the goodbyes go out.
+  let shuttingDown = Atomic<Bool>(false)
 
   init(configuration: ServerConfiguration, broker: any RoomBroker) {
     self.configuration = configuration

@@ -265,7 +265,11 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         session.sendText(JSONDialect.ack(ref: ref, id: receipt.id))
       case .failure(let error):
         let which = error.messageID.map { "message \($0)" } ?? "the message"
-        session.sendText(JSONDialect.error(code: "not_stored", message: "\(which) was not stored: \(error)"))
+        // The ref names the send that failed, except when the server is stopping: that
+        // client resends (or finds the message in the history) after it reconnects.
+        session.sendText(
+          JSONDialect.error(
+            code: "not_stored", message: "\(which) was not stored: \(error)", ref: error == .closed ? nil : ref))
       }
     }
     if accepted { context.metrics.messagesPublished.add(1, ordering: .relaxed) }

@@ -4,16 +4,19 @@ import SwitchboardBench
 /// `switchboard bench URL`: the load generator (see docs/BENCHMARKS.md).
 enum BenchCommand {
   static let help = """
-    usage: switchboard bench URL [OPTIONS]
+    usage: switchboard bench URL [URL…] [OPTIONS]
 
     Loads a chat server and reports connect time, delivered messages per second, the
     delivery ratio and send-to-receipt latency. Every message text is
     b:<sender>:<seq>:<send time>:xxx…; every connection measures what it receives.
     URL: ws://host:port/path (WebSocket) or tcp://host:port (Switchboard's line chat).
+    Several URLs (nodes of one cluster): the senders connect to the first, the other
+    connections to all of them in turn.
 
     options:
       --connections N      connections to open (default 100)
-      --senders S          how many of them send (default 1)
+      --senders S          how many of them send (default 1); 0 = receive only, counting
+                           what another process sends (needs --start-at)
       --rate R             total messages per second, 0 = as fast as the window allows
                            (default 100)
       --window W           in-flight messages per sender (default 64 with --rate 0,
@@ -23,6 +26,9 @@ enum BenchCommand {
       --warmup SECONDS     sending before measuring starts (default 2)
       --protocol P         json, text or line (default text for ws://, line for tcp://);
                            text adds ?format=text&notify_self=1 unless the URL has format=
+      --start-at UNIXTIME  start sending (warmup, then the measured window) at this wall
+                           clock time instead of after the settle phase: generator
+                           processes given the same time measure the same window
       --idle               open the connections, hold them for the duration, report
                            connect times (and the server's RSS with --server-pid)
       --loops N            client event loops (default 1)
@@ -45,7 +51,7 @@ enum BenchCommand {
         argv,
         valued: [
           "connections", "senders", "rate", "window", "size", "duration", "warmup", "protocol", "loops",
-          "plot", "server-pid", "connect-concurrency",
+          "plot", "server-pid", "connect-concurrency", "start-at",
         ],
         booleans: ["idle", "json", "quiet", "help"])
     } catch {
@@ -53,15 +59,17 @@ enum BenchCommand {
       return ExitCode.usage
     }
     if let code = args.helpOrVersion(help) { return code }
-    guard args.positional.count == 1 else {
-      Output.error("switchboard bench: needs exactly one URL\n\n\(help)")
+    guard !args.positional.isEmpty else {
+      Output.error("switchboard bench: needs a URL\n\n\(help)")
       return ExitCode.usage
     }
     var config: BenchConfiguration
     do {
       config = BenchConfiguration(target: try BenchConfiguration.Target(args.positional[0]))
+      for url in args.positional.dropFirst() { config.extraTargets.append(try BenchConfiguration.Target(url)) }
       if let v = try args.int("connections", in: 1...1_000_000) { config.connections = v }
-      if let v = try args.int("senders", in: 1...1_000_000) { config.senders = v }
+      if let v = try args.int("senders", in: 0...1_000_000) { config.senders = v }
+      if let v = try args.double("start-at") { config.startAt = v }
       if let v = try args.double("rate") { config.rate = v }
       if let v = try args.int("window", in: 1...1_000_000) { config.window = v }
       if let v = try args.int("size", in: 1...(16 << 20)) { config.size = v }

@@ -43,6 +43,9 @@ enum ServeCommand {
                                 allows it: epoll + batched sends), epoll, dispatch
       --redis URL               share rooms with other nodes through Redis (redis:// or
                                 rediss://; history then lives in Redis: docs/SCALING.md)
+      --redis-timeout SECONDS   with --redis: how long Redis may be silent (default 5): the
+                                command and connect timeout; a publish fails after twice it,
+                                the pub/sub probe runs every SECONDS and waits 0.6 of it
     \(ServeAuthOptions.help)
       --log-level LEVEL         trace, debug, info, notice, warning, error, critical
                                 (default info)
@@ -64,7 +67,7 @@ enum ServeCommand {
     let args: Arguments
     var config = ServerConfiguration()
     var history = HistoryOptions()
-    var redis: RedisConfiguration?
+    var redis: ServeRedis.Options?
     let logOptions: LogOptions
     let advertising: ServeAdvertising.Options
     do {
@@ -74,6 +77,7 @@ enum ServeCommand {
           .union(ServeTLSOptions.valued).union(ServeAuthOptions.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
+          "redis-timeout",
         ]),
         booleans: ["ephemeral", "no-advertise", "help"])
       if let code = args.helpOrVersion(help) { return code }
@@ -128,7 +132,9 @@ enum ServeCommand {
       }
       try ServeTLSOptions.apply(args, to: &config)
       logOptions = try LogOptions(args, defaultLevel: .info)
-      if let url = args.value("redis") { redis = try ServeRedis.configuration(url) }
+      if let url = args.value("redis") {
+        redis = try ServeRedis.configuration(url, timeout: try args.double("redis-timeout"))
+      }
       try ServeAuthOptions.apply(args, to: &config)
     } catch {
       Output.error("switchboard serve: \(error)\nTry 'switchboard serve --help'.")
@@ -137,7 +143,7 @@ enum ServeCommand {
 
     let logger = logOptions.logger()
     config.logger = logger
-    config.broker = redis.map(ServeRedis.broker) ?? history.broker
+    config.broker = redis.map { ServeRedis.broker($0) } ?? history.broker
     logger.info(
       "starting",
       metadata: [

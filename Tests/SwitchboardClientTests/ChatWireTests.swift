@@ -1,3 +1,4 @@
+import SwitchboardChat
 import SwitchboardTestSupport
 import Testing
 
@@ -17,5 +18,16 @@ import Testing
   ])
   func eachLineOfTextIsOneMsgLineWithoutItsTerminator(text: String, lines: [String]) {
     #expect(ChatWire.lineMessages(text) == lines)
+  }
+
+  /// A `not_stored` error that names the message's `ref` (a publish that got no id) is
+  /// matched to that send; one without a ref stays a plain server error.
+  @Test func anErrorWithARefIsARejectionOfThatMessage() {
+    let server = JSONDialect.error(code: "not_stored", message: "the message was not stored: x", ref: #""r7""#)
+    #expect(
+      ChatWire.decodeJSON(server, room: "lobby", me: "a")
+        == .rejected(ref: "r7", code: "not_stored", message: "the message was not stored: x"))
+    let plain = JSONDialect.error(code: "invalid_data", message: "bad")
+    #expect(ChatWire.decodeJSON(plain, room: "lobby", me: "a") == .serverError(code: "invalid_data", message: "bad"))
   }
 }

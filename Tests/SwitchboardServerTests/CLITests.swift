@@ -152,4 +152,40 @@ struct CLITests {
     server.signal(SIGTERM)
     #expect(try await server.waitForExit() == 0)
   }
+
+  /// What benchmarks/scale-50k.sh relies on: a generator that only receives, given the
+  /// sender's --start-at, counts exactly the sender's measured messages; a sender with two
+  /// URLs (here the same server twice) spreads its connections and sees everything.
+  @Test func receiveOnlyBenchCountsTheSendersWindowAndSeveralURLsWork() async throws {
+    let (server, _, _, http) = try await startServer()
+    let url = "ws://127.0.0.1:\(http)/rooms/spread"
+    func report(_ p: ChildProcess) throws -> [String: Any] {
+      let line = try #require(p.stdout.split(separator: "\n").last.map(String.init))
+      return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+    }
+    // Both count the same window even when one of them starts late. Under the full suite's
+    // load a process can start after the whole window has passed (nothing sent, nothing to
+    // compare): then again with a later start.
+    var sent = 0
+    for (attempt, margin) in [5, 20, 40].enumerated() where sent == 0 {
+      let room = "\(url)\(attempt)"
+      let start = Int(Date().timeIntervalSince1970) + margin
+      let common = ["--rate", "50", "--duration", "2", "--warmup", "0.2", "--start-at", "\(start)", "--json", "--quiet"]
+      let receiver = try ChildProcess(binary, ["bench", room, "--connections", "10", "--senders", "0"] + common)
+      let sender = try ChildProcess(binary, ["bench", room, room, "--connections", "10", "--senders", "1"] + common)
+      #expect(try await sender.waitForExit(timeout: .seconds(40 + margin)) == 0, "\(sender.stderr)")
+      #expect(try await receiver.waitForExit(timeout: .seconds(40 + margin)) == 0, "\(receiver.stderr)")
+      sent = try #require((try report(sender)["sent"] as? NSNumber)?.intValue)
+      guard sent > 0 else { continue }
+      #expect((try report(sender)["delivery_ratio"] as? NSNumber)?.doubleValue == 1.0, "\(sender.stdout)")
+      #expect((try report(receiver)["sent"] as? NSNumber)?.intValue == 0)
+      #expect((try report(receiver)["delivered"] as? NSNumber)?.intValue == sent * 10, "\(receiver.stdout)")
+    }
+    #expect(sent > 0, "the sender never sent inside the window")
+    let noStart = try ChildProcess(binary, ["bench", url, "--senders", "0", "--quiet"])
+    #expect(try await noStart.waitForExit() == 64)
+    #expect(noStart.stderr.contains("needs --start-at"))
+    server.signal(SIGTERM)
+    #expect(try await server.waitForExit() == 0)
+  }
 }

@@ -1,0 +1,93 @@
+import Foundation
+import SwitchboardIO
+import SwitchboardTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One `switchboard serve --redis …` process on probed free loopback ports, for the
+/// process-level scale-out tests (`ScaleOutProcessTests`).
+final class ScaleOutNode: Sendable {
+  let tcpPort: Int
+  let udpPort: Int
+  let httpPort: Int
+  let process: ChildProcess
+
+  /// Starts a node on `redisPort` and waits for its banner.
+  /// - Parameter timeout: `--redis-timeout` (seconds): short, so outages show within a test.
+  init(binary: String, redisPort: Int, timeout: Double = 0.5, room: String = "chaos") async throws {
+    var lastError: Error?
+    for _ in 0..<5 {
+      let ports = try freePorts(3)
+      let child = try ChildProcess(
+        binary,
+        [
+          "serve", "--redis", "redis://127.0.0.1:\(redisPort)", "--redis-timeout", String(timeout),
+          "--host", "127.0.0.1", "--tcp-port", String(ports[0]), "--udp-port", String(ports[1]),
+          "--http-port", String(ports[2]), "--room", room, "--no-advertise", "--ephemeral", "--loops", "1",
+          "--log-level", "notice",
+        ])
+      do {
+        try await child.waitForOutput("Switchboard is running", timeout: .seconds(20))
+        tcpPort = ports[0]
+        udpPort = ports[1]
+        httpPort = ports[2]
+        process = child
+        return
+      } catch {
+        lastError = TestFailure("serve did not start: \(error)\n\(child.stderr.suffix(1500))")
+        child.stop()
+      }
+    }
+    throw lastError ?? TestFailure("serve did not start")
+  }
+
+  deinit { process.stop() }
+
+  var isRunning: Bool { process.isRunning }
+
+  /// Kills the node (SIGKILL): no goodbye, no presence removal.
+  func kill() { process.stop() }
+
+  /// `GET /readyz`: the status code and the body.
+  func readiness() -> (status: Int, body: String) {
+    guard let text = try? Self.get("/readyz", port: httpPort) else { return (0, "") }
+    let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+    let body = text.range(of: "\r\n\r\n").map { String(text[$0.upperBound...]) } ?? ""
+    return (status, body)
+  }
+
+  /// Waits until `/readyz` answers `status`.
+  func waitForReadiness(_ status: Int, timeout: Duration = .seconds(15)) throws -> String {
+    var last = (status: 0, body: "")
+    let seen = eventually(timeout: timeout) {
+      last = readiness()
+      return last.status == status
+    }
+    guard seen else { throw TestFailure("/readyz stayed \(last.status) \(last.body), not \(status)") }
+    return last.body
+  }
+
+  /// One HTTP/1.1 request with `Connection: close`; the whole answer.
+  static func get(_ path: String, port: Int) throws -> String {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 2, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    guard blockingConnect(fd, to: try .init(host: "127.0.0.1", port: port)) == 0 else {
+      throw TestFailure("connect to \(port) failed")
+    }
+    let request = Array("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
+    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    var answer: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+      let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+      guard n > 0 else { break }
+      answer += buffer[0..<n]
+    }
+    return String(decoding: answer, as: UTF8.self)
+  }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import SwitchboardClient
+import SwitchboardTestSupport
+import Testing
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The binary under test, from `SWITCHBOARD_BIN`.
+private let binaryPath = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
+
+/// Scale-out through processes: a real `redis-server`, `switchboard serve --redis` nodes on
+/// free loopback ports, clients over WebSocket (the real `ChatClient`, which resumes by id
+/// and epoch), TCP lines and UDP spread over them. Each test counts what was acknowledged
+/// and what arrived. `--redis-timeout 0.5` makes outages show within a test: commands and
+/// connects time out after 0.5 s, publishes after 1 s, the probe runs every 0.5 s.
+@Suite(
+  .serialized, .enabled(if: binaryPath != nil && RedisServer.isInstalled, "needs SWITCHBOARD_BIN and redis-server"),
+  .onTestThreads)
+struct ScaleOutProcessTests {
+  private var binary: String { binaryPath! }
+
+  private static var testConfiguration: ChatClient.Configuration {
+    ChatClient.Configuration(
+      connectTimeout: .seconds(5),
+      reconnect: ReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(300)),
+      heartbeat: .disabled)
+  }
+
+  private func nodes(_ count: Int, redisPort: Int) async throws -> [ScaleOutNode] {
+    var nodes: [ScaleOutNode] = []
+    for _ in 0..<count { nodes.append(try await ScaleOutNode(binary: binary, redisPort: redisPort)) }
+    for node in nodes { _ = try node.waitForReadiness(200) }
+    return nodes
+  }
+
+  private func watcher(_ name: String, on node: ScaleOutNode) throws -> ChatWatcher {
+    ChatWatcher(
+      try ChatClient(
+        url: "ws://127.0.0.1:\(node.httpPort)/rooms/chaos", name: name, configuration: Self.testConfiguration))
+  }
+
+  /// A client that reaches "the cluster": the first running node of `preference`.
+  private func roamingWatcher(_ name: String, preferring preference: [ScaleOutNode]) throws -> ChatWatcher {
+    var configuration = Self.testConfiguration
+    configuration.resolver = NodeResolver(nodes: preference)
+    return ChatWatcher(
+      try ChatClient(url: "dnssd://Cluster._http._tcp.local", name: name, room: "chaos", configuration: configuration))
+  }
+
+  /// Every id once, in increasing order (what a member must see).
+  private func expectOnceInOrder(_ seen: [ChatWatcher.Seen], _ who: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    let ids = seen.map(\.id)
+    #expect(ids == ids.sorted() && Set(ids).count == ids.count, "\(who) saw \(ids)", sourceLocation: sourceLocation)
+  }
+
+  @Test func everyClientOnEveryNodeSeesEveryMessageOnceInTheSameOrder() async throws {
+    let redis = try RedisServer()
+    let nodes = try await nodes(3, redisPort: redis.port)
+    let watchers = try nodes.indices.map { try watcher("ws\($0)", on: nodes[$0]) }
+    let lines = try nodes.indices.map { try RawChatPeer(.tcp, port: nodes[$0].tcpPort, name: "tcp\($0)") }
+    let datagrams = try nodes.indices.map { try RawChatPeer(.udp, port: nodes[$0].udpPort, name: "udp\($0)") }
+    for w in watchers { try w.waitConnected() }
+    // Every member of every node appears in /who on every node (presence is cluster-wide).
+    let everyone = nodes.indices.flatMap { ["ws\($0)", "tcp\($0)", "udp\($0)"] }
+    for (index, peer) in lines.enumerated() {
+      try untilWho(peer, lists: everyone, node: index)
+    }
+    for peer in datagrams {
+      try peer.waitFor("the iam echo") { $0.contains { $0.hasPrefix("Server received: iam:") } }
+    }
+
+    let perNode = 8
+    let acked = Locked<[String: UInt64]>([:])
+    try await withThrowingTaskGroup(of: Void.self) { group in
+      for (index, w) in watchers.enumerated() {
+        group.addTask {
+          for n in 0..<perNode {
+            let text = "m\(index)-\(n)"
+            let id = try await w.client.send(text)
+            acked.withLock { $0[text] = id ?? 0 }
+          }
+        }
+      }
+      try await group.waitForAll()
+    }
+    let ids = acked.value
+    #expect(Set(ids.values) == Set(1...UInt64(3 * perNode)), "\(ids)")
+    let texts = Set(ids.keys)
+    for w in watchers { try w.waitForTexts(texts) }
+    let reference = watchers[0].messages
+    for w in watchers {
+      #expect(w.messages == reference, "\(w.client.name) saw another order")
+      #expect(w.messages.map(\.id) == Array(1...UInt64(3 * perNode)))
+    }
+    // TCP and UDP members get the same stream as lines, in the same order.
+    let expected = reference.map(\.text)
+    for peer in lines + datagrams {
+      try peer.waitFor("all \(expected.count) messages") { lines in
+        lines.compactMap(Self.chatText).filter(texts.contains) == expected
+      }
+    }
+  }
+
+  @Test func aKilledNodesClientsResumeOnTheOthersWithNothingAcknowledgedLost() async throws {
+    let redis = try RedisServer()
+    let nodes = try await nodes(3, redisPort: redis.port)
+    let sender = try roamingWatcher("sender", preferring: [nodes[0], nodes[1], nodes[2]])
+    let reader = try roamingWatcher("reader", preferring: [nodes[0], nodes[2], nodes[1]])
+    let steady = try watcher("steady", on: nodes[2])
+    for w in [sender, reader, steady] { try w.waitConnected() }
+
+    var acked: [String: UInt64] = [:]
+    for n in 0..<30 {
+      if n == 10 { nodes[0].kill() }
+      let text = "k\(n)"
+      let id = try await withTimeout(.seconds(20)) { try await sender.client.send(text) }
+      acked[text] = id ?? 0
+    }
+    #expect(Set(acked.values).count == 30 && !acked.values.contains(0), "\(acked)")
+    let texts = Set(acked.keys)
+    for w in [sender, reader, steady] {
+      try w.waitForTexts(texts)
+      expectOnceInOrder(w.messages, w.client.name)
+      for (text, id) in acked {
+        #expect(w.messages.filter { $0.text == text }.map(\.id) == [id], "\(w.client.name): \(text)")
+      }
+    }
+    #expect(sender.connectCount >= 2 && reader.connectCount >= 2, "the clients of the killed node reconnected")
+    #expect(sender.gapCount == 0 && reader.gapCount == 0)
+  }
+
+  @Test func redisPausedLongerThanTheTimeoutsFailsPublishesAndLosesNothingAcknowledged() async throws {
+    let redis = try RedisServer()
+    let nodes = try await nodes(2, redisPort: redis.port)
+    let sender = try watcher("sender", on: nodes[0])
+    let reader = try watcher("reader", on: nodes[1])
+    for w in [sender, reader] { try w.waitConnected() }
+    var acked: [String: UInt64] = [:]
+    for n in 0..<5 { acked["p\(n)"] = try await sender.client.send("p\(n)") ?? 0 }
+
+    redis.signal(SIGSTOP)
+    var failed: [String] = []
+    do {
+      defer { redis.signal(SIGCONT) }
+      let body = try nodes[0].waitForReadiness(503)
+      #expect(body.contains("redis unreachable since"), "\(body)")
+      for n in 5..<8 {
+        do {
+          acked["p\(n)"] = try await withTimeout(.seconds(10)) { try await sender.client.send("p\(n)") } ?? 0
+        } catch let error as ChatClientError where error == .notStored {
+          failed.append("p\(n)")
+        }
+      }
+    }
+    #expect(failed.count == 3, "each publish during the pause got an error ack: \(failed)")
+    for node in nodes { _ = try node.waitForReadiness(200) }
+    for n in 8..<13 { acked["p\(n)"] = try await sender.client.send("p\(n)") ?? 0 }
+
+    try reader.waitForTexts(Set(acked.keys))
+    expectOnceInOrder(reader.messages, "reader")
+    for (text, id) in acked {
+      #expect(reader.messages.filter { $0.text == text }.map(\.id) == [id], "\(text)")
+    }
+    // A failed publish may still have run on Redis (its reply was what timed out): at most once.
+    for text in failed { #expect(reader.messages.filter { $0.text == text }.count <= 1) }
+    #expect(nodes[0].process.stderr.components(separatedBy: "Redis unreachable").count - 1 == 1)
+    #expect(nodes[0].process.stderr.components(separatedBy: "Redis reachable again").count - 1 == 1)
+  }
+
+  @Test func aNodePartitionedFromRedisTurnsUnreadyWhileTheOthersGoOnAndResyncsOnResume() async throws {
+    let redis = try RedisServer()
+    let proxy = try StallingProxy(upstreamPort: redis.port)
+    defer { proxy.close() }
+    let cut = try await ScaleOutNode(binary: binary, redisPort: proxy.port)
+    let others = try await nodes(2, redisPort: redis.port)
+    _ = try cut.waitForReadiness(200)
+    let isolated = try watcher("isolated", on: cut)
+    let sender = try watcher("sender", on: others[0])
+    let reader = try watcher("reader", on: others[1])
+    for w in [isolated, sender, reader] { try w.waitConnected() }
+    _ = try await sender.client.send("before")
+    try isolated.waitForTexts(["before"])
+
+    proxy.stall()
+    let body = try cut.waitForReadiness(503)
+    #expect(body.contains("redis unreachable since"), "\(body)")
+    var acked: [String: UInt64] = [:]
+    for n in 0..<6 { acked["cut\(n)"] = try await sender.client.send("cut\(n)") ?? 0 }
+    try reader.waitForTexts(Set(acked.keys))
+    for node in others { #expect(node.readiness().status == 200) }
+    #expect(!isolated.messages.contains { acked[$0.text] != nil }, "nothing reaches the cut node meanwhile")
+
+    proxy.resume()
+    _ = try cut.waitForReadiness(200)
+    try isolated.waitForTexts(Set(acked.keys))
+    expectOnceInOrder(isolated.messages, "isolated")
+    #expect(isolated.messages.map(\.id) == reader.messages.map(\.id))
+  }
+
+  @Test func aSilentPubSubConnectionIsFoundByTheProbeAndReplaced() async throws {
+    let redis = try RedisServer()
+    let proxy = try StallingProxy(upstreamPort: redis.port)
+    defer { proxy.close() }
+    let quiet = try await ScaleOutNode(binary: binary, redisPort: proxy.port)
+    let other = try await ScaleOutNode(binary: binary, redisPort: redis.port)
+    for node in [quiet, other] { _ = try node.waitForReadiness(200) }
+    let listener = try watcher("listener", on: quiet)
+    let sender = try watcher("sender", on: other)
+    for w in [listener, sender] { try w.waitConnected() }
+    _ = try await sender.client.send("warm-up")
+    try listener.waitForTexts(["warm-up"])
+
+    // Only what Redis sends down the pub/sub connection stops: commands still work.
+    proxy.stall(.toClient, whereClientSent: "SUBSCRIBE")
+    var acked: [String: UInt64] = [:]
+    for n in 0..<8 { acked["s\(n)"] = try await sender.client.send("s\(n)") ?? 0 }
+    try listener.waitForTexts(Set(acked.keys), timeout: .seconds(15))
+    expectOnceInOrder(listener.messages, "listener")
+    #expect(listener.messages.map(\.id) == sender.messages.map(\.id))
+    let log = quiet.process.stderr
+    #expect(log.components(separatedBy: "pub/sub connection silent").count - 1 == 1, "\(log)")
+    let replaced: Bool = eventually(timeout: .seconds(10)) {
+      quiet.process.stderr.contains("pub/sub connection replaced")
+    }
+    #expect(replaced, "\(quiet.process.stderr)")
+    _ = try quiet.waitForReadiness(200)
+    #expect(!quiet.process.stderr.contains("Redis unreachable"), "the command connection never failed")
+  }
+
+  // MARK: Helpers
+
+  /// The text of a chat line `NAME: TEXT` (TCP and UDP members get those).
+  private static func chatText(_ line: String) -> String? {
+    guard let range = line.range(of: ": "), !line.hasPrefix("*"), !line.hasPrefix("Server received") else {
+      return nil
+    }
+    return String(line[range.upperBound...])
+  }
+
+  /// Asks `/who` until the answer lists every name in `names`.
+  private func untilWho(_ peer: RawChatPeer, lists names: [String], node: Int) throws {
+    var answer = ""
+    let listed = eventually(timeout: .seconds(15)) {
+      peer.send("/who")
+      let seen = eventually(timeout: .milliseconds(500)) { peer.lines.contains { $0.hasPrefix("* in chaos") } }
+      guard seen, let last = peer.lines.last(where: { $0.hasPrefix("* in chaos") }) else { return false }
+      answer = last
+      return names.allSatisfy { last.contains($0) }
+    }
+    #expect(listed, "node \(node): \(answer)")
+  }
+}

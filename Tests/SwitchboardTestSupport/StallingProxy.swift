@@ -1,0 +1,228 @@
+import Foundation
+import SwitchboardIO
+import Synchronization
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// A TCP proxy on 127.0.0.1 in front of one loopback port that can stop forwarding without
+/// closing anything: what a stalled network path looks like to both ends (no reset, no
+/// FIN, bytes just stop). Each accepted connection gets its own upstream connection.
+///
+/// ```swift
+/// let proxy = try StallingProxy(upstreamPort: redis.port)
+/// proxy.stall()                                      // every connection, both ways, new ones too
+/// proxy.stall(.toClient, whereClientSent: "SUBSCRIBE")  // only pub/sub connections' deliveries
+/// proxy.resume()                                     // everything held back flows again
+/// ```
+///
+/// A stalled direction is simply not read: its bytes wait in the kernel's buffers (and
+/// then the sender's), and arrive in order on ``resume()``. One thread polls every socket;
+/// writes block, which is fine for the small volumes of a test.
+public final class StallingProxy: Sendable {
+  /// Which way bytes stop.
+  public enum Direction: Sendable, Hashable, CaseIterable {
+    /// From the connecting client to the upstream server.
+    case toServer
+    /// From the upstream server back to the client.
+    case toClient
+  }
+
+  private enum Command: Sendable {
+    case stall(Set<Direction>, marker: [UInt8]?)
+    case resume
+  }
+
+  private struct Control: Sendable {
+    var commands: [Command] = []
+    var closed = false
+    var accepted = 0
+  }
+
+  /// The port the proxy listens on.
+  public let port: Int
+  /// The port it forwards to.
+  public let upstreamPort: Int
+  private let listener: Int32
+  private let control = Mutex(Control())
+  private let finished = DispatchSemaphore(value: 0)
+
+  /// Listens on a kernel-chosen loopback port and starts forwarding.
+  /// - Throws: ``TestFailure`` when the listening socket cannot be made.
+  public init(upstreamPort: Int) throws {
+    self.upstreamPort = upstreamPort
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+    }
+    guard bound == 0, listen(fd, 128) == 0 else {
+      Glibc.close(fd)
+      throw TestFailure("proxy bind/listen: errno \(errno)")
+    }
+    _ = withUnsafeMutablePointer(to: &address) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    listener = fd
+    port = Int(UInt16(bigEndian: address.sin_port))
+    let thread = Thread { [self] in
+      run()
+      finished.signal()
+    }
+    thread.name = "stalling-proxy"
+    thread.start()
+  }
+
+  deinit { close() }
+
+  /// Stops forwarding `directions` on the open connections whose client sent `marker`
+  /// (anywhere in its first 64 KiB; `nil`: every connection). Without a marker, connections
+  /// accepted later are stalled the same way until ``resume()``.
+  public func stall(_ directions: Set<Direction> = Set(Direction.allCases), whereClientSent marker: String? = nil) {
+    control.withLock { $0.commands.append(.stall(directions, marker: marker.map { Array($0.utf8) })) }
+  }
+
+  /// Stops forwarding one direction (see ``stall(_:whereClientSent:)``).
+  public func stall(_ direction: Direction, whereClientSent marker: String? = nil) {
+    stall([direction], whereClientSent: marker)
+  }
+
+  /// Forwards everything again, held-back bytes first.
+  public func resume() {
+    control.withLock { $0.commands.append(.resume) }
+  }
+
+  /// Connections accepted so far.
+  public var acceptedCount: Int { control.withLock { $0.accepted } }
+
+  /// Closes every socket and stops the thread (waits for it). Idempotent.
+  public func close() {
+    let first = control.withLock { c -> Bool in
+      defer { c.closed = true }
+      return !c.closed
+    }
+    guard first else { return }
+    finished.wait()
+  }
+
+  // MARK: The proxy thread
+
+  private final class Pair {
+    let client: Int32
+    let server: Int32
+    var clientSent: [UInt8] = []
+    var stalled: Set<Direction>
+    init(client: Int32, server: Int32, stalled: Set<Direction>) {
+      self.client = client
+      self.server = server
+      self.stalled = stalled
+    }
+  }
+
+  private func run() {
+    var pairs: [Pair] = []
+    var stallNew: Set<Direction> = []
+    var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+    defer {
+      for pair in pairs {
+        Glibc.close(pair.client)
+        Glibc.close(pair.server)
+      }
+      Glibc.close(listener)
+    }
+    while true {
+      let (commands, closed) = control.withLock { c -> ([Command], Bool) in
+        defer { c.commands = [] }
+        return (c.commands, c.closed)
+      }
+      if closed { return }
+      for command in commands {
+        switch command {
+        case .resume:
+          stallNew = []
+          for pair in pairs { pair.stalled = [] }
+        case .stall(let directions, let marker):
+          if marker == nil { stallNew.formUnion(directions) }
+          for pair in pairs where marker.map({ Self.contains(pair.clientSent, $0) }) ?? true {
+            pair.stalled.formUnion(directions)
+          }
+        }
+      }
+      var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+      for pair in pairs {
+        fds.append(pollfd(fd: pair.client, events: pair.stalled.contains(.toServer) ? 0 : Int16(POLLIN), revents: 0))
+        fds.append(pollfd(fd: pair.server, events: pair.stalled.contains(.toClient) ? 0 : Int16(POLLIN), revents: 0))
+      }
+      let ready = poll(&fds, nfds_t(fds.count), 10)
+      guard ready > 0 else { continue }
+      if fds[0].revents & Int16(POLLIN) != 0, let pair = accept(stalled: stallNew) { pairs.append(pair) }
+      var dead: Set<ObjectIdentifier> = []
+      for (index, pair) in pairs.enumerated() where 1 + 2 * index + 1 < fds.count {
+        let fromClient = fds[1 + 2 * index].revents
+        let fromServer = fds[2 + 2 * index].revents
+        if fromClient != 0, !pair.stalled.contains(.toServer) {
+          if !forward(pair.client, to: pair.server, &buffer, record: pair) { dead.insert(ObjectIdentifier(pair)) }
+        }
+        if fromServer != 0, !pair.stalled.contains(.toClient) {
+          if !forward(pair.server, to: pair.client, &buffer, record: nil) { dead.insert(ObjectIdentifier(pair)) }
+        }
+      }
+      for pair in pairs where dead.contains(ObjectIdentifier(pair)) {
+        Glibc.close(pair.client)
+        Glibc.close(pair.server)
+      }
+      pairs.removeAll { dead.contains(ObjectIdentifier($0)) }
+    }
+  }
+
+  private func accept(stalled: Set<Direction>) -> Pair? {
+    let client = Glibc.accept(listener, nil, nil)
+    guard client >= 0 else { return nil }
+    control.withLock { $0.accepted += 1 }
+    let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard server >= 0 else {
+      Glibc.close(client)
+      return nil
+    }
+    guard let upstream = try? SocketAddress(host: "127.0.0.1", port: upstreamPort),
+      blockingConnect(server, to: upstream) == 0
+    else {
+      Glibc.close(client)
+      Glibc.close(server)
+      return nil
+    }
+    return Pair(client: client, server: server, stalled: stalled)
+  }
+
+  /// Reads what is there and writes it all on; false when either side is done.
+  private func forward(_ from: Int32, to: Int32, _ buffer: inout [UInt8], record pair: Pair?) -> Bool {
+    let count = buffer.withUnsafeMutableBytes { recv(from, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+    if count < 0 { return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR }
+    if count == 0 { return false }
+    if let pair, pair.clientSent.count < 64 * 1024 { pair.clientSent += buffer[0..<count] }
+    var sent = 0
+    while sent < count {
+      let n = buffer.withUnsafeBytes { send(to, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
+      if n < 0 && errno == EINTR { continue }
+      guard n > 0 else { return false }
+      sent += n
+    }
+    return true
+  }
+
+  private static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+    guard !needle.isEmpty, haystack.count >= needle.count else { return needle.isEmpty }
+    for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+      if haystack[start..<(start + needle.count)].elementsEqual(needle) { return true }
+    }
+    return false
+  }
+}
