@@ -3,14 +3,18 @@
 #
 # usage: scripts/autobahn-server.sh [CASES]
 #   CASES  comma-separated case patterns (default "1.*,2.*,3.*,4.*,5.*,6.*,7.*,9.*,10.*");
-#          "all" means "*" (1.*-10.* plus the permessage-deflate cases 12.* and 13.*)
+#          "all" means "*" (1.*-10.* plus the permessage-deflate cases 12.* and 13.*);
+#          "compression-ci" the 60 permessage-deflate cases scripts/test runs: the five
+#          smallest message sizes (16-4,096 bytes) of every 12.* data set and every 13.*
+#          parameter set (wstest patterns know only "*", so they are listed one by one)
 # env:
 #   SWITCHBOARD_BIN  the server binary (default: `swift build --show-bin-path`/switchboard,
 #                    built first if missing)
 #   ABT_VENV         venv for wstest (default /tmp/abt-venv-sb); scripts/autobahn/setup.sh
 #                    makes it (from PyPI) the first time and checks it afterwards
 #   ABT_OUT          report directory (default: a fresh /tmp/sb-autobahn.XXXXXX)
-#   ABT_EXCLUDE, ABT_TIMEOUT, ABT_AGENT  passed through to scripts/autobahn/run-server-suite.sh
+#   ABT_EXCLUDE, ABT_TIMEOUT, ABT_AGENT, ABT_STRICT  passed through to
+#                    scripts/autobahn/run-server-suite.sh (ABT_STRICT=1: NON-STRICT fails)
 # Starts the server on free loopback ports (line and datagram ports off), runs the suite,
 # prints the summary, stops the server by its PID and exits with the suite's status.
 # Everything it uses is in this repository (scripts/autobahn/; docs/TESTING.md).
@@ -20,6 +24,12 @@ ROOT="$(pwd)"
 
 CASES="${1:-1.*,2.*,3.*,4.*,5.*,6.*,7.*,9.*,10.*}"
 [ "$CASES" = all ] && CASES='*'
+if [ "$CASES" = compression-ci ]; then
+  CASES=""
+  for group in 12.1 12.2 12.3 12.4 12.5 13.1 13.2 13.3 13.4 13.5 13.6 13.7; do
+    for size in 1 2 3 4 5; do CASES="$CASES${CASES:+,}$group.$size"; done
+  done
+fi
 
 ABT="$ROOT/scripts/autobahn"
 # idempotent: a no-op (no network) once the venv is current

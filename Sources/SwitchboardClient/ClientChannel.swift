@@ -64,6 +64,13 @@ final class ClientChannel {
   private let request: WebSocketHandshake.ClientRequest
   private let lifecycle: ClientLifecycle
   private let events: AsyncStream<WebSocketClient.Event>.Continuation
+  /// How many events the consumer has asked for (see `perform`).
+  private let progress: ConsumerProgress
+  /// Events yielded so far.
+  private var yielded = 0
+  /// Set while a protocol error waits for the consumer to answer the events before it;
+  /// bounded by the close timeout.
+  private var failureWait: Scheduled?
 
   private var stage = Stage.idle
   private var connectCompletion: ConnectCompletion?
@@ -80,9 +87,11 @@ final class ClientChannel {
 
   init(
     url: WebSocketURL, configuration: WebSocketClient.Configuration, tls: ClientTLSSettings?,
-    lifecycle: ClientLifecycle, events: AsyncStream<WebSocketClient.Event>.Continuation, loop: EventLoop
+    lifecycle: ClientLifecycle, events: AsyncStream<WebSocketClient.Event>.Continuation,
+    progress: ConsumerProgress, loop: EventLoop
   ) {
     self.loop = loop
+    self.progress = progress
     self.configuration = configuration
     self.tls = tls
     self.lifecycle = lifecycle
@@ -219,23 +228,57 @@ final class ClientChannel {
         HandshakeOutcome(response: head, subprotocol: agreed.subprotocol, deflate: agreed.deflate)))
     // Frames the server sent right behind its 101 (events are buffered in the stream).
     if !leftover.isEmpty, websocket != nil {
-      perform(websocket!.receive(leftover))
+      leftover.withUnsafeBytes { perform($0) }
     }
   }
 
   // MARK: Messages
 
-  private func perform(_ actions: [WebSocketAction]) {
-    for action in actions {
+  /// Decodes and carries out one action at a time (see `WebSocketConnection.nextAction()`).
+  ///
+  /// When the next action fails the connection while the consumer still holds events it
+  /// has not answered, the close frame waits (at most the close timeout) until the
+  /// consumer asks for the next event: its replies to the earlier messages, sent from its
+  /// own task, then leave before the close frame, as RFC 6455 asks.
+  private func perform(_ bytes: UnsafeRawBufferPointer, waitingForConsumer: Bool = true) {
+    websocket!.append(bytes)
+    guard failureWait == nil else { return }
+    while websocket != nil {
+      if waitingForConsumer && progress.requestedCount <= yielded && websocket!.failsNext() {
+        waitForConsumer()
+        return
+      }
+      guard let action = websocket!.nextAction() else { return }
       switch action {
-      case .text(let text): events.yield(.text(text))
-      case .binary(let bytes): events.yield(.binary(bytes))
-      case .ping(let payload): events.yield(.ping(payload))
-      case .pong(let payload): events.yield(.pong(payload))
+      case .text(let text): yield(.text(text))
+      case .binary(let bytes): yield(.binary(bytes))
+      case .ping(let payload): yield(.ping(payload))
+      case .pong(let payload): yield(.pong(payload))
       case .send(let bytes): connection?.write(bytes)
       case .close(let code, let reason): webSocketFinished(code: code, reason: reason)
       }
     }
+  }
+
+  private func yield(_ event: WebSocketClient.Event) {
+    yielded += 1
+    events.yield(event)
+  }
+
+  private func waitForConsumer() {
+    let bound = LoopBound(self, on: loop)
+    failureWait = loop.scheduleLocal(after: configuration.closeTimeout) { bound.value.consumerCaughtUp(force: true) }
+    progress.onNextRequest { [loop] in loop.execute { bound.value.consumerCaughtUp(force: false) } }
+    // A request may have come before the waiter was registered.
+    if progress.requestedCount > yielded { consumerCaughtUp(force: false) }
+  }
+
+  private func consumerCaughtUp(force: Bool) {
+    guard failureWait != nil, force || progress.requestedCount > yielded else { return }
+    failureWait?.cancel()
+    failureWait = nil
+    progress.cancelWaiter()
+    if stage == .open, websocket != nil { perform(UnsafeRawBufferPointer(start: nil, count: 0), waitingForConsumer: !force) }
   }
 
   /// Encodes and queues one message. `completion` is resumed once the output buffer is
@@ -321,7 +364,7 @@ final class ClientChannel {
   private func didRead(_ bytes: UnsafeRawBufferPointer) {
     switch stage {
     case .handshaking: readHandshake(bytes)
-    case .open: if websocket != nil { perform(websocket!.receive(bytes)) }
+    case .open: if websocket != nil { perform(bytes) }
     case .idle, .cancelledBeforeStart, .connecting, .closing, .closed: break
     }
   }

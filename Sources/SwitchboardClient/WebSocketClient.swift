@@ -131,12 +131,14 @@ public final class WebSocketClient: Sendable {
       throw .connectFailed(error)
     }
 
-    let (events, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
+    let (inner, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
+    let progress = ConsumerProgress()
+    let events = progress.counting(inner)
     let lifecycle = ClientLifecycle()
     let channel = LoopBound(
       sending: ClientChannel(
         url: url, configuration: configuration, tls: tls, lifecycle: lifecycle, events: continuation,
-        loop: loop),
+        progress: progress, loop: loop),
       on: loop)
     continuation.onTermination = { [weak channel] termination in
       // The consumer's task was cancelled: close the connection.

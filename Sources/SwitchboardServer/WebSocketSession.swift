@@ -164,7 +164,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   private func feed(_ bytes: UnsafeRawBufferPointer) {
     guard state.heard(at: Deadline.now()) else { return }
-    for action in protocolState.receive(bytes) {
+    // One action at a time, each carried out before the next frame is decoded: an echo or
+    // reply is queued before the close frame of a protocol error later in the same read.
+    protocolState.append(bytes)
+    while let action = protocolState.nextAction() {
       // Closed meanwhile (flooding, idle): the rest of this read is not handled or judged.
       if state.isFinished { return }
       switch action {
@@ -182,10 +185,24 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         break
       case .close:
         finish()
-        connection.close()
+        if protocolState.hasFailed {
+          lingerClose()
+        } else {
+          connection.close()
+        }
         return
       }
     }
+  }
+
+  /// After failing the connection: the close frame and everything before it leave first,
+  /// then a FIN; the socket closes when the peer's FIN arrives, or after a grace time. A
+  /// close with the peer's bytes unread would make the kernel send a reset, which can
+  /// destroy the replies still in flight at the peer's end.
+  private func lingerClose() {
+    let connection = self.connection
+    connection.shutdownOutput()
+    _ = context.loop.scheduleLocal(after: RefusedConnection.graceTime) { connection.close() }
   }
 
   private func handleText(_ text: String) {

@@ -81,9 +81,30 @@ public struct PerMessageDeflate {
   public mutating func decompressFragment(
     _ fragment: UnsafeRawBufferPointer, into output: inout [UInt8], limit: Int
   ) throws(WebSocketError) {
+    var none: UTF8Validator? = nil
+    try inflate(fragment, into: &output, limit: limit, validator: &none)
+  }
+
+  /// Decompresses one fragment of a text message as it arrives, appending to `output`
+  /// and validating the inflated bytes as UTF-8 chunk by chunk as they come out, with
+  /// `validator` carried across fragments. Call
+  /// ``finishTextMessage(into:limit:validator:)`` after the final fragment.
+  /// - Throws: 1007 at the first invalid chunk (inflating stops there); 1009 once
+  ///   `output` exceeds `limit`; 1002 for invalid compressed data.
+  public mutating func decompressTextFragment(
+    _ fragment: UnsafeRawBufferPointer, into output: inout [UInt8], limit: Int, validator: inout UTF8Validator
+  ) throws(WebSocketError) {
+    var some: UTF8Validator? = validator
+    defer { validator = some! }
+    try inflate(fragment, into: &output, limit: limit, validator: &some)
+  }
+
+  private mutating func inflate(
+    _ fragment: UnsafeRawBufferPointer, into output: inout [UInt8], limit: Int, validator: inout UTF8Validator?
+  ) throws(WebSocketError) {
     guard fragment.count > 0 else { return }
     do {
-      try decompressor.decompress(fragment, into: &output, limit: limit)
+      try decompressor.decompress(fragment, into: &output, limit: limit, validator: &validator)
     } catch {
       decompressor.reset()
       throw error
@@ -96,8 +117,28 @@ public struct PerMessageDeflate {
   /// decompressor if the peer uses no context takeover.
   /// - Throws: 1009 once `output` exceeds `limit`; 1002 for invalid compressed data.
   public mutating func finishMessage(into output: inout [UInt8], limit: Int) throws(WebSocketError) {
+    var none: UTF8Validator? = nil
+    try finish(into: &output, limit: limit, validator: &none)
+  }
+
+  /// Ends a text message like ``finishMessage(into:limit:)``, validating what the trailer
+  /// flushes out, and checks that the text ends on a whole character.
+  /// - Throws: 1007 for invalid or unfinished UTF-8; 1009 once `output` exceeds `limit`;
+  ///   1002 for invalid compressed data.
+  public mutating func finishTextMessage(
+    into output: inout [UInt8], limit: Int, validator: inout UTF8Validator
+  ) throws(WebSocketError) {
+    var some: UTF8Validator? = validator
+    defer { validator = some! }
+    try finish(into: &output, limit: limit, validator: &some)
+    if !some!.isComplete { throw .invalidUTF8("text message ends mid character") }
+  }
+
+  private mutating func finish(
+    into output: inout [UInt8], limit: Int, validator: inout UTF8Validator?
+  ) throws(WebSocketError) {
     try Self.trailer.withBytes { (bytes) throws(WebSocketError) in
-      try decompressFragment(bytes, into: &output, limit: limit)
+      try inflate(bytes, into: &output, limit: limit, validator: &validator)
     }
     if resetsDecompressor { decompressor.reset() }
   }

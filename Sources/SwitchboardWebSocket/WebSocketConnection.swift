@@ -1,11 +1,17 @@
 /// The WebSocket protocol state machine for one connection (RFC 6455, plus RFC 7692
 /// permessage-deflate when negotiated).
 ///
-/// It does no I/O: feed it received bytes with ``receive(_:)-(UnsafeRawBufferPointer)``
-/// and carry out the returned ``WebSocketAction``s in order; the `send…` methods
-/// return the bytes to write. It assembles fragmented messages (control frames may be
-/// interleaved), validates text incrementally and fails fast on invalid UTF-8, replies
-/// to pings, and runs the close handshake:
+/// It does no I/O: feed it received bytes with ``append(_:)`` and take the
+/// ``WebSocketAction``s one at a time with ``nextAction()``, carrying each out before
+/// asking for the next; the `send…` methods return the bytes to write. Frames are decoded
+/// only as actions are asked for, so a reply made while handling a message (an echo) is
+/// encoded, and queued, before a later frame of the same read can fail the connection:
+/// the close frame follows it (RFC 6455 strictness; ``receive(_:)-(UnsafeRawBufferPointer)``
+/// returns all actions of a read at once and loses that). It assembles fragmented messages
+/// (control frames may be interleaved), validates text incrementally — as the bytes
+/// arrive, inside a frame and across fragments, and on inflated bytes as they come out of
+/// permessage-deflate — and fails fast on invalid UTF-8, replies to pings, and runs the
+/// close handshake:
 ///
 /// - a received close is checked (1002 for a 1-byte payload or invalid code, 1007 for a
 ///   reason that is not UTF-8), answered by echoing its code, and finishes the
@@ -32,7 +38,10 @@ public struct WebSocketConnection {
   private enum State {
     case open
     case closeSent
+    /// Finished by a close handshake (or a close timeout of the shell's).
     case closed
+    /// Finished because this side failed the connection (a protocol error of the peer).
+    case failed
   }
 
   /// A data message being assembled from fragments. Separate from `State` because it is
@@ -52,6 +61,14 @@ public struct WebSocketConnection {
   private var decoder: WebSocketFrameDecoder
   private var deflate: PerMessageDeflate?
   private var message: PartialMessage?
+  /// The second action of a frame that makes two (a ping's pong and the ping, a close
+  /// frame and the close), handed out by the next ``nextAction()``.
+  private var stashed: WebSocketAction?
+  /// An action decoded ahead by ``failsNext()``, handed out before `stashed`.
+  private var lookahead: WebSocketAction?
+  /// A protocol error found ahead by ``failsNext()``: the connection fails when
+  /// ``nextAction()`` reaches it (until then it is open and can still send).
+  private var pendingError: WebSocketError?
   private let maskKeyProvider: () -> UInt32
 
   /// Creates the state machine for a connection whose opening handshake succeeded.
@@ -70,7 +87,8 @@ public struct WebSocketConnection {
     self.configuration = configuration
     self.maskKeyProvider = maskKeyProvider
     decoder = WebSocketFrameDecoder(
-      role: role, maxFrameSize: configuration.maxFrameSize, allowsRSV1: deflate != nil)
+      role: role, maxFrameSize: configuration.maxFrameSize, allowsRSV1: deflate != nil, checksMessages: true,
+      validatesUTF8: configuration.validateUTF8)
     if let deflate {
       do {
         self.deflate = try PerMessageDeflate(role: role, parameters: deflate)
@@ -86,111 +104,169 @@ public struct WebSocketConnection {
     switch state {
     case .open: .open
     case .closeSent: .closing
-    case .closed: .closed
+    case .closed, .failed: .closed
     }
   }
+
+  /// Whether this side failed the connection because of something the peer sent (its
+  /// close frame is out; the shell should stop reading, half-close and give the peer a
+  /// moment to take the close frame, rather than reset a connection with unread input).
+  public var hasFailed: Bool { state == .failed }
+
+  private var isFinished: Bool { state == .closed || state == .failed }
 
   /// Whether permessage-deflate is in use.
   public var isCompressing: Bool { deflate != nil }
 
   // MARK: Receiving
 
-  /// Feeds received bytes.
+  /// Buffers received bytes; ``nextAction()`` decodes them.
+  public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    guard !isFinished else { return }
+    decoder.append(bytes)
+  }
+
+  /// The next thing to do about the bytes appended so far, or `nil` when more bytes are
+  /// needed or the connection is finished. Carry it out — including any reply it calls
+  /// for, such as an echo through ``sendText(_:)`` — before asking for the next one: a
+  /// frame is decoded only when its turn comes, so a protocol error further on produces
+  /// its close frame after those replies.
+  public mutating func nextAction() -> WebSocketAction? {
+    if let action = lookahead.take() { return action }
+    if let action = stashed.take() { return action }
+    if let error = pendingError.take() { return fail(error) }
+    guard !isFinished else { return nil }
+    do {
+      while let frame = try decoder.nextFrame() {
+        if let action = try handle(frame) { return action }
+      }
+    } catch {
+      return fail(error)
+    }
+    return nil
+  }
+
+  /// Whether the next ``nextAction()`` fails the connection: decodes ahead (the action it
+  /// finds is kept for ``nextAction()``) without finishing anything, so a shell whose
+  /// replies come later — a client whose application echoes messages asynchronously — can
+  /// wait until they are sent before it takes the close frame.
+  public mutating func failsNext() -> Bool {
+    if pendingError != nil { return true }
+    guard lookahead == nil, stashed == nil, !isFinished else { return false }
+    do {
+      while let frame = try decoder.nextFrame() {
+        if let action = try handle(frame) {
+          lookahead = action
+          return false
+        }
+      }
+    } catch {
+      pendingError = error
+      return true
+    }
+    return false
+  }
+
+  /// Feeds received bytes and returns every action they make at once.
+  ///
+  /// Replies made while carrying these actions out are encoded after the whole read was
+  /// handled: when the read ends with a protocol error they are refused (the connection is
+  /// already finished). Shells that answer messages use ``append(_:)`` and
+  /// ``nextAction()``.
   /// - Returns: What to do, in order. Empty when more bytes are needed or the connection
   ///   is already finished.
   public mutating func receive(_ bytes: UnsafeRawBufferPointer) -> [WebSocketAction] {
-    guard state != .closed else { return [] }
-    decoder.append(bytes)
+    append(bytes)
     var actions: [WebSocketAction] = []
-    do {
-      while state != .closed, let frame = try decoder.nextFrame() {
-        try handle(frame, actions: &actions)
-      }
-    } catch {
-      fail(error, actions: &actions)
-    }
+    while let action = nextAction() { actions.append(action) }
     return actions
   }
 
-  /// Feeds received bytes.
+  /// Feeds received bytes and returns every action they make at once.
   /// - Returns: What to do, in order.
   public mutating func receive(_ bytes: [UInt8]) -> [WebSocketAction] {
     bytes.withUnsafeBytes { receive($0) }
   }
 
-  private mutating func fail(_ error: WebSocketError, actions: inout [WebSocketAction]) {
-    if state == .open {
-      actions.append(.send(encode(.close, Self.closePayload(code: error.closeCode, reason: error.message))))
-    }
-    actions.append(.close(code: error.closeCode, reason: error.message))
-    state = .closed
+  private mutating func fail(_ error: WebSocketError) -> WebSocketAction {
+    let wasOpen = state == .open
+    state = .failed
     message = nil
+    let close = WebSocketAction.close(code: error.closeCode, reason: error.message)
+    guard wasOpen else { return close }
+    stashed = close
+    return .send(encode(.close, Self.closePayload(code: error.closeCode, reason: error.message)))
   }
 
-  private mutating func handle(_ frame: WebSocketFrame, actions: inout [WebSocketAction])
-    throws(WebSocketError)
-  {
+  /// The frame's first action (a second one goes to `stashed`), or `nil` for a fragment
+  /// that completes nothing.
+  private mutating func handle(_ frame: WebSocketFrame) throws(WebSocketError) -> WebSocketAction? {
     switch frame.opcode {
     case .text, .binary:
+      // (The decoder checks fragment order at the header; this guards the assembly.)
       guard message == nil else {
         throw .protocolError("new data frame while a fragmented message is in progress")
       }
       if frame.fin && !frame.rsv1 {
-        try deliverWhole(isText: frame.opcode == .text, frame.payload, actions: &actions)
-      } else {
-        try continueMessage(
-          PartialMessage(isText: frame.opcode == .text, isCompressed: frame.rsv1, bytes: []), frame, actions: &actions)
+        return try deliverWhole(isText: frame.opcode == .text, frame.payload)
       }
+      return try continueMessage(
+        PartialMessage(isText: frame.opcode == .text, isCompressed: frame.rsv1, bytes: []), frame)
     case .continuation:
       guard message != nil else { throw .protocolError("continuation frame without a message") }
       // Passed as a temporary so the buffer stays uniquely referenced and appending does
       // not copy it (with a `let` in between, debug builds copied the whole message per
       // fragment: quadratic, 13 s for 4 MiB in 64-byte fragments).
-      try continueMessage(message.take()!, frame, actions: &actions)
+      return try continueMessage(message.take()!, frame)
     case .ping:
-      if state == .open { actions.append(.send(encode(.pong, frame.payload))) }
-      actions.append(.ping(frame.payload))
+      guard state == .open else { return .ping(frame.payload) }
+      stashed = .ping(frame.payload)
+      return .send(encode(.pong, frame.payload))
     case .pong:
-      actions.append(.pong(frame.payload))
+      return .pong(frame.payload)
     case .close:
       let (code, reason) = try Self.parseClosePayload(frame.payload, validateUTF8: configuration.validateUTF8)
-      if state == .open {
-        actions.append(.send(encode(.close, Self.closePayload(code: code, reason: ""))))
-      }
-      actions.append(.close(code: code, reason: reason))
+      let wasOpen = state == .open
       state = .closed
       message = nil
+      let close = WebSocketAction.close(code: code, reason: reason)
+      guard wasOpen else { return close }
+      stashed = close
+      return .send(encode(.close, Self.closePayload(code: code, reason: "")))
     }
   }
 
-  /// An unfragmented, uncompressed message: no copy.
-  private func deliverWhole(isText: Bool, _ payload: [UInt8], actions: inout [WebSocketAction])
-    throws(WebSocketError)
-  {
+  /// An unfragmented, uncompressed message: no copy. (Its UTF-8 was validated by the
+  /// decoder as the bytes arrived.)
+  private func deliverWhole(isText: Bool, _ payload: [UInt8]) throws(WebSocketError) -> WebSocketAction {
     guard payload.count <= configuration.maxMessageSize else {
       throw .messageTooBig("message over the limit of \(configuration.maxMessageSize) bytes")
     }
-    if isText {
-      if configuration.validateUTF8 && !UTF8Validator.isValid(payload) {
-        throw .invalidUTF8("text message is not UTF-8")
-      }
-      actions.append(.text(String(decoding: payload, as: UTF8.self)))
-    } else {
-      actions.append(.binary(payload))
-    }
+    return isText ? .text(String(decoding: payload, as: UTF8.self)) : .binary(payload)
   }
 
   private mutating func continueMessage(
-    _ partial: consuming PartialMessage, _ frame: WebSocketFrame, actions: inout [WebSocketAction]
-  ) throws(WebSocketError) {
+    _ partial: consuming PartialMessage, _ frame: WebSocketFrame
+  ) throws(WebSocketError) -> WebSocketAction? {
     let limit = configuration.maxMessageSize
-    let before = partial.bytes.count
     if partial.isCompressed {
-      try frame.payload.withBytes { (bytes) throws(WebSocketError) in
-        try deflate!.decompressFragment(bytes, into: &partial.bytes, limit: limit)
+      // Inflated text is validated chunk by chunk as it comes out (uncompressed text was
+      // validated by the decoder as it arrived).
+      if partial.isText && configuration.validateUTF8 {
+        var validator = partial.validator
+        try frame.payload.withBytes { (bytes) throws(WebSocketError) in
+          try deflate!.decompressTextFragment(bytes, into: &partial.bytes, limit: limit, validator: &validator)
+        }
+        if frame.fin { try deflate!.finishTextMessage(into: &partial.bytes, limit: limit, validator: &validator) }
+        partial.validator = validator
+      } else {
+        try frame.payload.withBytes { (bytes) throws(WebSocketError) in
+          try deflate!.decompressFragment(bytes, into: &partial.bytes, limit: limit)
+        }
+        if frame.fin { try deflate!.finishMessage(into: &partial.bytes, limit: limit) }
       }
-      if frame.fin { try deflate!.finishMessage(into: &partial.bytes, limit: limit) }
     } else {
+      let before = partial.bytes.count
       guard before + frame.payload.count <= limit else {
         throw .messageTooBig("message over the limit of \(limit) bytes")
       }
@@ -200,19 +276,11 @@ public struct WebSocketConnection {
         partial.bytes.append(contentsOf: frame.payload)
       }
     }
-    if partial.isText && configuration.validateUTF8 {
-      let valid = partial.bytes.withUnsafeBytes { all in
-        partial.validator.validate(UnsafeRawBufferPointer(rebasing: all[before...]))
-      }
-      guard valid else { throw .invalidUTF8("text message is not UTF-8") }
-      if frame.fin && !partial.validator.isComplete { throw .invalidUTF8("text message ends mid character") }
-    }
-    if frame.fin {
-      actions.append(
-        partial.isText ? .text(String(decoding: partial.bytes, as: UTF8.self)) : .binary(partial.bytes))
-    } else {
+    guard frame.fin else {
       message = partial
+      return nil
     }
+    return partial.isText ? .text(String(decoding: partial.bytes, as: UTF8.self)) : .binary(partial.bytes)
   }
 
   // MARK: Sending

@@ -11,6 +11,17 @@
 /// - a 64-bit length with the most significant bit set (1002);
 /// - a payload over ``maxFrameSize`` (1009).
 ///
+/// With ``checksMessages`` it also follows the messages the frames make up, and fails
+/// as soon as the bytes that break a rule arrive rather than when the frame is complete:
+///
+/// - a continuation frame with no message in progress, or a new text or binary frame
+///   while one is, fails at its header (1002);
+/// - the payload of an uncompressed text message is validated as UTF-8 incrementally,
+///   with one ``UTF8Validator`` carried across reads and fragments: an invalid byte fails
+///   the connection (1007) the moment it is buffered, even in the middle of a frame, and a
+///   final fragment that ends mid character fails when it is complete (1007).
+///
+/// Compressed messages (RSV1) are validated after inflation, by ``WebSocketConnection``.
 /// Non-minimal length encodings are accepted. After an error every later call throws
 /// the same error. The internal buffer is compacted as frames are consumed, so it does
 /// not grow beyond roughly one frame plus one read.
@@ -22,20 +33,48 @@ public struct WebSocketFrameDecoder: Sendable {
   /// Whether RSV1 may be set (permessage-deflate negotiated). RSV1 is still rejected on
   /// control frames and continuation frames, as RFC 7692 requires.
   public var allowsRSV1: Bool
+  /// Whether fragment order and the UTF-8 of uncompressed text are checked as bytes
+  /// arrive (see the type's overview).
+  public let checksMessages: Bool
+  /// Whether uncompressed text is validated as UTF-8 (with ``checksMessages``).
+  public let validatesUTF8: Bool
+
+  /// The data message the frames so far belong to (with ``checksMessages``).
+  private enum Message {
+    /// Between messages.
+    case none
+    /// An uncompressed text message: its payload is validated.
+    case text
+    /// A binary or compressed message: its payload is not this decoder's business.
+    case opaque
+  }
 
   private var buffer: [UInt8] = []
   private var readIndex = 0
   private var failure: WebSocketError?
+  private var message = Message.none
+  /// The UTF-8 state of the current text message, across frames and reads.
+  private var validator = UTF8Validator()
+  /// How many payload bytes of the incomplete frame at `readIndex` the validator has seen.
+  private var validatedCount = 0
 
   /// Creates a decoder.
   /// - Parameters:
   ///   - role: This side's role (a server decodes client frames).
   ///   - maxFrameSize: The payload limit per frame (default 1 MiB).
   ///   - allowsRSV1: Whether permessage-deflate was negotiated (default `false`).
-  public init(role: WebSocketRole, maxFrameSize: Int = 1 << 20, allowsRSV1: Bool = false) {
+  ///   - checksMessages: Whether to check fragment order and validate uncompressed text
+  ///     as it arrives (default `false`: frames only).
+  ///   - validatesUTF8: Whether text is validated when `checksMessages` (default `true`).
+  public init(
+    role: WebSocketRole, maxFrameSize: Int = 1 << 20, allowsRSV1: Bool = false, checksMessages: Bool = false,
+    validatesUTF8: Bool = true
+  ) {
     self.role = role
     self.maxFrameSize = maxFrameSize
     self.allowsRSV1 = allowsRSV1
+    self.checksMessages = checksMessages
+    self.validatesUTF8 = validatesUTF8
   }
 
   /// The number of received bytes not yet consumed as frames.
@@ -118,6 +157,21 @@ public struct WebSocketFrameDecoder: Sendable {
         if !fin { return .failure(.protocolError("fragmented control frame")) }
         if length7 > 125 { return .failure(.protocolError("control frame payload over 125 bytes")) }
       }
+      var validates = false
+      if checksMessages {
+        switch (opcode, message) {
+        case (.continuation, .none):
+          return .failure(.protocolError("continuation frame without a message"))
+        case (.text, .text), (.text, .opaque), (.binary, .text), (.binary, .opaque):
+          return .failure(.protocolError("new data frame while a fragmented message is in progress"))
+        case (.text, .none):
+          validates = validatesUTF8 && !rsv1
+        case (.continuation, .text):
+          validates = validatesUTF8
+        default:
+          break
+        }
+      }
       var offset = 2
       var length = UInt64(length7)
       if length7 == 126 {
@@ -140,7 +194,20 @@ public struct WebSocketFrameDecoder: Sendable {
         maskKey = UInt32(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
         offset += 4
       }
-      guard available - offset >= payloadCount else { return .success(nil) }
+      let arrived = min(available - offset, payloadCount)
+      if arrived < payloadCount {
+        // Part of a text frame: what arrived since the last look is unmasked into a
+        // scratch buffer and validated, so an invalid sequence fails now, before the rest
+        // of the frame is sent.
+        if validates && arrived > validatedCount {
+          let fresh = UnsafeRawBufferPointer(rebasing: bytes[(offset + validatedCount)..<(offset + arrived)])
+          if !Self.validate(fresh, maskKey: masked ? maskKey : nil, at: validatedCount, with: &validator) {
+            return .failure(.invalidUTF8("text message is not UTF-8"))
+          }
+          validatedCount = arrived
+        }
+        return .success(nil)
+      }
       let source = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + payloadCount)])
       let payload = [UInt8](unsafeUninitializedCapacity: payloadCount) { out, initialized in
         if masked {
@@ -151,7 +218,24 @@ public struct WebSocketFrameDecoder: Sendable {
         }
         initialized = payloadCount
       }
+      if validates {
+        // A whole frame: the rest is validated on the unmasked payload, with no scratch copy.
+        let valid = payload.withUnsafeBytes { all in
+          validator.validate(UnsafeRawBufferPointer(rebasing: all[validatedCount...]))
+        }
+        if !valid { return .failure(.invalidUTF8("text message is not UTF-8")) }
+        if fin && !validator.isComplete { return .failure(.invalidUTF8("text message ends mid character")) }
+      }
       readIndex += offset + payloadCount
+      validatedCount = 0
+      if checksMessages && !opcode.isControl {
+        if fin {
+          message = .none
+        } else if opcode != .continuation {
+          message = opcode == .text && !rsv1 ? .text : .opaque
+        }
+        if fin { validator.reset() }
+      }
       return .success(
         WebSocketFrame(fin: fin, rsv1: rsv1, rsv2: false, rsv3: false, opcode: opcode, payload: payload))
     }
@@ -161,6 +245,29 @@ public struct WebSocketFrameDecoder: Sendable {
     case .failure(let error):
       failure = error
       throw error
+    }
+  }
+
+  /// Feeds payload bytes that start `position` bytes into their frame to `validator`,
+  /// unmasking them first (in chunks on the stack) when the frame is masked.
+  private static func validate(
+    _ bytes: UnsafeRawBufferPointer, maskKey: UInt32?, at position: Int, with validator: inout UTF8Validator
+  ) -> Bool {
+    guard let maskKey else { return validator.validate(bytes) }
+    let chunk = 512
+    return withUnsafeTemporaryAllocation(byteCount: chunk, alignment: 8) { scratch in
+      var done = 0
+      while done < bytes.count {
+        let count = min(chunk, bytes.count - done)
+        // The key as it stands at this byte of the payload: rotated by the phase.
+        let shift = UInt32(8 * ((position + done) & 3))
+        let key = shift == 0 ? maskKey : maskKey << shift | maskKey >> (32 - shift)
+        WebSocketFrameEncoder.mask(
+          source: UnsafeRawBufferPointer(rebasing: bytes[done..<(done + count)]), destination: scratch, key: key)
+        if !validator.validate(UnsafeRawBufferPointer(rebasing: scratch[0..<count])) { return false }
+        done += count
+      }
+      return true
     }
   }
 }

@@ -96,10 +96,12 @@ final class ZlibStream {
   private static let maxChunk = 1 << 18
 
   /// Inflates `input`, appending to `output`, failing with 1009 as soon as `output`
-  /// would exceed `limit` bytes. Never produces more than `limit + 1` bytes.
-  func decompress(_ input: UnsafeRawBufferPointer, into output: inout [UInt8], limit: Int)
-    throws(WebSocketError)
-  {
+  /// would exceed `limit` bytes. Never produces more than `limit + 1` bytes. With a
+  /// `validator`, each chunk is validated as UTF-8 as it comes out, and invalid text
+  /// stops inflating at once with 1007.
+  func decompress(
+    _ input: UnsafeRawBufferPointer, into output: inout [UInt8], limit: Int, validator: inout UTF8Validator?
+  ) throws(WebSocketError) {
     precondition(kind == .inflate)
     stream.pointee.next_in = UnsafeMutablePointer(
       mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
@@ -122,6 +124,9 @@ final class ZlibStream {
       output.append(contentsOf: UnsafeBufferPointer(start: scratch, count: room - left))
       if output.count > limit {
         throw .messageTooBig("decompressed message over the limit of \(limit) bytes")
+      }
+      if validator != nil && !validator!.validate(UnsafeRawBufferPointer(start: scratch, count: room - left)) {
+        throw .invalidUTF8("text message is not UTF-8")
       }
       switch result {
       case Z_OK, Z_BUF_ERROR:

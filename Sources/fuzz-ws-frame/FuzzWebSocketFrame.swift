@@ -7,7 +7,10 @@ import SwitchboardWebSocket
 // (size limit, control frames final and ≤ 125 bytes, RSV bits); pieces decode as the whole
 // does; every frame, re-encoded with the masking its sender must use, decodes to itself,
 // and with the wrong masking fails with 1002; and the UTF-8 validator agrees with the
-// standard library on every text payload, fed whole or in two parts.
+// standard library on every text payload, fed whole, in two parts and in random pieces.
+// Bit 5 of the first byte turns on the message checks (fragment order, UTF-8 validated as
+// bytes arrive): then every uncompressed text message is UTF-8, and an input cut anywhere
+// fails with the same code, at the latest where the whole input does.
 
 /// The frames `chunks` decode to, and the error that stopped the decoder (if any).
 func decode(_ chunks: [[UInt8]], like template: WebSocketFrameDecoder) -> (
@@ -24,15 +27,21 @@ func check(_ bytes: [UInt8]) {
   let options = input.byte()
   let role: WebSocketRole = options & 1 == 0 ? .server : .client
   let maxFrameSize = [0, 1, 125, 126, 127, 1000, 65535, 65536][Int(options >> 2) & 7]
-  let template = WebSocketFrameDecoder(role: role, maxFrameSize: maxFrameSize, allowsRSV1: options & 2 != 0)
+  let checksMessages = options & 0x20 != 0
+  let template = WebSocketFrameDecoder(
+    role: role, maxFrameSize: maxFrameSize, allowsRSV1: options & 2 != 0, checksMessages: checksMessages)
+  // Frames re-encoded one by one are decoded without message context.
+  let single = WebSocketFrameDecoder(role: role, maxFrameSize: maxFrameSize, allowsRSV1: options & 2 != 0)
   let stream = input.rest()
   let whole = decode([stream], like: template)
   let cut = decode(Fuzz.pieces(stream, seed: options), like: template)
   Fuzz.require(
     cut.frames == whole.frames && cut.error?.closeCode == whole.error?.closeCode, "pieces decoded differently")
   if let error = whole.error {
-    Fuzz.require([.protocolError, .messageTooBig].contains(error.closeCode), "close code \(error.closeCode)")
+    let codes: [WebSocketCloseCode] = checksMessages ? [.protocolError, .messageTooBig, .invalidFramePayloadData] : [.protocolError, .messageTooBig]
+    Fuzz.require(codes.contains(error.closeCode), "close code \(error.closeCode)")
   }
+  if checksMessages { checkMessages(whole.frames) }
   for (index, frame) in whole.frames.enumerated() {
     Fuzz.require(frame.payload.count <= maxFrameSize, "frame over the limit")
     Fuzz.require(!frame.rsv2 && !frame.rsv3, "RSV2/RSV3")
@@ -47,13 +56,34 @@ func check(_ bytes: [UInt8]) {
     let right = WebSocketFrameEncoder.encode(
       opcode: frame.opcode, payload: frame.payload, fin: frame.fin, rsv1: frame.rsv1,
       maskKey: role == .server ? key : nil)
-    let again = decode([right], like: template)
+    let again = decode([right], like: single)
     Fuzz.require(again.error == nil && again.frames == [frame], "round trip: \(frame) became \(again)")
     let wrong = WebSocketFrameEncoder.encode(
       opcode: frame.opcode, payload: frame.payload, fin: frame.fin, rsv1: frame.rsv1,
       maskKey: role == .server ? nil : key)
-    Fuzz.require(decode([wrong], like: template).error?.closeCode == .protocolError, "wrong masking accepted")
+    Fuzz.require(decode([wrong], like: single).error?.closeCode == .protocolError, "wrong masking accepted")
     if frame.opcode == .text { checkUTF8(frame.payload) }
+  }
+}
+
+/// With message checks: fragments come in order and every uncompressed text message the
+/// frames make up (complete or not yet) is valid UTF-8 so far.
+func checkMessages(_ frames: [WebSocketFrame]) {
+  var text: [UInt8]? = nil
+  var inMessage = false
+  for frame in frames where !frame.opcode.isControl {
+    Fuzz.require(inMessage == (frame.opcode == .continuation), "fragment order")
+    if frame.opcode == .text && !frame.rsv1 { text = [] }
+    text?.append(contentsOf: frame.payload)
+    inMessage = !frame.fin
+    if frame.fin, let done = text {
+      Fuzz.require(String(validating: done, as: UTF8.self) != nil, "text message is not UTF-8")
+    }
+    if frame.fin { text = nil }
+  }
+  if let partial = text {
+    var validator = UTF8Validator()
+    Fuzz.require(validator.validate(partial), "unfinished text message is not UTF-8 so far")
   }
 }
 
@@ -67,6 +97,12 @@ func checkUTF8(_ payload: [UInt8]) {
     let second = first && validator.validate(Array(payload[split...]))
     Fuzz.require((second && validator.isComplete) == valid, "UTF8Validator split at \(split) disagrees")
   }
+  var streaming = UTF8Validator()
+  var ok = true
+  for piece in Fuzz.pieces(payload, seed: UInt8(truncatingIfNeeded: payload.count)) where ok {
+    ok = streaming.validate(piece)
+  }
+  Fuzz.require((ok && streaming.isComplete) == valid, "UTF8Validator in pieces disagrees")
 }
 
 #if FUZZ_WS_FRAME

@@ -15,7 +15,7 @@
 #   3. opens URL/updateReports?agent=AGENT: the server writes the reports
 # env:
 #   ABT_CASES    comma-separated case patterns (default "*": 1.*-10.*, 12.*, 13.*)
-#   ABT_VENV, ABT_OUT, ABT_AGENT, ABT_EXCLUDE, ABT_TIMEOUT as in run-server-suite.sh
+#   ABT_VENV, ABT_OUT, ABT_AGENT, ABT_EXCLUDE, ABT_TIMEOUT, ABT_STRICT as in run-server-suite.sh
 #   (ABT_OUT default: a new /tmp/abt-client.XXXXXX)
 # The server binds 127.0.0.1 only and has no web port (-u 0); upstream it listens on
 # every interface and serves its report pages on 8080.
@@ -104,7 +104,9 @@ if grep -q '^Traceback' "$OUT/wstest.log"; then
   echo "$ABT_SELF: WARNING: Python tracebacks in $OUT/wstest.log" >&2
 fi
 set +e
-"$ABT_VENV/bin/python" "$ABT_DIR/summarize.py" "$OUT" --agent "$AGENT" --expect "$expect"
+strict=()
+[ "${ABT_STRICT:-0}" = 1 ] && strict=(--strict)
+"$ABT_VENV/bin/python" "$ABT_DIR/summarize.py" "$OUT" --agent "$AGENT" --expect "$expect" "${strict[@]}"
 rc=$?
 # a client that failed (other than by failing cases) must not pass
 [ $rc -eq 0 ] && [ $crc -ne 0 ] && { echo "$ABT_SELF: the client exited $crc" >&2; rc=1; }

@@ -14,6 +14,7 @@
 #   ABT_AGENT    the testee's name in the reports (default testee)
 #   ABT_EXCLUDE  comma-separated case patterns to leave out
 #   ABT_TIMEOUT  limit for the whole run in seconds (default 3600)
+#   ABT_STRICT   1: a NON-STRICT case fails the run too (summarize.py --strict)
 # Exit status: the summary's (0 iff no case FAILED and none is MISSING); 2 for
 # setup or usage errors.
 set -euo pipefail
@@ -73,5 +74,7 @@ grep -m1 '^Connection to .* failed' "$OUT/wstest.log" >&2 || true
 expect="$(abt_case_count "$OUT/wstest.log")"
 [ -n "$expect" ] || { tail -20 "$OUT/wstest.log" >&2; abt_die "wstest did not start (see $OUT/wstest.log)"; }
 set +e
-"$ABT_VENV/bin/python" "$ABT_DIR/summarize.py" "$OUT" --agent "$AGENT" --expect "$expect"
+strict=()
+[ "${ABT_STRICT:-0}" = 1 ] && strict=(--strict)
+"$ABT_VENV/bin/python" "$ABT_DIR/summarize.py" "$OUT" --agent "$AGENT" --expect "$expect" "${strict[@]}"
 exit $?

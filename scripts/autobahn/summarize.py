@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Summarize an Autobahn|Testsuite report directory.
 
-usage: summarize.py REPORT_DIR [--agent NAME] [--expect N] [--json]
+usage: summarize.py REPORT_DIR [--agent NAME] [--expect N] [--strict] [--json]
 
 Reads REPORT_DIR/index.json (written by wstest's fuzzingclient/fuzzingserver)
 and prints for each agent the number of cases per behaviour -- OK, NON-STRICT,
@@ -11,7 +11,8 @@ reason from its per-case report.  Any other behaviour wstest reports (e.g.
 WRONG CODE, UNCLEAN) is listed and counts as a failure too.
 
 Exit status: 0 if no case FAILED (or had another failing behaviour) and none
-is MISSING; 1 otherwise; 2 if there is no usable index.json.
+is MISSING -- with --strict, also none NON-STRICT (each is listed with its
+reason like a failure); 1 otherwise; 2 if there is no usable index.json.
 --json prints the same data as JSON instead.
 """
 
@@ -45,14 +46,14 @@ def failure_reason(report_dir, entry):
     return " / ".join(p for p in parts if p)
 
 
-def summarize(report_dir, cases, expect):
+def summarize(report_dir, cases, expect, strict=False):
     counts = dict.fromkeys(COLUMNS, 0)
     failed = []
     for case_id in sorted(cases, key=case_key):
         entry = cases[case_id]
         behavior = entry.get("behavior", "?")
         counts[behavior] = counts.get(behavior, 0) + 1
-        if behavior not in PASSING:
+        if behavior not in PASSING or (strict and behavior == "NON-STRICT"):
             failed.append({"id": case_id, "behavior": behavior,
                            "reason": failure_reason(report_dir, entry)})
     if expect is not None and len(cases) < expect:
@@ -65,6 +66,7 @@ def main():
     ap.add_argument("report_dir")
     ap.add_argument("--agent", help="only this agent (default: every agent in index.json)")
     ap.add_argument("--expect", type=int, help="number of cases that should have a result")
+    ap.add_argument("--strict", action="store_true", help="NON-STRICT counts as a failure")
     ap.add_argument("--json", action="store_true", help="print JSON")
     args = ap.parse_args()
 
@@ -84,7 +86,7 @@ def main():
               file=sys.stderr)
         return 2
 
-    results = {agent: summarize(args.report_dir, data[agent], args.expect) for agent in sorted(data)}
+    results = {agent: summarize(args.report_dir, data[agent], args.expect, args.strict) for agent in sorted(data)}
     bad = any(r["failed"] or r["counts"]["MISSING"] for r in results.values())
     if args.json:
         print(json.dumps(results, indent=2))
