@@ -20,6 +20,10 @@ final class RedisServer: Sendable {
     var tls: (certificate: String, key: String, ca: String)?
     /// Commands renamed away (`rename-command NAME ""`), e.g. `HELLO` to look like Redis 5.
     var disabledCommands: [String] = []
+    /// Keep the data across a restart: an append-only file synced on every write, in a
+    /// directory of this server's own (without it nothing is saved, and a restart starts
+    /// empty).
+    var persistent = false
   }
 
   /// Whether `redis-server` is installed (scripts/install-test-peers.sh installs it).
@@ -34,16 +38,24 @@ final class RedisServer: Sendable {
 
   let port: Int
   let options: Options
+  /// Where a persistent server keeps its append-only file (removed with the server).
+  private let directory: String
   private let process: Locked<ChildProcess?>
 
   /// Starts a server and waits until it accepts connections.
   init(_ options: Options = Options()) throws {
     self.options = options
+    if options.persistent {
+      directory = FileManager.default.temporaryDirectory.appendingPathComponent("sb-redis-\(UUID().uuidString)").path
+      try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    } else {
+      directory = FileManager.default.temporaryDirectory.path
+    }
     var lastError: Error?
     for _ in 0..<5 {
       let port = try freePorts(1)[0]
       do {
-        let child = try Self.start(options, port: port)
+        let child = try Self.start(options, port: port, directory: directory)
         self.port = port
         self.process = Locked(child)
         return
@@ -51,11 +63,13 @@ final class RedisServer: Sendable {
         lastError = error
       }
     }
+    if options.persistent { try? FileManager.default.removeItem(atPath: directory) }
     throw lastError ?? TestFailure("redis-server did not start")
   }
 
   deinit {
     process.withLock { $0?.stop() }
+    if options.persistent { try? FileManager.default.removeItem(atPath: directory) }
   }
 
   /// The server's process id.
@@ -79,7 +93,7 @@ final class RedisServer: Sendable {
     var lastError: Error?
     for _ in 0..<50 {
       do {
-        let child = try Self.start(options, port: port)
+        let child = try Self.start(options, port: port, directory: directory)
         process.withLock { $0 = child }
         return
       } catch {
@@ -95,9 +109,9 @@ final class RedisServer: Sendable {
     process.withLock { $0?.signal(sig) }
   }
 
-  private static func start(_ options: Options, port: Int) throws -> ChildProcess {
-    var arguments = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"]
-    arguments += ["--dir", FileManager.default.temporaryDirectory.path]
+  private static func start(_ options: Options, port: Int, directory: String) throws -> ChildProcess {
+    var arguments = ["--bind", "127.0.0.1", "--save", "", "--daemonize", "no", "--dir", directory]
+    arguments += options.persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]
     if let tls = options.tls {
       arguments += ["--port", "0", "--tls-port", String(port)]
       arguments += [

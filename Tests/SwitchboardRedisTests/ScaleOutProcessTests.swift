@@ -131,6 +131,72 @@ struct ScaleOutProcessTests {
     #expect(sender.gapCount == 0 && reader.gapCount == 0)
   }
 
+  /// Redis killed (SIGKILL) and started again on its port during a stream, keeping its data
+  /// (append-only file, synced on every write): publishes made while it is away wait or get
+  /// an error ack; every acknowledged message reaches the other node's member once, with
+  /// its id, in the same epoch (no gap).
+  @Test func redisRestartedWithItsDataDuringAStreamLosesNothingAcknowledged() async throws {
+    var options = RedisServer.Options()
+    options.persistent = true
+    let redis = try RedisServer(options)
+    let nodes = try await nodes(2, redisPort: redis.port)
+    let sender = try watcher("sender", on: nodes[0])
+    let reader = try watcher("reader", on: nodes[1])
+    for w in [sender, reader] { try w.waitConnected() }
+    var acked: [String: UInt64] = [:]
+    var failed: [String] = []
+    for n in 0..<20 {
+      if n == 8 { try redis.restart() }
+      let text = "r\(n)"
+      do {
+        acked[text] = try await withTimeout(.seconds(10)) { try await sender.client.send(text) } ?? 0
+      } catch let error as ChatClientError where error == .notStored {
+        failed.append(text)
+      }
+    }
+    #expect(acked.count >= 12, "most publishes were acknowledged: failed \(failed)")
+    try reader.waitForTexts(Set(acked.keys))
+    expectOnceInOrder(reader.messages, "reader")
+    for (text, id) in acked {
+      #expect(reader.messages.filter { $0.text == text }.map(\.id) == [id], "\(text)")
+    }
+    for text in failed { #expect(reader.messages.filter { $0.text == text }.count <= 1) }
+    #expect(reader.gapCount == 0 && sender.gapCount == 0, "the room kept its epoch")
+  }
+
+  /// Redis restarted without its data during a stream: the nodes find it again, the room
+  /// starts a new epoch (`RedisRoomBrokerTests` checks the epoch and `recovered: false`), and
+  /// what is published afterwards is acknowledged and arrives on the other node.
+  @Test(
+    .disabled(
+      """
+      Open (issue 13): the line member gets what follows, the ChatClient does not — live \
+      JSON messages carry no epoch, so a WebSocket member is not told that the room started \
+      over and the client drops the new epoch's ids at or below the last one it saw.
+      """))
+  func redisRestartedEmptyDuringAStreamServesWhatFollows() async throws {
+    let redis = try RedisServer()
+    let nodes = try await nodes(2, redisPort: redis.port)
+    let sender = try watcher("sender", on: nodes[0])
+    let reader = try watcher("reader", on: nodes[1])
+    let line = try RawChatPeer(.tcp, port: nodes[1].tcpPort, name: "line")
+    for w in [sender, reader] { try w.waitConnected() }
+    for n in 0..<5 { _ = try await sender.client.send("before\(n)") }
+    try reader.waitForTexts(Set((0..<5).map { "before\($0)" }))
+    try redis.restart()
+    for node in nodes { _ = try node.waitForReadiness(200) }
+    var after: Set<String> = []
+    for n in 0..<5 {
+      let text = "after\(n)"
+      if (try? await withTimeout(.seconds(10)) { try await sender.client.send(text) }) != nil { after.insert(text) }
+    }
+    #expect(after.count >= 3, "publishes after the restart are acknowledged: \(after)")
+    try line.waitFor("the line member gets what follows") { lines in
+      Set(lines.compactMap(Self.chatText)).isSuperset(of: after)
+    }
+    try reader.waitForTexts(after)
+  }
+
   @Test func redisPausedLongerThanTheTimeoutsFailsPublishesAndLosesNothingAcknowledged() async throws {
     let redis = try RedisServer()
     let nodes = try await nodes(2, redisPort: redis.port)
