@@ -7,12 +7,16 @@ public enum ChatEvent: Sendable {
   case binary(room: String, bytes: [UInt8], origin: MemberID?)
   /// The server is going away.
   case shutdown(reason: String)
+  /// The room's history started over in a new epoch (the broker lost it: Redis came back
+  /// without the room's data), so its ids start again from 1. Comes before the new epoch's
+  /// first message; a resuming client must forget the ids it saw.
+  case epochChanged(room: String, epoch: String)
 
   /// The member that caused the event, if any.
   public var origin: MemberID? {
     switch self {
     case .message(_, let o), .presence(_, let o), .binary(_, _, let o): return o
-    case .shutdown: return nil
+    case .shutdown, .epochChanged: return nil
     }
   }
 }

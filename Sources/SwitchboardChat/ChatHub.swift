@@ -556,7 +556,8 @@ public final class ChatHub: RoomBrokerSink {
     // message (it was the top of the profile).
     let step = state.rooms.values[index].receive(
       message, epoch: epoch, origin: origin, capacity: configuration.historyLimit)
-    guard case .fanOut(let shards) = step else { return }
+    guard case .fanOut(let shards, let newEpoch) = step else { return }
+    if newEpoch { fanOut(state, shards: shards, name: message.room, .epochChanged(room: message.room, epoch: epoch)) }
     fanOut(state, shards: shards, name: message.room, .message(message, origin: origin))
   }
 

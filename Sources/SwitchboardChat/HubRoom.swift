@@ -63,8 +63,9 @@ struct HubRoom {
 
   /// What ``receive(_:epoch:origin:capacity:)`` asks the hub to do.
   enum Delivery {
-    /// Queue it on these shards.
-    case fanOut(Dictionary<Int, Int>.Keys)
+    /// Queue it on these shards; `newEpoch` when it is the first message of an epoch that
+    /// replaced another (the members are told first).
+    case fanOut(Dictionary<Int, Int>.Keys, newEpoch: Bool)
     /// Nothing: the room is loading (the message waits) or already had the id.
     case none
   }
@@ -76,7 +77,9 @@ struct HubRoom {
       enqueue(.delivery(message, epoch: epoch, origin: origin))
       return .none
     }
+    var replaced = false
     if epoch != self.epoch {
+      replaced = !self.epoch.isEmpty
       self.epoch = epoch
       history = MessageRing(capacity: capacity)
       lastID = 0
@@ -85,7 +88,7 @@ struct HubRoom {
     guard message.id > lastID else { return .none }
     lastID = message.id
     history.append(message)
-    return .fanOut(shardCounts.keys)
+    return .fanOut(shardCounts.keys, newEpoch: replaced)
   }
 
   /// What ``admitPublish(limit:_:)`` decided.

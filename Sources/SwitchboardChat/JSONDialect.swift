@@ -21,6 +21,9 @@ public enum JSONDialect {
       return nil
     case .shutdown(let reason):
       return error(code: "going_away", message: reason)
+    case .epochChanged(_, let epoch):
+      // An empty history of the new epoch: the client starts its ids over.
+      return history([], epoch: epoch, recovered: false)
     }
   }
 

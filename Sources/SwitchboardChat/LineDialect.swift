@@ -13,7 +13,7 @@ public enum LineDialect {
       case .leave: return "* \(p.author) has left"
       case .rename(let old): return "* \(old) is now \(p.author)"
       }
-    case .binary:
+    case .binary, .epochChanged:
       return nil
     case .shutdown(let reason):
       return "* server is going away: \(reason)"

@@ -104,7 +104,7 @@ enum WebChatPage {
       // `name` is what the user asked for; `shownAs` what the server confirmed (its `name`
       // frame: `alice (2)` when `alice` is taken in the room), which decides what is "mine".
       let shownAs = null;
-      let ws = null, name = null, nameSent = false, lastId = 0, attempt = 0, retryTimer = null;
+      let ws = null, name = null, nameSent = false, lastId = 0, epoch = null, attempt = 0, retryTimer = null;
       const shown = new Set();
 
       $("room").textContent = "# " + room;
@@ -185,6 +185,11 @@ enum WebChatPage {
         switch (frame.type) {
           case "history":
             if (frame.recovered === false && lastId > 0) notice("Some earlier messages are no longer available.");
+            if (typeof frame.epoch === "string") {
+              // A new epoch: the room's history started over, its ids start again at 1.
+              if (epoch !== null && frame.epoch !== epoch) { shown.clear(); lastId = 0; }
+              epoch = frame.epoch;
+            }
             if (Array.isArray(d)) d.forEach(showMessage);
             break;
           case "message": showMessage(d); break;

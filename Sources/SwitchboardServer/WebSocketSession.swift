@@ -358,7 +358,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         connection.write(Self.binaryFrame(event, cache: &cache), immediately: cache.sendNow)
       case .shutdown(let reason):
         goAway(reason)
-      case .presence:
+      case .presence, .epochChanged:
         return
       }
     }
