@@ -410,9 +410,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     case .close:
       if let frame = protocolState.close(code: .policyViolation, reason: unit.closeReason) { write(frame) }
       finish()
-      let connection = self.connection
-      connection.shutdownOutput()
-      _ = context.loop.scheduleLocal(after: RefusedConnection.graceTime) { connection.close() }
+      lingerClose()
       return false
     }
   }
