@@ -64,6 +64,32 @@ struct RedisClusterTests {
     }
   }
 
+  /// Join and leave lines are announced by scripts on the room's master; on a cluster they
+  /// must go out as shard messages (`SPUBLISH`), which is what the nodes subscribe to.
+  @Test func joinAndLeaveLinesCrossNodesOnACluster() async throws {
+    let cluster = try RedisCluster()
+    let room = try cluster.room(on: 1, prefix: "lines")
+    let nodes = try (0..<3).map { try BrokerNode(url: cluster.url($0)) }
+    defer { nodes.forEach { $0.stop() } }
+    let bob = try nodes[1].join("bob", room: room)
+    let cat = try nodes[2].join("cat", room: room)
+    try await eventually("cat's join reached bob") {
+      bob.presenceEvents.contains { $0.author == "cat" && $0.kind == .join }
+    }
+    let ann = try nodes[0].join("ann", room: room)
+    for member in [bob, cat] {
+      try await eventually("\(member.name) sees ann join") {
+        member.presenceEvents.contains { $0.author == "ann" && $0.kind == .join && $0.members == 3 }
+      }
+    }
+    nodes[0].queue.sync { nodes[0].hub.leave(ann.id) }
+    for member in [bob, cat] {
+      try await eventually("\(member.name) sees ann leave") {
+        member.presenceEvents.contains { $0.kind == .leave && $0.author == "ann" && $0.members == 2 }
+      }
+    }
+  }
+
   @Test func nodesShareRoomsOnEveryMasterWithOneOrderAndClusterWidePresence() async throws {
     let cluster = try RedisCluster()
     let rooms = try (0..<3).map { try cluster.room(on: $0, prefix: "room") }
