@@ -1,11 +1,16 @@
 #if os(Linux)
   import Glibc
   import CSwitchboardShims
+  import Synchronization
 
   /// The epoll backend: level-triggered, an eventfd for cross-thread wake-ups.
   final class EpollSelector: IOSelector {
     private let epfd: Int32
+    /// Read by the loop thread only; ``wakeup()`` goes through ``wakeSlot``.
     private let wakeFD: Int32
+    /// The eventfd while open, -1 once ``close()`` ran: a ``wakeup()`` from another thread
+    /// after shutdown must not write 8 bytes into whatever reused the descriptor number.
+    private let wakeSlot: Mutex<Int32>
     private var events: UnsafeMutablePointer<epoll_event>
     private let capacity = 256
 
@@ -17,6 +22,7 @@
         Glibc.close(epfd)
         throw error
       }
+      wakeSlot = Mutex(wakeFD)
       events = .allocate(capacity: capacity)
       var ev = epoll_event()
       ev.events = sb_EPOLLIN
@@ -78,10 +84,17 @@
       }
     }
 
-    func wakeup() { _ = sb_eventfd_signal(wakeFD) }
+    func wakeup() {
+      wakeSlot.withLock { fd in
+        if fd >= 0 { _ = sb_eventfd_signal(fd) }
+      }
+    }
 
     func close() {
-      _ = Glibc.close(wakeFD)
+      wakeSlot.withLock { fd in
+        if fd >= 0 { _ = Glibc.close(fd) }
+        fd = -1
+      }
       _ = Glibc.close(epfd)
     }
   }

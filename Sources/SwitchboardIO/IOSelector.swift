@@ -9,7 +9,8 @@ protocol IOSelector: AnyObject {
   /// Blocks until something is ready, a wake-up arrives or `timeoutNanos` passes (`nil`:
   /// no limit), then calls `body` for each ready descriptor.
   func wait(timeoutNanos: UInt64?, _ body: (Int32, ReadyEvents) -> Void) throws(IOError)
-  /// Interrupts a `wait` in progress or the next one. Thread-safe.
+  /// Interrupts a `wait` in progress or the next one. Thread-safe, and a no-op after
+  /// ``close()``: its descriptor number may belong to someone else by then.
   func wakeup()
   /// Releases the selector's own descriptors.
   func close()

@@ -43,6 +43,33 @@ struct EventLoopTests {
     }
   }
 
+  /// A task submitted after shutdown must not wake the closed loop through a descriptor
+  /// number the process has since reused: the epoll loop's eventfd write (8 bytes, the
+  /// integer 1) once landed in a test client's socket and reached the server as data.
+  @Test(arguments: SelectorBackend.available)
+  func aTaskSubmittedAfterShutdownWritesToNoReusedDescriptor(backend: SelectorBackend) throws {
+    let loop = try EventLoop(backend: backend)
+    loop.shutdownGracefully()
+    // The descriptors the loop gave back are the lowest free ones: socket pairs take them.
+    var pairs: [(Int32, Int32)] = []
+    defer { for (a, b) in pairs { close(a); close(b) } }
+    for _ in 0..<8 {
+      var fds: [Int32] = [-1, -1]
+      #if canImport(Glibc)
+        let kind = Int32(SOCK_STREAM.rawValue)
+      #else
+        let kind = SOCK_STREAM
+      #endif
+      try #require(socketpair(AF_UNIX, kind, 0, &fds) == 0)
+      pairs.append((fds[0], fds[1]))
+    }
+    loop.execute {}
+    loop.execute {}
+    var polls = pairs.flatMap { [pollfd(fd: $0.0, events: Int16(POLLIN), revents: 0), pollfd(fd: $0.1, events: Int16(POLLIN), revents: 0)] }
+    let ready = poll(&polls, nfds_t(polls.count), 200)
+    #expect(ready == 0, "a descriptor reused after shutdown became readable: \(polls.filter { $0.revents != 0 }.map(\.fd))")
+  }
+
   @Test(arguments: SelectorBackend.available)
   func hasPendingTasksSaysWhetherMoreTasksWaitBehindTheRunningOne(backend: SelectorBackend) throws {
     let loop = try EventLoop(backend: backend)
