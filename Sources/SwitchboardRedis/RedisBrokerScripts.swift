@@ -5,14 +5,16 @@ enum RedisBrokerScripts {
   /// Publish: assign the next id, keep the message, announce it — atomically.
   ///
   /// `KEYS`: meta, log, ref key (the client's key when it sent a `ref`, else the node's
-  /// ref). `ARGV`: channel, MAXLEN, a fresh epoch (used when the meta hash is missing),
-  /// body, the node's ref, ref lifetime in seconds.
-  /// Returns `{id, epoch, 0}`, or `{id, epoch, 1}` when the ref key was seen before in this
-  /// epoch (nothing stored, nothing published). The ref key holds `<id>:<epoch>`, so a key
-  /// that outlived its room's epoch (Redis lost the meta hash) does not count.
+  /// ref). `ARGV`: channel, MAXLEN, a fresh epoch (used when the meta hash is missing, or
+  /// lost writes), body, the node's ref, ref lifetime in seconds, the epoch the node knows
+  /// and the highest id it saw in it (``lostWrites``).
+  /// Returns `{id, epoch, 0, lost}`, or `{id, epoch, 1, lost}` when the ref key was seen
+  /// before in this epoch (nothing stored, nothing published); `lost` is -1, or the last id
+  /// Redis held when it had lost writes and the room started a new epoch. The ref key holds
+  /// `<id>:<epoch>`, so a key that outlived its room's epoch does not count.
   static let publish = RedisScript(
     """
-    local epoch = redis.call('HGET', KEYS[1], 'epoch')
+    \(lostWrites(epoch: "ARGV[7]", seen: "ARGV[8]", fresh: "ARGV[3]"))
     if not epoch then
       epoch = ARGV[3]
       redis.call('DEL', KEYS[2])
@@ -22,14 +24,14 @@ enum RedisBrokerScripts {
     if prior then
       local sep = string.find(prior, ':', 1, true)
       if sep and string.sub(prior, sep + 1) == epoch then
-        return {tonumber(string.sub(prior, 1, sep - 1)), epoch, 1}
+        return {tonumber(string.sub(prior, 1, sep - 1)), epoch, 1, lost}
       end
     end
     local id = redis.call('HINCRBY', KEYS[1], 'last', 1)
     redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], id .. '-0', 'm', ARGV[4])
     redis.call('PUBLISH', ARGV[1], 'sb1 ' .. id .. ' ' .. epoch .. ' ' .. ARGV[5] .. ' ' .. ARGV[4])
     redis.call('SET', KEYS[3], id .. ':' .. epoch, 'EX', ARGV[6])
-    return {id, epoch, 0}
+    return {id, epoch, 0, lost}
     """)
 
   /// Presence: change this node's entry of one member, count the room's live members on
@@ -78,11 +80,14 @@ enum RedisBrokerScripts {
   /// Read: the room's epoch and last id (creating the meta hash with a fresh epoch when it
   /// is missing, and dropping a stream left from a lost epoch), and kept messages.
   ///
-  /// `KEYS`: meta, log. `ARGV`: a fresh epoch, mode (`after` or `newest`), id, count.
+  /// `KEYS`: meta, log. `ARGV`: a fresh epoch, mode (`after` or `newest`), id, count, the
+  /// epoch the node knows and the highest id it saw in it (``lostWrites``).
   /// `after`: up to count entries with ids above id, oldest first; `newest`: the newest
-  /// count entries, newest first. Returns `{epoch, last, entries}`.
+  /// count entries, newest first. Returns `{epoch, last, entries, lost}` (`lost` as for
+  /// ``publish``).
   static let read = RedisScript(
     """
+    \(lostWrites(epoch: "ARGV[5]", seen: "ARGV[6]", fresh: "ARGV[1]"))
     if redis.call('HSETNX', KEYS[1], 'epoch', ARGV[1]) == 1 then
       redis.call('HSET', KEYS[1], 'last', 0)
       redis.call('DEL', KEYS[2])
@@ -97,8 +102,32 @@ enum RedisBrokerScripts {
         entries = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', count)
       end
     end
-    return {meta[1], tonumber(meta[2] or '0'), entries}
+    return {meta[1], tonumber(meta[2] or '0'), entries, lost}
     """)
+
+  /// The check both ``publish`` and ``read`` start with: a room whose meta hash still holds
+  /// the epoch the node knows, but whose last id is below the highest id the node saw in
+  /// it, lost acknowledged writes (a failover to a replica that was behind). Its ids would
+  /// be handed out again for other messages, so the room starts a new epoch `fresh` (the
+  /// stream dropped) — in the same atomic step, so of several nodes noticing at once only
+  /// the first changes it: the others no longer find the epoch they compare with. Leaves
+  /// the room's current epoch (or `false` when it has no meta hash) in `epoch` and the lost
+  /// last id (or -1) in `lost`. `KEYS[1]` is the meta hash, `KEYS[2]` the stream.
+  private static func lostWrites(epoch known: String, seen: String, fresh: String) -> String {
+    """
+    local epoch = redis.call('HGET', KEYS[1], 'epoch')
+      local lost = -1
+      if epoch and epoch == \(known) then
+        local last = tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
+        if last < tonumber(\(seen)) then
+          lost = last
+          epoch = \(fresh)
+          redis.call('DEL', KEYS[2])
+          redis.call('HSET', KEYS[1], 'epoch', epoch, 'last', 0)
+        end
+      end
+    """
+  }
 
   /// ``publish`` with `SPUBLISH` for `PUBLISH`: on a cluster the room's channel is a shard
   /// channel in the room's slot, announced by the master that runs the script only.

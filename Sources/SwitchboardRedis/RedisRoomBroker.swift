@@ -84,6 +84,8 @@ public final class RedisRoomBroker: RoomBroker {
     var probeTimer: Scheduled?
     /// Presence refreshes sent (for tests that wait for one).
     var refreshes = 0
+    /// Rooms this node found to have lost acknowledged writes (moved to a new epoch).
+    var lostWrites = 0
   }
 
   /// How it works.
@@ -266,7 +268,7 @@ public final class RedisRoomBroker: RoomBroker {
     completion: @escaping @Sendable (Result<[ChatMessage], BrokerError>) -> Void
   ) {
     loop.execute { [self] in
-      read(room, keys: RedisRoomKeys(room: room), after: id, count: limit) { result in
+      read(room, keys: RedisRoomKeys(room: room), after: id, count: limit, known: seen(room)) { result in
         let answer = result.map(\.messages)
         executor.execute { completion(answer) }
       }
@@ -478,10 +480,11 @@ public final class RedisRoomBroker: RoomBroker {
     }
     let keys = RedisRoomKeys(room: draft.room)
     let body = RedisBrokerPayload.body(draft.content)
+    let known = seen(draft.room)
     let arguments: [[UInt8]] = [
       Array(keys.channel.utf8), Array(String(max(1, configuration.historyLimit)).utf8),
       Array(InMemoryHistoryStore.newEpoch().utf8), body, Array(ref.utf8),
-      Array(String(configuration.refLifetime).utf8),
+      Array(String(configuration.refLifetime).utf8), Array(known.epoch.utf8), Array(String(known.id).utf8),
     ]
     client.eval(
       connections.withLock { $0?.publish } ?? RedisBrokerScripts.publish,
@@ -490,12 +493,13 @@ public final class RedisRoomBroker: RoomBroker {
     ) { [self] result in
       switch result {
       case .success(let reply):
-        guard let values = reply.elements, values.count == 3, let id = values[0].integer, id > 0,
+        guard let values = reply.elements, values.count == 4, let id = values[0].integer, id > 0,
           let epoch = values[1].string
         else {
           state.withLock { _ = $0.inFlight.removeValue(forKey: ref) }
           return fail(draft.room, .unavailable("unexpected publish reply \(reply)"), executor, completion)
         }
+        if let lost = values[3].integer, lost >= 0 { lostWrites(draft.room, known: known, last: lost, epoch: epoch) }
         let message = draft.message(id: UInt64(id))
         let waiter = Waiter(id: UInt64(id), epoch: epoch, executor: executor, completion: completion)
         let seenBefore = values[2].integer == 1
@@ -614,7 +618,7 @@ public final class RedisRoomBroker: RoomBroker {
   }
 
   private func fill(_ room: String, keys: RedisRoomKeys, after: UInt64) {
-    read(room, keys: keys, after: after, count: Self.fillCount) { [self] result in
+    read(room, keys: keys, after: after, count: Self.fillCount, known: seen(room)) { [self] result in
       state.withLock { state in
         guard state.rooms[room] != nil else { return }
         switch result {
@@ -638,21 +642,52 @@ public final class RedisRoomBroker: RoomBroker {
     var epoch: String
     var last: UInt64
     var messages: [ChatMessage]
+    /// The last id Redis held when the read found lost writes (the room's epoch was
+    /// replaced), else `nil`.
+    var lost: Int64?
+  }
+
+  /// What this node has seen of a room: its epoch and the highest id in it (`("", 0)` for
+  /// a room not open here: nothing to compare with). On the loop.
+  private func seen(_ room: String) -> (epoch: String, id: UInt64) {
+    state.withLock { state in
+      guard let sequence = state.rooms[room]?.sequence, sequence.phase != .opening else { return ("", 0) }
+      return (sequence.epoch, sequence.highest)
+    }
+  }
+
+  /// A script found `room` behind what this node saw in `known.epoch` (Redis failed over
+  /// to a replica that had not received the newest writes) and moved it to `epoch`: one
+  /// line and a count. The delivery path then meets the new epoch like any other.
+  private func lostWrites(_ room: String, known: (epoch: String, id: UInt64), last: Int64, epoch: String) {
+    state.withLock { $0.lostWrites += 1 }
+    configuration.logger.warning(
+      "Redis lost acknowledged writes of a room (a failover to a replica that was behind); the room starts a new epoch",
+      metadata: [
+        "room": room, "epoch": known.epoch, "seen": "\(known.id)", "redisLast": "\(last)", "newEpoch": epoch,
+      ])
   }
 
   private func read(
     _ room: String, keys: RedisRoomKeys, after id: UInt64 = 0, count: Int, newest: Bool = false,
+    known: (epoch: String, id: UInt64) = ("", 0),
     _ completion: @escaping (Result<ReadAnswer, BrokerError>) -> Void
   ) {
     guard let client else { return completion(.failure(.closed)) }
-    let arguments = [InMemoryHistoryStore.newEpoch(), newest ? "newest" : "after", String(id), String(count)]
+    let arguments = [
+      InMemoryHistoryStore.newEpoch(), newest ? "newest" : "after", String(id), String(count), known.epoch,
+      String(known.id),
+    ]
     client.eval(
       RedisBrokerScripts.read, keys: [Array(keys.meta.utf8), Array(keys.log.utf8)],
       arguments: arguments.map { Array($0.utf8) }
-    ) { result in
-      completion(
-        result.mapError { BrokerError.unavailable("cannot read room \(room): \($0)") }
-          .flatMap { reply in Self.decodeRead(reply, room: room) })
+    ) { [self] result in
+      let answer = result.mapError { BrokerError.unavailable("cannot read room \(room): \($0)") }
+        .flatMap { reply in Self.decodeRead(reply, room: room) }
+      if case .success(let read) = answer, let lost = read.lost {
+        lostWrites(room, known: known, last: lost, epoch: read.epoch)
+      }
+      completion(answer)
     }
   }
 
@@ -660,12 +695,12 @@ public final class RedisRoomBroker: RoomBroker {
     _ room: String, keys: RedisRoomKeys, newest count: Int,
     _ completion: @escaping (Result<ReadAnswer, BrokerError>) -> Void
   ) {
-    read(room, keys: keys, count: count, newest: true, completion)
+    read(room, keys: keys, count: count, newest: true, known: seen(room), completion)
   }
 
   private static func decodeRead(_ reply: RESPValue, room: String) -> Result<ReadAnswer, BrokerError> {
-    guard let values = reply.elements, values.count == 3, let epoch = values[0].string,
-      let last = values[1].integer, let entries = values[2].elements
+    guard let values = reply.elements, values.count == 4, let epoch = values[0].string,
+      let last = values[1].integer, let entries = values[2].elements, let lost = values[3].integer
     else { return .failure(.unavailable("unexpected read reply for room \(room)")) }
     var messages: [ChatMessage] = []
     for entry in entries {
@@ -677,7 +712,8 @@ public final class RedisRoomBroker: RoomBroker {
       message.id = id
       messages.append(message)
     }
-    return .success(ReadAnswer(epoch: epoch, last: UInt64(max(0, last)), messages: messages))
+    return .success(
+      ReadAnswer(epoch: epoch, last: UInt64(max(0, last)), messages: messages, lost: lost >= 0 ? lost : nil))
   }
 
   // MARK: Probing the pub/sub connection
@@ -824,6 +860,17 @@ public final class RedisRoomBroker: RoomBroker {
         client.eval(expire, keys: [Array(key.utf8)], arguments: arguments) { _ in }
       }
     }
+  }
+
+  /// How many rooms this node found to have lost acknowledged writes — a Redis failover to
+  /// a replica that was behind: same epoch, a last id below one this node had seen — and
+  /// moved to a new epoch (docs/SCALING.md, "What no loss means when Redis fails over").
+  public var lostWriteEpochs: Int { state.withLock { $0.lostWrites } }
+
+  /// The broker's counters as Prometheus text, for `/metrics`.
+  public func prometheusText() -> String {
+    let name = "switchboard_redis_lost_write_epochs_total"
+    return "# TYPE \(name) counter\n\(name) \(lostWriteEpochs)\n"
   }
 
   /// How many presence refreshes this node has sent.

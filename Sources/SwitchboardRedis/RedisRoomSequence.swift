@@ -33,6 +33,9 @@ struct RedisRoomSequence {
   private(set) var epoch = ""
   /// The last id handed to the hub.
   private(set) var delivered: UInt64 = 0
+  /// The highest id of ``epoch`` this node has seen: delivered, or waiting behind a gap.
+  /// Redis's last id is never below it unless Redis lost acknowledged writes.
+  var highest: UInt64 { max(delivered, ahead.keys.max() ?? 0) }
   /// Messages that arrived ahead of a gap, by id.
   private var ahead: [UInt64: (ChatMessage, MemberID?, String)] = [:]
   /// How many messages may wait ahead of a gap before the oldest gap is skipped.

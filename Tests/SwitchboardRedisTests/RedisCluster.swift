@@ -11,6 +11,8 @@ import SwitchboardTestSupport
 /// lands past 65,535) with their `nodes-P.conf` in a temporary directory, joined by
 /// `redis-cli --cluster create … --cluster-replicas 0`, ready once every node says
 /// `cluster_state:ok`. Stopped (SIGKILL by PID) and its directory removed on deinit.
+/// `RedisCluster(replicas: 1)` adds a replica per master (`--cluster-replicas 1`, ready
+/// once each replica's link to its master is up), for failover tests.
 final class RedisCluster: Sendable {
   /// Whether `redis-server` and `redis-cli` are installed.
   static let isInstalled = RedisServer.isInstalled && commandSucceeds(["redis-cli", "--version"])
@@ -18,26 +20,34 @@ final class RedisCluster: Sendable {
   /// The masters' client ports, in `--cluster create` order (the first serves slots
   /// 0–5460, the second 5461–10922, the third 10923–16383).
   let ports: [Int]
+  /// The replicas' client ports (empty without replicas).
+  let replicaPorts: [Int]
   let directory: URL
+  /// Masters first, then replicas, as ``ports`` and ``replicaPorts``.
   private let processes: Locked<[ChildProcess]>
 
-  init() throws {
+  /// Starts `3 × (1 + replicas)` nodes with `cluster-node-timeout` `nodeTimeout` ms (how
+  /// long a master may be unreachable before its replica takes over).
+  init(replicas: Int = 0, nodeTimeout: Int = 5000) throws {
+    let count = 3 * (1 + replicas)
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "switchboard-cluster-\(getpid())-\(UInt64.random(in: 0 ... .max))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     var lastError: Error?
     for _ in 0..<3 {
-      let probed = try freePorts(6)
+      let probed = try freePorts(2 * count)
       do {
         let children = try Self.start(
-          clientPorts: Array(probed[0..<3]), busPorts: Array(probed[3..<6]), in: directory)
+          clientPorts: Array(probed[0..<count]), busPorts: Array(probed[count..<(2 * count)]),
+          nodeTimeout: nodeTimeout, in: directory)
         do {
-          try Self.create(ports: Array(probed[0..<3]))
+          try Self.create(ports: Array(probed[0..<count]), replicas: replicas)
         } catch {
           children.forEach { $0.stop() }
           throw error
         }
         ports = Array(probed[0..<3])
+        replicaPorts = Array(probed[3..<count])
         processes = Locked(children)
         return
       } catch {
@@ -51,6 +61,22 @@ final class RedisCluster: Sendable {
   deinit {
     processes.withLock { $0.forEach { $0.stop() } }
     try? FileManager.default.removeItem(at: directory)
+  }
+
+  /// Kills master `index` (SIGKILL by its PID), as a crashed machine would.
+  func kill(master index: Int) {
+    processes.withLock { $0[index].stop() }
+  }
+
+  /// Sends `sig` (SIGSTOP, SIGCONT) to master `index`.
+  func signal(_ sig: Int32, master index: Int) {
+    processes.withLock { $0[index].signal(sig) }
+  }
+
+  /// The port of the node that serves `slot`, as the node on `port` sees it.
+  func masterPort(ofSlot slot: Int, askingPort port: Int) throws -> Int? {
+    let nodes = try runTool(["redis-cli", "-h", "127.0.0.1", "-p", String(port), "CLUSTER", "NODES"])
+    return Self.ownerPort(ofSlot: slot, nodes: nodes)
   }
 
   /// A URL of master `index`.
@@ -74,14 +100,19 @@ final class RedisCluster: Sendable {
 
   /// Which of `ports` serves `slot` in a `CLUSTER NODES` answer.
   private static func owner(ofSlot slot: Int, nodes: String, ports: [Int]) -> Int? {
+    ownerPort(ofSlot: slot, nodes: nodes).flatMap { ports.firstIndex(of: $0) }
+  }
+
+  /// The port of the master (not marked failed) that serves `slot` in a `CLUSTER NODES` answer.
+  private static func ownerPort(ofSlot slot: Int, nodes: String) -> Int? {
     for line in nodes.split(separator: "\n") {
       let fields = line.split(separator: " ")
-      guard fields.count >= 8, fields[2].contains("master") else { continue }
+      guard fields.count >= 8, fields[2].contains("master"), !fields[2].contains("fail") else { continue }
       let port = Int(fields[1].split(separator: "@")[0].split(separator: ":").last ?? "")
       for range in fields.dropFirst(8) where !range.hasPrefix("[") {
         let bounds = range.split(separator: "-").compactMap { Int($0) }
         guard let low = bounds.first, let high = bounds.last else { continue }
-        if (low...high).contains(slot), let port { return ports.firstIndex(of: port) }
+        if (low...high).contains(slot), let port { return port }
       }
     }
     return nil
@@ -126,7 +157,9 @@ final class RedisCluster: Sendable {
     }
   }
 
-  private static func start(clientPorts: [Int], busPorts: [Int], in directory: URL) throws -> [ChildProcess] {
+  private static func start(
+    clientPorts: [Int], busPorts: [Int], nodeTimeout: Int, in directory: URL
+  ) throws -> [ChildProcess] {
     var children: [ChildProcess] = []
     do {
       for (port, bus) in zip(clientPorts, busPorts) {
@@ -134,7 +167,7 @@ final class RedisCluster: Sendable {
           "--port", String(port), "--cluster-port", String(bus), "--bind", "127.0.0.1", "--cluster-enabled",
           "yes",
           "--cluster-config-file", directory.appendingPathComponent("nodes-\(port).conf").path,
-          "--cluster-node-timeout", "5000", "--appendonly", "no", "--save", "", "--daemonize", "no",
+          "--cluster-node-timeout", String(nodeTimeout), "--appendonly", "no", "--save", "", "--daemonize", "no",
           "--dir", directory.path,
         ]
         children.append(try ChildProcess("/usr/bin/redis-server", arguments))
@@ -154,22 +187,29 @@ final class RedisCluster: Sendable {
     }
   }
 
-  private static func create(ports: [Int]) throws {
+  private static func create(ports: [Int], replicas: Int) throws {
     func cli(_ index: Int, _ arguments: String...) throws -> String {
       try runTool(["redis-cli", "-h", "127.0.0.1", "-p", String(ports[index])] + arguments)
     }
     try runTool(
       ["redis-cli", "--cluster", "create"] + ports.map { "127.0.0.1:\($0)" } + [
-        "--cluster-replicas", "0", "--cluster-yes",
+        "--cluster-replicas", String(replicas), "--cluster-yes",
       ], timeout: .seconds(60))
     // Every node must say ok, and know every slot's master, before a test routes by it.
     let ok = try eventually(timeout: .seconds(30)) {
       try ports.indices.allSatisfy { index in
         let info = try cli(index, "CLUSTER", "INFO")
         return info.contains("cluster_state:ok") && info.contains("cluster_slots_assigned:16384")
-          && info.contains("cluster_known_nodes:3")
+          && info.contains("cluster_known_nodes:\(ports.count)")
       }
     }
     guard ok else { throw TestFailure("the cluster did not reach cluster_state:ok") }
+    // Each replica copies its master before a test relies on it taking over.
+    let synced = try eventually(timeout: .seconds(30)) {
+      try ports.indices.dropFirst(3).allSatisfy { index in
+        try cli(index, "INFO", "replication").contains("master_link_status:up")
+      }
+    }
+    guard synced else { throw TestFailure("the replicas did not sync with their masters") }
   }
 }

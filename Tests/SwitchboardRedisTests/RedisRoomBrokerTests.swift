@@ -224,6 +224,8 @@ final class RecordingMember: LocalMember, @unchecked Sendable {
   let id: MemberID
   let name: String
   private let received = Locked<[ChatMessage]>([])
+  /// What arrived, split where the hub told the member of a new epoch.
+  private let epochs = Locked<[(epoch: String?, messages: [ChatMessage])]>([(nil, [])])
   private let presence = Locked<[PresenceEvent]>([])
   private let result = Locked<JoinResult?>(nil)
 
@@ -238,12 +240,19 @@ final class RecordingMember: LocalMember, @unchecked Sendable {
   /// The join, leave and rename lines it was shown.
   var presenceEvents: [PresenceEvent] { presence.value }
   var joinResult: JoinResult? { result.value }
+  /// The epochs the hub announced (`ChatEvent.epochChanged`), in order.
+  var epochChanges: [String] { epochs.value.dropFirst().compactMap(\.epoch) }
+  /// The messages of each epoch: those before the first announced change first.
+  var messagesByEpoch: [[ChatMessage]] { epochs.value.map(\.messages) }
 
   func joined(_ value: JoinResult) { result.withLock { $0 = value } }
 
   func receive(_ event: ChatEvent, cache: inout EncodingCache) {
     switch event {
-    case .message(let message, _): received.withLock { $0.append(message) }
+    case .message(let message, _):
+      received.withLock { $0.append(message) }
+      epochs.withLock { $0[$0.count - 1].messages.append(message) }
+    case .epochChanged(_, let epoch): epochs.withLock { $0.append((epoch, [])) }
     case .presence(let event, _): presence.withLock { $0.append(event) }
     default: break
     }

@@ -24,6 +24,13 @@ final class RedisServer: Sendable {
     /// directory of this server's own (without it nothing is saved, and a restart starts
     /// empty).
     var persistent = false
+    /// Start as a replica of the server on this loopback port (`--replicaof`).
+    var replicaOf: Int?
+    /// More `redis-server` options (`["--repl-diskless-sync-delay", "0"]`).
+    var arguments: [String] = []
+    /// Whether the server keeps files (an append-only file, a replica's snapshot) in a
+    /// directory of its own, removed with it.
+    var hasOwnDirectory: Bool { persistent || replicaOf != nil }
   }
 
   /// Whether `redis-server` is installed (scripts/install-test-peers.sh installs it).
@@ -45,7 +52,9 @@ final class RedisServer: Sendable {
   /// Starts a server and waits until it accepts connections.
   init(_ options: Options = Options()) throws {
     self.options = options
-    if options.persistent {
+    // A replica writes the snapshot its master sends into its directory, and every server
+    // loads a `dump.rdb` it finds there at start: a replica gets a directory of its own too.
+    if options.hasOwnDirectory {
       directory = FileManager.default.temporaryDirectory.appendingPathComponent("sb-redis-\(UUID().uuidString)").path
       try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     } else {
@@ -63,13 +72,13 @@ final class RedisServer: Sendable {
         lastError = error
       }
     }
-    if options.persistent { try? FileManager.default.removeItem(atPath: directory) }
+    if options.hasOwnDirectory { try? FileManager.default.removeItem(atPath: directory) }
     throw lastError ?? TestFailure("redis-server did not start")
   }
 
   deinit {
     process.withLock { $0?.stop() }
-    if options.persistent { try? FileManager.default.removeItem(atPath: directory) }
+    if options.hasOwnDirectory { try? FileManager.default.removeItem(atPath: directory) }
   }
 
   /// The server's process id.
@@ -104,6 +113,12 @@ final class RedisServer: Sendable {
     throw lastError ?? TestFailure("redis-server did not restart")
   }
 
+  /// `redis-cli -p <port> arguments…`'s output.
+  @discardableResult
+  func cli(_ arguments: String...) throws -> String {
+    try runTool(["redis-cli", "-h", "127.0.0.1", "-p", String(port)] + arguments)
+  }
+
   /// Sends `sig` (SIGSTOP, SIGCONT) to the server.
   func signal(_ sig: Int32) {
     process.withLock { $0?.signal(sig) }
@@ -124,6 +139,8 @@ final class RedisServer: Sendable {
     if let password = options.password { arguments += ["--requirepass", password] }
     for user in options.users { arguments += ["--user"] + user }
     for command in options.disabledCommands { arguments += ["--rename-command", command, ""] }
+    if let master = options.replicaOf { arguments += ["--replicaof", "127.0.0.1", String(master)] }
+    arguments += options.arguments
     let child = try ChildProcess("/usr/bin/redis-server", arguments)
     let ready = eventually(timeout: .seconds(15)) {
       child.stdout.contains("Ready to accept connections") || !child.isRunning

@@ -40,20 +40,25 @@ public final class StallingProxy: Sendable {
     var commands: [Command] = []
     var closed = false
     var accepted = 0
+    /// Commands the proxy's thread has carried out.
+    var applied = 0
+    /// Where new connections go (``redirect(to:)``).
+    var upstream: Int
   }
 
   /// The port the proxy listens on.
   public let port: Int
-  /// The port it forwards to.
+  /// The port it forwarded to when made (``redirect(to:)`` changes where new connections go).
   public let upstreamPort: Int
   private let listener: Int32
-  private let control = Mutex(Control())
+  private let control: Mutex<Control>
   private let finished = DispatchSemaphore(value: 0)
 
   /// Listens on a kernel-chosen loopback port and starts forwarding.
   /// - Throws: ``TestFailure`` when the listening socket cannot be made.
   public init(upstreamPort: Int) throws {
     self.upstreamPort = upstreamPort
+    control = Mutex(Control(upstream: upstreamPort))
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
     var address = sockaddr_in()
@@ -85,9 +90,14 @@ public final class StallingProxy: Sendable {
 
   /// Stops forwarding `directions` on the open connections whose client sent `marker`
   /// (anywhere in its first 64 KiB; `nil`: every connection). Without a marker, connections
-  /// accepted later are stalled the same way until ``resume()``.
+  /// accepted later are stalled the same way until ``resume()``. Returns once the proxy's
+  /// thread applied it: no byte is forwarded in that direction afterwards.
   public func stall(_ directions: Set<Direction> = Set(Direction.allCases), whereClientSent marker: String? = nil) {
-    control.withLock { $0.commands.append(.stall(directions, marker: marker.map { Array($0.utf8) })) }
+    let target = control.withLock { c -> Int in
+      c.commands.append(.stall(directions, marker: marker.map { Array($0.utf8) }))
+      return c.applied + c.commands.count
+    }
+    _ = eventually(timeout: .seconds(5)) { control.withLock { $0.applied >= target || $0.closed } }
   }
 
   /// Stops forwarding one direction (see ``stall(_:whereClientSent:)``).
@@ -98,6 +108,12 @@ public final class StallingProxy: Sendable {
   /// Forwards everything again, held-back bytes first.
   public func resume() {
     control.withLock { $0.commands.append(.resume) }
+  }
+
+  /// Sends connections accepted from now on to `port` (a failover behind one address:
+  /// connections already made keep their upstream until it closes them).
+  public func redirect(to port: Int) {
+    control.withLock { $0.upstream = port }
   }
 
   /// Connections accepted so far.
@@ -143,6 +159,7 @@ public final class StallingProxy: Sendable {
         defer { c.commands = [] }
         return (c.commands, c.closed)
       }
+      defer { control.withLock { $0.applied += commands.count } }
       if closed { return }
       for command in commands {
         switch command {
@@ -192,7 +209,7 @@ public final class StallingProxy: Sendable {
       Glibc.close(client)
       return nil
     }
-    guard let upstream = try? SocketAddress(host: "127.0.0.1", port: upstreamPort),
+    guard let upstream = try? SocketAddress(host: "127.0.0.1", port: control.withLock { $0.upstream }),
       blockingConnect(server, to: upstream) == 0
     else {
       Glibc.close(client)
