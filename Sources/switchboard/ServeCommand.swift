@@ -145,7 +145,9 @@ enum ServeCommand {
     let logger = logOptions.logger()
     config.logger = logger
     config.broker = redis.map(ServeRedis.broker) ?? history.broker
-    if redis == nil, !history.ephemeral {
+    if let metrics = redis?.metrics {
+      config.additionalMetrics = { metrics.prometheusText }
+    } else if !history.ephemeral {
       let statistics = history.statistics
       config.additionalMetrics = { statistics.prometheusText }
     }

@@ -1,6 +1,7 @@
 import SwitchboardChat
 import SwitchboardRedis
 import SwitchboardServer
+import Synchronization
 
 /// `serve --redis URL`: the cluster broker instead of the local one (docs/SCALING.md).
 enum ServeRedis {
@@ -11,6 +12,15 @@ enum ServeRedis {
     var seeds: [RedisURL]
     /// `--redis-timeout`: command and connect timeout, probe interval; `nil` keeps the defaults.
     var timeout: Duration?
+    /// The broker's counters for `/metrics`, once the factory made it.
+    let metrics = MetricsSlot()
+  }
+
+  /// Where the broker factory leaves the broker, for `/metrics`.
+  final class MetricsSlot: Sendable {
+    private let broker = Mutex<RedisRoomBroker?>(nil)
+    func set(_ value: RedisRoomBroker) { broker.withLock { $0 = value } }
+    var prometheusText: String { broker.withLock { $0 }?.prometheusText() ?? "" }
   }
 
   /// The Redis target of the `--redis` flags (`nil` when there is none). One URL is one
@@ -53,6 +63,7 @@ enum ServeRedis {
         configuration.probeTimeout = timeout * 0.6
       }
       let broker = try RedisRoomBroker.connect(configuration: configuration)
+      target.metrics.set(broker)
       config.logger.info(
         broker.isCluster ? "rooms shared through Redis Cluster" : "rooms shared through Redis",
         metadata: ["url": "\(redis.url)", "node": broker.configuration.nodeID])

@@ -16,14 +16,21 @@ final class ScaleOutNode: Sendable {
 
   /// Starts a node on `redisPort` and waits for its banner.
   /// - Parameter timeout: `--redis-timeout` (seconds): short, so outages show within a test.
-  init(binary: String, redisPort: Int, timeout: Double = 0.5, room: String = "chaos") async throws {
+  convenience init(binary: String, redisPort: Int, timeout: Double = 0.5, room: String = "chaos") async throws {
+    try await self.init(binary: binary, redisPorts: [redisPort], timeout: timeout, room: room)
+  }
+
+  /// Starts a node given every port of `redisPorts` as a `--redis` URL (one server, or the
+  /// seeds of a cluster) and waits for its banner.
+  init(binary: String, redisPorts: [Int], timeout: Double = 0.5, room: String = "chaos") async throws {
     var lastError: Error?
+    let redis = redisPorts.flatMap { ["--redis", "redis://127.0.0.1:\($0)"] }
     for _ in 0..<5 {
       let ports = try freePorts(3)
       let child = try ChildProcess(
         binary,
-        [
-          "serve", "--redis", "redis://127.0.0.1:\(redisPort)", "--redis-timeout", String(timeout),
+        ["serve"] + redis + [
+          "--redis-timeout", String(timeout),
           "--host", "127.0.0.1", "--tcp-port", String(ports[0]), "--udp-port", String(ports[1]),
           "--http-port", String(ports[2]), "--room", room, "--no-advertise", "--ephemeral", "--loops", "1",
           "--log-level", "notice",

@@ -14,7 +14,9 @@ private let binaryPath = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
 /// free loopback ports, clients over WebSocket (the real `ChatClient`, which resumes by id
 /// and epoch), TCP lines and UDP spread over them. Each test counts what was acknowledged
 /// and what arrived. `--redis-timeout 0.5` makes outages show within a test: commands and
-/// connects time out after 0.5 s, publishes after 1 s, the probe runs every 0.5 s.
+/// connects time out after 0.5 s, publishes after 1 s, the probe runs every 0.5 s. The
+/// scenarios that mean the same on a Redis Cluster run against one server and against a
+/// three-master cluster (``ScaleOutRedis``; the nodes get every master as a seed).
 @Suite(
   .serialized, .enabled(if: binaryPath != nil && RedisServer.isInstalled, "needs SWITCHBOARD_BIN and redis-server"),
   .onTestThreads)
@@ -29,8 +31,12 @@ struct ScaleOutProcessTests {
   }
 
   private func nodes(_ count: Int, redisPort: Int) async throws -> [ScaleOutNode] {
+    try await nodes(count, redisPorts: [redisPort])
+  }
+
+  private func nodes(_ count: Int, redisPorts: [Int]) async throws -> [ScaleOutNode] {
     var nodes: [ScaleOutNode] = []
-    for _ in 0..<count { nodes.append(try await ScaleOutNode(binary: binary, redisPort: redisPort)) }
+    for _ in 0..<count { nodes.append(try await ScaleOutNode(binary: binary, redisPorts: redisPorts)) }
     for node in nodes { _ = try node.waitForReadiness(200) }
     return nodes
   }
@@ -55,9 +61,10 @@ struct ScaleOutProcessTests {
     #expect(ids == ids.sorted() && Set(ids).count == ids.count, "\(who) saw \(ids)", sourceLocation: sourceLocation)
   }
 
-  @Test func everyClientOnEveryNodeSeesEveryMessageOnceInTheSameOrder() async throws {
-    let redis = try RedisServer()
-    let nodes = try await nodes(3, redisPort: redis.port)
+  @Test(arguments: ScaleOutRedis.Kind.allCases)
+  func everyClientOnEveryNodeSeesEveryMessageOnceInTheSameOrder(_ kind: ScaleOutRedis.Kind) async throws {
+    let redis = try ScaleOutRedis(kind)
+    let nodes = try await nodes(3, redisPorts: redis.ports)
     let watchers = try nodes.indices.map { try watcher("ws\($0)", on: nodes[$0]) }
     let lines = try nodes.indices.map { try RawChatPeer(.tcp, port: nodes[$0].tcpPort, name: "tcp\($0)") }
     let datagrams = try nodes.indices.map { try RawChatPeer(.udp, port: nodes[$0].udpPort, name: "udp\($0)") }
@@ -103,9 +110,10 @@ struct ScaleOutProcessTests {
     }
   }
 
-  @Test func aKilledNodesClientsResumeOnTheOthersWithNothingAcknowledgedLost() async throws {
-    let redis = try RedisServer()
-    let nodes = try await nodes(3, redisPort: redis.port)
+  @Test(arguments: ScaleOutRedis.Kind.allCases)
+  func aKilledNodesClientsResumeOnTheOthersWithNothingAcknowledgedLost(_ kind: ScaleOutRedis.Kind) async throws {
+    let redis = try ScaleOutRedis(kind)
+    let nodes = try await nodes(3, redisPorts: redis.ports)
     let sender = try roamingWatcher("sender", preferring: [nodes[0], nodes[1], nodes[2]])
     let reader = try roamingWatcher("reader", preferring: [nodes[0], nodes[2], nodes[1]])
     let steady = try watcher("steady", on: nodes[2])
@@ -193,21 +201,29 @@ struct ScaleOutProcessTests {
     #expect(reader.gapCount >= 1, "the new epoch showed as a gap")
   }
 
-  @Test func redisPausedLongerThanTheTimeoutsFailsPublishesAndLosesNothingAcknowledged() async throws {
-    let redis = try RedisServer()
-    let nodes = try await nodes(2, redisPort: redis.port)
+  /// On a cluster, the master serving the room is paused (the cluster's node timeout is
+  /// longer, so it stays the master): the room's publishes fail, the rest of the cluster
+  /// answers, so `/readyz` and the unreachable/reachable lines are checked on one server only.
+  @Test(arguments: ScaleOutRedis.Kind.allCases)
+  func redisPausedLongerThanTheTimeoutsFailsPublishesAndLosesNothingAcknowledged(_ kind: ScaleOutRedis.Kind)
+    async throws
+  {
+    let redis = try ScaleOutRedis(kind)
+    let nodes = try await nodes(2, redisPorts: redis.ports)
     let sender = try watcher("sender", on: nodes[0])
     let reader = try watcher("reader", on: nodes[1])
     for w in [sender, reader] { try w.waitConnected() }
     var acked: [String: UInt64] = [:]
     for n in 0..<5 { acked["p\(n)"] = try await sender.client.send("p\(n)") ?? 0 }
 
-    redis.signal(SIGSTOP)
+    let resume = try redis.pause(masterOf: "chaos")
     var failed: [String] = []
     do {
-      defer { redis.signal(SIGCONT) }
-      let body = try nodes[0].waitForReadiness(503)
-      #expect(body.contains("redis unreachable since"), "\(body)")
+      defer { resume() }
+      if kind == .single {
+        let body = try nodes[0].waitForReadiness(503)
+        #expect(body.contains("redis unreachable since"), "\(body)")
+      }
       for n in 5..<8 {
         do {
           acked["p\(n)"] = try await withTimeout(.seconds(10)) { try await sender.client.send("p\(n)") } ?? 0
@@ -227,6 +243,7 @@ struct ScaleOutProcessTests {
     }
     // A failed publish may still have run on Redis (its reply was what timed out): at most once.
     for text in failed { #expect(reader.messages.filter { $0.text == text }.count <= 1) }
+    guard kind == .single else { return }
     #expect(nodes[0].process.stderr.components(separatedBy: "Redis unreachable").count - 1 == 1)
     #expect(nodes[0].process.stderr.components(separatedBy: "Redis reachable again").count - 1 == 1)
   }
