@@ -94,6 +94,8 @@ struct ScaleOutProcessTests {
     }
     let ids = acked.value
     #expect(Set(ids.values) == Set(1...UInt64(3 * perNode)), "\(ids)")
+    let metrics = try ScaleOutNode.get("/metrics", port: nodes[0].httpPort)
+    #expect(metrics.contains("switchboard_redis_lost_write_epochs_total 0"), "\(metrics.suffix(300))")
     let texts = Set(ids.keys)
     for w in watchers { try w.waitForTexts(texts) }
     let reference = watchers[0].messages
