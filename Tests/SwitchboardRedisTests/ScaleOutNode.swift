@@ -29,10 +29,10 @@ final class ScaleOutNode: Sendable {
       let ports = try freePorts(3)
       let child = try ChildProcess(
         binary,
-        ["serve"] + redis + [
+        ["serve", "--no-advertise"] + redis + [
           "--redis-timeout", String(timeout),
           "--host", "127.0.0.1", "--tcp-port", String(ports[0]), "--udp-port", String(ports[1]),
-          "--http-port", String(ports[2]), "--room", room, "--no-advertise", "--ephemeral", "--loops", "1",
+          "--http-port", String(ports[2]), "--room", room, "--ephemeral", "--loops", "1",
           "--log-level", "notice",
         ])
       do {
