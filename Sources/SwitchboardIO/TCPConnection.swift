@@ -219,7 +219,9 @@ public final class TCPConnection: Selectable, Flushable {
   public func handle(_ events: ReadyEvents) {
     if case .connecting = state {
       let completion = rare?.connectCompletion
-      rare?.connectCompletion = nil
+      // Nothing else can be in the box yet (no output before the connect): an established
+      // client connection carries no box.
+      rare = nil
       var soError: Int32 = 0
       var len = socklen_t(MemoryLayout<Int32>.size)
       getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &len)
