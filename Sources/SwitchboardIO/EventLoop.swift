@@ -15,7 +15,7 @@ import Synchronization
 /// ``execute(_:)``. Each iteration: readiness events, expired timers, queued tasks, then
 /// one flush of every connection with pending output.
 public final class EventLoop: @unchecked Sendable {
-  // Safety: `handlers`, `timers`, `flushList` and `running` are touched only on the loop
+  // Safety: `table`, `timers`, `flushList` and `running` are touched only on the loop
   // thread (enforced by `assertInEventLoop`); `tasks` is behind a mutex; `thread` is set
   // before the loop starts and read-only afterwards.
 
@@ -24,8 +24,10 @@ public final class EventLoop: @unchecked Sendable {
   /// The backend in use.
   public let backend: SelectorBackend
   let selector: IOSelector
-  private var handlers: [Int32: Selectable] = [:]
-  private var interests: [Int32: Interest] = [:]
+  /// Who handles each registered descriptor and what it is watched for, indexed by the
+  /// descriptor's number (see ``DescriptorTable``). Loop thread only, never overlapping
+  /// itself, so its exclusivity checks are off (it is touched on every event).
+  @exclusivity(unchecked) private var table = DescriptorTable()
   private var timers = TimerHeap()
   /// When ``runTimers()`` last dropped the cancelled timers (once a second at most).
   private var timersPurged = Deadline.now()
@@ -35,6 +37,9 @@ public final class EventLoop: @unchecked Sendable {
   private let tasks = Mutex<[@Sendable () -> Void]>([])
   /// Tasks of the running batch not started yet (loop thread only).
   private var batchRemaining = 0
+  /// The storage of the batch run last, emptied: the next batch swaps it in for the queue,
+  /// so that neither side allocates once both have grown (loop thread only).
+  @exclusivity(unchecked) private var spareBatch: [@Sendable () -> Void] = []
   private let threadID = Atomic<UInt>(0)
   private let stopRequested = Atomic<Bool>(false)
   private let finished = DispatchSemaphore(value: 0)
@@ -58,6 +63,9 @@ public final class EventLoop: @unchecked Sendable {
   @exclusivity(unchecked) private(set) var sendRing: OpaquePointer?
   /// Connections with a send queued in `sendRing`, indexed by the send's tag.
   @exclusivity(unchecked) private var ringSenders: [TCPConnection] = []
+  /// The storage of the batch settled last, emptied and handed back to `ringSenders` by the
+  /// next submission, so that an iteration's batch does not allocate a new array.
+  @exclusivity(unchecked) private var spareSenders: [TCPConnection] = []
   private let ringTags: UnsafeMutablePointer<UInt64>
   private let ringResults: UnsafeMutablePointer<Int32>
   /// Sends per `io_uring_enter` by default: a room of up to this many members leaves in
@@ -187,23 +195,21 @@ public final class EventLoop: @unchecked Sendable {
   public func register(_ handler: Selectable, fd: Int32, interest: Interest) throws(IOError) {
     assertInEventLoop()
     try selector.register(fd: fd, interest: interest)
-    handlers[fd] = handler
-    interests[fd] = interest
+    table.insert(handler, fd: fd, interest: interest)
   }
 
   /// Changes what `fd` is watched for. Loop thread only.
   public func setInterest(fd: Int32, _ interest: Interest) {
     assertInEventLoop()
-    guard let current = interests[fd], current != interest else { return }
-    interests[fd] = interest
+    guard let current = table.interest(fd), current != interest else { return }
+    table.setInterest(interest, fd: fd)
     try? selector.reregister(fd: fd, interest: interest)
   }
 
   /// Stops watching `fd` and closes it. Loop thread only.
   public func deregisterAndClose(fd: Int32) {
     assertInEventLoop()
-    handlers[fd] = nil
-    interests[fd] = nil
+    table.remove(fd: fd)
     selector.deregisterAndClose(fd: fd)
   }
 
@@ -215,7 +221,7 @@ public final class EventLoop: @unchecked Sendable {
   /// The number of registered descriptors (for metrics and tests).
   public var registeredCount: Int {
     assertInEventLoop()
-    return handlers.count
+    return table.count
   }
 
   /// The number of timers waiting and not cancelled (for metrics and tests; a walk over
@@ -253,7 +259,7 @@ public final class EventLoop: @unchecked Sendable {
       do {
         try selector.wait(timeoutNanos: timeout) { fd, events in
           handled = true
-          handlers[fd]?.handle(events)
+          table.handler(fd)?.handle(events)
         }
       } catch {
         // epoll_wait fails only on programming errors; do not spin.
@@ -270,7 +276,7 @@ public final class EventLoop: @unchecked Sendable {
     }
     runTasks()
     flushAll()
-    for fd in Array(handlers.keys) { deregisterAndClose(fd: fd) }
+    for fd in table.descriptors { deregisterAndClose(fd: fd) }
     selector.close()
     finished.signal()
   }
@@ -294,17 +300,21 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   private func runTasks() {
-    // Bounded: tasks queued by these tasks run in the next iteration, after I/O.
-    let batch = tasks.withLock { tasks -> [@Sendable () -> Void] in
-      let b = tasks
-      tasks.removeAll(keepingCapacity: true)
-      return b
-    }
+    // Bounded: tasks queued by these tasks run in the next iteration, after I/O. The
+    // queue's array is swapped for the spare one rather than copied and cleared, which
+    // would allocate a new array (the copy shares the storage) on every batch.
+    var batch = spareBatch
+    spareBatch = []
+    tasks.withLock { swap(&$0, &batch) }
     batchRemaining = batch.count
     for task in batch {
       batchRemaining -= 1
       task()
     }
+    // `removeLast` keeps the capacity for a few instructions a task, where
+    // `removeAll(keepingCapacity:)` goes through the generic `replaceSubrange`.
+    while !batch.isEmpty { batch.removeLast() }
+    spareBatch = batch
   }
 
   /// Whether more tasks wait behind the one running now: later ones of this iteration's
@@ -361,8 +371,17 @@ public final class EventLoop: @unchecked Sendable {
   /// never sees a connection whose send is still unaccounted.
   private func submitSends() {
     guard let ring = sendRing else { return }
-    let senders = ringSenders
-    ringSenders = []
+    // The batch moves out of `ringSenders`, which takes the spare's (empty) storage; a
+    // submission nested in this one's completions finds no spare and allocates.
+    var senders = spareSenders
+    spareSenders = []
+    swap(&senders, &ringSenders)
+    defer {
+      // `removeLast` keeps the capacity for a few instructions a connection, where
+      // `removeAll(keepingCapacity:)` goes through the generic `replaceSubrange`.
+      while !senders.isEmpty { senders.removeLast() }
+      spareSenders = senders
+    }
     let completed = Int(sb_send_ring_submit(ring, ringTags, ringResults))
     if completed < 0 {
       // The ring itself failed (not a socket's send): how much of each send reached the

@@ -97,18 +97,36 @@ public final class TCPConnection: Selectable, Flushable {
   /// the queue's head must not be described again until its completion is counted.
   @exclusivity(unchecked) private var sendQueued = false
   /// The bytes that send asked for, and what its completion said (kept from
-  /// ``sendCompleted(_:)`` to ``sendSettled()``).
+  /// ``sendCompleted(_:)`` to ``sendSettled()``; a failed send's error in ``Rare``).
   @exclusivity(unchecked) private var sendRequested = 0
   @exclusivity(unchecked) private var sendKernelFull = false
-  @exclusivity(unchecked) private var sendError: IOError?
-  /// `connect`'s callback, while the state is `.connecting` (beside the state rather than
-  /// in it, so that the state stays a plain value).
-  private var connectCompletion: ((IOError?) -> Void)?
-  /// What the close reports once a slow consumer's farewell left (set with the `closing`
-  /// state it leads to; beside the state for the same reason), and the timer that resets
-  /// the connection when the farewell does not leave.
-  private var closeError: IOError?
-  private var farewellTimer: Scheduled?
+  /// What few connections ever need, made when first needed (see ``Rare``).
+  @exclusivity(unchecked) private var rare: Rare?
+
+  /// The state of a connect, a failed batched send and a slow consumer's farewell: beside
+  /// the lifecycle rather than in it, so that the lifecycle stays a plain value, and out of
+  /// the object, so that an idle connection carries one pointer for it instead of 120
+  /// bytes (two optional errors, a closure, a timer).
+  private final class Rare {
+    /// `connect`'s callback, while the state is `.connecting`.
+    var connectCompletion: ((IOError?) -> Void)?
+    /// A batched send's error, from ``TCPConnection/sendCompleted(_:)`` to
+    /// ``TCPConnection/sendSettled()``.
+    var sendError: IOError?
+    /// What the close reports once a slow consumer's farewell left (set with the
+    /// `closing` state it leads to), and the timer that resets the connection when the
+    /// farewell does not leave.
+    var closeError: IOError?
+    var farewellTimer: Scheduled?
+  }
+
+  /// ``rare``, made if need be.
+  private var rareState: Rare {
+    if let rare { return rare }
+    let made = Rare()
+    rare = made
+    return made
+  }
 
   /// Bytes waiting to be written.
   public var bufferedBytes: Int { pending.bufferedBytes }
@@ -142,7 +160,7 @@ public final class TCPConnection: Selectable, Flushable {
     self.loop = loop
     self.remoteAddress = remote
     state = .connecting
-    connectCompletion = { [unowned self] error in completion(self, error) }
+    rareState.connectCompletion = { [unowned self] error in completion(self, error) }
     try loop.register(self, fd: fd, interest: .write)
   }
 
@@ -200,8 +218,10 @@ public final class TCPConnection: Selectable, Flushable {
 
   public func handle(_ events: ReadyEvents) {
     if case .connecting = state {
-      let completion = connectCompletion
-      connectCompletion = nil
+      let completion = rare?.connectCompletion
+      // Nothing else can be in the box yet (no output before the connect): an established
+      // client connection carries no box.
+      rare = nil
       var soError: Int32 = 0
       var len = socklen_t(MemoryLayout<Int32>.size)
       getsockopt(fd, SOL_SOCKET, SO_ERROR, &soError, &len)
@@ -295,10 +315,30 @@ public final class TCPConnection: Selectable, Flushable {
       write(bytes)
       return
     }
-    // The regular flush, just now instead of at the end of the iteration: what the kernel
-    // does not take stays queued and waits for writability like any other output.
-    pending.append(bytes)
-    flushNow()
+    // The regular flush, just now instead of at the end of the iteration, and straight
+    // from `bytes`: with nothing queued before them they need no queue entry (no append,
+    // retain, compaction or iovec fill) unless the kernel leaves part of them; that part
+    // stays queued and waits for writability like any other output.
+    var iov = iovec(iov_base: bytes.base, iov_len: bytes.count)
+    let result: IOResult<Int>
+    do {
+      result = try syscall("send") { sb_send_stream(fd, &iov, 1) }
+    } catch {
+      fail(error)
+      return
+    }
+    if case .processed(let written) = result {
+      byteCounter?.sent.add(written, ordering: .relaxed)
+      // All of it left and nothing waits for a drain: exactly where `afterSends` would
+      // leave the connection.
+      if written == bytes.count && state.idlesWhenDrained { return }
+      pending.append(bytes)
+      pending.consume(written)
+      flushNow()  // the rest, as the queued flush would: until the kernel refuses
+    } else {
+      pending.append(bytes)
+      afterSends(kernelFull: true)
+    }
     if pending.bufferedBytes > limits.highWaterMark { pauseIfAboveHighWater() }
   }
 
@@ -382,7 +422,7 @@ public final class TCPConnection: Selectable, Flushable {
     } else if result == -EINTR {
       sendKernelFull = false
     } else {
-      sendError = IOError(call: "send", errno: -result)
+      rareState.sendError = IOError(call: "send", errno: -result)
     }
     return true
   }
@@ -391,8 +431,8 @@ public final class TCPConnection: Selectable, Flushable {
   /// kernel's buffer filled, flush again if more than one send's worth is queued, report
   /// writability, finish a pending close or half-close; or fail with the send's error.
   func sendSettled() {
-    if let error = sendError {
-      sendError = nil
+    if let error = rare?.sendError {
+      rare?.sendError = nil
       fail(error)
       return
     }
@@ -507,10 +547,10 @@ public final class TCPConnection: Selectable, Flushable {
       state.acceptsWrites, var flow = state.flow, let ends = state.ends
     else { return fail(error) }
     pending.append(farewell)
-    closeError = error
+    rareState.closeError = error
     flow.awaitingWritable = true
     move(to: .closing(flow, ends))
-    farewellTimer = loop.scheduleLocal(after: limits.farewellTime) { [self] in fail(error) }
+    rareState.farewellTimer = loop.scheduleLocal(after: limits.farewellTime) { [self] in fail(error) }
   }
 
   private func fail(_ error: IOError) {
@@ -526,13 +566,15 @@ public final class TCPConnection: Selectable, Flushable {
     guard !state.isClosed else { return }
     move(to: .closed)
     pending.removeAll()
-    connectCompletion = nil
-    farewellTimer?.cancel()
-    farewellTimer = nil
+    if let rare {
+      rare.connectCompletion = nil
+      rare.farewellTimer?.cancel()
+      rare.farewellTimer = nil
+    }
     loop.deregisterAndClose(fd: fd)
     let delegate = self.delegate
     self.delegate = nil
-    delegate?.connection(self, didCloseWith: error ?? closeError)
+    delegate?.connection(self, didCloseWith: error ?? rare?.closeError)
   }
 }
 

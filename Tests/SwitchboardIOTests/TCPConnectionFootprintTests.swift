@@ -1,0 +1,48 @@
+import Testing
+
+@testable import SwitchboardIO
+import SwitchboardTestSupport
+
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
+/// What an idle connection costs the event-loop layer: the bytes of the `TCPConnection`
+/// object as the allocator hands them out (docs/BENCHMARKS.md, "Issue 16.2/16.3: the
+/// event-loop layer", keeps the inventory these figures guard).
+@Suite(.onTestThreads) struct TCPConnectionFootprintTests {
+  /// glibc's `malloc_usable_size`, looked up at run time (no header imports it); `nil`
+  /// where the C library has none.
+  static let usableSize: (@convention(c) (UnsafeMutableRawPointer?) -> Int)? = {
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
+  }()
+
+  @Test(arguments: SelectorBackend.available)
+  func anIdleConnectionIsOneSmallObject(backend: SelectorBackend) throws {
+    guard let usableSize = Self.usableSize else { return }
+    // An answer written and flushed first, as a server's handshake does: the idle state
+    // after output, not only the state straight after the accept.
+    let server = try TestServer(backend: backend) { connection, _ in
+      connection.write(SharedBytes(string: "hello\n"))
+    }
+    defer { server.shutdown() }
+    let client = try BlockingClient(connectingTo: server.address)
+    #expect(try client.receive(exactly: 6) == Array("hello\n".utf8))
+    let log = try server.waitForConnections(1)[0]
+    let bytes = try onLoop(log.loop) {
+      let connection = log.connection.value
+      return (
+        object: usableSize(Unmanaged.passUnretained(connection).toOpaque()),
+        buffered: connection.bufferedBytes
+      )
+    }
+    #expect(bytes.buffered == 0)
+    // 200 bytes when this test was written (the allocator's size class for the layout the
+    // compiler chose: a new field shows here); 312 before the rarely used state moved
+    // out of the object.
+    #expect(bytes.object <= 200, "TCPConnection takes \(bytes.object) bytes")
+  }
+}
