@@ -68,6 +68,7 @@ struct MemoryTests {
     // Every upgrade was answered, so every session exists; let the loop finish its turn.
     let after = try Self.residentBytes(server.pid)
     let perConnection = (after - before) / Self.idleConnections
+    print("idle WebSocket connection: \(perConnection) bytes resident each")
     #expect(
       perConnection <= Self.maxBytesPerIdleConnection,
       """
