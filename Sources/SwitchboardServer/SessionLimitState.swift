@@ -19,11 +19,14 @@ final class SessionLimitState {
 
   /// The limiters `limits` asks for, or `nil` when it asks for none of them.
   static func make(for limits: ServerLimits, now: Deadline) -> SessionLimitState? {
-    guard limits.maxMessageRate != nil || limits.maxByteRate != nil || limits.idleTimeout != nil else { return nil }
+    guard limits.maxMessageRate != nil || limits.maxByteRate != nil || limits.idleTimeout != nil else {
+      return nil
+    }
     let state = SessionLimitState(now: now)
     state.rateLimit = limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: now.nanoseconds) }
     state.byteLimit = limits.maxByteRate.map {
-      MessageRateLimiter(rate: $0, strikesBeforeClose: MessageRateLimiter.byteRateStrikes, now: now.nanoseconds)
+      MessageRateLimiter(
+        rate: $0, strikesBeforeClose: MessageRateLimiter.byteRateStrikes, now: now.nanoseconds)
     }
     return state
   }

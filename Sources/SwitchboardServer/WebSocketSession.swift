@@ -321,7 +321,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         // Encoded once per shard inside the cache, not once per member.
         connection.write(
           cache.value(for: DialectSlot.json) {
-            WebSocketConnection.withServerFrame(text: JSONDialect.encode(event) ?? "", SharedBytes.init(copying:))
+            WebSocketConnection.withServerFrame(
+              text: JSONDialect.encode(event) ?? "", SharedBytes.init(copying:))
           }, immediately: cache.sendNow)
       }
     case .text(let notifySelf):

@@ -259,9 +259,12 @@ public struct WebSocketConnection {
       if partial.isText && configuration.validateUTF8 {
         var validator = partial.validator
         try frame.payload.withBytes { (bytes) throws(WebSocketError) in
-          try deflate!.codec.decompressTextFragment(bytes, into: &partial.bytes, limit: limit, validator: &validator)
+          try deflate!.codec.decompressTextFragment(
+            bytes, into: &partial.bytes, limit: limit, validator: &validator)
         }
-        if frame.fin { try deflate!.codec.finishTextMessage(into: &partial.bytes, limit: limit, validator: &validator) }
+        if frame.fin {
+          try deflate!.codec.finishTextMessage(into: &partial.bytes, limit: limit, validator: &validator)
+        }
         partial.validator = validator
       } else {
         try frame.payload.withBytes { (bytes) throws(WebSocketError) in
@@ -388,7 +391,9 @@ public struct WebSocketConnection {
     return withUnsafeTemporaryAllocation(byteCount: header + payload.count, alignment: 16) { frame in
       WebSocketFrameEncoder.writeHeader(
         into: frame, opcode: opcode, payloadCount: payload.count, fin: true, rsv1: false, maskKey: nil)
-      if payload.count > 0 { UnsafeMutableRawBufferPointer(rebasing: frame[header...]).copyMemory(from: payload) }
+      if payload.count > 0 {
+        UnsafeMutableRawBufferPointer(rebasing: frame[header...]).copyMemory(from: payload)
+      }
       return body(UnsafeRawBufferPointer(frame))
     }
   }
