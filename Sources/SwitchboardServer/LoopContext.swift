@@ -21,6 +21,11 @@ final class LoopContext {
   let stats: LoopMetrics
   /// The loop-lag tick.
   var statsTick: Scheduled?
+  /// The WebSocket keepalive of every session on this loop (LoopContext+Keepalive.swift):
+  /// one timer while any is open, instead of one per session.
+  var keepalive: Scheduled?
+  /// WebSocket sessions open on this loop (the keepalive runs while there is one).
+  var webSocketCount = 0
 
   init(loop: EventLoop, shard: HubShard, core: ServerCore) {
     self.loop = loop

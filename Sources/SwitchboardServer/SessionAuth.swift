@@ -24,8 +24,10 @@ enum SessionAuth {
   /// Tokens are required and none was accepted yet.
   case awaitingToken
   /// A token was accepted: the name and rooms come from its claims. `nameSeen` is set by the
-  /// first plain WebSocket frame, which the seed protocol makes the member's name.
-  case granted(TokenClaims, nameSeen: Bool)
+  /// first plain WebSocket frame, which the seed protocol makes the member's name. Boxed
+  /// (`indirect`): the claims are ~100 bytes that a session without a token would
+  /// otherwise hold inline.
+  indirect case granted(TokenClaims, nameSeen: Bool)
   /// A token was refused: the connection is being closed.
   case refused
   /// The token ran out during the session: the connection is being closed.

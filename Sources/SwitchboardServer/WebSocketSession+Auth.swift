@@ -38,7 +38,9 @@ extension WebSocketSession {
         return nil
       }
       if let left = auth.timeUntilExpiry(verifier: verifier) {
-        authTimer = context.loop.scheduleLocal(after: left) { [context, memberID] in
+        let limits = limitState ?? SessionLimitState(now: Deadline.now())
+        limitState = limits
+        limits.authTimer = context.loop.scheduleLocal(after: left) { [context, memberID] in
           guard let self = context.sessions[memberID] as? WebSocketSession, self.auth.expire() else { return }
           self.refuse(code: "token_expired", answer: TokenError.expired.answer)
         }

@@ -5,9 +5,13 @@ extension WebSocketSession {
   /// Runs one incoming data message of `bytes` bytes through `--max-message-rate` and
   /// `--max-byte-rate` and counts the refusals.
   /// - Returns: the verdict, and which limit gave it when it is not `accept`.
+  /// Also notes the time for `--idle-timeout` (with no limit state, nothing is limited).
   func judgeMessage(bytes: Int) -> (MessageRateLimiter.Verdict, MessageRateLimiter.Unit) {
+    guard let limits = limitState else { return (.accept, .messages) }
+    let now = Deadline.now()
+    limits.lastData = now
     let (verdict, unit) = MessageRateLimiter.judge(
-      messages: &rateLimit, bytes: &byteLimit, cost: bytes, now: Deadline.now().nanoseconds,
+      messages: &limits.rateLimit, bytes: &limits.byteLimit, cost: bytes, now: now.nanoseconds,
       metrics: context.metrics.limits)
     if verdict == .close {
       context.logger.notice(
@@ -23,11 +27,12 @@ extension WebSocketSession {
   /// closes with 1008 "idle too long"; else it re-arms for the rest. Pings and pongs are not
   /// activity: a tab left open answers pings by itself.
   func armIdle(after delay: Duration) {
-    idleTimer = context.loop.scheduleLocal(after: delay) { [context, memberID] in
+    // The limit state exists whenever `--idle-timeout` is set (SessionLimitState.make).
+    limitState?.idleTimer = context.loop.scheduleLocal(after: delay) { [context, memberID] in
       guard let self = context.sessions[memberID] as? WebSocketSession,
-        let timeout = context.configuration.limits.idleTimeout
+        let timeout = context.configuration.limits.idleTimeout, let limits = self.limitState
       else { return }
-      if let left = ServerLimits.idleTimeLeft(since: self.lastData, timeout: timeout) {
+      if let left = ServerLimits.idleTimeLeft(since: limits.lastData, timeout: timeout) {
         self.armIdle(after: left)
         return
       }

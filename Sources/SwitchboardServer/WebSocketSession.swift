@@ -27,20 +27,13 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   /// runtime exclusivity check (`swift_beginAccess`, ~85 instructions per delivery);
   /// transitions that call out run on a copy (see `checkAlive`).
   private var state: WebSocketSessionState
-  private var keepalive: Scheduled?
   /// Token state (docs/SECURITY.md; WebSocketSession+Auth.swift): `open` when the server
   /// checks none.
   var auth: SessionAuth
-  /// Fires when the accepted token runs out.
-  var authTimer: Scheduled?
-  /// `--max-message-rate` (nil: off).
-  var rateLimit: MessageRateLimiter?
-  /// `--max-byte-rate` (nil: off).
-  var byteLimit: MessageRateLimiter?
-  /// When the last data message arrived (`--idle-timeout`: pings and pongs do not count).
-  var lastData = Deadline.now()
-  /// `--idle-timeout` (nil: off); see WebSocketSession+Limits.swift.
-  var idleTimer: Scheduled?
+  /// The rate limiters, idle and token timers, only when configured or needed
+  /// (WebSocketSession+Limits.swift); `nil` for a session without limits. The keepalive is
+  /// the loop's, not the session's (LoopContext+Keepalive.swift).
+  var limitState: SessionLimitState?
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
   /// the connection over.
@@ -124,22 +117,13 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     connection.byteCounter = context.stats.webSocket
     connection.limits.farewellTime = context.configuration.slowConsumerFarewellTime
     connection.delegate = self
-    rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
-    byteLimit = context.configuration.limits.maxByteRate.map {
-      MessageRateLimiter(
-        rate: $0, strikesBeforeClose: MessageRateLimiter.byteRateStrikes, now: Deadline.now().nanoseconds)
-    }
+    limitState = SessionLimitState.make(for: context.configuration.limits, now: Deadline.now())
     context.sessions[memberID] = self
+    context.webSocketOpened()
     context.metrics.webSocketOpen.add(1, ordering: .relaxed)
   }
 
   private func begin(room: String, query: [String: String], token: String?, explicitRoom: Bool) {
-    let interval = context.configuration.webSocketPingInterval
-    // Found through the loop's session table rather than a weak capture: a weakly
-    // referenced session would take the slow retain path on every delivery.
-    keepalive = context.loop.scheduleRepeatingLocal(every: interval) { [context, memberID] in
-      (context.sessions[memberID] as? WebSocketSession)?.checkAlive()
-    }
     if let idle = context.configuration.limits.idleTimeout { armIdle(after: idle) }
     guard let room = admit(token: token, room: room, explicit: explicitRoom), mode != .echo else { return }
     var since: UInt64? = nil
@@ -174,12 +158,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       case .send(let frame):
         write(frame)
       case .text(let text):
-        lastData = Deadline.now()
-        guard admitMessage(bytes: text.utf8.count) else { continue }
+        guard limitState == nil || admitMessage(bytes: text.utf8.count) else { continue }
         handleText(text)
       case .binary(let data):
-        lastData = Deadline.now()
-        guard admitMessage(bytes: data.count) else { continue }
+        guard limitState == nil || admitMessage(bytes: data.count) else { continue }
         handleBinary(data)
       case .ping, .pong:
         break
@@ -339,7 +321,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         // Encoded once per shard inside the cache, not once per member.
         connection.write(
           cache.value(for: DialectSlot.json) {
-            Self.shared(WebSocketConnection.encodeServerFrame(text: JSONDialect.encode(event) ?? ""))
+            WebSocketConnection.withServerFrame(
+              text: JSONDialect.encode(event) ?? "", SharedBytes.init(copying:))
           }, immediately: cache.sendNow)
       }
     case .text(let notifySelf):
@@ -351,7 +334,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         connection.write(
           cache.value(for: DialectSlot.text) {
             guard case .message(let m, _) = event else { return SharedBytes([]) }
-            return Self.shared(WebSocketConnection.encodeServerFrame(text: m.text))
+            // Built on the stack and copied once into the bytes every member shares.
+            return WebSocketConnection.withServerFrame(text: m.text, SharedBytes.init(copying:))
           }, immediately: cache.sendNow)
       case .binary(_, _, let origin):
         guard origin != memberID else { return }
@@ -368,7 +352,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   private static func binaryFrame(_ event: ChatEvent, cache: inout EncodingCache) -> SharedBytes {
     cache.value(for: DialectSlot.binary) {
       guard case .binary(_, let bytes, _) = event else { return SharedBytes([]) }
-      return shared(WebSocketConnection.encodeServerFrame(binary: bytes))
+      return WebSocketConnection.withServerFrame(binary: bytes, SharedBytes.init(copying:))
     }
   }
 
@@ -395,9 +379,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     connection.close()
   }
 
-  /// Applies `--max-message-rate` and `--max-byte-rate` (see WebSocketSession+Limits.swift):
-  /// a refused message is answered with an error, persistent excess closes with 1008
-  /// "rate limit" (or "byte rate limit").
+  /// Notes a data message for `--idle-timeout` (pings and pongs do not count) and applies
+  /// `--max-message-rate` and `--max-byte-rate` (see WebSocketSession+Limits.swift): a
+  /// refused message is answered with an error, persistent excess closes with 1008 "rate
+  /// limit" (or "byte rate limit").
   private func admitMessage(bytes: Int) -> Bool {
     let (verdict, unit) = judgeMessage(bytes: bytes)
     switch verdict {
@@ -417,7 +402,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   // MARK: Liveness
 
-  private func checkAlive() {
+  /// The loop's keepalive tick (LoopContext+Keepalive.swift) for this session.
+  func checkAlive() {
     // On a copy: the tick reads `Duration.components` (opaque, in the standard library),
     // which must not run inside an access to `state` (see `state`).
     var next = state
@@ -457,15 +443,14 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
     finish()
     context.sessions[memberID] = nil
+    context.webSocketClosed()
     context.metrics.webSocketOpen.subtract(1, ordering: .relaxed)
     context.core.connectionClosed(connection)
   }
 
   func finish() {
     guard case .stop(let leaveRoom) = state.finish() else { return }
-    keepalive?.cancel()
-    authTimer?.cancel()
-    idleTimer?.cancel()
+    limitState?.cancelTimers()
     if leaveRoom { context.hub.leave(memberID) }
   }
 }

@@ -59,7 +59,11 @@ public struct WebSocketConnection {
   public let configuration: WebSocketConfiguration
   private var state = State.open
   private var decoder: WebSocketFrameDecoder
-  private var deflate: PerMessageDeflate?
+  /// Boxed: the codec is ~50 bytes inline (its parameters and two zlib streams) that a
+  /// connection without permessage-deflate — the common case — would carry as `nil`. Its
+  /// fields are constants and its zlib streams are shared by copies anyway, so a copy of the
+  /// connection sharing the box changes nothing.
+  private var deflate: DeflateBox?
   private var message: PartialMessage?
   /// The second action of a frame that makes two (a ping's pong and the ping, a close
   /// frame and the close), handed out by the next ``nextAction()``.
@@ -91,7 +95,7 @@ public struct WebSocketConnection {
       validatesUTF8: configuration.validateUTF8)
     if let deflate {
       do {
-        self.deflate = try PerMessageDeflate(role: role, parameters: deflate)
+        self.deflate = DeflateBox(try PerMessageDeflate(role: role, parameters: deflate))
       } catch {
         // Only possible when zlib cannot allocate its state.
         fatalError("permessage-deflate: \(error)")
@@ -255,15 +259,18 @@ public struct WebSocketConnection {
       if partial.isText && configuration.validateUTF8 {
         var validator = partial.validator
         try frame.payload.withBytes { (bytes) throws(WebSocketError) in
-          try deflate!.decompressTextFragment(bytes, into: &partial.bytes, limit: limit, validator: &validator)
+          try deflate!.codec.decompressTextFragment(
+            bytes, into: &partial.bytes, limit: limit, validator: &validator)
         }
-        if frame.fin { try deflate!.finishTextMessage(into: &partial.bytes, limit: limit, validator: &validator) }
+        if frame.fin {
+          try deflate!.codec.finishTextMessage(into: &partial.bytes, limit: limit, validator: &validator)
+        }
         partial.validator = validator
       } else {
         try frame.payload.withBytes { (bytes) throws(WebSocketError) in
-          try deflate!.decompressFragment(bytes, into: &partial.bytes, limit: limit)
+          try deflate!.codec.decompressFragment(bytes, into: &partial.bytes, limit: limit)
         }
-        if frame.fin { try deflate!.finishMessage(into: &partial.bytes, limit: limit) }
+        if frame.fin { try deflate!.codec.finishMessage(into: &partial.bytes, limit: limit) }
       }
     } else {
       let before = partial.bytes.count
@@ -331,7 +338,7 @@ public struct WebSocketConnection {
 
   private mutating func encodeMessage(_ opcode: WebSocketOpcode, _ bytes: UnsafeRawBufferPointer) -> [UInt8] {
     let maskKey = role == .client ? maskKeyProvider() : nil
-    if deflate != nil, let compressed = try? deflate!.compress(bytes) {
+    if let deflate, let compressed = try? deflate.codec.compress(bytes) {
       return WebSocketFrameEncoder.encode(opcode: opcode, payload: compressed, rsv1: true, maskKey: maskKey)
     }
     return WebSocketFrameEncoder.encode(opcode: opcode, payload: bytes, maskKey: maskKey)
@@ -358,7 +365,48 @@ public struct WebSocketConnection {
   public static func encodeServerFrame(binary: [UInt8]) -> [UInt8] {
     WebSocketFrameEncoder.encode(opcode: .binary, payload: binary)
   }
+
+  /// Lends `body` an unmasked, uncompressed server text frame built in temporary memory (on
+  /// the stack when small): for a broadcast that copies the frame once, into storage every
+  /// recipient shares, with no array in between. Only valid on connections without
+  /// permessage-deflate (see ``isCompressing``).
+  @inlinable
+  public static func withServerFrame<R>(text: String, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    var text = text
+    return text.withUTF8 { withServerFrame(opcode: .text, payload: UnsafeRawBufferPointer($0), body) }
+  }
+
+  /// Lends `body` an unmasked, uncompressed server binary frame built in temporary memory;
+  /// see ``withServerFrame(text:_:)``.
+  @inlinable
+  public static func withServerFrame<R>(binary: [UInt8], _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    binary.withUnsafeBytes { withServerFrame(opcode: .binary, payload: $0, body) }
+  }
+
+  @inlinable
+  static func withServerFrame<R>(
+    opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R
+  ) -> R {
+    let header = WebSocketFrameEncoder.headerSize(payloadCount: payload.count, masked: false)
+    return withUnsafeTemporaryAllocation(byteCount: header + payload.count, alignment: 16) { frame in
+      WebSocketFrameEncoder.writeHeader(
+        into: frame, opcode: opcode, payloadCount: payload.count, fin: true, rsv1: false, maskKey: nil)
+      if payload.count > 0 {
+        UnsafeMutableRawBufferPointer(rebasing: frame[header...]).copyMemory(from: payload)
+      }
+      return body(UnsafeRawBufferPointer(frame))
+    }
+  }
 }
 
 @available(*, unavailable)
 extension WebSocketConnection: Sendable {}
+
+/// The permessage-deflate codec of a connection, out of line (see `deflate`).
+private final class DeflateBox {
+  var codec: PerMessageDeflate
+
+  init(_ codec: PerMessageDeflate) {
+    self.codec = codec
+  }
+}

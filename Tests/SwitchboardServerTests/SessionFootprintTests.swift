@@ -1,0 +1,66 @@
+import SwitchboardAuth
+import SwitchboardChat
+import SwitchboardIO
+import SwitchboardTestSupport
+import SwitchboardWebSocket
+import Testing
+
+@testable import SwitchboardServer
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// What the session layer holds per idle WebSocket connection, one allocation at a time:
+/// the inline sizes of its value types (`MemoryLayout`) and the heap blocks of a real
+/// session on a running server (`malloc_usable_size`). docs/BENCHMARKS.md ("Issue
+/// 16.2/16.3: the session layer") has the rows these bounds come from; a new stored field
+/// or timer per session fails here before it shows in the resident-memory test.
+@Suite(.onTestThreads) struct SessionFootprintTests {
+  /// glibc's `malloc_usable_size` (not in the Glibc module: `malloc.h` is not imported),
+  /// looked up with `dlsym`: the bytes a heap block really holds.
+  static func usableSize(_ object: AnyObject) -> Int {
+    typealias UsableSize = @convention(c) (UnsafeMutableRawPointer?) -> Int
+    guard let symbol = dlsym(nil, "malloc_usable_size") else { return 0 }
+    return unsafeBitCast(symbol, to: UsableSize.self)(Unmanaged.passUnretained(object).toOpaque())
+  }
+
+  /// Prints the inventory (`swift test --filter SessionFootprintTests` shows it).
+  static func report(_ rows: [(String, Int)]) {
+    for (name, bytes) in rows { print("footprint: \(name) \(bytes) B") }
+  }
+
+  @Test func theSessionLayersValueTypesStaySmall() {
+    let rows: [(String, Int)] = [
+      ("WebSocketConnection", MemoryLayout<WebSocketConnection>.size),
+      ("WebSocketFrameDecoder", MemoryLayout<WebSocketFrameDecoder>.size),
+      ("WebSocketSessionState", MemoryLayout<WebSocketSessionState>.size),
+      ("SessionAuth", MemoryLayout<SessionAuth>.size),
+      ("MessageRateLimiter?", MemoryLayout<MessageRateLimiter?>.size),
+      ("Scheduled?", MemoryLayout<Scheduled?>.size),
+    ]
+    Self.report(rows)
+    // 248 and 8 measured (288 and 105 before the session layer shrank).
+    #expect(MemoryLayout<WebSocketConnection>.size <= 256)
+    #expect(MemoryLayout<SessionAuth>.size <= 16)
+  }
+
+  @Test func anIdleSessionsHeapBlocksStaySmall() async throws {
+    try await withServer { server in
+      let client = try WebSocketTestClient(server.httpAddress!, path: "/rooms/idle?format=text")
+      // The session is on one of the loops (its table holds it from the upgrade on).
+      let sizes = try server.contexts.map { bound in
+        try bound.run { context in
+          let session = context.sessions.values.compactMap { $0 as? WebSocketSession }.first
+          return session.map { Self.usableSize($0) } ?? 0
+        }.get()
+      }
+      let bytes = sizes.max() ?? 0
+      Self.report([("WebSocketSession object", bytes)])
+      // 328 measured (616 before): one more field may fit in the block, a new row of
+      // them does not.
+      #expect(bytes > 0 && bytes <= 344)
+      withExtendedLifetime(client) {}
+    }
+  }
+}
