@@ -33,9 +33,13 @@ while [ $# -gt 0 ]; do
   shift
 done
 . "$ROOT/benchmarks/common.sh"
-GIVEN_SB=${SB:-}
-bench_setup rooms
-[ -n "$GIVEN_SB" ] && SB=$GIVEN_SB
+if [ -n "${SB:-}" ]; then  # a given binary (e.g. main's, for a before/after): nothing to build
+  OUT="${BENCH_WORK:-/tmp/switchboard-bench}/rooms-$(date +%Y%m%d-%H%M%S)"
+  mkdir -p "$OUT"
+  ulimit -n "$(ulimit -Hn)"
+else
+  bench_setup rooms
+fi
 
 PIDS=()
 stop_all() { for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; PIDS=(); }

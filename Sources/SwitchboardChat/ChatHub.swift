@@ -292,29 +292,38 @@ public final class ChatHub: RoomBrokerSink {
     from id: MemberID, text: String, isAction: Bool = false, ref: String? = nil, subject: String? = nil,
     completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)? = nil
   ) -> Bool {
-    guard let record = record(id), let info = record.info.withLock({ $0 }) else { return false }
-    let draft = MessageDraft(
-      ChatMessage(
-        id: 0, room: info.room, time: clock(), author: info.name, color: info.color, text: text,
-        isAction: isAction),
-      origin: id,
-      clientKey: ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: info.requestedName, text: text) })
-    let admission = info.cell.state.withLock { r in
+    guard let record = record(id) else { return false }
+    let now = clock()
+    // Only what the draft needs is read out (copying the whole record costs a retain or
+    // release per field).
+    guard
+      let (draft, cell, shard) = record.info.withLock({ info -> (MessageDraft, HubRoomCell, HubShard)? in
+        guard let info else { return nil }
+        let draft = MessageDraft(
+          ChatMessage(
+            id: 0, room: info.room, time: now, author: info.name, color: info.color, text: text,
+            isAction: isAction),
+          origin: id,
+          clientKey: ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: info.requestedName, text: text) }
+        )
+        return (draft, info.cell, info.shard)
+      })
+    else { return false }
+    let admission = cell.state.withLock { r in
       r.admitPublish(limit: configuration.maxQueuedWhileLoading) {
-        HubRoom.QueuedPublish(
-          draft: draft, answer: PendingPublish(executor: info.shard.executor, completion: completion))
+        HubRoom.QueuedPublish(draft: draft, answer: PendingPublish(executor: shard.executor, completion: completion))
       }
     }
     switch admission {
     case .closed:
       return false
     case .send:
-      broker.publish(draft, on: completion == nil ? nil : info.shard.executor, completion: completion)
+      broker.publish(draft, on: completion == nil ? nil : shard.executor, completion: completion)
     case .queued:
       break
     case .busy:
-      keepFailed(room: info.room, id: nil, error: .busy)
-      if let completion { info.shard.executor.execute { completion(.failure(.busy)) } }
+      keepFailed(room: cell.name, id: nil, error: .busy)
+      if let completion { shard.executor.execute { completion(.failure(.busy)) } }
     }
     return true
   }

@@ -6,9 +6,14 @@ final class HubShardRoom: @unchecked Sendable {
   // which runs them serially on the shard's own thread; other threads only hold the
   // reference.
   let shard: HubShard
+  /// The shard's executor, kept here so a delivery asks it without going through `shard`.
+  private let executor: ShardExecutor
   private var members: [MemberID: LocalMember] = [:]
 
-  init(shard: HubShard) { self.shard = shard }
+  init(shard: HubShard) {
+    self.shard = shard
+    executor = shard.executor
+  }
 
   func add(_ member: LocalMember) {
     if members.isEmpty { shard.register(self) }
@@ -22,7 +27,7 @@ final class HubShardRoom: @unchecked Sendable {
 
   func deliver(_ event: ChatEvent) {
     guard !members.isEmpty else { return }
-    var cache = EncodingCache(sendNow: !shard.executor.hasPendingTasks)
+    var cache = EncodingCache(sendNow: !executor.hasPendingTasks)
     for member in members.values { member.receive(event, cache: &cache) }
   }
 
