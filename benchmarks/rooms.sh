@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rooms that do not contend (issue 16 item 1): N event loops × N rooms, for N = 1 … MAX.
-# One `switchboard serve --loops N` per N; N generator processes (`switchboard bench`),
+# One `switchboard serve --no-advertise --loops N` per N; N generator processes (`switchboard bench`),
 # one per room, each with its own clients, all measuring the same window (--start-at).
 # Prints, per N, the deliveries per second in total and per loop, their ratio to N = 1,
 # the server's CPU µs per delivery and the load average at the end of the run
