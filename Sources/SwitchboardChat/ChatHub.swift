@@ -147,7 +147,8 @@ public final class ChatHub: RoomBrokerSink {
       if let previous {
         previous.cell.state.withLock { r in
           if !sameRoom, previous.placement == .inRoom {
-            removeLocked(&r, previous.cell, id: id, info: previous, announceLeave: previous.announced, &presence)
+            removeLocked(
+              &r, previous.cell, id: id, info: previous, announceLeave: previous.announced, &presence)
           }
           r.releaseName(previous.name)
         }
@@ -232,7 +233,9 @@ public final class ChatHub: RoomBrokerSink {
   public func rename(_ id: MemberID, to name: String) -> String? {
     var presence: Presence = []
     let assigned = directory.withLock { directory -> String? in
-      guard let record = record(id, in: directory), var info = record.info.withLock({ $0 }) else { return nil }
+      guard let record = record(id, in: directory), var info = record.info.withLock({ $0 }) else {
+        return nil
+      }
       let old = info.name
       info.requestedName = name
       info.cell.state.withLock { r in
@@ -304,14 +307,16 @@ public final class ChatHub: RoomBrokerSink {
             id: 0, room: info.room, time: now, author: info.name, color: info.color, text: text,
             isAction: isAction),
           origin: id,
-          clientKey: ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: info.requestedName, text: text) }
-        )
+          clientKey: ref.map {
+            MessageDraft.clientKey(ref: $0, subject: subject, name: info.requestedName, text: text)
+          })
         return (draft, info.cell, info.shard)
       })
     else { return false }
     let admission = cell.state.withLock { r in
       r.admitPublish(limit: configuration.maxQueuedWhileLoading) {
-        HubRoom.QueuedPublish(draft: draft, answer: PendingPublish(executor: shard.executor, completion: completion))
+        HubRoom.QueuedPublish(
+          draft: draft, answer: PendingPublish(executor: shard.executor, completion: completion))
       }
     }
     switch admission {
