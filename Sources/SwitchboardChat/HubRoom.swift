@@ -1,10 +1,12 @@
-/// One room as the hub keeps it: this node's members of it and the ring of its recent
-/// messages, loading until the broker answered ``RoomBroker/openRoom(_:recent:on:completion:)``.
+/// One room as the hub keeps it (inside its ``HubRoomCell``, under the cell's lock): this
+/// node's members of it, the names they use, which shards they live on and the ring of its
+/// recent messages, loading until the broker answered
+/// ``RoomBroker/openRoom(_:recent:on:completion:)``.
 struct HubRoom {
   /// Where the room is in its life on this node.
   ///
   /// ```
-  /// loading ──snapshot──▶ draining ──queue empty──▶ ready
+  /// loading ──snapshot──▶ draining ──queue empty──▶ ready ──idle grace──▶ closed
   /// ```
   enum Phase {
     /// The broker has not answered yet: joins, publishes and deliveries wait here, in
@@ -16,6 +18,15 @@ struct HubRoom {
     case draining([QueuedPublish])
     /// Open: publishes go straight to the broker.
     case ready
+    /// Dropped from the room table after the idle grace: nothing is delivered or
+    /// published here any more (the next join makes a new cell).
+    case closed
+  }
+
+  /// The room's members on one shard and the shard's side of the room.
+  struct ShardShare {
+    let room: HubShardRoom
+    var members: Int
   }
 
   /// A publish waiting for the room.
@@ -38,12 +49,18 @@ struct HubRoom {
   var epoch: String = ""
   var history: MessageRing
   var members: Set<MemberID> = []
-  var shardCounts: [Int: Int] = [:]
+  /// The shards with members here (a few entries: at most one per loop).
+  var shards: [ShardShare] = []
+  /// How many members use each name (waiting joins included): what makes a unique name
+  /// a dictionary lookup, not a scan of the room.
+  var namesInUse: [String: Int] = [:]
   /// Publishes queued while loading (bounded by ``HubConfiguration/maxQueuedWhileLoading``).
   var queuedPublishes = 0
   /// Set when the last member left: the idle check that may drop the room after
   /// ``HubConfiguration/roomIdleGrace``; cleared by the next join.
   var idleMark: UInt64?
+  /// Numbers the idle checks.
+  var nextIdleMark: UInt64 = 0
 
   init(capacity: Int) {
     phase = .loading([])
@@ -52,27 +69,58 @@ struct HubRoom {
 
   /// Whether the snapshot is in (members can be admitted, deliveries applied).
   var isOpen: Bool {
-    if case .loading = phase { return false }
-    return true
+    switch phase {
+    case .loading, .closed: return false
+    case .draining, .ready: return true
+    }
   }
 
-  // The hot paths below are `mutating` on purpose: called as `rooms.values[i].f()` they
-  // run in place through the dictionary's modify accessor, while reading a property
-  // through `rooms.values[i].x` copies the whole room first (measured: ~180
-  // instructions per copy, three per message).
+  /// Counts a member on `shard`; the shard's side of the room, to queue the member's add on.
+  mutating func addMember(on shard: HubShard) -> HubShardRoom {
+    if let i = shards.firstIndex(where: { $0.room.shard === shard }) {
+      shards[i].members += 1
+      return shards[i].room
+    }
+    let room = HubShardRoom(shard: shard)
+    shards.append(ShardShare(room: room, members: 1))
+    return room
+  }
+
+  /// Uncounts a member on `shard`; the shard's side of the room, to queue the removal on.
+  mutating func removeMember(on shard: HubShard) -> HubShardRoom? {
+    guard let i = shards.firstIndex(where: { $0.room.shard === shard }) else { return nil }
+    let room = shards[i].room
+    shards[i].members -= 1
+    if shards[i].members == 0 { shards.remove(at: i) }
+    return room
+  }
+
+  mutating func useName(_ name: String) { namesInUse[name, default: 0] += 1 }
+
+  mutating func releaseName(_ name: String) {
+    guard let count = namesInUse[name] else { return }
+    namesInUse[name] = count > 1 ? count - 1 : nil
+  }
+
+  // The hot paths below are `mutating` and run in place inside the cell's `withLock`;
+  // copying the room out would copy its ring's reference and member set (measured on the
+  // earlier dictionary of rooms: ~180 instructions per copy, three per message).
 
   /// What ``receive(_:epoch:origin:capacity:)`` asks the hub to do.
   enum Delivery {
     /// Queue it on these shards; `newEpoch` when it is the first message of an epoch that
     /// replaced another (the members are told first).
-    case fanOut(Dictionary<Int, Int>.Keys, newEpoch: Bool)
+    case fanOut([ShardShare], newEpoch: Bool)
     /// Nothing: the room is loading (the message waits) or already had the id.
     case none
+    /// The room was closed: the caller looks for its new cell.
+    case closed
   }
 
   /// A message the broker delivered: kept in the ring when it is new, queued while the
   /// room loads. A new epoch starts the ring afresh (the broker lost the room's history).
   mutating func receive(_ message: ChatMessage, epoch: String, origin: MemberID?, capacity: Int) -> Delivery {
+    if case .closed = phase { return .closed }
     guard isOpen else {
       enqueue(.delivery(message, epoch: epoch, origin: origin))
       return .none
@@ -88,7 +136,7 @@ struct HubRoom {
     guard message.id > lastID else { return .none }
     lastID = message.id
     history.append(message)
-    return .fanOut(shardCounts.keys, newEpoch: replaced)
+    return .fanOut(shards, newEpoch: replaced)
   }
 
   /// What ``admitPublish(limit:_:)`` decided.
@@ -99,12 +147,15 @@ struct HubRoom {
     case queued
     /// Loading, and the queue is full.
     case busy
+    /// The room was closed (the sender left it meanwhile).
+    case closed
   }
 
   /// Decides a publish: straight through when ready, else queued (`publish()` makes the
   /// entry only then), unless `limit` publishes wait already.
   mutating func admitPublish(limit: Int, _ publish: () -> QueuedPublish) -> PublishAdmission {
     if case .ready = phase { return .send }
+    if case .closed = phase { return .closed }
     guard queuedPublishes < limit else { return .busy }
     enqueue(publish())
     return .queued
@@ -126,7 +177,7 @@ struct HubRoom {
       phase = .ready
       queue.append(publish)
       phase = .draining(queue)
-    case .ready: preconditionFailure("HubRoom.enqueue(publish) while ready")
+    case .ready, .closed: preconditionFailure("HubRoom.enqueue(publish) while \(phase)")
     }
     queuedPublishes += 1
   }

@@ -2,6 +2,22 @@
 public struct MemberID: Hashable, Sendable, CustomStringConvertible {
   /// The raw number (also the `N` of `Client N`).
   public let raw: UInt64
-  public init(raw: UInt64) { self.raw = raw }
+  /// The hub's record of the member when the hub made the id (``ChatHub/nextMemberID()``):
+  /// a publish finds the member's room through it, with no lookup under a shared lock.
+  /// Not part of the identity (equality and hashing use `raw` only).
+  let record: HubMemberRecord?
+  public init(raw: UInt64) {
+    self.raw = raw
+    record = nil
+  }
+  init(raw: UInt64, record: HubMemberRecord) {
+    self.raw = raw
+    self.record = record
+  }
   public var description: String { "#\(raw)" }
+  public static func == (a: MemberID, b: MemberID) -> Bool { a.raw == b.raw }
+  public func hash(into hasher: inout Hasher) { hasher.combine(raw) }
+  /// The same identity without the record, for events handed to other threads (a
+  /// reference shared across loops costs atomic reference counting on every copy).
+  var detached: MemberID { record == nil ? self : MemberID(raw: raw) }
 }

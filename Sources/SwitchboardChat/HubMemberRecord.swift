@@ -1,0 +1,38 @@
+import Synchronization
+
+/// The hub's record of one member: its room, name and colour, reached from the
+/// ``MemberID`` itself, so a publish reads it without the hub's directory lock.
+///
+/// Written only by the hub's membership calls (join, rename, announce, leave), which hold
+/// the directory lock, and only after the room's lock when both are held (lock order:
+/// directory, room, record). Read by publishes and deliveries with this lock alone.
+final class HubMemberRecord: Sendable {
+  /// The hub that made the record (an id used with another hub falls back to a lookup).
+  let hub: ObjectIdentifier
+  /// `nil` until the first join and after the leave.
+  let info = Mutex<HubMemberInfo?>(nil)
+
+  init(hub: ObjectIdentifier) { self.hub = hub }
+}
+
+/// Where a member stands: what ``HubMemberRecord`` holds.
+struct HubMemberInfo {
+  /// Where a member stands with its room.
+  enum Placement: Equatable {
+    /// Waiting for the room to load (the pending join's serial).
+    case joining(UInt64)
+    /// A member of the room: in its member set and on its shard.
+    case inRoom
+  }
+  /// The name in the member's room: `requestedName`, or that with ` (N)` when it is taken.
+  var name: String
+  /// The name the member asked for (see ``HubConfiguration/uniqueNames``).
+  var requestedName: String
+  var room: String
+  /// The room's object, found once at the join.
+  var cell: HubRoomCell
+  var color: String
+  var announced: Bool
+  var shard: HubShard
+  var placement: Placement
+}
