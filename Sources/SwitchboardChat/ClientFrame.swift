@@ -78,7 +78,8 @@ public enum ClientFrame: Equatable, Sendable {
       }
       return .join(name: name, room: room, since: since, epoch: epoch)
     default:
-      return .invalid(code: "unknown_type", message: "unknown type \(JSONDialect.quote(String(type.prefix(64))))")
+      return .invalid(
+        code: "unknown_type", message: "unknown type \(JSONDialect.quote(String(type.prefix(64))))")
     }
   }
 
@@ -114,6 +115,7 @@ public enum ClientFrame: Equatable, Sendable {
   /// decide the value's last digits. Rare in client frames, so Foundation's cost is paid
   /// only here.
   private static func foundationNumber(_ number: ClientFrameDecoder.Number) -> NSNumber? {
-    (try? JSONSerialization.jsonObject(with: Data(number.text.utf8), options: [.fragmentsAllowed])) as? NSNumber
+    (try? JSONSerialization.jsonObject(with: Data(number.text.utf8), options: [.fragmentsAllowed]))
+      as? NSNumber
   }
 }

@@ -89,7 +89,8 @@ public enum JSONDialect {
   /// ``ack(ref:id:)``) when the error answers a message that carried one.
   public static func error(code: String, message: String, ref: String? = nil) -> String {
     let refField = ref.map { #","ref":"# + $0 } ?? ""
-    return #"{"type":"error","data":{"code":"# + quote(code) + #","message":"# + quote(message) + refField + "}}"
+    return #"{"type":"error","data":{"code":"# + quote(code) + #","message":"# + quote(message) + refField
+      + "}}"
   }
 
   /// A message as a JSON object.

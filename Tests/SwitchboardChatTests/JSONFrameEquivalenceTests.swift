@@ -20,9 +20,11 @@ struct JSONFrameEquivalenceTests {
       out += [s, "a" + s, s + "b", "x" + s + s + "y"]
     }
     out += [
-      "\"", "\\", "\"\\\"", "\\\\n", "\u{2028}", "\u{2029}", "a\u{2028}b\u{2029}c", "\u{2027}", "\u{202A}", "€",
+      "\"", "\\", "\"\\\"", "\\\\n", "\u{2028}", "\u{2029}", "a\u{2028}b\u{2029}c", "\u{2027}", "\u{202A}",
+      "€",
       "…", "\u{E000}", "é", "Zoë", "日本語", "👋🏽", "\u{10FFFF}", "\u{FEFF}", "\u{7F}\u{80}\u{9F}",
-      String(decoding: [0xED, 0xA0, 0x80], as: UTF8.self), String(decoding: [0x61, 0xE2, 0x80], as: UTF8.self),
+      String(decoding: [0xED, 0xA0, 0x80], as: UTF8.self),
+      String(decoding: [0x61, 0xE2, 0x80], as: UTF8.self),
       String(decoding: [0xE2, 0x80, 0xA8, 0xE2], as: UTF8.self), String(repeating: "ab\"c\n", count: 300),
     ]
     var rng = SeededGenerator(seed: 16)
@@ -118,7 +120,8 @@ struct JSONFrameEquivalenceTests {
       let text = JSONRandomText.text(&rng)
       let decoded = try? ClientFrameDecoder().decode(text)
       let reference =
-        (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) as? [String: Any]
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]))
+        as? [String: Any]
       #expect((decoded != nil) == (reference != nil), "\(text.debugDescription)")
       guard let decoded, let reference else {
         refused += 1
@@ -167,13 +170,24 @@ struct JSONFrameEquivalenceTests {
     (#"{"type":"message","data":{"text":"a","ref":1.50}}"#, .message(text: "a", ref: "1.5")),
     (#"{"type":"message","data":{"text":"a","ref":1e2}}"#, .message(text: "a", ref: "100")),
     (#"{"type":"message","data":{"text":"a","ref":-0}}"#, .message(text: "a", ref: "0")),
-    (#"{"type":"message","data":{"text":"a","ref":12345678901234567890123}}"#,
-     .message(text: "a", ref: "1.2345678901234568e+22")),
-    (#"{"type":"join","data":{"since":1e19}}"#, .join(name: nil, room: nil, since: 10_000_000_000_000_000_000)),
-    (#"{"type":"join","data":{"since":17999999999999999999}}"#, .invalid(
-      code: "invalid_data", message: "data.since must be a non-negative integer")),
-    (#"{"type":"join","data":{"since":"5"}}"#, .invalid(
-      code: "invalid_data", message: "data.since must be a non-negative integer")),
+    (
+      #"{"type":"message","data":{"text":"a","ref":12345678901234567890123}}"#,
+      .message(text: "a", ref: "1.2345678901234568e+22")
+    ),
+    (
+      #"{"type":"join","data":{"since":1e19}}"#,
+      .join(name: nil, room: nil, since: 10_000_000_000_000_000_000)
+    ),
+    (
+      #"{"type":"join","data":{"since":17999999999999999999}}"#,
+      .invalid(
+        code: "invalid_data", message: "data.since must be a non-negative integer")
+    ),
+    (
+      #"{"type":"join","data":{"since":"5"}}"#,
+      .invalid(
+        code: "invalid_data", message: "data.since must be a non-negative integer")
+    ),
     (#"{"type":"join","data":{"since":null,"epoch":null}}"#, .join(name: nil, room: nil, since: nil)),
     (#"{"type":"message","data":"\ud800"}"#, .plain(#"{"type":"message","data":"\ud800"}"#)),
     (#"{"type":"message","data":1e400}"#, .plain(#"{"type":"message","data":1e400}"#)),
@@ -192,7 +206,8 @@ struct JSONFrameEquivalenceTests {
   /// the decoder, iteratively (100,000 levels cost no stack).
   @Test(arguments: [510, 511, 512, 100_000])
   func nestingIsLimitedAsFoundationLimitsIt(depth: Int) {
-    let text = #"{"type":"message","data":{"text":"x","k":"# + String(repeating: "[", count: depth - 2)
+    let text =
+      #"{"type":"message","data":{"text":"x","k":"# + String(repeating: "[", count: depth - 2)
       + String(repeating: "]", count: depth - 2) + "}}"
     let expected = JSONReference.parse(text)
     #expect(ClientFrame.parse(text) == expected)

@@ -25,10 +25,13 @@ enum JSONRandomText {
     var members: [String] = []
     if depth == 1 {
       if rng.next() % 6 != 0 { members.append(#""type":"# + typeValue(&rng)) }
-      if rng.next() % 5 != 0 { members.append(#""data":"# + (rng.next() % 3 == 0 ? value(&rng, depth: 2) : object(&rng, depth: 2))) }
+      if rng.next() % 5 != 0 {
+        members.append(#""data":"# + (rng.next() % 3 == 0 ? value(&rng, depth: 2) : object(&rng, depth: 2)))
+      }
     }
     for _ in 0..<Int(rng.next() % 4) {
-      members.append("\"" + names[Int(rng.next() % UInt64(names.count))] + "\":" + value(&rng, depth: depth + 1))
+      members.append(
+        "\"" + names[Int(rng.next() % UInt64(names.count))] + "\":" + value(&rng, depth: depth + 1))
     }
     members.shuffle(using: &rng)
     let separator = [",", ", ", " ,\n"][Int(rng.next() % 3)]
@@ -74,7 +77,8 @@ enum JSONRandomText {
 
   private static func number(_ rng: inout SeededGenerator) -> String {
     let edges = [
-      "0", "-0", "7", "-7", "00", "01", "-", "1.", ".5", "+1", "1.5", "-1.5", "0.1", "1e3", "1E3", "1e+3", "1e-3",
+      "0", "-0", "7", "-7", "00", "01", "-", "1.", ".5", "+1", "1.5", "-1.5", "0.1", "1e3", "1E3", "1e+3",
+      "1e-3",
       "2.5e-3", "1.0", "1e", "1e400", "-1e400", "1e-400", "1.7976931348623157e308", "1.7976931348623159e308",
       "999999999999999", "1000000000000000", "9007199254740993", "9223372036854775807", "9223372036854775808",
       "-9223372036854775808", "-9223372036854775809", "18446744073709551615", "18446744073709551616",
@@ -94,7 +98,8 @@ enum JSONRandomText {
       #"\ud800\ud800"#, #"\uFFFF"#, #"\u2028"#, #"\u12"#, #"\x"#, #"\U0041"#, "\u{1}", "\u{1f}", "\u{7f}",
       "\u{2028}", "日本", "👋🏽", "{", "]", ":", ",",
     ]
-    return "\"" + (0..<Int(rng.next() % 6)).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined()
+    return "\""
+      + (0..<Int(rng.next() % 6)).map { _ in pieces[Int(rng.next() % UInt64(pieces.count))] }.joined()
       + "\""
   }
 

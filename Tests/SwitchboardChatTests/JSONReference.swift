@@ -62,7 +62,8 @@ enum JSONReference {
   /// ``ack(ref:id:)``) when the error answers a message that carried one.
   static func error(code: String, message: String, ref: String? = nil) -> String {
     let refField = ref.map { #","ref":"# + $0 } ?? ""
-    return #"{"type":"error","data":{"code":"# + quote(code) + #","message":"# + quote(message) + refField + "}}"
+    return #"{"type":"error","data":{"code":"# + quote(code) + #","message":"# + quote(message) + refField
+      + "}}"
   }
 
   /// A message as a JSON object.
@@ -135,7 +136,9 @@ enum JSONReference {
       }
       var name: String? = nil
       if let raw = data["name"] {
-        guard let s = raw as? String else { return .invalid(code: "invalid_data", message: "data.name must be a string") }
+        guard let s = raw as? String else {
+          return .invalid(code: "invalid_data", message: "data.name must be a string")
+        }
         name = s
       }
       var room: String? = nil
@@ -147,19 +150,23 @@ enum JSONReference {
       }
       var since: UInt64? = nil
       if let raw = data["since"], !(raw is NSNull) {
-        guard let n = raw as? NSNumber, !isBoolean(n), n.doubleValue >= 0, n.doubleValue == n.doubleValue.rounded(),
+        guard let n = raw as? NSNumber, !isBoolean(n), n.doubleValue >= 0,
+          n.doubleValue == n.doubleValue.rounded(),
           n.doubleValue < 1.8e19
         else { return .invalid(code: "invalid_data", message: "data.since must be a non-negative integer") }
         since = n.uint64Value
       }
       var epoch: String? = nil
       if let raw = data["epoch"], !(raw is NSNull) {
-        guard let s = raw as? String else { return .invalid(code: "invalid_data", message: "data.epoch must be a string") }
+        guard let s = raw as? String else {
+          return .invalid(code: "invalid_data", message: "data.epoch must be a string")
+        }
         epoch = s
       }
       return .join(name: name, room: room, since: since, epoch: epoch)
     default:
-      return .invalid(code: "unknown_type", message: "unknown type \(JSONReference.quote(String(type.prefix(64))))")
+      return .invalid(
+        code: "unknown_type", message: "unknown type \(JSONReference.quote(String(type.prefix(64))))")
     }
   }
 
