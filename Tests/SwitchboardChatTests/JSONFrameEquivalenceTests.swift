@@ -202,6 +202,15 @@ struct JSONFrameEquivalenceTests {
     #expect(ClientFrame.parse(text) == expected)
   }
 
+  /// The one deliberate difference: with a NUL among its first four bytes,
+  /// `JSONSerialization` reads the text as UTF-16 or UTF-32 (so `{\0}\0` was `{}`, an
+  /// `invalid_type`); a WebSocket text frame is UTF-8, and such a text is not an object.
+  @Test(arguments: ["{\u{0}}\u{0}", "{\u{0}\u{0}\u{0}}\u{0}\u{0}\u{0}"])
+  func aTextFrameIsReadAsUTF8EvenWhereFoundationGuessedAnotherEncoding(text: String) {
+    #expect(JSONReference.parse(text) == .invalid(code: "invalid_type", message: "a frame needs a string \"type\""))
+    #expect(ClientFrame.parse(text) == .plain(text))
+  }
+
   /// Foundation refuses nesting deeper than 512, the frame's own object included; so does
   /// the decoder, iteratively (100,000 levels cost no stack).
   @Test(arguments: [510, 511, 512, 100_000])
