@@ -207,7 +207,8 @@ struct JSONFrameEquivalenceTests {
   /// `invalid_type`); a WebSocket text frame is UTF-8, and such a text is not an object.
   @Test(arguments: ["{\u{0}}\u{0}", "{\u{0}\u{0}\u{0}}\u{0}\u{0}\u{0}"])
   func aTextFrameIsReadAsUTF8EvenWhereFoundationGuessedAnotherEncoding(text: String) {
-    #expect(JSONReference.parse(text) == .invalid(code: "invalid_type", message: "a frame needs a string \"type\""))
+    #expect(
+      JSONReference.parse(text) == .invalid(code: "invalid_type", message: "a frame needs a string \"type\""))
     #expect(ClientFrame.parse(text) == .plain(text))
   }
 
