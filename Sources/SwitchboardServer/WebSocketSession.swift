@@ -339,7 +339,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         // Encoded once per shard inside the cache, not once per member.
         connection.write(
           cache.value(for: DialectSlot.json) {
-            Self.shared(WebSocketFrameEncoder.encode(opcode: .text, payload: JSONDialect.encodedBytes(event) ?? []))
+            Self.shared(WebSocketConnection.encodeServerFrame(text: JSONDialect.encode(event) ?? ""))
           }, immediately: cache.sendNow)
       }
     case .text(let notifySelf):
