@@ -13,6 +13,10 @@ public enum ClientFrame: Equatable, Sendable {
   case invalid(code: String, message: String)
 
   /// Parses a text frame. Objects larger than `maxLength` bytes are rejected.
+  ///
+  /// The object is read by ``ClientFrameDecoder`` (no Foundation on this path); what it
+  /// accepts and every answer below are those of the earlier `JSONSerialization`-based
+  /// parser, which the tests keep as the reference.
   public static func parse(_ text: String, maxLength: Int = 1 << 20) -> ClientFrame {
     guard let first = text.utf8.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }),
       first == UInt8(ascii: "{")
@@ -20,20 +24,20 @@ public enum ClientFrame: Equatable, Sendable {
     guard text.utf8.count <= maxLength else {
       return .invalid(code: "too_large", message: "frame over \(maxLength) bytes")
     }
-    guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]),
-      let dict = object as? [String: Any]
-    else { return .plain(text) }
-    guard let type = dict["type"] as? String else {
+    let decoder = ClientFrameDecoder(limits: .init(maxBytes: Int.max))
+    guard let object = try? decoder.decode(text) else { return .plain(text) }
+    guard case .string(let type) = object.type else {
       return .invalid(code: "invalid_type", message: "a frame needs a string \"type\"")
     }
+    let data = object.data
     switch type {
     case "message":
-      if let text = dict["data"] as? String { return .message(text: text, ref: nil) }
-      guard let data = dict["data"] as? [String: Any], let text = data["text"] as? String else {
+      if case .string(let text) = object.dataValue { return .message(text: text, ref: nil) }
+      guard object.dataValue == .object, case .string(let text) = data.text else {
         return .invalid(code: "invalid_data", message: "message needs data.text (a string)")
       }
       var ref: String? = nil
-      if let raw = data["ref"] {
+      if let raw = data.ref {
         guard let encoded = encodeScalar(raw) else {
           return .invalid(code: "invalid_data", message: "data.ref must be a string or a number")
         }
@@ -41,52 +45,77 @@ public enum ClientFrame: Equatable, Sendable {
       }
       return .message(text: text, ref: ref)
     case "join":
-      let data = dict["data"] as? [String: Any] ?? [:]
-      if dict["data"] != nil && !(dict["data"] is [String: Any]) {
+      if object.dataValue != nil && object.dataValue != .object {
         return .invalid(code: "invalid_data", message: "join needs data to be an object")
       }
       var name: String? = nil
-      if let raw = data["name"] {
-        guard let s = raw as? String else { return .invalid(code: "invalid_data", message: "data.name must be a string") }
+      if let raw = data.name {
+        guard case .string(let s) = raw else {
+          return .invalid(code: "invalid_data", message: "data.name must be a string")
+        }
         name = s
       }
       var room: String? = nil
-      if let raw = data["room"] {
-        guard let s = raw as? String, let valid = RoomName.validate(s) else {
+      if let raw = data.room {
+        guard case .string(let s) = raw, let valid = RoomName.validate(s) else {
           return .invalid(code: "invalid_data", message: "data.room must be 1-64 letters, digits, - _ .")
         }
         room = valid
       }
       var since: UInt64? = nil
-      if let raw = data["since"], !(raw is NSNull) {
-        guard let n = raw as? NSNumber, !isBoolean(n), n.doubleValue >= 0, n.doubleValue == n.doubleValue.rounded(),
-          n.doubleValue < 1.8e19
-        else { return .invalid(code: "invalid_data", message: "data.since must be a non-negative integer") }
-        since = n.uint64Value
+      if let raw = data.since, raw != .null {
+        guard case .number(let number) = raw, let count = count(number) else {
+          return .invalid(code: "invalid_data", message: "data.since must be a non-negative integer")
+        }
+        since = count
       }
       var epoch: String? = nil
-      if let raw = data["epoch"], !(raw is NSNull) {
-        guard let s = raw as? String else { return .invalid(code: "invalid_data", message: "data.epoch must be a string") }
+      if let raw = data.epoch, raw != .null {
+        guard case .string(let s) = raw else {
+          return .invalid(code: "invalid_data", message: "data.epoch must be a string")
+        }
         epoch = s
       }
       return .join(name: name, room: room, since: since, epoch: epoch)
     default:
-      return .invalid(code: "unknown_type", message: "unknown type \(JSONDialect.quote(String(type.prefix(64))))")
+      return .invalid(
+        code: "unknown_type", message: "unknown type \(JSONDialect.quote(String(type.prefix(64))))")
     }
   }
 
-  /// JSON `true`/`false` arrive as NSNumber too; on Linux `is Bool` also matches 0 and 1.
-  private static func isBoolean(_ n: NSNumber) -> Bool {
-    String(cString: n.objCType) == "c"
+  /// `since`: a non-negative whole number below 1.8e19, as the reference parser took it
+  /// (so `1.0` and `1e3` are counts, `1.5` and `-1` are not).
+  private static func count(_ number: ClientFrameDecoder.Number) -> UInt64? {
+    if let integer = number.integer { return integer >= 0 ? UInt64(integer) : nil }
+    guard let n = foundationNumber(number) else { return nil }
+    let d = n.doubleValue
+    guard d >= 0, d == d.rounded(), d < 1.8e19 else { return nil }
+    return n.uint64Value
   }
 
-  private static func encodeScalar(_ value: Any) -> String? {
-    if let s = value as? String { return JSONDialect.quote(s) }
-    if let n = value as? NSNumber, !isBoolean(n) {
+  /// A `ref` as JSON text for the `ack`: a string re-quoted, a number written as the
+  /// reference parser wrote it (whole numbers below 1e15 as integers).
+  private static func encodeScalar(_ value: ClientFrameDecoder.Value) -> String? {
+    switch value {
+    case .string(let s):
+      return JSONDialect.quote(s)
+    case .number(let number):
+      if let integer = number.integer { return String(integer) }
+      guard let n = foundationNumber(number) else { return nil }
       let d = n.doubleValue
       if d == d.rounded() && abs(d) < 1e15 { return String(Int64(d)) }
       return d.isFinite ? String(d) : nil
+    case .null, .bool, .array, .object:
+      return nil
     }
-    return nil
+  }
+
+  /// A number other than a short integer (a fraction, an exponent, 16 digits or more) as
+  /// Foundation reads it: `Int64`, `UInt64`, `Decimal` or `Double` by its own rules, which
+  /// decide the value's last digits. Rare in client frames, so Foundation's cost is paid
+  /// only here.
+  private static func foundationNumber(_ number: ClientFrameDecoder.Number) -> NSNumber? {
+    (try? JSONSerialization.jsonObject(with: Data(number.text.utf8), options: [.fragmentsAllowed]))
+      as? NSNumber
   }
 }

@@ -1,42 +1,72 @@
 /// The WebSocket JSON protocol (a superset of the seed `chat-server.js`): server frames
 /// are `{"type": T, "data": D}` objects written here by hand, deterministic and fast;
 /// client frames are parsed by ``ClientFrame/parse(_:maxLength:)``.
+///
+/// Frames are built as UTF-8 bytes (``encodedBytes(_:)``: one array, its capacity reserved,
+/// strings escaped a run of bytes at a time); the `String` forms are those bytes.
 public enum JSONDialect {
   /// The frame text for `event`, or `nil` when the JSON protocol does not show it.
   public static func encode(_ event: ChatEvent) -> String? {
+    encodedBytes(event).map { String(decoding: $0, as: UTF8.self) }
+  }
+
+  /// The frame for `event` as UTF-8 bytes, or `nil` when the JSON protocol does not show
+  /// it: the same bytes as ``encode(_:)``, without building a `String`. A room's `message`
+  /// frame is the same for every JSON member (nothing in it depends on the recipient), so
+  /// a delivery encodes it once.
+  public static func encodedBytes(_ event: ChatEvent) -> [UInt8]? {
     switch event {
     case .message(let m, _):
-      return #"{"type":"message","data":"# + object(m) + "}"
+      var out: [UInt8] = []
+      out.reserveCapacity(estimate(m) + 28)
+      append(#"{"type":"message","data":"#, to: &out)
+      appendObject(m, to: &out)
+      out.append(UInt8(ascii: "}"))
+      return out
     case .presence(let p, _):
-      var s = #"{"type":"presence","data":{"event":"#
+      var out: [UInt8] = []
+      out.reserveCapacity(p.author.utf8.count + p.room.utf8.count + p.color.utf8.count + 112)
+      append(#"{"type":"presence","data":{"event":"#, to: &out)
       switch p.kind {
-      case .join: s += #""join""#
-      case .leave: s += #""leave""#
-      case .rename(let old): s += #""rename","previous":"# + quote(old)
+      case .join: append(#""join""#, to: &out)
+      case .leave: append(#""leave""#, to: &out)
+      case .rename(let old):
+        append(#""rename","previous":"#, to: &out)
+        appendQuoted(old, to: &out)
       }
-      s += #","author":"# + quote(p.author) + #","room":"# + quote(p.room)
-      s += #","members":\#(p.members),"color":"# + quote(p.color) + "}}"
-      return s
+      append(#","author":"#, to: &out)
+      appendQuoted(p.author, to: &out)
+      append(#","room":"#, to: &out)
+      appendQuoted(p.room, to: &out)
+      append(#","members":"#, to: &out)
+      appendDecimal(Int64(p.members), to: &out)
+      append(#","color":"#, to: &out)
+      appendQuoted(p.color, to: &out)
+      append("}}", to: &out)
+      return out
     case .binary:
       return nil
     case .shutdown(let reason):
-      return error(code: "going_away", message: reason)
+      return Array(error(code: "going_away", message: reason).utf8)
     case .epochChanged(_, let epoch):
       // An empty history of the new epoch: the client starts its ids over.
-      return history([], epoch: epoch, recovered: false)
+      return Array(history([], epoch: epoch, recovered: false).utf8)
     }
   }
 
   /// `{"type":"history","data":[…],"epoch":E,"recovered":R}`.
   public static func history(_ messages: [ChatMessage], epoch: String, recovered: Bool) -> String {
-    var s = #"{"type":"history","data":["#
-    s.reserveCapacity(64 + messages.count * 120)
+    var out: [UInt8] = []
+    out.reserveCapacity(64 + messages.reduce(0) { $0 + estimate($1) + 1 })
+    append(#"{"type":"history","data":["#, to: &out)
     for (i, m) in messages.enumerated() {
-      if i > 0 { s += "," }
-      s += object(m)
+      if i > 0 { out.append(UInt8(ascii: ",")) }
+      appendObject(m, to: &out)
     }
-    s += #"],"epoch":"# + quote(epoch) + #","recovered":\#(recovered)}"#
-    return s
+    append(#"],"epoch":"#, to: &out)
+    appendQuoted(epoch, to: &out)
+    append(recovered ? #","recovered":true}"# : #","recovered":false}"#, to: &out)
+    return String(decoding: out, as: UTF8.self)
   }
 
   /// `{"type":"color","data":C}`.
@@ -59,39 +89,23 @@ public enum JSONDialect {
   /// ``ack(ref:id:)``) when the error answers a message that carried one.
   public static func error(code: String, message: String, ref: String? = nil) -> String {
     let refField = ref.map { #","ref":"# + $0 } ?? ""
-    return #"{"type":"error","data":{"code":"# + quote(code) + #","message":"# + quote(message) + refField + "}}"
+    return #"{"type":"error","data":{"code":"# + quote(code) + #","message":"# + quote(message) + refField
+      + "}}"
   }
 
   /// A message as a JSON object.
   public static func object(_ m: ChatMessage) -> String {
-    var s = #"{"id":\#(m.id),"room":"# + quote(m.room) + #","time":\#(m.time),"text":"# + quote(m.text)
-    s += #","author":"# + quote(m.author) + #","color":"# + quote(m.color)
-    if m.isAction { s += #","action":true"# }
-    return s + "}"
+    var out: [UInt8] = []
+    out.reserveCapacity(estimate(m))
+    appendObject(m, to: &out)
+    return String(decoding: out, as: UTF8.self)
   }
 
   /// `s` as a JSON string literal.
   public static func quote(_ s: String) -> String {
-    var out = "\""
+    var out: [UInt8] = []
     out.reserveCapacity(s.utf8.count + 2)
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      case "\u{2028}": out += "\\u2028"
-      case "\u{2029}": out += "\\u2029"
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          out.unicodeScalars.append(scalar)
-        }
-      }
-    }
-    return out + "\""
+    appendQuoted(s, to: &out)
+    return String(decoding: out, as: UTF8.self)
   }
 }

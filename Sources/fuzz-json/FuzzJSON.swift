@@ -6,8 +6,9 @@ import SwitchboardFuzzSupport
 // input, read as UTF-8, goes through ClientFrame.parse. Properties: non-objects stay plain
 // text, oversized objects are `too_large`, every refusal carries a documented code, a
 // joined room is valid; the frames the parser returns, written back as JSON with the
-// dialect's own quoting, parse to themselves; and JSONDialect.quote of any text reads
-// back, through JSONSerialization, as that text.
+// dialect's own quoting, parse to themselves; JSONDialect.quote of any text reads back,
+// through JSONSerialization, as that text; and the Foundation-free ClientFrameDecoder
+// accepts exactly the objects JSONSerialization accepts, reading the same `type` from them.
 
 /// Small, so that the fuzzer reaches it.
 let maxLength = 2048
@@ -42,9 +43,28 @@ func check(_ bytes: [UInt8]) {
     if let epoch { fields.append(#""epoch":"# + JSONDialect.quote(epoch)) }
     expect(#"{"type":"join","data":{"# + fields.joined(separator: ",") + "}}", frame)
   }
+  if isObject && text.utf8.count <= maxLength { agreesWithFoundation(text) }
   let quoted = JSONDialect.quote(text)
   let read = try? JSONSerialization.jsonObject(with: Data(quoted.utf8), options: [.fragmentsAllowed]) as? String
   Fuzz.require(read == text, "quote does not read back: \(quoted)")
+}
+
+/// The decoder and `JSONSerialization` accept the same objects, with the same `type`.
+/// Except where a NUL is among the first four bytes: there `JSONSerialization` guesses
+/// UTF-16 or UTF-32 (`{\0}\0` is `{}` to it); a text frame is UTF-8, and the decoder reads
+/// it so (a deliberate difference, docs/BENCHMARKS.md "Item 4").
+func agreesWithFoundation(_ text: String) {
+  guard !text.utf8.prefix(4).contains(0) else { return }
+  let decoded = try? ClientFrameDecoder().decode(text)
+  let reference =
+    (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) as? [String: Any]
+  Fuzz.require((decoded != nil) == (reference != nil), "decoder and JSONSerialization disagree on acceptance")
+  guard let decoded, let reference else { return }
+  switch decoded.type {
+  case .string(let type): Fuzz.require(reference["type"] as? String == type, "type \(type) read differently")
+  case nil: Fuzz.require(reference["type"] == nil, "a type the decoder missed")
+  default: Fuzz.require(!(reference["type"] is String), "a string type the decoder missed")
+  }
 }
 
 /// `object` must parse to `frame`.

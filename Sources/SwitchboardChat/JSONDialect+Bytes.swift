@@ -1,0 +1,104 @@
+/// The byte-level pieces the JSON frames are built from.
+extension JSONDialect {
+  /// A message's object, `{"id":…,"room":…,"time":…,"text":…,"author":…,"color":…}`
+  /// (with `"action":true` for `/me`).
+  static func appendObject(_ m: ChatMessage, to out: inout [UInt8]) {
+    append(#"{"id":"#, to: &out)
+    appendDecimal(m.id, to: &out)
+    append(#","room":"#, to: &out)
+    appendQuoted(m.room, to: &out)
+    append(#","time":"#, to: &out)
+    appendDecimal(m.time, to: &out)
+    append(#","text":"#, to: &out)
+    appendQuoted(m.text, to: &out)
+    append(#","author":"#, to: &out)
+    appendQuoted(m.author, to: &out)
+    append(#","color":"#, to: &out)
+    appendQuoted(m.color, to: &out)
+    if m.isAction { append(#","action":true"#, to: &out) }
+    out.append(UInt8(ascii: "}"))
+  }
+
+  /// Bytes enough for a message's object when nothing in it needs escaping.
+  static func estimate(_ m: ChatMessage) -> Int {
+    m.room.utf8.count + m.text.utf8.count + m.author.utf8.count + m.color.utf8.count + 104
+  }
+
+  static func append(_ literal: StaticString, to out: inout [UInt8]) {
+    out.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+  }
+
+  static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
+    if value < 10 {
+      out.append(UInt8(ascii: "0") + UInt8(value))
+      return
+    }
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+      var rest = value
+      var at = 20
+      while rest > 0 {
+        at -= 1
+        digits[at] = UInt8(ascii: "0") + UInt8(rest % 10)
+        rest /= 10
+      }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: digits[at..<20]))
+    }
+  }
+
+  static func appendDecimal(_ value: Int64, to out: inout [UInt8]) {
+    if value < 0 { out.append(UInt8(ascii: "-")) }
+    appendDecimal(value.magnitude, to: &out)
+  }
+
+  /// `s` as a JSON string literal: `"` and `\` escaped, `\n` `\r` `\t` by name, the other
+  /// controls as `\u00XX` (lower-case hex), U+2028 and U+2029 as `\u2028` `\u2029` (a
+  /// JavaScript line break inside a string), everything else verbatim. Runs that need no
+  /// escape are copied in one go.
+  static func appendQuoted(_ s: String, to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    var s = s
+    s.withUTF8 { bytes in
+      var runStart = 0
+      var i = 0
+      while i < bytes.count {
+        let byte = bytes[i]
+        if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0xE2 {
+          i += 1
+          continue
+        }
+        if byte == 0xE2 {
+          // U+2028 is E2 80 A8, U+2029 is E2 80 A9; other E2 sequences are copied.
+          guard i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 else {
+            i += 1
+            continue
+          }
+          out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+          append(bytes[i + 2] == 0xA8 ? #"\u2028"# : #"\u2029"#, to: &out)
+          i += 3
+          runStart = i
+          continue
+        }
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+        switch byte {
+        case UInt8(ascii: "\""): append(#"\""#, to: &out)
+        case UInt8(ascii: "\\"): append(#"\\"#, to: &out)
+        case UInt8(ascii: "\n"): append(#"\n"#, to: &out)
+        case UInt8(ascii: "\r"): append(#"\r"#, to: &out)
+        case UInt8(ascii: "\t"): append(#"\t"#, to: &out)
+        default:
+          append(#"\u00"#, to: &out)
+          out.append(hexDigit(byte >> 4))
+          out.append(hexDigit(byte & 0xF))
+        }
+        i += 1
+        runStart = i
+      }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+    }
+    out.append(UInt8(ascii: "\""))
+  }
+
+  private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+  }
+}

@@ -1,0 +1,226 @@
+import Foundation
+import SwitchboardChat
+import SwitchboardTestSupport
+import Testing
+
+/// The byte-level encoder and the Foundation-free decoder against the implementations
+/// they replaced (``JSONReference``): the same frame bytes for every event, the same
+/// ``ClientFrame`` (and so the same error answer) for every text, the same accept/refuse
+/// verdict as `JSONSerialization` for every object.
+@Suite(.onTestThreads)
+struct JSONFrameEquivalenceTests {
+  /// Strings that reach every branch of the escaper: each scalar below 0x80 alone and
+  /// among others, quotes and backslashes in runs, the E2 lead byte of U+2028/U+2029 and
+  /// of its neighbours (U+2027, U+202A, U+20AC), other non-ASCII, and the replacement
+  /// characters a lone surrogate's bytes decode to (a Swift string cannot hold one).
+  private static func strings() -> [String] {
+    var out: [String] = [""]
+    for value in 0..<0x80 {
+      let s = String(UnicodeScalar(UInt8(value)))
+      out += [s, "a" + s, s + "b", "x" + s + s + "y"]
+    }
+    out += [
+      "\"", "\\", "\"\\\"", "\\\\n", "\u{2028}", "\u{2029}", "a\u{2028}b\u{2029}c", "\u{2027}", "\u{202A}",
+      "€",
+      "…", "\u{E000}", "é", "Zoë", "日本語", "👋🏽", "\u{10FFFF}", "\u{FEFF}", "\u{7F}\u{80}\u{9F}",
+      String(decoding: [0xED, 0xA0, 0x80], as: UTF8.self),
+      String(decoding: [0x61, 0xE2, 0x80], as: UTF8.self),
+      String(decoding: [0xE2, 0x80, 0xA8, 0xE2], as: UTF8.self), String(repeating: "ab\"c\n", count: 300),
+    ]
+    var rng = SeededGenerator(seed: 16)
+    let alphabet: [Unicode.Scalar] = [
+      "a", " ", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{8}", "\u{C}", "\u{1B}", "\u{1F}", "é", "\u{2028}",
+      "\u{2029}", "€", "👋", "日",
+    ]
+    for _ in 0..<2000 {
+      var s = String.UnicodeScalarView()
+      for _ in 0..<Int(rng.next() % 24) { s.append(alphabet[Int(rng.next() % UInt64(alphabet.count))]) }
+      out.append(String(s))
+    }
+    return out
+  }
+
+  @Test func quotingMatchesTheStringEncoderByteForByte() {
+    for s in Self.strings() {
+      let new = JSONDialect.quote(s)
+      let old = JSONReference.quote(s)
+      #expect(Array(new.utf8) == Array(old.utf8), "\(s.debugDescription): \(new) against \(old)")
+    }
+  }
+
+  @Test func everyEventEncodesToTheSameBytes() {
+    let strings = Self.strings()
+    var rng = SeededGenerator(seed: 4)
+    func pick() -> String { strings[Int(rng.next() % UInt64(strings.count))] }
+    var events: [ChatEvent] = [.shutdown(reason: pick()), .epochChanged(room: "r", epoch: pick())]
+    for i in 0..<600 {
+      let m = ChatMessage(
+        id: i == 0 ? UInt64.max : rng.next() >> (rng.next() % 64), room: pick(),
+        time: i == 1 ? Int64.min : Int64(bitPattern: rng.next()) >> Int64(rng.next() % 64), author: pick(),
+        color: pick(), text: pick(), isAction: rng.next() % 4 == 0)
+      events.append(.message(m, origin: nil))
+      let kinds: [PresenceEvent.Kind] = [.join, .leave, .rename(from: pick())]
+      let p = PresenceEvent(
+        kind: kinds[i % 3], author: pick(), room: pick(), members: Int(rng.next() % 100_000), color: pick())
+      events.append(.presence(p, origin: nil))
+    }
+    events.append(.binary(room: "r", bytes: [1, 2], origin: nil))
+    for event in events {
+      let new = JSONDialect.encodedBytes(event)
+      let old = JSONReference.encode(event).map { Array($0.utf8) }
+      #expect(new == old, "\(event)")
+      #expect(JSONDialect.encode(event) == JSONReference.encode(event))
+    }
+    let messages = events.compactMap { event -> ChatMessage? in
+      if case .message(let m, _) = event { return m }
+      return nil
+    }
+    for count in [0, 1, 2, 50] {
+      let slice = Array(messages.prefix(count))
+      for recovered in [true, false] {
+        let epoch = pick()
+        #expect(
+          Array(JSONDialect.history(slice, epoch: epoch, recovered: recovered).utf8)
+            == Array(JSONReference.history(slice, epoch: epoch, recovered: recovered).utf8))
+      }
+    }
+    for m in messages.prefix(100) { #expect(JSONDialect.object(m) == JSONReference.object(m)) }
+  }
+
+  /// Texts shaped like client frames (the existing generator) and JSON written every way
+  /// (``JSONRandomText``): the new parse gives the frame the `JSONSerialization` one gave.
+  @Test func clientFramesParseAsTheFoundationParserParsedThem() {
+    var rng = SeededGenerator(seed: 1604)
+    var kinds: [String: Int] = [:]
+    for round in 0..<12_000 {
+      let text = round % 2 == 0 ? RandomClientFrame.text(&rng) : JSONRandomText.text(&rng)
+      let maxLength = round % 16 == 0 ? Int(rng.next() % 80) : 1 << 20
+      let new = ClientFrame.parse(text, maxLength: maxLength)
+      let old = JSONReference.parse(text, maxLength: maxLength)
+      #expect(new == old, "\(text.debugDescription)")
+      switch new {
+      case .plain: kinds["plain", default: 0] += 1
+      case .message: kinds["message", default: 0] += 1
+      case .join: kinds["join", default: 0] += 1
+      case .invalid(let code, _): kinds[code, default: 0] += 1
+      }
+    }
+    for kind in ["plain", "message", "join", "too_large", "invalid_type", "invalid_data", "unknown_type"] {
+      #expect(kinds[kind, default: 0] >= 100, "\(kind): \(kinds)")
+    }
+  }
+
+  /// The decoder itself accepts exactly the objects `JSONSerialization` accepts, and reads
+  /// the same `type` and `data` from them.
+  @Test func theDecoderAcceptsWhatJSONSerializationAccepts() {
+    var rng = SeededGenerator(seed: 512)
+    var accepted = 0
+    var refused = 0
+    for _ in 0..<8_000 {
+      let text = JSONRandomText.text(&rng)
+      let decoded = try? ClientFrameDecoder().decode(text)
+      let reference =
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed]))
+        as? [String: Any]
+      #expect((decoded != nil) == (reference != nil), "\(text.debugDescription)")
+      guard let decoded, let reference else {
+        refused += 1
+        continue
+      }
+      accepted += 1
+      #expect(Self.same(decoded.type, reference["type"]), "type of \(text.debugDescription)")
+      #expect(Self.same(decoded.dataValue, reference["data"]), "data of \(text.debugDescription)")
+      if let data = reference["data"] as? [String: Any] {
+        let fields = decoded.data
+        for (name, value) in [
+          ("text", fields.text), ("ref", fields.ref), ("name", fields.name), ("room", fields.room),
+          ("since", fields.since), ("epoch", fields.epoch),
+        ] {
+          #expect(Self.same(value, data[name]), "data.\(name) of \(text.debugDescription)")
+        }
+      }
+    }
+    #expect(accepted >= 1000 && refused >= 1000, "accepted \(accepted), refused \(refused)")
+  }
+
+  /// A decoded value and Foundation's for the same member: the same kind, and for strings,
+  /// booleans and numbers the same value.
+  private static func same(_ value: ClientFrameDecoder.Value?, _ reference: Any?) -> Bool {
+    switch value {
+    case nil: return reference == nil
+    case .null: return reference is NSNull
+    case .string(let s): return (reference as? String).map { Array($0.utf8) == Array(s.utf8) } ?? false
+    case .array: return reference is [Any]
+    case .object: return reference is [String: Any]
+    case .bool(let b):
+      guard let n = reference as? NSNumber, String(cString: n.objCType) == "c" else { return false }
+      return n.boolValue == b
+    case .number(let number):
+      guard let n = reference as? NSNumber, String(cString: n.objCType) != "c" else { return false }
+      if let integer = number.integer { return n.int64Value == integer && n.doubleValue == Double(integer) }
+      return n.doubleValue.isFinite
+    }
+  }
+
+  @Test(arguments: [
+    // Foundation's quirks, which the decoder keeps.
+    (#"{"type":"message","data":{"text":"a",},}"#, ClientFrame.message(text: "a", ref: nil)),
+    (#"{"type":"message","data":"a","data":{"text":"b"}}"#, .message(text: "b", ref: nil)),
+    (#"{"t\u0079pe":"m\u0065ssage","data":"\ud83d\udc4b"}"#, .message(text: "👋", ref: nil)),
+    (#"{"type":"message","data":{"text":"a","ref":1.50}}"#, .message(text: "a", ref: "1.5")),
+    (#"{"type":"message","data":{"text":"a","ref":1e2}}"#, .message(text: "a", ref: "100")),
+    (#"{"type":"message","data":{"text":"a","ref":-0}}"#, .message(text: "a", ref: "0")),
+    (
+      #"{"type":"message","data":{"text":"a","ref":12345678901234567890123}}"#,
+      .message(text: "a", ref: "1.2345678901234568e+22")
+    ),
+    (
+      #"{"type":"join","data":{"since":1e19}}"#,
+      .join(name: nil, room: nil, since: 10_000_000_000_000_000_000)
+    ),
+    (
+      #"{"type":"join","data":{"since":17999999999999999999}}"#,
+      .invalid(
+        code: "invalid_data", message: "data.since must be a non-negative integer")
+    ),
+    (
+      #"{"type":"join","data":{"since":"5"}}"#,
+      .invalid(
+        code: "invalid_data", message: "data.since must be a non-negative integer")
+    ),
+    (#"{"type":"join","data":{"since":null,"epoch":null}}"#, .join(name: nil, room: nil, since: nil)),
+    (#"{"type":"message","data":"\ud800"}"#, .plain(#"{"type":"message","data":"\ud800"}"#)),
+    (#"{"type":"message","data":1e400}"#, .plain(#"{"type":"message","data":1e400}"#)),
+    (#"{"type":"message","data":[1,,2]}"#, .plain(#"{"type":"message","data":[1,,2]}"#)),
+    // Foundation converts a number only when it keeps the value: one too large for a
+    // Double is refused, unless a later member of the same name replaces it.
+    (#"{"type":"message","data":1e400,"d\u0061ta":"a"}"#, .message(text: "a", ref: nil)),
+    (#"{"type":"message","data":{"text":"a","x":[{"y":-1e400,"y":0}]}}"#, .message(text: "a", ref: nil)),
+  ])
+  func foundationsQuirksAreKept(text: String, expected: ClientFrame) {
+    #expect(JSONReference.parse(text) == expected)
+    #expect(ClientFrame.parse(text) == expected)
+  }
+
+  /// The one deliberate difference: with a NUL among its first four bytes,
+  /// `JSONSerialization` reads the text as UTF-16 or UTF-32 (so `{\0}\0` was `{}`, an
+  /// `invalid_type`); a WebSocket text frame is UTF-8, and such a text is not an object.
+  @Test(arguments: ["{\u{0}}\u{0}", "{\u{0}\u{0}\u{0}}\u{0}\u{0}\u{0}"])
+  func aTextFrameIsReadAsUTF8EvenWhereFoundationGuessedAnotherEncoding(text: String) {
+    #expect(
+      JSONReference.parse(text) == .invalid(code: "invalid_type", message: "a frame needs a string \"type\""))
+    #expect(ClientFrame.parse(text) == .plain(text))
+  }
+
+  /// Foundation refuses nesting deeper than 512, the frame's own object included; so does
+  /// the decoder, iteratively (100,000 levels cost no stack).
+  @Test(arguments: [510, 511, 512, 100_000])
+  func nestingIsLimitedAsFoundationLimitsIt(depth: Int) {
+    let text =
+      #"{"type":"message","data":{"text":"x","k":"# + String(repeating: "[", count: depth - 2)
+      + String(repeating: "]", count: depth - 2) + "}}"
+    let expected = JSONReference.parse(text)
+    #expect(ClientFrame.parse(text) == expected)
+    #expect(expected == (depth <= 512 ? .message(text: "x", ref: nil) : .plain(text)))
+  }
+}
