@@ -29,6 +29,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --plot) PLOT=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift ;;
     --rate|--seed|--listeners) EXTRA+=("$1" "$2"); shift ;;
+    --heap) EXTRA+=("$1") ;;
     --no-build) BUILD=0 ;;
     -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     [0-9]*) MINUTES=$1 ;;
