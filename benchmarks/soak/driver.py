@@ -18,7 +18,11 @@ until M minutes have passed:
                          the server gets SIGTERM and is started again on the same ports
                          and data directory
 
-Every 2 s it samples the server's open descriptors and RSS from /proc. At the end the
+Every 2 s it samples the server's open descriptors and RSS from /proc (WORK/samples.csv),
+every 10 s the /metrics gauges (WORK/metrics.csv), with --heap every 5 minutes glibc's and
+SQLite's heap through gdb (WORK/heap.csv). WORK/trace.log has every receiver's connects
+(with since and epoch), the ids each history frame replayed, any repeated id or jump in
+the live ids, and what a bad client got when it was not its answer. At the end the
 senders stop, the receivers get up to 30 s to catch up, and it prints the figures: a
 message is lost when its sender saw it acknowledged and a resuming receiver of its room
 never received it. Exit 0 when nothing was lost, nothing was duplicated, the server never
