@@ -500,7 +500,9 @@ class Soak:
         log = os.path.join(self.args.work, "server.log")
         while self.running:
             await self.pause(300)
-            if not self.running or self.server.stopping:
+            while self.running and self.server.stopping:
+                await asyncio.sleep(0.2)  # the restart: sample the new process
+            if not self.running:
                 break
             pid = self.server.proc.pid
             before = os.path.getsize(log)
