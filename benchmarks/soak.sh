@@ -16,7 +16,7 @@
 # --listeners N (read-only WebSocket members, default 40), --heap (every 5 minutes gdb
 # attaches for about a second and reads glibc's malloc_stats and SQLite's heap; needs gdb),
 # --no-build. Environment: SOAK_WORK (default: a new directory under /tmp, kept: server
-# log, samples.csv, metrics.csv, heap.csv, trace.log), SWITCHBOARD_BIN (default: the
+# log, chat.log, samples.csv, metrics.csv, heap.csv, trace.log), SWITCHBOARD_BIN (default: the
 # release build, built first).
 # Exit 0 when no acknowledged message was lost or duplicated, the server never died on
 # its own and every bad client got its documented answer.

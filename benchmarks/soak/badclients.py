@@ -8,6 +8,7 @@ there (no token in them, so the receivers' counts do not change)."""
 import asyncio
 import base64
 import os
+import re
 import socket
 import struct
 import time
@@ -16,7 +17,8 @@ BAD_ROOM = "soak-bad"
 
 
 class Tally:
-    def __init__(self):
+    def __init__(self, trace=None):
+        self.trace = trace or (lambda line: None)
         self.runs = {}
         self.failures = 0
         self.failed = {}
@@ -28,6 +30,8 @@ class Tally:
             ok = await asyncio.wait_for(fn(server), 20)
         except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError) as e:
             ok = None if isinstance(e, ConnectionRefusedError) else False
+            if ok is False:
+                TRACE.append(f"{type(e).__name__}: {e}")
         if server.stopping or server.starts != starts:
             # A restart during the row cut its connection: not the row's answer.
             return
@@ -37,6 +41,7 @@ class Tally:
         if not ok:
             self.failures += 1
             self.failed[name] = self.failed.get(name, 0) + 1
+            self.trace(f"bad client: {name}: not the documented answer" + (f" ({TRACE.pop()})" if TRACE else ""))
 
     def lines(self):
         total = sum(self.runs.values())
@@ -44,7 +49,7 @@ class Tally:
         for name, n in sorted(self.failed.items()):
             out.append(f"  wrong answer: {name} ({n}x)")
         if HTTP_LATE[0]:
-            out.append(f"  HTTP request on the line port written after the name wait (a line client's answer expected): {HTTP_LATE[0]}x")
+            out.append(f"  HTTP request on the line port written 0.15 s or more after the connect began (not counted, or a line client's answer expected): {HTTP_LATE[0]}x")
         return out
 
 
@@ -148,7 +153,14 @@ async def http_on_line_port(server):
     t0 = time.monotonic()
     r, w = await tcp(server)
     w.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    late = time.monotonic() - t0 >= NAME_WAIT
+    # Written within half the name wait: the bytes are there long before the timer is due,
+    # whatever a loop iteration costs. Between that and the wait: either answer is right.
+    waited = time.monotonic() - t0
+    if NAME_WAIT / 2 <= waited < NAME_WAIT:
+        w.close()
+        HTTP_LATE[0] += 1
+        return None
+    late = waited >= NAME_WAIT
     data = await read_until(r, b"\r\n\r\n" if not late else b"\n", 5)
     w.close()
     if late:
@@ -166,14 +178,19 @@ HTTP_LATE = [0]
 
 
 async def http_on_line_port_late(server):
-    """The same request 0.5 s after the connect: the connection is a line client by then,
-    so the answer is the room's chat (or nothing), never an HTTP status."""
+    """The same request once the connection got the room's chat (the default room is busy
+    in the soak): the server has made it a line client then, so the request is chat and
+    gets no HTTP status. Waiting a fixed time is not enough: a loop that lags past the
+    name wait reads the request before its timer runs and still answers HTTP."""
     r, w = await tcp(server)
-    await asyncio.sleep(NAME_WAIT + 0.2)
+    first = await read_until(r, b"\n", 10)
+    if not first:
+        w.close()
+        return None  # a quiet room: nothing to tell
     w.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    data = await read_until(r, b"\n", 2)
+    data = await read_until(r, b"HTTP/", 2)
     w.close()
-    if data.startswith(b"HTTP/"):
+    if re.search(rb"(^|\n)HTTP/1\.[01] [0-9]{3} ", data):
         TRACE.append(f"late http on line port answered: {data[:200]!r}")
         return False
     return True

@@ -179,7 +179,7 @@ class Soak:
         self.samples = []  # (seconds, fds, rss KiB, server start number)
         self.events = []  # (seconds, label)
         self.t0 = time.monotonic()
-        self.bad = badclients.Tally()
+        self.bad = badclients.Tally(self.trace)
         self.listened = 0
 
     def trace(self, line):
@@ -425,7 +425,8 @@ class Soak:
         self.receivers.append(state)
         proc = await asyncio.create_subprocess_exec(
             self.args.bin, "chat", f"ws://127.0.0.1:{self.server.http}/", "--room", room, "--name", "chatpipe", "--pipe",
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=open(os.path.join(self.args.work, "chat.log"), "ab"))
         self.chat_proc = proc
 
         async def read():
@@ -438,6 +439,8 @@ class Soak:
                     t = m.group(1)
                     if t in got:
                         state["dups"] += 1
+                        if state["dups"] <= 200:
+                            self.trace(f"switchboard chat --pipe DUP {line.decode(errors='replace').rstrip()!r}")
                     got[t] = got.get(t, 0) + 1
         reader = asyncio.create_task(read())
         while self.running or self.draining(state):
