@@ -13,9 +13,11 @@
 # under SOAK_WORK when the system python lacks it).
 #
 # Options: --plot FILE.svg, --rate R (messages/s per sender, default 4), --seed N,
-# --listeners N (read-only WebSocket members, default 40),
+# --listeners N (read-only WebSocket members, default 40), --heap (every 5 minutes gdb
+# attaches for about a second and reads glibc's malloc_stats and SQLite's heap; needs gdb),
 # --no-build. Environment: SOAK_WORK (default: a new directory under /tmp, kept: server
-# log, samples.csv), SWITCHBOARD_BIN (default: the release build, built first).
+# log, chat.log, samples.csv, metrics.csv, heap.csv, trace.log), SWITCHBOARD_BIN (default: the
+# release build, built first).
 # Exit 0 when no acknowledged message was lost or duplicated, the server never died on
 # its own and every bad client got its documented answer.
 set -euo pipefail
@@ -29,8 +31,9 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --plot) PLOT=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift ;;
     --rate|--seed|--listeners) EXTRA+=("$1" "$2"); shift ;;
+    --heap) EXTRA+=("$1") ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     [0-9]*) MINUTES=$1 ;;
     *) echo "soak.sh: unknown option $1" >&2; exit 64 ;;
   esac

@@ -18,7 +18,11 @@ until M minutes have passed:
                          the server gets SIGTERM and is started again on the same ports
                          and data directory
 
-Every 2 s it samples the server's open descriptors and RSS from /proc. At the end the
+Every 2 s it samples the server's open descriptors and RSS from /proc (WORK/samples.csv),
+every 10 s the /metrics gauges (WORK/metrics.csv), with --heap every 5 minutes glibc's and
+SQLite's heap through gdb (WORK/heap.csv). WORK/trace.log has every receiver's connects
+(with since and epoch), the ids each history frame replayed, any repeated id or jump in
+the live ids, and what a bad client got when it was not its answer. At the end the
 senders stop, the receivers get up to 30 s to catch up, and it prints the figures: a
 message is lost when its sender saw it acknowledged and a resuming receiver of its room
 never received it. Exit 0 when nothing was lost, nothing was duplicated, the server never
@@ -175,8 +179,14 @@ class Soak:
         self.samples = []  # (seconds, fds, rss KiB, server start number)
         self.events = []  # (seconds, label)
         self.t0 = time.monotonic()
-        self.bad = badclients.Tally()
+        self.bad = badclients.Tally(self.trace)
         self.listened = 0
+
+    def trace(self, line):
+        if not hasattr(self, "trace_file"):
+            self.trace_file = open(os.path.join(self.args.work, "trace.log"), "a")
+        self.trace_file.write(f"{self.now():9.3f} {line}\n")
+        self.trace_file.flush()
 
     def now(self):
         return time.monotonic() - self.t0
@@ -349,6 +359,8 @@ class Soak:
                 url += f"&epoch={state['epoch']}"
             try:
                 async with ws_connect(url, max_size=None, open_timeout=5, ping_interval=None) as ws:
+                    state["conn"] = state.get("conn", 0) + 1
+                    self.trace(f"{state['kind']} connect #{state['conn']} since={state['last']} epoch={state['epoch']}")
                     if not first:
                         self.resumes += 1
                     first = False
@@ -360,11 +372,16 @@ class Soak:
                             continue
                         frame = json.loads(raw)
                         if frame.get("type") == "history":
+                            ids = [m.get("id") for m in frame["data"]]
+                            self.trace(f"{state['kind']} #{state['conn']} history n={len(ids)} ids={ids[:1]}..{ids[-1:]} recovered={frame.get('recovered')} epoch={frame.get('epoch')}")
                             if frame.get("recovered") is False:
                                 self.gaps += 1
                             epoch = frame.get("epoch")
                             if state["epoch"] and epoch != state["epoch"]:
                                 self.epochs[epoch] = self.epochs.get(epoch, 0) + 1
+                                # A new epoch numbers its messages from 1 again: a repeat
+                                # is an (epoch, id) seen before, as ChatClient counts it.
+                                state["last"] = 0
                             state["epoch"] = epoch
                             for m in frame["data"]:
                                 self.take(state, m, "history")
@@ -382,9 +399,18 @@ class Soak:
             state["dups"] += 1
             # Kept for the report: when, which id, in a history frame or live.
             state.setdefault("dup_ids", []).append(f"{mid}@{self.now():.0f}s({source},last {state['last']})")
+            self.trace(f"{state['kind']} #{state.get('conn')} DUP id={mid} {source} last={state['last']} text={m.get('text')!r} author={m.get('author')!r}")
             return
+        if source == "live" and state["last"] and mid != state["last"] + 1:
+            self.trace(f"{state['kind']} #{state.get('conn')} JUMP live id={mid} last={state['last']}")
         state["last"] = mid
         token = m.get("text", "")
+        if not TOKEN.fullmatch(token):
+            # Not a sender's token: chat of a bad client in the default room (the lines of
+            # an HTTP request sent to the line port after the name wait). Such texts repeat,
+            # and counting them made the first 30-minute run's 12 "duplicates".
+            state["others"] = state.get("others", 0) + 1
+            return
         state["got"][token] = state["got"].get(token, 0) + 1
         self.ledger.received += 1
 
@@ -399,7 +425,8 @@ class Soak:
         self.receivers.append(state)
         proc = await asyncio.create_subprocess_exec(
             self.args.bin, "chat", f"ws://127.0.0.1:{self.server.http}/", "--room", room, "--name", "chatpipe", "--pipe",
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=open(os.path.join(self.args.work, "chat.log"), "ab"))
         self.chat_proc = proc
 
         async def read():
@@ -412,6 +439,8 @@ class Soak:
                     t = m.group(1)
                     if t in got:
                         state["dups"] += 1
+                        if state["dups"] <= 200:
+                            self.trace(f"switchboard chat --pipe DUP {line.decode(errors='replace').rstrip()!r}")
                     got[t] = got.get(t, 0) + 1
         reader = asyncio.create_task(read())
         while self.running or self.draining(state):
@@ -433,14 +462,80 @@ class Soak:
                 self.samples.append((self.now(), s[0], s[1], self.server.starts))
             await asyncio.sleep(2)
 
+    async def metrics_sampler(self):
+        """Every 10 s: the gauges that could explain a growing RSS (timers, watched
+        descriptors, queued output, history writer queue, members, rooms), summed over
+        loops, into WORK/metrics.csv."""
+        names = ["switchboard_loop_timers", "switchboard_loop_descriptors", "switchboard_write_queue_bytes",
+                 "switchboard_history_write_queue", "switchboard_members", "switchboard_rooms",
+                 "switchboard_tcp_connections_open", "switchboard_websocket_connections_open"]
+        path = os.path.join(self.args.work, "metrics.csv")
+        with open(path, "w") as f:
+            f.write("seconds,rss_kib," + ",".join(n.removeprefix("switchboard_") for n in names) + "\n")
+        while self.running:
+            await self.pause(10)
+            try:
+                text = await fetch_metrics(self.server.http)
+            except (OSError, asyncio.TimeoutError):
+                continue
+            sums = dict.fromkeys(names, 0.0)
+            for line in text.splitlines():
+                if line.startswith("#"):
+                    continue
+                name = line.split("{", 1)[0].split(" ", 1)[0]
+                if name in sums:
+                    try:
+                        sums[name] += float(line.rsplit(" ", 1)[1])
+                    except ValueError:
+                        pass
+            sample = self.server.sample()
+            with open(path, "a") as f:
+                f.write(f"{self.now():.0f},{sample[1] if sample else ''}," + ",".join(f"{sums[n]:g}" for n in names) + "\n")
+
+    async def heap_sampler(self):
+        """With --heap: every 5 minutes, gdb attaches for a moment (about a second under
+        load) and asks the server's glibc (`malloc_stats`, written to its stderr, that is
+        server.log) and SQLite (`sqlite3_memory_used`) how much heap they use; into
+        WORK/heap.csv beside VmRSS."""
+        path = os.path.join(self.args.work, "heap.csv")
+        with open(path, "w") as f:
+            f.write("seconds,rss_kib,malloc_system_bytes,malloc_in_use_bytes,sqlite_bytes\n")
+        log = os.path.join(self.args.work, "server.log")
+        while self.running:
+            await self.pause(300)
+            while self.running and self.server.stopping:
+                await asyncio.sleep(0.2)  # the restart: sample the new process
+            if not self.running:
+                break
+            pid = self.server.proc.pid
+            before = os.path.getsize(log)
+            proc = await asyncio.create_subprocess_exec(
+                "gdb", "-nx", "-batch", "-iex", "set auto-solib-add off", "-p", str(pid),
+                "-ex", "sharedlibrary libc.so", "-ex", "sharedlibrary libsqlite3",
+                "-ex", "print (long long)sqlite3_memory_used()", "-ex", "call (void)malloc_stats()",
+                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            out, _ = await proc.communicate()
+            sqlite = re.search(rb"^\$1 = (\d+)", out, re.M)
+            await asyncio.sleep(0.5)
+            with open(log, "rb") as f:
+                f.seek(before)
+                text = f.read()
+            total = re.search(rb"Total \(incl. mmap\):\s*system bytes\s*=\s*(\d+)\s*in use bytes\s*=\s*(\d+)", text)
+            sample = self.server.sample()
+            with open(path, "a") as f:
+                f.write(f"{self.now():.0f},{sample[1] if sample else ''},{total.group(1).decode() if total else ''},"
+                        f"{total.group(2).decode() if total else ''},{sqlite.group(1).decode() if sqlite else ''}\n")
+
     async def restarter(self, at):
         await self.pause(at)
         if not self.running:
             return
         self.events.append((self.now(), "SIGTERM"))
+        self.trace("SIGTERM")
         await self.server.stop()
         await self.server.start()
         self.events.append((self.now(), "started again"))
+        self.trace("started again")
 
     async def bad_clients(self):
         while self.running:
@@ -456,7 +551,9 @@ class Soak:
         self.events.append((self.now(), "started"))
         duration = self.args.minutes * 60
         self.drain_end = float("inf")
-        tasks = [asyncio.create_task(self.sampler())]
+        tasks = [asyncio.create_task(self.sampler()), asyncio.create_task(self.metrics_sampler())]
+        if self.args.heap:
+            tasks.append(asyncio.create_task(self.heap_sampler()))
         for i, room in enumerate(ROOMS):
             for k in range(2):
                 tasks.append(asyncio.create_task(self.json_receiver(f"{i}{k}", room)))
@@ -496,6 +593,8 @@ class Soak:
             lost += len(missing)
             dups += extra
             line = f"  receiver {r['kind']:<24} room {r['room']:<7} received {len(r['got']):>7}  lost {len(missing)}  duplicates {extra}"
+            if r.get("others"):
+                line += f"  (and {r['others']} bad clients' texts, not counted)"
             if missing:
                 line += "  e.g. " + ", ".join(sorted(missing)[:5])
             if r.get("dup_ids"):
@@ -509,6 +608,8 @@ class Soak:
         out.append(f"disconnects: {self.disconnects['clean']} clean, {self.disconnects['reset']} reset; resumes {self.resumes}; "
                    f"failed or cut connections {self.connect_failures}; epoch changes {sum(self.epochs.values())}")
         out.extend(self.bad.lines())
+        for t in badclients.TRACE:
+            self.trace(t)
         if self.samples:
             fds = [s[1] for s in self.samples]
             rss = [s[2] for s in self.samples]
@@ -534,6 +635,16 @@ class Soak:
         return 0 if ok else 1
 
 
+async def fetch_metrics(port):
+    r, w = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 5)
+    try:
+        w.write(b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        data = await asyncio.wait_for(r.read(), 5)
+    finally:
+        w.close()
+    return data.split(b"\r\n\r\n", 1)[-1].decode(errors="replace")
+
+
 async def expect_line(reader, prefix, timeout):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
@@ -556,6 +667,7 @@ def main():
     p.add_argument("--work", required=True)
     p.add_argument("--rate", type=float, default=4.0, help="messages per second per sender")
     p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--heap", action="store_true", help="every 5 min: malloc_stats and SQLite's heap via gdb")
     p.add_argument("--listeners", type=int, default=40, help="read-only WebSocket members")
     args = p.parse_args()
     if args.minutes <= 0 or args.minutes > 24 * 60:
