@@ -47,6 +47,8 @@ public final class ChatHub: RoomBrokerSink {
   /// of one room's closing and reopening in the order the hub decided them.
   let roomOrder = Mutex(())
   private let clock: @Sendable () -> Int64
+  /// The broker shows this node's presence lines (``RoomBroker/showsOwnPresence``).
+  private let brokerShowsPresence: Bool
   /// Told about every message the broker failed to keep (the server logs it); delivery
   /// to members is not affected.
   private let onPublishFailure: (@Sendable (_ room: String, _ id: UInt64?, _ error: BrokerError) -> Void)?
@@ -68,6 +70,7 @@ public final class ChatHub: RoomBrokerSink {
     self.onPublishFailure = onPublishFailure
     self.broker = broker ?? LocalRoomBroker(retention: configuration.historyLimit)
     self.clock = clock ?? { ChatClock.milliseconds() }
+    brokerShowsPresence = self.broker.showsOwnPresence
     self.broker.attach(self)
   }
 
@@ -371,10 +374,21 @@ public final class ChatHub: RoomBrokerSink {
   /// Shows another node's join, leave or rename to this node's members of the room (not
   /// kept in history); ignored while the room is not open here.
   public func remotePresence(_ event: PresenceEvent) {
+    showPresence(event, origin: nil)
+  }
+
+  /// Shows the join, leave or rename of this node's `member` that the broker passed back
+  /// with the cluster-wide count (``RoomBroker/showsOwnPresence``); ignored while the room
+  /// is not open here.
+  public func ownPresence(_ event: PresenceEvent, member: MemberID) {
+    showPresence(event, origin: member.detached)
+  }
+
+  private func showPresence(_ event: PresenceEvent, origin: MemberID?) {
     guard let cell = directory.withLock({ $0.rooms[event.room] }) else { return }
     cell.state.withLock { r in
       guard r.isOpen else { return }
-      fanOut(r.shards, .presence(event, origin: nil))
+      fanOut(r.shards, .presence(event, origin: origin))
     }
   }
 
@@ -462,7 +476,7 @@ public final class ChatHub: RoomBrokerSink {
     if announceLeave {
       let event = PresenceEvent(
         kind: .leave, author: info.name, room: cell.name, members: r.members.count, color: info.color)
-      fanOut(r.shards, .presence(event, origin: id.detached))
+      if !brokerShowsPresence { fanOut(r.shards, .presence(event, origin: id.detached)) }
       presence.append((event, id.detached))
     }
   }
@@ -475,7 +489,8 @@ public final class ChatHub: RoomBrokerSink {
     guard info.placement == .inRoom else { return }
     let event = PresenceEvent(
       kind: kind, author: info.name, room: cell.name, members: r.members.count, color: info.color)
-    fanOut(r.shards, .presence(event, origin: id.detached))
+    // A broker that counts every node's members shows the line itself, with that count.
+    if !brokerShowsPresence { fanOut(r.shards, .presence(event, origin: id.detached)) }
     presence.append((event, id.detached))
   }
 

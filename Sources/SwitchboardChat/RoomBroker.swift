@@ -60,6 +60,13 @@ public protocol RoomBroker: AnyObject, Sendable {
   /// broker can keep presence cluster-wide. Returns at once.
   func presenceChanged(_ event: PresenceEvent, member: MemberID)
 
+  /// Whether the broker shows this node's own presence changes: then the hub does not show
+  /// a join, leave or rename line when it happens, and the broker hands each event of
+  /// ``presenceChanged(_:member:)`` back through ``RoomBrokerSink/ownPresence(_:member:)``
+  /// once it knows the room's count on every node. The default is `false` (the hub shows
+  /// the line at once, with its own count).
+  var showsOwnPresence: Bool { get }
+
   /// Names of the members of `room` on other nodes (empty for a single node).
   func remoteMembers(
     room: String, on executor: any ShardExecutor,
@@ -85,6 +92,11 @@ public protocol RoomBroker: AnyObject, Sendable {
 extension RoomBroker {
   /// Always ready: a broker with nothing to lose contact with.
   public var health: BrokerHealth { .ready }
+}
+
+extension RoomBroker {
+  /// The hub shows its members' presence lines itself.
+  public var showsOwnPresence: Bool { false }
 }
 
 extension RoomBroker {

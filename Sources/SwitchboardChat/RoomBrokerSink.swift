@@ -11,9 +11,17 @@ public protocol RoomBrokerSink: AnyObject, Sendable {
   /// counts the room's members on every node. Shown to this node's members, not kept.
   /// Called on any thread. The default ignores it.
   func remotePresence(_ event: PresenceEvent)
+  /// A join, leave or rename of `member`, a member of this node, that the broker passed
+  /// back (``RoomBroker/showsOwnPresence``) with `event.members` counting the room's
+  /// members on every node. Shown to this node's members, not kept. Called on any thread,
+  /// in the order of ``RoomBroker/presenceChanged(_:member:)`` per room. The default
+  /// ignores it.
+  func ownPresence(_ event: PresenceEvent, member: MemberID)
 }
 
 extension RoomBrokerSink {
   /// Ignores it.
   public func remotePresence(_ event: PresenceEvent) {}
+  /// Ignores it.
+  public func ownPresence(_ event: PresenceEvent, member: MemberID) {}
 }

@@ -26,7 +26,9 @@ import Synchronization
 ///   by expiry, refreshed every ``RedisBrokerConfiguration/presenceRefresh``. Each join,
 ///   leave and rename changes the set and is announced on the room's channel in one
 ///   script (``RedisBrokerScripts/presence``), with the cluster-wide count; the other
-///   nodes show it through ``RoomBrokerSink/remotePresence(_:)``.
+///   nodes show it through ``RoomBrokerSink/remotePresence(_:)``, this node through
+///   ``RoomBrokerSink/ownPresence(_:member:)`` once the script answered with that count
+///   (``showsOwnPresence``), so every node shows the same count for one change.
 /// - **Idle rooms**: ``roomIdle(_:)`` unsubscribes the room's channel and forgets it; the
 ///   next ``openRoom(_:recent:on:completion:)`` subscribes and reads its state again.
 ///
@@ -289,17 +291,29 @@ public final class RedisRoomBroker: RoomBroker {
         let new = members[member].map { entry(member, name: $0) }
         return (old == new ? nil : old, new)
       }
-      guard let client, stale != nil || fresh != nil else { return }
+      guard let client, stale != nil || fresh != nil else { return showOwn(event, member: member) }
       let arguments: [[UInt8]] = [
         Array((stale ?? "").utf8), Array((fresh ?? "").utf8), Array(String(expiry()).utf8),
         Array(String(ChatClock.milliseconds()).utf8), Array(keys.channel.utf8),
         RedisBrokerPayload.presenceTail(event, node: configuration.nodeID),
       ]
       let script = connections.withLock { $0?.presence } ?? RedisBrokerScripts.presence
-      client.eval(script, keys: [Array(keys.members.utf8)], arguments: arguments) {
-        _ in
+      // The line shown here carries the count the script computed, as on the other nodes;
+      // without an answer (Redis away), the hub's own count.
+      client.eval(script, keys: [Array(keys.members.utf8)], arguments: arguments) { [self] result in
+        var shown = event
+        if case .success(let reply) = result, let count = reply.integer, count >= 0 { shown.members = Int(count) }
+        showOwn(shown, member: member)
       }
     }
+  }
+
+  /// The hub leaves its members' presence lines to the broker (``presenceChanged(_:member:)``).
+  public var showsOwnPresence: Bool { true }
+
+  /// Hands a presence change of this node back to the hub to show.
+  private func showOwn(_ event: PresenceEvent, member: MemberID) {
+    state.withLock { $0.sink }?.ownPresence(event, member: member)
   }
 
   /// Unsubscribes the room's channel and forgets the room (its presence refresh too); a

@@ -86,8 +86,10 @@ struct RedisBrokerSeamTests {
     try await eventually("cat's join reached bob") {
       bob.presenceEvents.contains { $0.author == "cat" && $0.kind == .join }
     }
+    // Every node shows one change with the same count, the one the presence script
+    // computed: ann's own node too (its own line is in `presenceEvents`).
     let ann = try nodes[0].join("ann")
-    for member in [bob, cat] {
+    for member in [ann, bob, cat] {
       try await eventually("\(member.name) sees ann join") {
         member.presenceEvents.contains { $0.author == "ann" && $0.kind == .join }
       }
@@ -97,22 +99,35 @@ struct RedisBrokerSeamTests {
       #expect(line.color == ann.joinResult?.color)
     }
     nodes[1].queue.sync { _ = nodes[1].hub.rename(bob.id, to: "robert") }
-    for member in [ann, cat] {
+    for member in [ann, bob, cat] {
       try await eventually("\(member.name) sees the rename") {
         member.presenceEvents.contains {
           $0.kind == .rename(from: "bob") && $0.author == "robert" && $0.members == 3
         }
       }
     }
-    nodes[0].queue.sync { nodes[0].hub.leave(ann.id) }
-    for member in [bob, cat] {
-      try await eventually("\(member.name) sees ann leave") {
-        member.presenceEvents.contains { $0.kind == .leave && $0.author == "ann" && $0.members == 2 }
+    // A leave seen on the leaver's node: dan, a second member there, sees it with the
+    // cluster-wide count as the others do.
+    let dan = try nodes[0].join("dan")
+    for member in [ann, bob, cat, dan] {
+      try await eventually("\(member.name) sees dan join") {
+        member.presenceEvents.contains { $0.kind == .join && $0.author == "dan" && $0.members == 4 }
       }
     }
-    // A node sees its own members' lines once, from the hub, not again from Redis.
+    nodes[0].queue.sync { nodes[0].hub.leave(ann.id) }
+    for member in [bob, cat, dan] {
+      try await eventually("\(member.name) sees ann leave") {
+        member.presenceEvents.contains { $0.kind == .leave && $0.author == "ann" && $0.members == 3 }
+      }
+    }
+    nodes[0].queue.sync { nodes[0].hub.leave(dan.id) }
+    try await eventually("robert sees dan leave") {
+      bob.presenceEvents.contains { $0.kind == .leave && $0.author == "dan" && $0.members == 2 }
+    }
+    // A node sees its own members' lines once, not again from Redis's announcement.
     #expect(bob.presenceEvents.filter { $0.kind == .rename(from: "bob") }.count == 1)
     #expect(cat.presenceEvents.filter { $0.author == "cat" }.count == 1)
+    #expect(dan.presenceEvents.filter { $0.author == "ann" }.count == 1)
     // A node that dies (stops refreshing, entries left behind): its member's entry
     // expires and the survivors see a leave, once.
     nodes[2].freezePresence()

@@ -77,7 +77,8 @@ struct RedisClusterTests {
       bob.presenceEvents.contains { $0.author == "cat" && $0.kind == .join }
     }
     let ann = try nodes[0].join("ann", room: room)
-    for member in [bob, cat] {
+    // ann's own node shows her line with the cluster-wide count too.
+    for member in [ann, bob, cat] {
       try await eventually("\(member.name) sees ann join") {
         member.presenceEvents.contains { $0.author == "ann" && $0.kind == .join && $0.members == 3 }
       }
