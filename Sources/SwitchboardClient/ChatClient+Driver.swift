@@ -165,6 +165,7 @@ extension ChatClient {
   {
     var pending: [Event] = []
     var resumes: [ChatResume] = []
+    let logger = configuration.logger.child(metadata: ["endpoint": endpoint.description])
     for await input in connection.inputs {
       switch input {
       case .text(let text):
@@ -177,7 +178,21 @@ extension ChatClient {
         var goingAway: String?
         for event in pending {
           events.yield(event)
-          if case .reconnectSuggested(let reason) = event { goingAway = reason }
+          switch event {
+          case .reconnectSuggested(let reason): goingAway = reason
+          case .history(let messages, let recovered, let epoch):
+            // What a resume delivered: the trail a repeated or missing message is traced by.
+            logger.info(
+              "history",
+              metadata: [
+                "delivered": "\(messages.count)", "first": messages.first?.id.map { "\($0)" } ?? "none",
+                "last": messages.last?.id.map { "\($0)" } ?? "none", "recovered": "\(recovered)",
+                "epoch": epoch ?? "none",
+              ])
+          case .gap(let since, let epoch):
+            logger.info("gap", metadata: ["since": since.map { "\($0)" } ?? "none", "epoch": epoch ?? "none"])
+          default: break
+          }
         }
         pending.removeAll(keepingCapacity: true)
         kick?.yield()

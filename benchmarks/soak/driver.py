@@ -425,6 +425,7 @@ class Soak:
         self.receivers.append(state)
         proc = await asyncio.create_subprocess_exec(
             self.args.bin, "chat", f"ws://127.0.0.1:{self.server.http}/", "--room", room, "--name", "chatpipe", "--pipe",
+            "--log-level", "info",
             stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=open(os.path.join(self.args.work, "chat.log"), "ab"))
         self.chat_proc = proc
@@ -438,8 +439,9 @@ class Soak:
                 if m:
                     t = m.group(1)
                     if t in got:
-                        state["dups"] += 1
-                        if state["dups"] <= 200:
+                        # Counted once, by got[t] below (the report adds got's repeats).
+                        traced = state["traced"] = state.get("traced", 0) + 1
+                        if traced <= 200:
                             self.trace(f"switchboard chat --pipe DUP {line.decode(errors='replace').rstrip()!r}")
                     got[t] = got.get(t, 0) + 1
         reader = asyncio.create_task(read())
