@@ -136,6 +136,11 @@ private struct Scanner {
     let poisoned = try members { (scanner: inout Scanner, key: KeySpan) throws(Failure) -> Bool in
       switch scanner.topKey(key) {
       case .type:
+        // The protocol's two types are compared as bytes and need no String made.
+        if let known = scanner.knownType() {
+          object.type = .string(known)
+          return false
+        }
         let (value, poisoned) = try scanner.value(depth: 1)
         object.type = value
         return poisoned
@@ -407,6 +412,26 @@ private struct Scanner {
 
   // MARK: Strings
 
+  /// `"message"` or `"join"` when the cursor is on exactly that string (no escape), the
+  /// cursor then after it; else `nil`, the cursor unmoved.
+  private mutating func knownType() -> String? {
+    func matches(_ word: StaticString) -> Bool {
+      let count = word.utf8CodeUnitCount
+      guard bytes.count - index >= count else { return false }
+      for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] { return false }
+      return true
+    }
+    if matches(#""message""#) {
+      index += 9
+      return "message"
+    }
+    if matches(#""join""#) {
+      index += 6
+      return "join"
+    }
+    return nil
+  }
+
   /// Checks and skips a string, the cursor on its opening quote, to after its closing
   /// one. Returns `true` when it holds only ASCII and no escape.
   @discardableResult
@@ -436,7 +461,7 @@ private struct Scanner {
     let start = index + 1
     index = start
     // Fast path: no escape, so the value is the bytes themselves (valid UTF-8: the text is).
-    while !atEnd, current != ascii("\""), current != ascii("\\"), current >= 0x20 { index += 1 }
+    index = JSONDialect.nextStop(in: bytes, from: index, lineSeparatorLead: false)
     guard !atEnd else { throw failure }
     if current == ascii("\"") {
       index += 1

@@ -1,22 +1,32 @@
 /// The byte-level pieces the JSON frames are built from.
 extension JSONDialect {
   /// A message's object, `{"id":…,"room":…,"time":…,"text":…,"author":…,"color":…}`
-  /// (with `"action":true` for `/me`).
-  static func appendObject(_ m: ChatMessage, to out: inout [UInt8]) {
-    append(#"{"id":"#, to: &out)
+  /// (with `"action":true` for `/me`). `opening` is what comes before the id (the object's
+  /// `{"id":`, or a frame's prefix ending in it) and `closing` what follows the object's
+  /// `}`: each literal is one bulk copy, the quotes around the strings inside them.
+  static func appendObject(
+    _ m: ChatMessage, to out: inout [UInt8], opening: StaticString = #"{"id":"#, inFrame: Bool = false
+  ) {
+    append(opening, to: &out)
     appendDecimal(m.id, to: &out)
-    append(#","room":"#, to: &out)
-    appendQuoted(m.room, to: &out)
-    append(#","time":"#, to: &out)
+    append(#","room":""#, to: &out)
+    appendEscaped(m.room, to: &out)
+    append(#"","time":"#, to: &out)
     appendDecimal(m.time, to: &out)
-    append(#","text":"#, to: &out)
-    appendQuoted(m.text, to: &out)
-    append(#","author":"#, to: &out)
-    appendQuoted(m.author, to: &out)
-    append(#","color":"#, to: &out)
-    appendQuoted(m.color, to: &out)
-    if m.isAction { append(#","action":true"#, to: &out) }
-    out.append(UInt8(ascii: "}"))
+    append(#","text":""#, to: &out)
+    appendEscaped(m.text, to: &out)
+    append(#"","author":""#, to: &out)
+    appendEscaped(m.author, to: &out)
+    append(#"","color":""#, to: &out)
+    appendEscaped(m.color, to: &out)
+    let end: StaticString =
+      switch (m.isAction, inFrame) {
+      case (false, false): #""}"#
+      case (false, true): #""}}"#
+      case (true, false): #"","action":true}"#
+      case (true, true): #"","action":true}}"#
+      }
+    append(end, to: &out)
   }
 
   /// Bytes enough for a message's object when nothing in it needs escaping.
@@ -52,30 +62,33 @@ extension JSONDialect {
 
   /// `s` as a JSON string literal: `"` and `\` escaped, `\n` `\r` `\t` by name, the other
   /// controls as `\u00XX` (lower-case hex), U+2028 and U+2029 as `\u2028` `\u2029` (a
-  /// JavaScript line break inside a string), everything else verbatim. Runs that need no
-  /// escape are copied in one go.
+  /// JavaScript line break inside a string), everything else verbatim.
   static func appendQuoted(_ s: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
+    appendEscaped(s, to: &out)
+    out.append(UInt8(ascii: "\""))
+  }
+
+  /// The inside of ``appendQuoted(_:to:)``, without the quotes. The next byte that may need
+  /// an escape is found eight bytes at a time (``nextStop(in:from:lineSeparatorLead:)``),
+  /// and the run before it is copied in one go.
+  static func appendEscaped(_ s: String, to out: inout [UInt8]) {
     var s = s
     s.withUTF8 { bytes in
       var runStart = 0
-      var i = 0
+      var i = nextStop(in: bytes, from: 0, lineSeparatorLead: true)
       while i < bytes.count {
         let byte = bytes[i]
-        if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0xE2 {
-          i += 1
-          continue
-        }
         if byte == 0xE2 {
           // U+2028 is E2 80 A8, U+2029 is E2 80 A9; other E2 sequences are copied.
           guard i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 else {
-            i += 1
+            i = nextStop(in: bytes, from: i + 1, lineSeparatorLead: true)
             continue
           }
           out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
           append(bytes[i + 2] == 0xA8 ? #"\u2028"# : #"\u2029"#, to: &out)
-          i += 3
-          runStart = i
+          runStart = i + 3
+          i = nextStop(in: bytes, from: runStart, lineSeparatorLead: true)
           continue
         }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
@@ -90,12 +103,13 @@ extension JSONDialect {
           out.append(hexDigit(byte >> 4))
           out.append(hexDigit(byte & 0xF))
         }
-        i += 1
-        runStart = i
+        runStart = i + 1
+        i = nextStop(in: bytes, from: runStart, lineSeparatorLead: true)
       }
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+      if runStart < bytes.count {
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+      }
     }
-    out.append(UInt8(ascii: "\""))
   }
 
   private static func hexDigit(_ nibble: UInt8) -> UInt8 {

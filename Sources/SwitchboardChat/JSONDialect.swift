@@ -14,43 +14,46 @@ public enum JSONDialect {
   /// it: the same bytes as ``encode(_:)``, without building a `String`. A room's `message`
   /// frame is the same for every JSON member (nothing in it depends on the recipient), so
   /// a delivery encodes it once.
-  public static func encodedBytes(_ event: ChatEvent) -> [UInt8]? {
+  ///
+  /// `headerRoom` zero bytes come first, for a WebSocket header to be written in front of
+  /// the payload in place (`WebSocketConnection.withServerFrame(text:payloadAt:_:)`): the
+  /// frame is then built without copying the payload again.
+  public static func encodedBytes(_ event: ChatEvent, headerRoom: Int = 0) -> [UInt8]? {
     switch event {
     case .message(let m, _):
       var out: [UInt8] = []
-      out.reserveCapacity(estimate(m) + 28)
-      append(#"{"type":"message","data":"#, to: &out)
-      appendObject(m, to: &out)
-      out.append(UInt8(ascii: "}"))
+      out.reserveCapacity(headerRoom + estimate(m) + 28)
+      if headerRoom > 0 { out.append(contentsOf: repeatElement(0, count: headerRoom)) }
+      appendObject(m, to: &out, opening: #"{"type":"message","data":{"id":"#, inFrame: true)
       return out
     case .presence(let p, _):
       var out: [UInt8] = []
-      out.reserveCapacity(p.author.utf8.count + p.room.utf8.count + p.color.utf8.count + 112)
-      append(#"{"type":"presence","data":{"event":"#, to: &out)
+      out.reserveCapacity(headerRoom + p.author.utf8.count + p.room.utf8.count + p.color.utf8.count + 112)
+      if headerRoom > 0 { out.append(contentsOf: repeatElement(0, count: headerRoom)) }
       switch p.kind {
-      case .join: append(#""join""#, to: &out)
-      case .leave: append(#""leave""#, to: &out)
+      case .join: append(#"{"type":"presence","data":{"event":"join","author":""#, to: &out)
+      case .leave: append(#"{"type":"presence","data":{"event":"leave","author":""#, to: &out)
       case .rename(let old):
-        append(#""rename","previous":"#, to: &out)
-        appendQuoted(old, to: &out)
+        append(#"{"type":"presence","data":{"event":"rename","previous":""#, to: &out)
+        appendEscaped(old, to: &out)
+        append(#"","author":""#, to: &out)
       }
-      append(#","author":"#, to: &out)
-      appendQuoted(p.author, to: &out)
-      append(#","room":"#, to: &out)
-      appendQuoted(p.room, to: &out)
-      append(#","members":"#, to: &out)
+      appendEscaped(p.author, to: &out)
+      append(#"","room":""#, to: &out)
+      appendEscaped(p.room, to: &out)
+      append(#"","members":"#, to: &out)
       appendDecimal(Int64(p.members), to: &out)
-      append(#","color":"#, to: &out)
-      appendQuoted(p.color, to: &out)
-      append("}}", to: &out)
+      append(#","color":""#, to: &out)
+      appendEscaped(p.color, to: &out)
+      append(#""}}"#, to: &out)
       return out
     case .binary:
       return nil
     case .shutdown(let reason):
-      return Array(error(code: "going_away", message: reason).utf8)
+      return [UInt8](repeating: 0, count: headerRoom) + Array(error(code: "going_away", message: reason).utf8)
     case .epochChanged(_, let epoch):
       // An empty history of the new epoch: the client starts its ids over.
-      return Array(history([], epoch: epoch, recovered: false).utf8)
+      return [UInt8](repeating: 0, count: headerRoom) + Array(history([], epoch: epoch, recovered: false).utf8)
     }
   }
 

@@ -321,8 +321,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         // Encoded once per shard inside the cache, not once per member.
         connection.write(
           cache.value(for: DialectSlot.json) {
-            WebSocketConnection.withServerFrame(
-              text: JSONDialect.encode(event) ?? "", SharedBytes.init(copying:))
+            // Encoded behind room for the header, framed in place, copied once.
+            let room = WebSocketConnection.serverHeaderRoom
+            var frame = JSONDialect.encodedBytes(event, headerRoom: room) ?? [UInt8](repeating: 0, count: room)
+            return WebSocketConnection.withServerFrame(text: &frame, payloadAt: room, SharedBytes.init(copying:))
           }, immediately: cache.sendNow)
       }
     case .text(let notifySelf):

@@ -376,6 +376,29 @@ public struct WebSocketConnection {
     return text.withUTF8 { withServerFrame(opcode: .text, payload: UnsafeRawBufferPointer($0), body) }
   }
 
+  /// The most header bytes an unmasked server frame needs (a 64-bit length): the room to
+  /// leave in front of a payload for ``withServerFrame(text:payloadAt:_:)``.
+  public static let serverHeaderRoom = 10
+
+  /// Lends `body` an unmasked, uncompressed server text frame made in place in `buffer`,
+  /// whose bytes from `start` on are the UTF-8 payload and whose first `start` bytes (at
+  /// least ``serverHeaderRoom``) are spare: the header is written just before the payload,
+  /// which is not copied. Only valid on connections without permessage-deflate.
+  @inlinable
+  public static func withServerFrame<R>(
+    text buffer: inout [UInt8], payloadAt start: Int, _ body: (UnsafeRawBufferPointer) -> R
+  ) -> R {
+    let count = buffer.count - start
+    let header = WebSocketFrameEncoder.headerSize(payloadCount: count, masked: false)
+    precondition(header <= start, "withServerFrame: no room for the header")
+    return buffer.withUnsafeMutableBytes { all in
+      let frame = UnsafeMutableRawBufferPointer(rebasing: all[(start - header)...])
+      WebSocketFrameEncoder.writeHeader(
+        into: frame, opcode: .text, payloadCount: count, fin: true, rsv1: false, maskKey: nil)
+      return body(UnsafeRawBufferPointer(frame))
+    }
+  }
+
   /// Lends `body` an unmasked, uncompressed server binary frame built in temporary memory;
   /// see ``withServerFrame(text:_:)``.
   @inlinable

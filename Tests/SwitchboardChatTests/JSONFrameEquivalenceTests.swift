@@ -48,6 +48,34 @@ struct JSONFrameEquivalenceTests {
     }
   }
 
+  /// The escaper and the decoder find the next special byte eight at a time: each one at
+  /// every position of a word and across words, in ASCII and after multi-byte characters.
+  @Test func aSpecialByteIsFoundAtEveryPositionOfAWord() {
+    let specials: [String] = ["\"", "\\", "\n", "\u{0}", "\u{1F}", "\u{2028}", "\u{2029}", "\u{2027}", "é"]
+    for lead in ["", "é", "日本"] {
+      for special in specials {
+        for at in 0..<20 {
+          let s = lead + String(repeating: "a", count: at) + special + String(repeating: "b", count: 19 - at)
+          let quoted = JSONDialect.quote(s)
+          #expect(Array(quoted.utf8) == Array(JSONReference.quote(s).utf8), "\(s.debugDescription)")
+          let frame = #"{"type":"message","data":{"text":"# + quoted + "}}"
+          #expect(ClientFrame.parse(frame) == .message(text: s, ref: nil), "\(frame)")
+        }
+      }
+    }
+  }
+
+  @Test func headerRoomPrecedesTheSameFrameBytes() {
+    let m = ChatMessage(id: 7, room: "lobby", time: 1, author: "ann", color: "#fff", text: "hi\n", isAction: false)
+    let events: [ChatEvent] = [
+      .message(m, origin: nil), .shutdown(reason: "bye"), .epochChanged(room: "r", epoch: "e"),
+    ]
+    for event in events {
+      let plain = JSONDialect.encodedBytes(event)
+      #expect(JSONDialect.encodedBytes(event, headerRoom: 10) == plain.map { [UInt8](repeating: 0, count: 10) + $0 })
+    }
+  }
+
   @Test func everyEventEncodesToTheSameBytes() {
     let strings = Self.strings()
     var rng = SeededGenerator(seed: 4)
