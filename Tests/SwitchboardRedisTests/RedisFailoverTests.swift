@@ -139,9 +139,13 @@ struct RedisFailoverTests {
     // epoch), or writes lost with the old master and the room moved to a new epoch once.
     print(
       "cluster failover: \(acks.count) acked, \(failed.value) failed, \(lost) lost-write epoch change(s),",
-      "epochs \(Set(acks.map(\.epoch)).count)")
+      "epochs \(Set(acks.map(\.epoch)).count), reader saw \(reader.epochChanges.count) epoch change(s)")
+    // A new epoch comes from the lost-write check (counted in `lost`) or from a master that
+    // lacks the room altogether (the replica had not received it yet: "Redis lost the
+    // room"); either way at most once, and never counted without a change.
     #expect(lost <= 1)
-    #expect(reader.epochChanges.count == lost)
+    #expect(reader.epochChanges.count <= 1)
+    #expect(lost <= reader.epochChanges.count)
     // Within one epoch an id stands for one message: on both nodes, and in every ack.
     var texts: [String: String] = [:]
     var reused: [String] = []
@@ -170,7 +174,7 @@ struct RedisFailoverTests {
       Set(reader.messagesByEpoch.last!.map(\.text)).isSuperset(of: finalAcks.map(\.text))
     }
     #expect(finalAcks.count >= 30)
-    if lost == 0 {
+    if reader.epochChanges.isEmpty {
       // Nothing was lost: every ack, before and after the failover, is in the one epoch.
       #expect(Set(acks.map(\.epoch)) == [first])
       #expect(Set(reader.messages.map(\.text)).isSuperset(of: acks.map(\.text)))
