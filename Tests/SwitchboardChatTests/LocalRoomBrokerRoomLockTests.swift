@@ -32,22 +32,25 @@ struct LocalRoomBrokerRoomLockTests {
     for room in ["a", "b"] {
       broker.openRoom(room, recent: 0, on: InlineExecutor()) { _ in }
     }
-    func draft(_ room: String) -> MessageDraft {
-      MessageDraft(ChatMessage(id: 0, room: room, time: 0, author: "x", color: "red", text: "t", isAction: false))
-    }
+    let a = Self.draft("a")
+    let b = Self.draft("b")
     let held = DispatchGroup()
-    DispatchQueue.global().async(group: held) { broker.publish(draft("a"), on: nil, completion: nil) }
+    DispatchQueue.global().async(group: held) { broker.publish(a, on: nil, completion: nil) }
     guard sink.entered.wait(timeout: .now() + 10) == .success else {
       throw TestFailure("room a's publish never reached the sink")
     }
     // Room a's publish is inside the broker now; room b's must not wait for it.
     let other = DispatchGroup()
-    DispatchQueue.global().async(group: other) { broker.publish(draft("b"), on: nil, completion: nil) }
+    DispatchQueue.global().async(group: other) { broker.publish(b, on: nil, completion: nil) }
     let passed = other.wait(timeout: .now() + 5) == .success
     sink.release.signal()
     #expect(passed, "room b's publish waited for room a's")
     #expect(held.wait(timeout: .now() + 10) == .success)
     #expect(sink.delivered.withLock { $0 } == ["b#1", "a#1"])
     broker.close()
+  }
+
+  static func draft(_ room: String) -> MessageDraft {
+    MessageDraft(ChatMessage(id: 0, room: room, time: 0, author: "x", color: "red", text: "t", isAction: false))
   }
 }
