@@ -51,6 +51,7 @@ struct LocalRoomBrokerRoomLockTests {
   }
 
   static func draft(_ room: String) -> MessageDraft {
-    MessageDraft(ChatMessage(id: 0, room: room, time: 0, author: "x", color: "red", text: "t", isAction: false))
+    MessageDraft(
+      ChatMessage(id: 0, room: room, time: 0, author: "x", color: "red", text: "t", isAction: false))
   }
 }
