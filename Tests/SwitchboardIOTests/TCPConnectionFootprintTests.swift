@@ -42,7 +42,9 @@ import SwitchboardTestSupport
     #expect(bytes.buffered == 0)
     // 200 bytes when this test was written (the allocator's size class for the layout the
     // compiler chose: a new field shows here); 312 before the rarely used state moved
-    // out of the object.
-    #expect(bytes.object <= 200, "TCPConnection takes \(bytes.object) bytes")
+    // out of the object. The bound has 32 bytes of slack: glibc may hand out a free chunk
+    // up to that much larger than asked (it splits a chunk only when the rest is ≥ 32), and
+    // in a full `swift test` run the heap is full of other tests' freed chunks.
+    #expect(bytes.object <= 232, "TCPConnection takes \(bytes.object) bytes")
   }
 }

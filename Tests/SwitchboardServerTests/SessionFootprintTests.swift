@@ -58,8 +58,9 @@ import Testing
       let bytes = sizes.max() ?? 0
       Self.report([("WebSocketSession object", bytes)])
       // 328 measured (616 before): one more field may fit in the block, a new row of
-      // them does not.
-      #expect(bytes > 0 && bytes <= 344)
+      // them does not. 32 bytes of slack beyond that: glibc may hand out a free chunk up
+      // to that much larger than asked when other tests' frees fill the heap.
+      #expect(bytes > 0 && bytes <= 376, "WebSocketSession takes \(bytes) bytes")
       withExtendedLifetime(client) {}
     }
   }
