@@ -38,7 +38,11 @@ final class UDPService: UDPSocketDelegate {
     }
     var text = LineDialect.decode(bytes)
     while let last = text.last, last == "\n" || last == "\r" || last == "\r\n" { text.removeLast() }
-    guard !text.isEmpty else {
+    // An empty datagram, or another server's echo: answering an echo would start a
+    // reflection loop between two servers (each echoing the other's echo, as fast as the
+    // loopback carries it) when one's member address comes to belong to the other — a
+    // client's port reused by a new server's socket, or a spoofed source address.
+    guard !text.isEmpty, !text.hasPrefix(UDPService.echoPrefix) else {
       metrics.udpDropped.add(1, ordering: .relaxed)
       return
     }
@@ -58,7 +62,7 @@ final class UDPService: UDPSocketDelegate {
         room: context.configuration.defaultRoom, announce: false)
     }
     member.lastSeen = Deadline.now()
-    member.reply("Server received: \(text)")
+    member.reply(UDPService.echoPrefix + " " + text)
     member.perform(line: text)
   }
 
@@ -82,6 +86,9 @@ final class UDPService: UDPSocketDelegate {
   }
 
   /// The answer to every datagram when the server checks tokens.
+  /// What every answered datagram's echo starts with (the seed server's reply); a datagram
+  /// that starts with it is another server's echo and is dropped, not answered.
+  static let echoPrefix = "Server received:"
   static let authAnswer = "! authentication required: the UDP port takes no tokens (use tcp://, tls:// or ws:// with one)"
 
   /// Members currently known (for tests and metrics).

@@ -17,6 +17,20 @@ struct DatagramChatTests {
     }
   }
 
+  /// Another server's echo is not answered: two servers whose sockets face each other (a
+  /// client's port reused by a new server) would otherwise echo each other's echoes forever.
+  @Test func anotherServersEchoIsDroppedNotAnswered() async throws {
+    try await withServer { server in
+      let peer = try DatagramPeer(server.udpAddress!)
+      try peer.send("Server received: hello from another server")
+      try peer.send("Server received:no space either")
+      try peer.send("ping")
+      // The first answer is the ping's: the two echoes got none, and made no member.
+      #expect(try peer.receive() == "Server received: ping\n")
+      try await eventually { server.hub.who(room: "lobby").count == 1 }
+    }
+  }
+
   @Test func udpAndTcpMembersShareTheRoomBothWays() async throws {
     try await withServer { server in
       let tcp = try LineClient(server.tcpAddress!)
