@@ -73,7 +73,11 @@ import SwitchboardTestSupport
     var config = ChatClient.Configuration.forTesting
     config.reconnect = ReconnectPolicy(initialDelay: .milliseconds(20), maxAttempts: 2)
     let probe = try ChatProbe("tcp://127.0.0.1:\(closed.port)", name: "x", configuration: config)
-    try await eventually("the client to stop") { probe.events.contains { if case .error(.gaveUp) = $0 { true } else { false } } }
+    // 60 s, not the default 15: in full runs on the 2-core CI machine this wait once timed
+    // out with the test passing alone; the message lists what the client did meanwhile.
+    try await eventually(timeout: .seconds(60), "the client to stop (events so far: \(probe.events))") {
+      probe.events.contains { if case .error(.gaveUp) = $0 { true } else { false } }
+    }
     let summary = probe.events.map { event -> String in
       switch event {
       case .error(let e) where e == .connectFailed: "refused"
