@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardClient
+import SwitchboardIO
 import SwitchboardTestSupport
 import Testing
 
@@ -23,11 +24,16 @@ private let binaryPath = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
 struct ScaleOutProcessTests {
   private var binary: String { binaryPath! }
 
+  /// The clients' own event loop: without one they would share the client library's
+  /// process-wide loop with every other test's clients, and these streams (nine clients,
+  /// thousands of messages, on one server and on a cluster) lagged it past their deadlines.
+  private static let clientLoops: EventLoopGroup? = try? EventLoopGroup(count: 1)
+
   private static var testConfiguration: ChatClient.Configuration {
     ChatClient.Configuration(
       connectTimeout: .seconds(5),
       reconnect: ReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(300)),
-      heartbeat: .disabled)
+      heartbeat: .disabled, eventLoopGroup: clientLoops)
   }
 
   private func nodes(_ count: Int, redisPort: Int) async throws -> [ScaleOutNode] {
