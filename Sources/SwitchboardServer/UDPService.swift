@@ -85,10 +85,10 @@ final class UDPService: UDPSocketDelegate {
     }
   }
 
-  /// The answer to every datagram when the server checks tokens.
   /// What every answered datagram's echo starts with (the seed server's reply); a datagram
   /// that starts with it is another server's echo and is dropped, not answered.
   static let echoPrefix = "Server received:"
+  /// The answer to every datagram when the server checks tokens.
   static let authAnswer = "! authentication required: the UDP port takes no tokens (use tcp://, tls:// or ws:// with one)"
 
   /// Members currently known (for tests and metrics).
