@@ -45,13 +45,17 @@ public final class EventLoop: @unchecked Sendable {
   private let finished = DispatchSemaphore(value: 0)
   /// A read buffer shared by every connection on this loop (reads are synchronous).
   let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
-  /// Bytes read on this loop since it last gave freed heap memory back.
-  @exclusivity(unchecked) var bytesReadSinceTrim = 0
-  /// After this many bytes read, a loop that then stays idle for ``trimIdleNanos`` gives
+  /// Bytes read on this loop since it last gave freed heap memory back, plus the large
+  /// output chunks (``PendingWrites/largeChunk``) sent since: both are storage freed once
+  /// handled. Output counts too because an idle moment can fall inside a burst (a peer
+  /// that pauses mid-frame): the trim there resets this, and the burst's buffers, freed
+  /// after it, must make the next trim due (a read-only count stayed below the bar).
+  @exclusivity(unchecked) var bytesSinceTrim = 0
+  /// After this many bytes, a loop that then stays idle for ``trimIdleNanos`` gives
   /// freed memory back to the kernel (`malloc_trim`): a burst of large frames otherwise
   /// leaves the heap at its peak (glibc's free keeps heap pages, and raises its mmap
-  /// threshold after a large free). Waiting for the idle moment trims once, after the
-  /// burst's buffers are freed, not in the middle of it.
+  /// threshold after a large free). Waiting for the idle moment trims after the burst's
+  /// buffers are freed, not in the middle of it.
   static let trimAfterBytes = 8 << 20
   /// How long a loop with a trim due waits for the next event before trimming.
   static let trimIdleNanos: UInt64 = 100_000_000
@@ -253,7 +257,7 @@ public final class EventLoop: @unchecked Sendable {
         let now = Deadline.now()
         timeout = next > now ? next.nanoseconds - now.nanoseconds : 0
       }
-      let trimDue = timeout != 0 && bytesReadSinceTrim >= Self.trimAfterBytes
+      let trimDue = timeout != 0 && bytesSinceTrim >= Self.trimAfterBytes
       if trimDue { timeout = min(timeout ?? .max, Self.trimIdleNanos) }
       var handled = false
       do {
@@ -267,7 +271,7 @@ public final class EventLoop: @unchecked Sendable {
       }
       if trimDue && !handled {
         // Idle after a large burst: its buffers are freed by now.
-        bytesReadSinceTrim = 0
+        bytesSinceTrim = 0
         _ = sb_release_free_memory()
       }
       runTimers()

@@ -67,16 +67,24 @@ struct PendingWrites {
     return bytes
   }
 
+  /// Chunks of this size or more count toward the loop's next heap trim once sent
+  /// (``EventLoop/bytesSinceTrim``): a large frame's storage is freed when it has left.
+  static let largeChunk = 64 * 1024
+
   /// Marks the first `count` unsent bytes sent (what a send reported taking; at most
-  /// ``bufferedBytes``).
+  /// ``bufferedBytes``). Returns the total size of the ``largeChunk``s this finished.
   @inline(__always)
-  mutating func consume(_ count: Int) {
+  @discardableResult
+  mutating func consume(_ count: Int) -> Int {
     var written = count
+    var finishedLarge = 0
     bufferedBytes -= written
     while written > 0 {
-      let remaining = chunks[head].count - headOffset
+      let size = chunks[head].count
+      let remaining = size - headOffset
       if written >= remaining {
         written -= remaining
+        if size >= Self.largeChunk { finishedLarge += size }
         head += 1
         headOffset = 0
       } else {
@@ -84,6 +92,7 @@ struct PendingWrites {
         written = 0
       }
     }
+    return finishedLarge
   }
 
   /// Drops the chunks sent: all of them when the queue is empty (keeping the array's

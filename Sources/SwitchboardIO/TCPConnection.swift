@@ -274,7 +274,7 @@ public final class TCPConnection: Selectable, Flushable {
         return
       case .processed(let n):
         byteCounter?.received.add(n, ordering: .relaxed)
-        loop.bytesReadSinceTrim &+= n
+        loop.bytesSinceTrim &+= n
         delegate?.connection(self, didRead: UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
         if n < buffer.count { return }
       }
@@ -331,9 +331,12 @@ public final class TCPConnection: Selectable, Flushable {
       byteCounter?.sent.add(written, ordering: .relaxed)
       // All of it left and nothing waits for a drain: exactly where `afterSends` would
       // leave the connection.
-      if written == bytes.count && state.idlesWhenDrained { return }
+      if written == bytes.count && state.idlesWhenDrained {
+        if written >= PendingWrites.largeChunk { loop.bytesSinceTrim &+= written }
+        return
+      }
       pending.append(bytes)
-      pending.consume(written)
+      loop.bytesSinceTrim &+= pending.consume(written)
       flushNow()  // the rest, as the queued flush would: until the kernel refuses
     } else {
       pending.append(bytes)
@@ -410,7 +413,7 @@ public final class TCPConnection: Selectable, Flushable {
     sendQueued = false
     if state.isClosed { return false }
     if result >= 0 {
-      pending.consume(Int(result))
+      loop.bytesSinceTrim &+= pending.consume(Int(result))
       byteCounter?.sent.add(Int(result), ordering: .relaxed)
       sendKernelFull = Int(result) < sendRequested
       if pending.isEmpty && state.idlesWhenDrained {
@@ -455,7 +458,7 @@ public final class TCPConnection: Selectable, Flushable {
         return
       }
       guard case .processed(let written) = result else { break }
-      pending.consume(written)
+      loop.bytesSinceTrim &+= pending.consume(written)
       byteCounter?.sent.add(written, ordering: .relaxed)
     }
     afterSends(kernelFull: true)

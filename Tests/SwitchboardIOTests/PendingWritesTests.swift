@@ -48,6 +48,18 @@ import SwitchboardTestSupport
     (0..<count).map { UInt8(truncatingIfNeeded: start + $0) }
   }
 
+  /// What `consume` reports for the loop's trim count: the sizes of the large chunks it
+  /// finished, each once, when its last byte left; small chunks and parts count nothing.
+  @Test func consumeReportsTheLargeChunksItFinished() {
+    let large = PendingWrites.largeChunk
+    var queue = Self.queue([10, large, 20, large + 5])
+    #expect(queue.consume(5) == 0)  // inside the first small chunk
+    #expect(queue.consume(5 + large - 1) == 0)  // all but the last byte of the large one
+    #expect(queue.consume(1 + 20) == large)  // its last byte, and the small one after
+    #expect(queue.consume(large + 5) == large + 5)
+    #expect(queue.isEmpty && queue.bufferedBytes == 0)
+  }
+
   @Test func anEmptyQueueDescribesNothing() {
     var queue = PendingWrites()
     #expect(queue.isEmpty)

@@ -91,8 +91,18 @@ struct MemoryTests {
     header += [0, 0, 0, 0]
     let frame = header + [UInt8](repeating: 0x61, count: size)
     var peak = baseline
-    for _ in 0..<3 {
-      try client.sendRaw(frame)
+    for round in 0..<3 {
+      if round == 2 {
+        // A pause mid-frame of the last message, longer than the loop's idle wait before a
+        // trim: the trim it allows falls inside the burst, and the buffers freed after it
+        // must still be given back (a slow sender in CI once left two 16 MiB buffers
+        // resident).
+        try client.sendRaw(Array(frame[..<(12 << 20)]))
+        try await Task.sleep(for: .milliseconds(300))
+        try client.sendRaw(Array(frame[(12 << 20)...]))
+      } else {
+        try client.sendRaw(frame)
+      }
       let already = client.socket.bufferedBytes.count
       client.socket.clearBuffer()
       try Self.drain(client.socket.fd, bytes: size + 10 - already)
