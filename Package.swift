@@ -88,6 +88,8 @@ let package = Package(
     .target(name: "SwitchboardFuzzSupport"),
     .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-resp", dependencies: ["SwitchboardRESP", "SwitchboardFuzzSupport"]),
+    .executableTarget(
+      name: "fuzz-broker-payload", dependencies: ["SwitchboardRedis", "SwitchboardChat", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-http-request", dependencies: ["SwitchboardHTTP", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-http-response", dependencies: ["SwitchboardHTTP", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-ws-frame", dependencies: ["SwitchboardWebSocket", "SwitchboardFuzzSupport"]),

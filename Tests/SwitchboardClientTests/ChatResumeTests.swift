@@ -137,8 +137,25 @@ func expectEveryMessageOnceInOrder(_ clients: [ChatProbe], total: Int, within ti
   }
   for c in clients {
     let messages = c.messages
-    #expect(messages.compactMap(\.id) == Array(1...UInt64(total)), "\(c.client.name)")
-    #expect(Set(messages.map(\.text)).count == total, "\(c.client.name): a message was stored twice")
+    let ids = messages.compactMap(\.id)
+    // On a failure, what differs (the whole list of 10,000 ids says little).
+    let texts = messages.map(\.text)
+    let repeated = Dictionary(grouping: messages, by: \.text).values.filter { $0.count > 1 }.prefix(3)
+    let foreign = messages.filter { !$0.text.hasPrefix("s") || $0.text.count > 7 }.prefix(5)
+    let disorder = zip(ids, ids.dropFirst()).first { $0.1 != $0.0 + 1 }
+    #expect(
+      ids == Array(1...UInt64(total)),
+      """
+      \(c.client.name): \(ids.count) ids, \(Set(ids).count) distinct, last \(ids.suffix(3)); \
+      first out of order: \(disorder.map { "\($0)" } ?? "none"); \
+      texts not sent: \(foreign.map { "\($0.id ?? 0) \($0.text.debugDescription)" })
+      """)
+    #expect(
+      Set(texts).count == total,
+      """
+      \(c.client.name): \(Set(texts).count) distinct texts; stored twice: \
+      \(repeated.map { $0.map { "\($0.id ?? 0) \($0.text)" } })
+      """)
   }
 }
 
