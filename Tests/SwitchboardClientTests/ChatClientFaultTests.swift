@@ -16,7 +16,7 @@ import SwitchboardTestSupport
 
   @Test(arguments: ["ws", "tcp", "udp"])
   func reconnectsToARestartedServer(scheme: String) async throws {
-    var server = try startServer()
+    var server = try startRestartableServer()
     defer { server.shutdown() }
     let url: (ChatServer) -> String = { s in
       switch scheme {

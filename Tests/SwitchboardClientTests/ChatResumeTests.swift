@@ -15,7 +15,7 @@ import Testing
   @Test func missedMessagesArriveExactlyOnceInOrder() async throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    var server = try startServer { c in
+    var server = try startRestartableServer { c in
       c.broker = sqliteBroker(directory: dir)
     }
     defer { server.shutdown() }
@@ -57,7 +57,7 @@ import Testing
 
   @Test func aResetRoomIsReportedAsAGap() async throws {
     // Ephemeral servers lose history on restart: a new epoch, ids from 1 again.
-    var server = try startServer()
+    var server = try startRestartableServer()
     defer { server.shutdown() }
     let a = try ChatProbe(wsURL(server), name: "ada")
     try await a.waitReady()
@@ -121,7 +121,7 @@ extension ChatResumeTests {
 /// A server keeping history on disk in `dataDirectory`, with room for every chaos message.
 func chaosServer(dataDirectory: String) throws -> ChatServerBox {
   ChatServerBox(
-    try startServer { c in
+    try startRestartableServer { c in
       c.broker = sqliteBroker(directory: dataDirectory)
       c.historyLimit = 20_000
     })

@@ -99,6 +99,12 @@ final class ChatProbe: Sendable {
     let task = self.task.withLock { $0 }
     await task?.value
   }
+
+  /// A probe its test let go of without ``stop()`` (one that threw before reaching it)
+  /// stops too: its client would otherwise reconnect to its port for the rest of the run,
+  /// and whichever test's server is given that port next would get its connections and
+  /// the messages it still had to send.
+  deinit { client.close() }
 }
 
 extension ChatClient.Configuration {
@@ -123,6 +129,30 @@ func startServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) th
   let server = try ChatServer(configuration: config)
   try server.start()
   return server
+}
+
+/// A server that ``restart(_:)`` will bring back on the same ports: they come from
+/// ``freePorts(_:)``, outside the kernel's ephemeral range. With port 0 they would be
+/// ephemeral ones, and in the moment between the shutdown and the restart another test's
+/// server (bound to port 0) or a client's outgoing connection could be given one — its
+/// clients then talking to this test's server, or the restart failing to bind. Picked
+/// again when one was taken between the probe and the bind.
+func startRestartableServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> ChatServer {
+  var attempt = 0
+  while true {
+    let ports = try freePorts(3)
+    do {
+      return try startServer { c in
+        c.tcpPort = ports[0]
+        c.udpPort = ports[1]
+        c.httpPort = ports[2]
+        configure(&c)
+      }
+    } catch {
+      attempt += 1
+      if attempt == 5 { throw error }
+    }
+  }
 }
 
 /// A local broker keeping history (`historyLimit` messages per room) in SQLite in `directory`.
