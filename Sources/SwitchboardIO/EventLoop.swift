@@ -29,6 +29,13 @@ public final class EventLoop: @unchecked Sendable {
   /// itself, so its exclusivity checks are off (it is touched on every event).
   @exclusivity(unchecked) private var table = DescriptorTable()
   private var timers = TimerHeap()
+  /// Timers scheduled from other threads, not yet in ``timers``. The loop takes them in
+  /// before it fires any timer (and before it computes its next wait), so that one
+  /// scheduled while the loop was stalled is ordered by its deadline with those already
+  /// in the heap — a task carrying it could run only after an expired later timer fired.
+  private let incomingTimers = Mutex<[IncomingTimer]>([])
+  /// How many ``incomingTimers`` wait: one atomic load per iteration when none do.
+  private let incomingTimerCount = Atomic<Int>(0)
   /// When ``runTimers()`` last dropped the cancelled timers (once a second at most).
   private var timersPurged = Deadline.now()
   /// Appended once per connection with new output per iteration (see TCPConnection on
@@ -152,9 +159,7 @@ public final class EventLoop: @unchecked Sendable {
     if inEventLoop {
       timers.push(TimerEntry(deadline: deadline, interval: nil, handle: handle, task: task))
     } else {
-      enqueue { [self] in
-        timers.push(TimerEntry(deadline: deadline, interval: nil, handle: handle, task: task))
-      }
+      scheduleFromOutside(IncomingTimer(deadline: deadline, interval: nil, handle: handle, task: task))
     }
     return handle
   }
@@ -167,11 +172,29 @@ public final class EventLoop: @unchecked Sendable {
     if inEventLoop {
       timers.push(TimerEntry(deadline: deadline, interval: interval, handle: handle, task: task))
     } else {
-      enqueue { [self] in
-        timers.push(TimerEntry(deadline: deadline, interval: interval, handle: handle, task: task))
-      }
+      scheduleFromOutside(IncomingTimer(deadline: deadline, interval: interval, handle: handle, task: task))
     }
     return handle
+  }
+
+  /// Hands a timer made on another thread to the loop (``incomingTimers``), and wakes it.
+  private func scheduleFromOutside(_ timer: IncomingTimer) {
+    incomingTimers.withLock { $0.append(timer) }
+    incomingTimerCount.add(1, ordering: .releasing)
+    enqueue {}  // the wake-up: the loop takes the timer in before it next fires timers
+  }
+
+  /// Moves ``incomingTimers`` into the heap. Loop thread only.
+  private func takeIncomingTimers() {
+    guard incomingTimerCount.load(ordering: .acquiring) > 0 else { return }
+    let incoming = incomingTimers.withLock { waiting in
+      defer { waiting.removeAll() }
+      return waiting
+    }
+    incomingTimerCount.subtract(incoming.count, ordering: .relaxed)
+    for timer in incoming {
+      timers.push(TimerEntry(deadline: timer.deadline, interval: timer.interval, handle: timer.handle, task: timer.task))
+    }
   }
 
   /// Like ``schedule(after:_:)`` for loop-bound callers whose closures are not `Sendable`.
@@ -286,6 +309,7 @@ public final class EventLoop: @unchecked Sendable {
   }
 
   private func runTimers() {
+    takeIncomingTimers()
     guard timers.nextDeadline != nil else { return }
     let now = Deadline.now()
     if now.nanoseconds &- timersPurged.nanoseconds > 1_000_000_000 {

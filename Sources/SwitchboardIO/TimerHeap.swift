@@ -6,6 +6,14 @@ struct TimerEntry {
   let task: () -> Void
 }
 
+/// A timer scheduled from another thread, on its way to the loop's heap.
+struct IncomingTimer: Sendable {
+  let deadline: Deadline
+  let interval: Duration?
+  let handle: Scheduled
+  let task: @Sendable () -> Void
+}
+
 /// A binary min-heap of timers by deadline.
 struct TimerHeap {
   private var items: [TimerEntry] = []

@@ -87,6 +87,31 @@ struct EventLoopTests {
     #expect(seen.value == ["alone": false, "after queueing": true, "first": true, "second": true, "last": false])
   }
 
+  /// A loop that stalls past several deadlines fires them in deadline order, also when a
+  /// timer with the earlier deadline was scheduled from another thread during the stall
+  /// (it reaches the loop as a task): the loop takes in its tasks before it fires timers.
+  @Test(arguments: SelectorBackend.available)
+  func aTimerScheduledDuringAStallStillFiresInDeadlineOrder(backend: SelectorBackend) throws {
+    let loop = try EventLoop(backend: backend)
+    defer { loop.shutdownGracefully() }
+    let fired = Locked<[Int]>([])
+    let inHeap = DispatchSemaphore(value: 0)
+    let stalling = DispatchSemaphore(value: 0)
+    loop.schedule(after: .milliseconds(60)) { fired.withLock { $0.append(60) } }
+    loop.execute { inHeap.signal() }  // after the timer's own task: the 60 ms timer is in
+    #expect(inHeap.wait(timeout: .now() + 30) == .success)
+    // The stall (a task that does not return for 150 ms), and the earlier timer made while
+    // it lasts: its task waits behind the stall, until after the 60 ms deadline.
+    loop.execute {
+      stalling.signal()
+      usleep(150_000)
+    }
+    #expect(stalling.wait(timeout: .now() + 30) == .success)
+    loop.schedule(after: .milliseconds(20)) { fired.withLock { $0.append(20) } }
+    #expect(eventually { fired.value.count == 2 })
+    #expect(fired.value == [20, 60], "fired \(fired.value)")
+  }
+
   @Test(arguments: SelectorBackend.available)
   func scheduledTasksFireNoSoonerThanTheirDelayInDeadlineOrder(backend: SelectorBackend) throws {
     let loop = try EventLoop(backend: backend)
