@@ -10,7 +10,7 @@ import Testing
   .enabled(
     if: AuthTestEnvironment.hasPyJWT,
     "needs python3 with PyJWT and cryptography (scripts/install-test-peers.sh)"),
-  .enabled(if: TestKeys.shared != nil, "needs the openssl CLI"), .onTestThreads)
+  .enabled(ifAvailable: TestKeys.shared != nil, "needs the openssl CLI"), .onTestThreads)
 struct PyJWTInteropTests {
   let keys = TestKeys.shared!
   let now = TokenVerifier.wallClockSeconds()

@@ -6,7 +6,7 @@ import Testing
 /// `switchboard token`, the real binary: what it mints verifies here and with PyJWT,
 /// `--verify` prints claims or the server's answer, bad usage exits 64.
 @Suite(
-  .enabled(if: AuthTestEnvironment.binary != nil, "build the switchboard executable first"), .onTestThreads)
+  .enabled(ifAvailable: AuthTestEnvironment.binary != nil, "build the switchboard executable first"), .onTestThreads)
 struct TokenCommandTests {
   struct Result {
     let status: Int32
@@ -85,7 +85,7 @@ struct TokenCommandTests {
   }
 
   @Test(
-    .enabled(if: AuthTestEnvironment.hasPyJWT, "needs python3 with PyJWT and cryptography"),
+    .enabled(ifAvailable: AuthTestEnvironment.hasPyJWT, "needs python3 with PyJWT and cryptography"),
     .timeLimit(.minutes(2)))
   func mintedTokensVerifyWithPyJWT() throws {
     let keys = try #require(TestKeys.shared)

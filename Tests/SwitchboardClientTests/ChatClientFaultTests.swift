@@ -151,7 +151,7 @@ import SwitchboardTestSupport
     await probe.stop()
   }
 
-  @Test(.enabled(if: netcat != nil, "needs nc (netcat-openbsd) on PATH"))
+  @Test(.enabled(ifAvailable: netcat != nil, "needs nc (netcat-openbsd) on PATH"))
   func plainLineServerNobodyHereWrote() async throws {
     // netcat-openbsd as the server: it prints what the client sends, and what is typed
     // into its stdin reaches the client as lines.

@@ -10,7 +10,7 @@ import Testing
   /// Through `late_message_proxy.py`: the first send is held in the network while its
   /// connection is cut, and reaches the server late — just before the client's retry on
   /// the new connection. Without the ref as an idempotency key both would be stored.
-  @Test(.enabled(if: PythonPeer.hasPython, "needs python3"))
+  @Test(.enabled(ifAvailable: PythonPeer.hasPython, "needs python3"))
   func aSendRetriedAfterALostAckIsKeptOnce() async throws {
     let server = try startServer()
     defer { server.shutdown() }

@@ -10,7 +10,7 @@ import Testing
 /// message once, in order.
 @Suite(.onTestThreads)
 struct ChatClientSlowConsumerTests {
-  @Test(.enabled(if: PythonPeer.hasPython, "needs python3"))
+  @Test(.enabled(ifAvailable: PythonPeer.hasPython, "needs python3"))
   func aClientDroppedAsTooSlowResumesFromHistory() async throws {
     let server = try startServer { c in
       c.maxBufferedPerConnection = 16 * 1024

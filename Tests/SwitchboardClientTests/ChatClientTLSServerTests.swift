@@ -7,7 +7,7 @@ import Testing
 
 /// ``ChatClient`` over `wss://` and `tls://` against the in-process server's TLS
 /// listeners, trusting only the test CA: both dialects share rooms with plaintext ones.
-@Suite(.onTestThreads, .enabled(if: TestPKI.hasOpenSSL, "needs openssl"))
+@Suite(.onTestThreads, .enabled(ifAvailable: TestPKI.hasOpenSSL, "needs openssl"))
 struct ChatClientTLSServerTests {
   private func tlsServer(_ pki: TestPKI) throws -> ChatServer {
     try startServer {

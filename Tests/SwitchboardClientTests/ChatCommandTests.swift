@@ -26,7 +26,7 @@ enum ChatBinary {
   static var tmux: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") }
 }
 
-@Suite(.onTestThreads, .serialized, .enabled(if: ChatBinary.path != nil, "switchboard binary not built"))
+@Suite(.onTestThreads, .serialized, .enabled(ifAvailable: ChatBinary.path != nil, "switchboard binary not built"))
 struct ChatCommandTests {
   @Test func pipeModeSendsStdinAndPrintsWhatArrives() async throws {
     let server = try startServer()
@@ -91,7 +91,7 @@ struct ChatCommandTests {
     #expect(chat.stdout.components(separatedBy: "sender: before\n").count == 2)  // not printed twice
   }
 
-  @Test(.enabled(if: ChatBinary.tmux, "tmux not installed"))
+  @Test(.enabled(ifAvailable: ChatBinary.tmux, "tmux not installed"))
   func interactiveClientInTmux() async throws {
     let server = try startServer()
     defer { server.shutdown() }

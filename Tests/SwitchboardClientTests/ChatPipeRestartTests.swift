@@ -11,7 +11,7 @@ import Testing
 /// data directory, while a sender keeps sending: each message is printed exactly once
 /// (issue 15: the 30-minute soak saw a pipe print lines twice; see docs/CLIENT.md,
 /// "Resume and repeats").
-@Suite(.onTestThreads, .serialized, .enabled(if: ChatBinary.path != nil, "switchboard binary not built"))
+@Suite(.onTestThreads, .serialized, .enabled(ifAvailable: ChatBinary.path != nil, "switchboard binary not built"))
 struct ChatPipeRestartTests {
   /// Starts `serve` on `ports` (TCP, HTTP) over `dataDir`; retries the same ports for a
   /// while, since a restart must come back where the clients reconnect to.

@@ -8,7 +8,7 @@ import Testing
 /// in-process server, a second client that must receive the message, and for `wss://` and
 /// `tls://` a python `ssl` forwarder (a TLS peer nobody here wrote) in front of the server's
 /// plaintext ports, with certificates from ``TestPKI``.
-@Suite(.onTestThreads, .enabled(if: ChatBinary.path != nil, "switchboard binary not built"))
+@Suite(.onTestThreads, .enabled(ifAvailable: ChatBinary.path != nil, "switchboard binary not built"))
 struct SendCommandTests {
   /// Terminates TLS with the certificate and key in argv 1 and 2 and forwards the plaintext
   /// to 127.0.0.1:argv 3; prints its port, then per connection `first LINE` (the client's
@@ -132,7 +132,7 @@ struct SendCommandTests {
     await watcher.stop()
   }
 
-  @Test(.enabled(if: canRunPeers, "needs python3 and openssl"), arguments: ["wss", "tls"])
+  @Test(.enabled(ifAvailable: canRunPeers, "needs python3 and openssl"), arguments: ["wss", "tls"])
   func sendOverTLSTrustingTheTestCA(scheme: String) async throws {
     try await withTLSFront(scheme) { front in
       let result = try await run(["send", front.url, "secret", "over", scheme, "--name", "ada", "--ca-file", front.pki.caFile])
@@ -142,7 +142,7 @@ struct SendCommandTests {
     }
   }
 
-  @Test(.enabled(if: canRunPeers, "needs python3 and openssl"), arguments: ["wss", "tls"])
+  @Test(.enabled(ifAvailable: canRunPeers, "needs python3 and openssl"), arguments: ["wss", "tls"])
   func anUntrustedCertificateFailsWithExit1(scheme: String) async throws {
     // Self-signed: neither the test CA nor the system store vouches for it.
     try await withTLSFront(scheme, certificate: "self") { front in
@@ -156,7 +156,7 @@ struct SendCommandTests {
     }
   }
 
-  @Test(.enabled(if: canRunPeers, "needs python3 and openssl"), arguments: ["wss", "tls"])
+  @Test(.enabled(ifAvailable: canRunPeers, "needs python3 and openssl"), arguments: ["wss", "tls"])
   func insecureSkipsVerificationWithAWarning(scheme: String) async throws {
     try await withTLSFront(scheme, certificate: "self") { front in
       let result = try await run(["send", front.url, "unverified", "--name", "eve", "--insecure"])
@@ -166,7 +166,7 @@ struct SendCommandTests {
     }
   }
 
-  @Test(.enabled(if: canRunPeers, "needs python3 and openssl"))
+  @Test(.enabled(ifAvailable: canRunPeers, "needs python3 and openssl"))
   func theTokenIsInTheWebSocketRequest() async throws {
     try await withTLSFront("wss") { front in
       let result = try await run([
@@ -181,7 +181,7 @@ struct SendCommandTests {
     }
   }
 
-  @Test(.enabled(if: PythonPeer.hasPython, "needs python3"))
+  @Test(.enabled(ifAvailable: PythonPeer.hasPython, "needs python3"))
   func theTokenIsTheFirstLineOnTCP() async throws {
     let peer = try PythonPeer.script(Self.rawLineServer)
     defer { peer.stop() }
@@ -193,7 +193,7 @@ struct SendCommandTests {
     #expect(Array(got.prefix(3)) == ["got auth:tok-42", "got iam:ada", "got msg:hi"])
   }
 
-  @Test(.enabled(if: PythonPeer.hasPython, "needs python3"))
+  @Test(.enabled(ifAvailable: PythonPeer.hasPython, "needs python3"))
   func anErrorLineBeforeTheConfirmationIsNotDelivered() async throws {
     let peer = try PythonPeer.script(Self.rawLineServer)
     defer { peer.stop() }
@@ -254,7 +254,7 @@ struct SendCommandTests {
     #expect(result.stderr.contains("switchboard \(arguments[0]): "))
   }
 
-  @Test(.enabled(if: canRunPeers, "needs python3 and openssl"))
+  @Test(.enabled(ifAvailable: canRunPeers, "needs python3 and openssl"))
   func chatPipeOverWSSTrustingTheTestCA() async throws {
     try await withTLSFront("wss") { front in
       let chat = try ChildProcess(

@@ -19,7 +19,7 @@ struct WebSocketClientConnectTests {
     #expect(error?.ioError?.errno == ECONNREFUSED)
   }
 
-  @Test(.enabled(if: PythonPeer.hasPython, "python3 not found"))
+  @Test(.enabled(ifAvailable: PythonPeer.hasPython, "python3 not found"))
   func non101ResponseIsHandshakeRejectedWithItsStatus() async throws {
     let directory = FileManager.default.temporaryDirectory
       .appendingPathComponent("switchboard-client-empty-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")

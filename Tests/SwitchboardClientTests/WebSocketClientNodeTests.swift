@@ -5,7 +5,7 @@ import Testing
 
 /// The client against node's `ws` server (Debian node-ws, unpacked by
 /// scripts/install-test-peers.sh): a server implementation nobody here wrote.
-@Suite(.onTestThreads, .enabled(if: NodeWS.available, "needs node and the unpacked node-ws"))
+@Suite(.onTestThreads, .enabled(ifAvailable: NodeWS.available, "needs node and the unpacked node-ws"))
 struct WebSocketClientNodeTests {
   private func withNodeEcho(_ body: (Int) async throws -> Void) async throws {
     let peer = try ChildProcess(NodeWS.node!, [NodeWS.script], environment: ["NODE_PATH": NodeWS.modules])

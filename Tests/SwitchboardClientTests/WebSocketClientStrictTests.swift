@@ -42,7 +42,7 @@ struct WebSocketClientStrictTests {
             break
     """
 
-  @Test(.enabled(if: PythonPeer.hasPython))
+  @Test(.enabled(ifAvailable: PythonPeer.hasPython))
   func echoLeavesBeforeTheCloseOfABadFrameBehindIt() async throws {
     let peer = try PythonPeer.script(Self.server)
     defer { peer.stop() }

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// The client against a real server nobody here wrote: Python `websockets`.
-@Suite(.onTestThreads, .serialized, .enabled(if: PythonPeer.hasWebsockets, "python3 -c 'import websockets' failed"))
+@Suite(.onTestThreads, .serialized, .enabled(ifAvailable: PythonPeer.hasWebsockets, "python3 -c 'import websockets' failed"))
 struct WebSocketClientTests {
   @Test func textMessageIsEchoed() async throws {
     let (server, port) = try await PythonPeer.echoServer()

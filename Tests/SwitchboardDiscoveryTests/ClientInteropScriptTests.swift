@@ -7,7 +7,7 @@ import Testing
 /// follow it when it restarts on other ports. Runs only with `SWITCHBOARD_INTEROP=1`, as root
 /// where `ip netns` works and the binary is built (``InteropEnvironment``).
 @Suite(
-  .enabled(if: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")),
+  .enabled(ifAvailable: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")),
   .onTestThreads)
 struct ClientInteropScriptTests {
   @Test(.timeLimit(.minutes(3)))

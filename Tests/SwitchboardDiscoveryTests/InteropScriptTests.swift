@@ -10,7 +10,7 @@ import Testing
 /// network namespaces the script creates (and deletes). Runs only as root where `ip netns`
 /// works and the binary is built.
 @Suite(
-  .enabled(if: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")), .onTestThreads)
+  .enabled(ifAvailable: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")), .onTestThreads)
 struct InteropScriptTests {
   @Test(.timeLimit(.minutes(3)))
   func avahiAndZeroconfSeeAdvertiseAndItsGoodbyeAndRenames() throws {

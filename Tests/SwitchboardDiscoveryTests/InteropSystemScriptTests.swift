@@ -6,7 +6,7 @@ import Testing
 /// `auto`) against avahi-daemon in network namespaces the script creates (and deletes). Runs
 /// only where ``InteropEnvironment`` allows it (`SWITCHBOARD_INTEROP=1`, root, `ip netns`).
 @Suite(
-  .enabled(if: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")),
+  .enabled(ifAvailable: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")),
   .onTestThreads)
 struct InteropSystemScriptTests {
   @Test(.timeLimit(.minutes(3)))

@@ -7,7 +7,7 @@ import Testing
 /// with them, avahi-browse sees them. Gated like ``InteropScriptTests`` (root, `ip netns`,
 /// `SWITCHBOARD_INTEROP=1`).
 @Suite(
-  .enabled(if: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")),
+  .enabled(ifAvailable: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")),
   .onTestThreads)
 struct PeerInteropScriptTests {
   @Test(.timeLimit(.minutes(3)))

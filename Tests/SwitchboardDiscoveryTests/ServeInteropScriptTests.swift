@@ -7,7 +7,7 @@ import Testing
 /// (and deletes). Runs only with `SWITCHBOARD_INTEROP=1`, as root where `ip netns` works and
 /// the binary is built (``InteropEnvironment``).
 @Suite(
-  .enabled(if: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")),
+  .enabled(ifAvailable: InteropEnvironment.skipReason == nil, Comment(rawValue: InteropEnvironment.skipReason ?? "")),
   .onTestThreads)
 struct ServeInteropScriptTests {
   @Test(.timeLimit(.minutes(3)))

@@ -53,7 +53,7 @@ import Testing
     #expect(Self.serveLaunches(in: shell, path: "x.sh").map(\.passes) == [false, true, false])
   }
 
-  @Test(.enabled(if: InteropEnvironment.binary != nil, "build the switchboard executable first"))
+  @Test(.enabled(ifAvailable: InteropEnvironment.binary != nil, "build the switchboard executable first"))
   func aServeLaunchedByTheTestLauncherWithoutTheFlagRefusesToStart() async throws {
     // An interface that does not exist: were the guard broken, the advertiser would have
     // nowhere to send.

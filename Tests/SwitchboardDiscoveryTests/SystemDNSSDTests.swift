@@ -39,7 +39,7 @@ import Testing
   }
 
   @Test(
-    .enabled(if: InteropEnvironment.binary != nil, "build the switchboard executable first"),
+    .enabled(ifAvailable: InteropEnvironment.binary != nil, "build the switchboard executable first"),
     arguments: [
       ["advertise", "Nobody", "_switchboard._tcp", "7000"],
       ["browse", "_switchboard._tcp", "--timeout", "2"],

@@ -12,7 +12,7 @@ import SwitchboardTestSupport
 /// The io_uring backend's batched sends: every connection's output of an iteration goes
 /// to the kernel in one submission, completions are settled in two phases, and a batch
 /// that does not fit the ring is split.
-@Suite(.onTestThreads, .enabled(if: SelectorBackend.isIOUringAvailable, "io_uring is not available on this kernel"))
+@Suite(.onTestThreads, .enabled(ifAvailable: SelectorBackend.isIOUringAvailable, "io_uring is not available on this kernel"))
 struct TCPConnectionRingTests {
   /// Rings small enough that one iteration's flush fills them several times.
   static let smallRing = 8

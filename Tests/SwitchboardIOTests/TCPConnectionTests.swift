@@ -62,7 +62,7 @@ struct TCPConnectionTests {
   }
 
   @Test(
-    .enabled(if: ipv6LoopbackAvailable(), "IPv6 loopback is unavailable here"),
+    .enabled(ifAvailable: ipv6LoopbackAvailable(), "IPv6 loopback is unavailable here"),
     arguments: SelectorBackend.available)
   func echoesOverIPv6Loopback(backend: SelectorBackend) throws {
     let server = try TestServer(backend: backend, host: "::1") { _, delegate in delegate.echo = true }

@@ -11,7 +11,7 @@ import Testing
 
 /// The client against a real `redis-server`: both protocol versions, pipelining, login,
 /// databases, scripts, server errors, limits, and where completions run.
-@Suite(.onTestThreads, .enabled(if: RedisServer.isInstalled, "redis-server is not installed"))
+@Suite(.onTestThreads, .enabled(ifAvailable: RedisServer.isInstalled, "redis-server is not installed"))
 struct RedisClientTests {
   @Test(arguments: [RedisConfiguration.ProtocolVersion.resp3, .resp2])
   func commandsRunInBothProtocolVersions(version: RedisConfiguration.ProtocolVersion) async throws {

@@ -11,7 +11,7 @@ import Testing
 /// The pub/sub connection against a real `redis-server`: channel, pattern and shard
 /// subscriptions under RESP3 (push frames) and RESP2 (arrays), unsubscribing, `PING`, and
 /// re-subscribing after the server restarts.
-@Suite(.onTestThreads, .enabled(if: RedisServer.isInstalled, "redis-server is not installed"))
+@Suite(.onTestThreads, .enabled(ifAvailable: RedisServer.isInstalled, "redis-server is not installed"))
 struct RedisSubscriberTests {
   @Test(arguments: [RedisConfiguration.ProtocolVersion.resp3, .resp2])
   func messagesArriveForChannelsPatternsAndShards(version: RedisConfiguration.ProtocolVersion) async throws {

@@ -6,7 +6,7 @@ import SwitchboardTestSupport
 import Testing
 
 /// `rediss://` against redis-server's own TLS (Debian builds it with OpenSSL), with a test CA.
-@Suite(.onTestThreads, .enabled(if: RedisServer.canRunTLS, "redis-server without TLS, or no openssl CLI"))
+@Suite(.onTestThreads, .enabled(ifAvailable: RedisServer.canRunTLS, "redis-server without TLS, or no openssl CLI"))
 struct RedisTLSTests {
   @Test(arguments: [RedisConfiguration.ProtocolVersion.resp3, .resp2])
   func redissWorksWithATrustedCA(version: RedisConfiguration.ProtocolVersion) async throws {

@@ -19,7 +19,7 @@ private let binaryPath = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
 /// scenarios that mean the same on a Redis Cluster run against one server and against a
 /// three-master cluster (``ScaleOutRedis``; the nodes get every master as a seed).
 @Suite(
-  .serialized, .enabled(if: binaryPath != nil && RedisServer.isInstalled, "needs SWITCHBOARD_BIN and redis-server"),
+  .serialized, .enabled(ifAvailable: binaryPath != nil && RedisServer.isInstalled, "needs SWITCHBOARD_BIN and redis-server"),
   .onTestThreads)
 struct ScaleOutProcessTests {
   private var binary: String { binaryPath! }

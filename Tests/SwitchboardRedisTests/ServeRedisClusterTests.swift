@@ -12,7 +12,7 @@ private let canServeCluster = servedBinary != nil && RedisCluster.isInstalled
 /// Three `switchboard serve --redis` processes on a three-master Redis Cluster, with real
 /// WebSocket clients: rooms on every master, one order and one set of ids everywhere, and
 /// a client joining later on another node gets the same history and epoch.
-@Suite(.onTestThreads, .enabled(if: canServeCluster, "SWITCHBOARD_BIN or redis-server is missing"))
+@Suite(.onTestThreads, .enabled(ifAvailable: canServeCluster, "SWITCHBOARD_BIN or redis-server is missing"))
 struct ServeRedisClusterTests {
   /// A `serve` node: its process and HTTP port.
   private struct Node {

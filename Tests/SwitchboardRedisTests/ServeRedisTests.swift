@@ -6,7 +6,7 @@ import Testing
 private let switchboardBinary = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
 
 /// `switchboard serve --redis` as a process (the binary from `SWITCHBOARD_BIN`).
-@Suite(.onTestThreads, .enabled(if: switchboardBinary != nil, "SWITCHBOARD_BIN is not set"))
+@Suite(.onTestThreads, .enabled(ifAvailable: switchboardBinary != nil, "SWITCHBOARD_BIN is not set"))
 struct ServeRedisTests {
   private var binary: String { switchboardBinary! }
 

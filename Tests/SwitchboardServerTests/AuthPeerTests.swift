@@ -7,7 +7,7 @@ import Testing
 /// Tokens and Origin against the real binary (`serve --auth-secret-file`), with peers
 /// nobody here wrote: python `websockets`, PyJWT-minted tokens, and `switchboard
 /// send`/`chat --token` (the client library).
-@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
 struct AuthPeerTests {
   static let hasPyJWT = commandSucceeds(["python3", "-c", "import jwt"])
   let binary = Binaries.switchboard ?? ""
@@ -41,7 +41,7 @@ struct AuthPeerTests {
     return peer.stdout.split(separator: "\n").map(String.init)
   }
 
-  @Test(.enabled(if: PeerScriptTests.python != nil, "needs python3 with websockets"))
+  @Test(.enabled(ifAvailable: PeerScriptTests.python != nil, "needs python3 with websockets"))
   func pythonWebsocketsGetsTheDocumentedAnswers() async throws {
     try await withAuthBinaryServer { _, http, _ in
       let base = "ws://127.0.0.1:\(http)"
@@ -70,7 +70,7 @@ struct AuthPeerTests {
     }
   }
 
-  @Test(.enabled(if: hasPyJWT, "needs python3 with PyJWT"))
+  @Test(.enabled(ifAvailable: hasPyJWT, "needs python3 with PyJWT"))
   func pyjwtMintedTokensAreAccepted() async throws {
     try await withAuthBinaryServer { tcp, _, secretFile in
       let claims = #"{"sub":"pyalice","rooms":["lobby"],"exp":\#(TestTokens.now + 600)}"#

@@ -113,7 +113,7 @@ struct BadInputTests {
   /// leave it out of descriptors, so accept fails with EMFILE. It must pause accepting
   /// rather than spin (CPU time over 2 s stays far below 2 s), and serve again once the
   /// clients are gone.
-  @Test(.enabled(if: Binaries.switchboard != nil, "needs the switchboard binary"))
+  @Test(.enabled(ifAvailable: Binaries.switchboard != nil, "needs the switchboard binary"))
   func outOfDescriptorsPausesAcceptingWithoutSpinning() async throws {
     let ports = try freePorts(1)
     let server = try ChildProcess(
@@ -450,7 +450,7 @@ struct BadInputTests {
 
   /// Plain text on the TLS line and HTTPS ports: the handshake fails, the connection is
   /// closed, the server goes on serving.
-  @Test(.enabled(if: TestPKI.hasOpenSSL, "needs the openssl CLI for the test certificates"))
+  @Test(.enabled(ifAvailable: TestPKI.hasOpenSSL, "needs the openssl CLI for the test certificates"))
   func plainTextOnTheTLSPortsIsClosed() async throws {
     let pki = try TestPKI()
     defer { pki.remove() }

@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// `serve --log-format` and `--log-level` on the real binary: what lands on stderr.
-@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
 struct CLILogFormatTests {
   let binary = Binaries.switchboard ?? ""
 

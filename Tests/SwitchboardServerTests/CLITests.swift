@@ -4,7 +4,7 @@ import SwitchboardTestSupport
 import Testing
 
 /// The real `switchboard` binary, driven by the real `nc`.
-@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
 struct CLITests {
   let binary = Binaries.switchboard ?? ""
 
@@ -20,7 +20,7 @@ struct CLITests {
     return (server, ports[0], ports[1], ports[2])
   }
 
-  @Test(.enabled(if: Binaries.tool("nc") != nil, "needs nc (netcat-openbsd)"))
+  @Test(.enabled(ifAvailable: Binaries.tool("nc") != nil, "needs nc (netcat-openbsd)"))
   func ncChatsWithTheServerAndHearsTheGoodbyeOnSIGTERM() async throws {
     let (server, tcp, udp, _) = try await startServer()
     #expect(server.stdout.contains("tcp://127.0.0.1:\(tcp)"))

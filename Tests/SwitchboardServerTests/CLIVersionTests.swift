@@ -4,7 +4,7 @@ import Testing
 
 /// `--version` on the real binary: every command answers it the same way, with the
 /// commit the binary was built from.
-@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
 struct CLIVersionTests {
   let binary = Binaries.switchboard ?? ""
 

@@ -11,7 +11,7 @@ import Testing
 /// after a burst of large messages. Measured from `/proc/PID/status` (VmRSS) of a server
 /// process of its own, so nothing else in the test process moves the figure.
 /// docs/BENCHMARKS.md ("Issue 16") has the figures these limits come from.
-@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
 struct MemoryTests {
   let binary = Binaries.switchboard ?? ""
 

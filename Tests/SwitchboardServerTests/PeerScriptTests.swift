@@ -4,7 +4,7 @@ import SwitchboardTestSupport
 
 /// Programs nobody here wrote — python `websockets`, node `ws`, headless Chromium —
 /// driven against the real binary by the scripts in Tests/peers.
-@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
 struct PeerScriptTests {
   static let peersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("peers").path
@@ -39,7 +39,7 @@ struct PeerScriptTests {
     #expect(status == 0, "\(args.first ?? tool) failed: \(peer.stdout.suffix(800)) \(peer.stderr.suffix(800))")
   }
 
-  @Test(.enabled(if: python != nil, "needs python3 with websockets"))
+  @Test(.enabled(ifAvailable: python != nil, "needs python3 with websockets"))
   func pythonWebsocketsClientSpeaksTheJSONProtocol() async throws {
     try await withBinaryServer { _, http in
       try await run(
@@ -48,7 +48,7 @@ struct PeerScriptTests {
     }
   }
 
-  @Test(.enabled(if: node != nil && hasNodeWS, "needs node and the unpacked node-ws"))
+  @Test(.enabled(ifAvailable: node != nil && hasNodeWS, "needs node and the unpacked node-ws"))
   func nodeWsClientChatsAndEchoes() async throws {
     try await withBinaryServer { _, http in
       try await run(
@@ -57,7 +57,7 @@ struct PeerScriptTests {
     }
   }
 
-  @Test(.enabled(if: python != nil && chromium != nil, "needs chromium and python3 with websockets"))
+  @Test(.enabled(ifAvailable: python != nil && chromium != nil, "needs chromium and python3 with websockets"))
   func chromiumUsesTheWebPageWithAnNcUser() async throws {
     try await withBinaryServer { tcp, http in
       try await run(

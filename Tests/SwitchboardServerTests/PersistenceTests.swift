@@ -8,7 +8,7 @@ import Testing
 
 /// History on disk with the real binary: SIGKILL mid-stream, restart on the same data
 /// directory, nothing acknowledged lost, ids continue, clients resume.
-@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
 struct PersistenceTests {
   let binary = Binaries.switchboard ?? ""
 

@@ -9,7 +9,7 @@ private let tlsListenerPeers = Binaries.switchboard != nil && TestPKI.hasOpenSSL
 /// wrote: `openssl s_client` on the `tls://` line port, python's `ssl` module reading the
 /// certificate a handshake got, `curl` on HTTPS. Certificates come from ``TestPKI``; each
 /// peer trusts the test CA only, so every handshake is verified for real.
-@Suite(.onTestThreads, .enabled(if: tlsListenerPeers, "needs the switchboard binary, openssl and python3"))
+@Suite(.onTestThreads, .enabled(ifAvailable: tlsListenerPeers, "needs the switchboard binary, openssl and python3"))
 struct TLSListenerTests {
   let binary = Binaries.switchboard ?? ""
 
@@ -101,7 +101,7 @@ struct TLSListenerTests {
     try await tls.waitForOutput("observer: hello alice\n")
   }
 
-  @Test(.enabled(if: Binaries.tool("curl") != nil, "needs curl"))
+  @Test(.enabled(ifAvailable: Binaries.tool("curl") != nil, "needs curl"))
   func healthzAndThePageOverHTTPSWithALPN() async throws {
     let pki = try TestPKI()
     defer { pki.remove() }

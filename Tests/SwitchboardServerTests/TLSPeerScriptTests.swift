@@ -5,7 +5,7 @@ import Testing
 /// The TLS listeners driven by the scripts in Tests/peers: python `websockets` over
 /// `wss://` trusting the test CA, and headless Chromium loading the page from `https://`
 /// and chatting over `wss://`, each bridged to a plain TCP line client.
-@Suite(.onTestThreads, .enabled(if: Binaries.switchboard != nil && TestPKI.hasOpenSSL, "needs the binary and openssl"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil && TestPKI.hasOpenSSL, "needs the binary and openssl"))
 struct TLSPeerScriptTests {
   private func withTLSServer(
     _ extra: [String] = [], _ body: (_ pki: TestPKI, _ tcp: Int, _ https: Int, _ tls: Int) async throws -> Void
@@ -31,7 +31,7 @@ struct TLSPeerScriptTests {
     #expect(status == 0, "\(args.first ?? "") failed: \(peer.stdout.suffix(800)) \(peer.stderr.suffix(800))")
   }
 
-  @Test(.enabled(if: PeerScriptTests.python != nil, "needs python3 with websockets"))
+  @Test(.enabled(ifAvailable: PeerScriptTests.python != nil, "needs python3 with websockets"))
   func pythonWebsocketsChatsOverWSS() async throws {
     try await withTLSServer { pki, tcp, https, _ in
       try await run(

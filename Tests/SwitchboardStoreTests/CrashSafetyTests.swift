@@ -38,7 +38,7 @@ struct CrashSafetyTests {
     }
   #endif
 
-  @Test(.enabled(if: ProcessInfo.processInfo.environment[directoryVariable] != nil))
+  @Test(.enabled(ifAvailable: ProcessInfo.processInfo.environment[directoryVariable] != nil))
   func childAppendsUntilKilled() throws {
     let dir = try #require(ProcessInfo.processInfo.environment[Self.directoryVariable])
     let store = try SQLiteHistoryStore(directory: dir, configuration: Self.configuration)

@@ -9,9 +9,16 @@
 // passing test waits only as long as the event takes, so deadlines are generous (the
 // machine is shared and runs every suite at once).
 
+/// The default deadline of ``eventually(timeout:_:)``: a bound on a failure, reached only
+/// when the awaited event never comes. Generous, because the first half minute of a full
+/// run is congested (some 900 tests start at once on two cores: hundreds of threads,
+/// child processes spawned one at a time, malloc's arenas contended), and an in-process
+/// client that connects in milliseconds alone took over 15 s there (CI runs, session 8).
+public let defaultDeadline: Duration = .seconds(60)
+
 /// Polls `condition` every millisecond until it holds (`true`) or `timeout` passes
 /// (`false`), for synchronous tests.
-public func eventually(timeout: Duration = .seconds(15), _ condition: () throws -> Bool) rethrows -> Bool {
+public func eventually(timeout: Duration = defaultDeadline, _ condition: () throws -> Bool) rethrows -> Bool {
   let clock = ContinuousClock()
   let deadline = clock.now.advanced(by: timeout)
   while true {
@@ -24,7 +31,7 @@ public func eventually(timeout: Duration = .seconds(15), _ condition: () throws 
 /// Polls `condition` every 10 ms until it holds; throws a ``TestFailure`` naming `what`
 /// once `timeout` passes.
 public func eventually(
-  timeout: Duration = .seconds(15), _ what: @autoclosure () -> String = "condition",
+  timeout: Duration = defaultDeadline, _ what: @autoclosure () -> String = "condition",
   _ condition: () throws -> Bool
 ) async throws {
   let deadline = ContinuousClock.now.advanced(by: timeout)

@@ -24,3 +24,20 @@ extension Trait where Self == OnTestThreadsTrait {
   /// Runs the tests on ``TestThreadPool``, where they may block a thread.
   public static var onTestThreads: Self { Self() }
 }
+
+extension Trait where Self == ConditionTrait {
+  /// `.enabled(ifAvailable:)` for a condition that may block — one that runs a program (`python3
+  /// -c …`, `openssl version`), makes keys or reads the file system: it is evaluated on
+  /// ``TestThreadPool``. Swift Testing evaluates conditions on the cooperative pool, and a
+  /// lazily computed `static let` behind one blocks every thread that reaches it first
+  /// (two on a 2-core machine) while its program waits for its turn to be spawned —
+  /// stalling every async client library of the run meanwhile.
+  public static func enabled(
+    ifAvailable condition: @autoclosure @escaping @Sendable () -> Bool, _ comment: Comment? = nil,
+    sourceLocation: SourceLocation = #_sourceLocation
+  ) -> Self {
+    .enabled(comment, sourceLocation: sourceLocation) {
+      await withTaskExecutorPreference(TestThreadPool.shared) { condition() }
+    }
+  }
+}

@@ -41,7 +41,7 @@ public func runTool(_ command: [String], in directory: URL? = nil, timeout: Dura
   return (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
 }
 
-/// Whether `command` runs and exits with 0 (for `.enabled(if:)` checks).
+/// Whether `command` runs and exits with 0 (for `.enabled(ifAvailable:)` checks).
 public func commandSucceeds(_ command: [String]) -> Bool {
   (try? runTool(command)) != nil
 }

@@ -25,6 +25,24 @@ import Testing
     #expect(missing.isEmpty, "add @Suite(.onTestThreads) to \(missing)")
   }
 
+  /// Conditions run through `.enabled(ifAvailable:)`, off the cooperative pool: a plain
+  /// `.enabled(if:)` would evaluate a condition that spawns a program on it.
+  @Test func everyConditionIsEvaluatedOffTheCooperativePool() throws {
+    let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    let files = try #require(FileManager.default.enumerator(atPath: tests.path)).compactMap { $0 as? String }
+      .filter { $0.hasSuffix(".swift") }
+    let plain = ".enabled(" + "if:"
+    var found: [String] = []
+    for file in files {
+      let text = try String(contentsOfFile: tests.path + "/" + file, encoding: .utf8)
+      for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+      where line.contains(plain) && !line.contains("///") {
+        found.append("\(file):\(index + 1)")
+      }
+    }
+    #expect(found.isEmpty, "use .enabled(ifAvailable:) instead of \(plain)) at \(found)")
+  }
+
   /// `FooTests` for a line declaring `struct FooTests` (after attributes, if any).
   private static func suiteName(_ line: Substring) -> Substring? {
     guard let range = line.range(of: "struct "), !line.hasPrefix(" "), !line.hasPrefix("/") else { return nil }
