@@ -108,10 +108,16 @@ public final class RedisRoomBroker: RoomBroker {
   }
 
   /// Connects to Redis and returns a broker once both its connections (commands and
-  /// pub/sub) are ready. Blocks the calling thread (call it at start, off any loop).
+  /// pub/sub) are ready. Blocks the calling thread (call it at start, off any loop). Every
+  /// connection is named `switchboard-<node>` (``RedisConfiguration/clientName``, unless the
+  /// configuration names it), so `CLIENT LIST` tells the nodes apart.
   /// - Throws: ``RedisError`` when Redis cannot be reached or refuses the login — a node
   ///   never falls back to serving alone.
   public static func connect(configuration: RedisBrokerConfiguration) throws(RedisError) -> RedisRoomBroker {
+    var configuration = configuration
+    if configuration.redis.clientName == nil {
+      configuration.redis.clientName = "switchboard-\(configuration.nodeID)"
+    }
     let loop: EventLoop
     do {
       loop = try EventLoop()
