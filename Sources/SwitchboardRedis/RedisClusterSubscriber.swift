@@ -20,10 +20,11 @@ import Synchronization
 /// `stateHandler` then hears `ready` again — the sign, as after a reconnect, to catch up
 /// from a durable source. A node's subscriber that reconnects does the same.
 ///
-/// With ``startProbing(_:)`` (the broker's, on a cluster) each master's connection is also
-/// checked for silence: a probe channel in that master's slots, `SPUBLISH`ed to every probe
-/// interval (``RedisClusterProbe``); a connection that stays open but stops delivering is
-/// dropped and made again, which the `stateHandler` hears as `ready` once it is back.
+/// When probing (the broker starts it on a cluster) each master's connection is also checked
+/// for silence: it subscribes to a probe channel in that master's slots, and a token is
+/// `SPUBLISH`ed there every probe interval (``RedisClusterProbe``); a connection that stays
+/// open but stops delivering is dropped and made again, which the `stateHandler` hears as
+/// `ready` once it is back.
 public final class RedisClusterSubscriber: Sendable {
   /// How the shard connections are checked (``startProbing(_:)``).
   struct Probing: Sendable {
