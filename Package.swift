@@ -138,7 +138,7 @@ let package = Package(
       name: "SwitchboardRedisTests",
       dependencies: [
         "SwitchboardRedis", "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardChat", "SwitchboardServer",
-        "SwitchboardTestSupport", "SwitchboardClient", "SwitchboardDiscovery", "SwitchboardDNS",
+        "SwitchboardTestSupport", "SwitchboardClient", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardLog",
       ]),
     .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardTestSupport"]),
   ],

@@ -22,7 +22,9 @@ public struct RedisBrokerConfiguration: Sendable {
   /// How long Redis remembers a publish's ref (the idempotency key), in seconds.
   public var refLifetime: Int
   /// How often the broker checks that its pub/sub connection still delivers: it publishes a
-  /// probe on its own channel `sb:probe:<node>` over the command connection (``RedisProbe``).
+  /// probe on its own channel `sb:probe:<node>` over the command connection (``RedisProbe``);
+  /// on a cluster, on a channel `sb:probe:<node>:{<tag>}` in each master's slots, one per shard
+  /// connection (``RedisClusterProbe``).
   public var probeInterval: Duration
   /// How long after Redis answered the probe's `PUBLISH` the probe may take to arrive on the
   /// subscriber; later, the pub/sub connection is dropped and made again (then every open

@@ -1,4 +1,6 @@
+import SwitchboardChat
 import SwitchboardIO
+import SwitchboardRESP
 import Synchronization
 
 /// Sharded pub/sub on a Redis Cluster (`SSUBSCRIBE`, Redis 7): one ``RedisSubscriber`` per
@@ -17,7 +19,26 @@ import Synchronization
 /// master is unsubscribed on the old one and subscribed on the new one, and the
 /// `stateHandler` then hears `ready` again — the sign, as after a reconnect, to catch up
 /// from a durable source. A node's subscriber that reconnects does the same.
+///
+/// When probing (the broker starts it on a cluster) each master's connection is also checked
+/// for silence: it subscribes to a probe channel in that master's slots, and a token is
+/// `SPUBLISH`ed there every probe interval (``RedisClusterProbe``); a connection that stays
+/// open but stops delivering is dropped and made again, which the `stateHandler` hears as
+/// `ready` once it is back.
 public final class RedisClusterSubscriber: Sendable {
+  /// How the shard connections are checked (``startProbing(_:)``).
+  struct Probing: Sendable {
+    /// The probe channels' common start (`sb:probe:<node>`).
+    var prefix: String
+    /// How often each master's connection gets a probe.
+    var interval: Duration
+    /// How long after Redis answered the `SPUBLISH` the token may take to arrive.
+    var timeout: Duration
+    /// Told, on the loop, that a master's connection was found silent (and why), just
+    /// before it is replaced.
+    var silent: @Sendable (RedisClusterMap.Node, String) -> Void
+  }
+
   private struct State {
     var subscribers: [RedisClusterMap.Node: RedisSubscriber] = [:]
     /// Channel → the master it is subscribed on.
@@ -25,6 +46,10 @@ public final class RedisClusterSubscriber: Sendable {
     /// Nodes whose subscriber has been ready once (a later `ready` is a reconnect).
     var readyOnce: Set<RedisClusterMap.Node> = []
     var isClosed = false
+    /// The shards' probes, once probing started.
+    var probe: RedisClusterProbe?
+    var probing: Probing?
+    var probeTimer: Scheduled?
   }
 
   /// The cluster whose map routes the subscriptions.
@@ -77,6 +102,7 @@ public final class RedisClusterSubscriber: Sendable {
         return subscriber(for: node, in: &state)
       }
       guard let made else { throw .closed() }
+      followWithProbes(map)
       try await made.ssubscribe(names, timeout: timeout)
     }
   }
@@ -97,11 +123,15 @@ public final class RedisClusterSubscriber: Sendable {
 
   /// Closes every node's subscriber.
   public func close() {
-    let subscribers = locked.withLock { state -> [RedisSubscriber] in
+    let (subscribers, timer) = locked.withLock { state -> ([RedisSubscriber], Scheduled?) in
       state.isClosed = true
-      defer { state.subscribers = [:] }
-      return Array(state.subscribers.values)
+      defer {
+        state.subscribers = [:]
+        state.probeTimer = nil
+      }
+      return (Array(state.subscribers.values), state.probeTimer)
     }
+    timer?.cancel()
     for subscriber in subscribers { subscriber.close() }
   }
 
@@ -116,16 +146,30 @@ public final class RedisClusterSubscriber: Sendable {
     }
     let subscriber = RedisSubscriber(
       configuration: configuration, on: cluster.loop,
-      stateHandler: { [weak self] next in self?.nodeChanged(node, next) }, handler: handler)
+      stateHandler: { [weak self] next in self?.nodeChanged(node, next) },
+      handler: { [weak self] message in self?.received(message, on: node) })
     state.subscribers[node] = subscriber
     return subscriber
   }
 
   /// A node's subscriber reconnected (and subscribed again): say `ready` once more.
   private func nodeChanged(_ node: RedisClusterMap.Node, _ next: RedisConnectionState) {
+    locked.withLock { _ = $0.probe?.connection(node, next) }
     guard case .ready = next else { return }
     let again = locked.withLock { !$0.readyOnce.insert(node).inserted }
     if again { observer.update(next, error: nil) }
+  }
+
+  /// A message on `node`'s connection: a probe's token, or one for the handler.
+  private func received(_ message: RedisPubSubMessage, on node: RedisClusterMap.Node) {
+    let isProbe = locked.withLock { state -> Bool in
+      guard let prefix = state.probe?.prefix, message.channel.hasPrefix(prefix + ":") else { return false }
+      if let token = UInt64(String(decoding: message.payload, as: UTF8.self)) {
+        state.probe!.arrived(node, channel: message.channel, token: token)
+      }
+      return true
+    }
+    if !isProbe { handler(message) }
   }
 
   /// Moves the channels whose slot changed master.
@@ -148,6 +192,7 @@ public final class RedisClusterSubscriber: Sendable {
       }
       return moves
     }
+    followWithProbes(map)
     guard !moves.isEmpty else { return }
     let observer = observer
     let loop = cluster.loop
@@ -166,6 +211,108 @@ public final class RedisClusterSubscriber: Sendable {
         failed == nil ? .ready(protocolVersion: 3) : .backingOff(attempt: 1, delay: .zero)
       let error = failed
       loop.execute { observer.update(next, error: error) }
+    }
+  }
+}
+
+// MARK: Probing the shard connections
+
+extension RedisClusterSubscriber {
+  /// Starts probing every master's connection, those made later too (see ``Probing``).
+  /// Call once, after the first map is known or soon to be.
+  func startProbing(_ probing: Probing) {
+    let timer = cluster.loop.scheduleRepeating(every: probing.interval) { [weak self] in self?.sendProbes() }
+    let stale = locked.withLock { state -> Scheduled? in
+      guard !state.isClosed, state.probe == nil else { return timer }
+      state.probe = RedisClusterProbe(prefix: probing.prefix)
+      state.probing = probing
+      state.probeTimer = timer
+      return nil
+    }
+    stale?.cancel()
+    Task { [self] in
+      guard let map = await cluster.watch.firstMap() else { return }
+      followWithProbes(map)
+    }
+  }
+
+  /// Gives every master connection a probe channel in its slots (`map`), subscribing and
+  /// unsubscribing as ``RedisClusterProbe/follow(_:nodes:)`` says.
+  fileprivate func followWithProbes(_ map: RedisClusterMap) {
+    let changes = locked.withLock { state -> [(RedisSubscriber, RedisClusterProbe.Change)] in
+      guard !state.isClosed, state.probe != nil else { return [] }
+      return state.probe!.follow(map, nodes: state.subscribers.keys).compactMap { change in
+        state.subscribers[change.node].map { ($0, change) }
+      }
+    }
+    guard !changes.isEmpty else { return }
+    let loop = cluster.loop
+    Task { [self] in
+      for (subscriber, change) in changes {
+        if let old = change.unsubscribe { try? await subscriber.sunsubscribe([old]) }
+        guard let channel = change.subscribe else { continue }
+        // A timeout here resets that connection, which then subscribes again before `ready`.
+        guard (try? await subscriber.ssubscribe([channel])) != nil else { continue }
+        loop.execute { [self] in locked.withLock { $0.probe?.subscribed(change.node, channel: channel) } }
+      }
+    }
+  }
+
+  /// Each probed master's phase now.
+  var probePhases: [RedisClusterMap.Node: RedisClusterProbe.Phase] {
+    locked.withLock { $0.probe?.shards.mapValues(\.phase) ?? [:] }
+  }
+
+  /// Publishes the next probe of every shard that is probing (on the loop).
+  private func sendProbes() {
+    let due = locked.withLock { state -> [(node: RedisClusterMap.Node, channel: String, token: UInt64)] in
+      guard !state.isClosed else { return [] }
+      return state.probe?.start() ?? []
+    }
+    for probe in due {
+      cluster.send(RESPCommand("SPUBLISH", probe.channel, String(probe.token))) { [weak self] result in
+        self?.probeAnswered(probe.node, channel: probe.channel, token: probe.token, result)
+      }
+    }
+  }
+
+  private func probeAnswered(
+    _ node: RedisClusterMap.Node, channel: String, token: UInt64, _ result: Result<RESPValue, RedisError>
+  ) {
+    // An answer from another master (the slot moved, the map not re-read yet) says nothing
+    // about this node's connection.
+    let owner = cluster.watch.map?.node(forKey: Array(channel.utf8))
+    let verdict = locked.withLock { state -> RedisProbe.Verdict in
+      guard case .success(let reply) = result, let receivers = reply.integer, owner == node else {
+        state.probe?.commandFailed(node, token: token)
+        return .none
+      }
+      let now = ChatClock.milliseconds()
+      return state.probe?.answered(node, channel: channel, token: token, receivers: Int(receivers), now: now)
+        ?? .none
+    }
+    act(on: verdict, node)
+  }
+
+  private func act(on verdict: RedisProbe.Verdict, _ node: RedisClusterMap.Node) {
+    switch verdict {
+    case .none: break
+    case .await(let token):
+      let timeout = locked.withLock { $0.probing?.timeout } ?? .seconds(3)
+      _ = cluster.loop.schedule(after: timeout) { [weak self] in
+        guard let self else { return }
+        let verdict = locked.withLock { state in
+          state.probe?.expired(node, token: token, now: ChatClock.milliseconds()) ?? .none
+        }
+        act(on: verdict, node)
+      }
+    case .replace(let reason):
+      let (subscriber, probing) = locked.withLock { state in
+        state.isClosed ? (nil, nil) : (state.subscribers[node], state.probing)
+      }
+      guard let subscriber, let probing else { return }
+      probing.silent(node, reason)
+      subscriber.reconnect(reason: reason)
     }
   }
 }

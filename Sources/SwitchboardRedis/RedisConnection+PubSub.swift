@@ -14,9 +14,7 @@ extension RedisConnection {
     pubsub.add(kind, names)
     let deadline = Deadline.now().adding(timeout ?? configuration.commandTimeout)
     guard state.isReady else { return pubsub.wait(until: deadline, completion) }
-    write(RESPCommand([kind.subscribeCommand] + names))
-    pubsub.markSent(kind, names, subscribed: true)
-    pubsub.expect(kind, subscribes: true, count: names.count, deadline: deadline, completion)
+    send(kind, subscribe: true, names, deadline: deadline, completion)
   }
 
   /// Unsubscribes from `names`; while not connected that only forgets them.
@@ -29,9 +27,30 @@ extension RedisConnection {
     pubsub.remove(kind, names)
     guard state.isReady else { return completion(.success(())) }
     let deadline = Deadline.now().adding(timeout ?? configuration.commandTimeout)
-    write(RESPCommand([kind.unsubscribeCommand] + names))
-    pubsub.markSent(kind, names, subscribed: false)
-    pubsub.expect(kind, subscribes: false, count: names.count, deadline: deadline, completion)
+    send(kind, subscribe: false, names, deadline: deadline, completion)
+  }
+
+  /// Writes the (un)subscribe commands for `names` — one per slot for shard channels
+  /// (``RedisSubscriptions/Kind/batches(_:)``) — and completes once Redis confirmed every
+  /// name, or with the first failure.
+  private func send(
+    _ kind: RedisSubscriptions.Kind, subscribe: Bool, _ names: [String], deadline: Deadline,
+    _ completion: @escaping RedisSubscriptions.Completion
+  ) {
+    let batches = kind.batches(names)
+    var remaining = batches.count
+    var finished = false
+    for batch in batches {
+      write(RESPCommand([subscribe ? kind.subscribeCommand : kind.unsubscribeCommand] + batch))
+      pubsub.markSent(kind, batch, subscribed: subscribe)
+      pubsub.expect(kind, subscribes: subscribe, count: batch.count, deadline: deadline) { result in
+        guard !finished else { return }
+        remaining -= 1
+        if case .success = result, remaining > 0 { return }
+        finished = true
+        completion(result)
+      }
+    }
   }
 
   /// Sends the subscribe commands for everything remembered (on a new connection); `false`
@@ -42,10 +61,7 @@ extension RedisConnection {
     var remaining = kinds.count
     var finished = false
     for kind in kinds {
-      let names = pubsub.names[kind, default: []].sorted()
-      write(RESPCommand([kind.subscribeCommand] + names))
-      pubsub.markSent(kind, names, subscribed: true)
-      pubsub.expect(kind, subscribes: true, count: names.count, deadline: deadline) { result in
+      send(kind, subscribe: true, pubsub.names[kind, default: []].sorted(), deadline: deadline) { result in
         guard !finished else { return }
         if case .failure = result {
           finished = true
@@ -67,11 +83,7 @@ extension RedisConnection {
     let waiting = pubsub.takeWaiting()
     let (subscribe, unsubscribe) = pubsub.differences()
     let deadline = Deadline.now().adding(configuration.commandTimeout)
-    for (kind, names) in unsubscribe {
-      write(RESPCommand([kind.unsubscribeCommand] + names))
-      pubsub.markSent(kind, names, subscribed: false)
-      pubsub.expect(kind, subscribes: false, count: names.count, deadline: deadline) { _ in }
-    }
+    for (kind, names) in unsubscribe { send(kind, subscribe: false, names, deadline: deadline) { _ in } }
     guard !subscribe.isEmpty else {
       for completion in waiting { completion(.success(())) }
       return
@@ -79,9 +91,7 @@ extension RedisConnection {
     var remaining = subscribe.count
     var finished = false
     for (kind, names) in subscribe {
-      write(RESPCommand([kind.subscribeCommand] + names))
-      pubsub.markSent(kind, names, subscribed: true)
-      pubsub.expect(kind, subscribes: true, count: names.count, deadline: deadline) { result in
+      send(kind, subscribe: true, names, deadline: deadline) { result in
         guard !finished else { return }
         remaining -= 1
         if case .success = result, remaining > 0 { return }

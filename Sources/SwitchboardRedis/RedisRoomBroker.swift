@@ -88,6 +88,9 @@ public final class RedisRoomBroker: RoomBroker {
     var refreshes = 0
     /// Rooms this node found to have lost acknowledged writes (moved to a new epoch).
     var lostWrites = 0
+    /// Pub/sub connections the probe found silent and replaced, per server (`host:port`:
+    /// the one server, or a cluster master).
+    var replacements: [String: Int] = [:]
   }
 
   /// How it works.
@@ -105,10 +108,16 @@ public final class RedisRoomBroker: RoomBroker {
   }
 
   /// Connects to Redis and returns a broker once both its connections (commands and
-  /// pub/sub) are ready. Blocks the calling thread (call it at start, off any loop).
+  /// pub/sub) are ready. Blocks the calling thread (call it at start, off any loop). Every
+  /// connection is named `switchboard-<node>` (``RedisConfiguration/clientName``, unless the
+  /// configuration names it), so `CLIENT LIST` tells the nodes apart.
   /// - Throws: ``RedisError`` when Redis cannot be reached or refuses the login — a node
   ///   never falls back to serving alone.
   public static func connect(configuration: RedisBrokerConfiguration) throws(RedisError) -> RedisRoomBroker {
+    var configuration = configuration
+    if configuration.redis.clientName == nil {
+      configuration.redis.clientName = "switchboard-\(configuration.nodeID)"
+    }
     let loop: EventLoop
     do {
       loop = try EventLoop()
@@ -171,9 +180,9 @@ public final class RedisRoomBroker: RoomBroker {
     let every = configuration.presenceRefresh
     let timer = loop.scheduleRepeating(every: every) { broker.refreshPresence() }
     broker.state.withLock { $0.refresh = timer }
-    // The probe watches a classic subscription; a cluster's shard subscriptions follow the
-    // slot map instead (RedisClusterSubscriber), and are not probed.
+    // One probe for a classic subscription; one per master connection on a cluster.
     if let subscriber = made.subscriber as? RedisSubscriber { broker.startProbing(subscriber) }
+    if let shards = made.subscriber as? RedisClusterSubscriber { broker.startProbing(shards) }
     return broker
   }
 
@@ -790,11 +799,37 @@ public final class RedisRoomBroker: RoomBroker {
         return true
       }
       guard replace, let subscriber = connections.withLock({ $0?.subscriber }) as? RedisSubscriber else { return }
-      configuration.logger.warning(
-        "Redis pub/sub connection silent; replacing it, then re-syncing every room from its stream",
-        metadata: ["reason": reason, "timeout": "\(configuration.probeTimeout)"])
+      let url = configuration.redis.url
+      let server = RedisClusterMap.Node(host: url.host, port: url.port)
+      replacing(server, reason: reason)
       subscriber.reconnect(reason: reason)
     }
+  }
+
+  /// Probes every master connection of a cluster's shard subscriptions, each on a probe
+  /// channel of its own in that master's slots (``RedisClusterProbe``); the subscriber
+  /// replaces a silent one itself and reports `ready` when it is back (then every room is
+  /// re-synced, as after any reconnect).
+  private func startProbing(_ shards: RedisClusterSubscriber) {
+    let probing = RedisClusterSubscriber.Probing(
+      prefix: probeChannel, interval: configuration.probeInterval, timeout: configuration.probeTimeout
+    ) { [weak self] master, reason in
+      guard let self else { return }
+      state.withLock { state in
+        guard !state.isClosed, case .delivering = state.pubsub else { return }
+        state.pubsub = .replacing(since: ChatClock.milliseconds())
+      }
+      replacing(master, reason: reason)
+    }
+    shards.startProbing(probing)
+  }
+
+  /// A silent pub/sub connection to `server` is being replaced: one line and a count.
+  private func replacing(_ server: RedisClusterMap.Node, reason: String) {
+    state.withLock { $0.replacements[server.description, default: 0] += 1 }
+    configuration.logger.warning(
+      "Redis pub/sub connection silent; replacing it, then re-syncing every room from its stream",
+      metadata: ["reason": reason, "timeout": "\(configuration.probeTimeout)", "server": server.description])
   }
 
   // MARK: Connections and presence
@@ -881,10 +916,25 @@ public final class RedisRoomBroker: RoomBroker {
   /// moved to a new epoch (docs/SCALING.md, "What no loss means when Redis fails over").
   public var lostWriteEpochs: Int { state.withLock { $0.lostWrites } }
 
+  /// How many pub/sub connections the probe found silent and replaced: the one server's,
+  /// and on a cluster each master's shard connection (docs/SCALING.md, "Failure behaviour").
+  public var pubsubReplacements: Int { state.withLock { $0.replacements.values.reduce(0, +) } }
+
+  /// The replacements per server (`host:port` of the server or the cluster master).
+  var pubsubReplacementsByServer: [String: Int] { state.withLock { $0.replacements } }
+
+  /// Each cluster master's probe phase, by `host:port` (empty on one server).
+  var shardProbePhases: [String: RedisClusterProbe.Phase] {
+    guard let shards = connections.withLock({ $0?.subscriber }) as? RedisClusterSubscriber else { return [:] }
+    return Dictionary(uniqueKeysWithValues: shards.probePhases.map { ($0.key.description, $0.value) })
+  }
+
   /// The broker's counters as Prometheus text, for `/metrics`.
   public func prometheusText() -> String {
-    let name = "switchboard_redis_lost_write_epochs_total"
-    return "# TYPE \(name) counter\n\(name) \(lostWriteEpochs)\n"
+    let lost = "switchboard_redis_lost_write_epochs_total"
+    let replaced = "switchboard_redis_pubsub_replacements_total"
+    return "# TYPE \(lost) counter\n\(lost) \(lostWriteEpochs)\n"
+      + "# TYPE \(replaced) counter\n\(replaced) \(pubsubReplacements)\n"
   }
 
   /// How many presence refreshes this node has sent.

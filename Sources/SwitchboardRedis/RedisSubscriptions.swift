@@ -27,6 +27,15 @@ struct RedisSubscriptions {
       case .shard: "SUNSUBSCRIBE"
       }
     }
+
+    /// `names` split into what one command may carry: everything at once, except shard
+    /// channels, which one `SSUBSCRIBE`/`SUNSUBSCRIBE` takes only from a single slot (a
+    /// cluster answers `CROSSSLOT` otherwise) — one batch per slot, in slot order.
+    func batches(_ names: [String]) -> [[String]] {
+      guard self == .shard, names.count > 1 else { return names.isEmpty ? [] : [names] }
+      let bySlot = Dictionary(grouping: names) { RedisKeySlot.slot(of: $0) }
+      return bySlot.keys.sorted().map { bySlot[$0]! }
+    }
   }
 
   private struct Confirmation {

@@ -13,6 +13,13 @@ import SwitchboardTestSupport
 /// `cluster_state:ok`. Stopped (SIGKILL by PID) and its directory removed on deinit.
 /// `RedisCluster(replicas: 1)` adds a replica per master (`--cluster-replicas 1`, ready
 /// once each replica's link to its master is up), for failover tests.
+///
+/// `RedisCluster(throughProxies: true)` puts a ``StallingProxy`` in front of every node and
+/// starts the node with `--cluster-announce-ip 127.0.0.1 --cluster-announce-port <its proxy's
+/// port>` (and its real bus port as `--cluster-announce-bus-port`): `CLUSTER SLOTS` and
+/// `MOVED` then name the proxies, so every client connection — the seeds' and each master's —
+/// runs through a proxy the test holds, while the cluster bus stays direct. The admin helpers
+/// (``cli(_:_:)``, ``migrate(slot:from:to:)``) still use the real ports.
 final class RedisCluster: Sendable {
   /// Whether `redis-server` and `redis-cli` are installed.
   static let isInstalled = RedisServer.isInstalled && commandSucceeds(["redis-cli", "--version"])
@@ -22,13 +29,18 @@ final class RedisCluster: Sendable {
   let ports: [Int]
   /// The replicas' client ports (empty without replicas).
   let replicaPorts: [Int]
+  /// The proxies in front of the nodes, masters first (empty unless `throughProxies`).
+  let proxies: [StallingProxy]
+  /// The masters' ports as the cluster announces them: the proxies', or ``ports``.
+  let announcedPorts: [Int]
   let directory: URL
   /// Masters first, then replicas, as ``ports`` and ``replicaPorts``.
   private let processes: Locked<[ChildProcess]>
 
   /// Starts `3 × (1 + replicas)` nodes with `cluster-node-timeout` `nodeTimeout` ms (how
-  /// long a master may be unreachable before its replica takes over).
-  init(replicas: Int = 0, nodeTimeout: Int = 5000) throws {
+  /// long a master may be unreachable before its replica takes over); with `throughProxies`,
+  /// clients reach each node through its proxy (``proxies``).
+  init(replicas: Int = 0, nodeTimeout: Int = 5000, throughProxies: Bool = false) throws {
     let count = 3 * (1 + replicas)
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "switchboard-cluster-\(getpid())-\(UInt64.random(in: 0 ... .max))")
@@ -36,10 +48,11 @@ final class RedisCluster: Sendable {
     var lastError: Error?
     for _ in 0..<3 {
       let probed = try freePorts(2 * count)
+      let fronts = throughProxies ? try probed[0..<count].map { try StallingProxy(upstreamPort: $0) } : []
       do {
         let children = try Self.start(
           clientPorts: Array(probed[0..<count]), busPorts: Array(probed[count..<(2 * count)]),
-          nodeTimeout: nodeTimeout, in: directory)
+          announcedPorts: fronts.isEmpty ? nil : fronts.map(\.port), nodeTimeout: nodeTimeout, in: directory)
         do {
           try Self.create(ports: Array(probed[0..<count]), replicas: replicas)
         } catch {
@@ -48,9 +61,12 @@ final class RedisCluster: Sendable {
         }
         ports = Array(probed[0..<3])
         replicaPorts = Array(probed[3..<count])
+        proxies = fronts
+        announcedPorts = fronts.isEmpty ? ports : fronts[0..<3].map(\.port)
         processes = Locked(children)
         return
       } catch {
+        for proxy in fronts { proxy.close() }
         lastError = error
       }
     }
@@ -60,6 +76,7 @@ final class RedisCluster: Sendable {
 
   deinit {
     processes.withLock { $0.forEach { $0.stop() } }
+    for proxy in proxies { proxy.close() }
     try? FileManager.default.removeItem(at: directory)
   }
 
@@ -79,8 +96,8 @@ final class RedisCluster: Sendable {
     return Self.ownerPort(ofSlot: slot, nodes: nodes)
   }
 
-  /// A URL of master `index`.
-  func url(_ index: Int = 0) -> RedisURL { RedisURL(host: "127.0.0.1", port: ports[index]) }
+  /// A URL of master `index`, as clients reach it (through its proxy with `throughProxies`).
+  func url(_ index: Int = 0) -> RedisURL { RedisURL(host: "127.0.0.1", port: announcedPorts[index]) }
 
   /// `redis-cli -p <port of index> arguments…`'s output.
   @discardableResult
@@ -95,7 +112,7 @@ final class RedisCluster: Sendable {
 
   /// Which master (index) serves `slot`, as master `asking` sees it.
   func owner(ofSlot slot: Int, asking: Int = 0) throws -> Int? {
-    Self.owner(ofSlot: slot, nodes: try cli(asking, "CLUSTER", "NODES"), ports: ports)
+    Self.owner(ofSlot: slot, nodes: try cli(asking, "CLUSTER", "NODES"), ports: announcedPorts)
   }
 
   /// Which of `ports` serves `slot` in a `CLUSTER NODES` answer.
@@ -123,7 +140,8 @@ final class RedisCluster: Sendable {
     let nodes = try cli(0, "CLUSTER", "NODES")
     for n in 0..<10_000 {
       let name = "\(prefix)-\(n)"
-      if Self.owner(ofSlot: RedisKeySlot.slot(of: RedisRoomKeys(room: name).meta), nodes: nodes, ports: ports)
+      if Self.owner(
+        ofSlot: RedisKeySlot.slot(of: RedisRoomKeys(room: name).meta), nodes: nodes, ports: announcedPorts)
         == index
       {
         return name
@@ -158,18 +176,26 @@ final class RedisCluster: Sendable {
   }
 
   private static func start(
-    clientPorts: [Int], busPorts: [Int], nodeTimeout: Int, in directory: URL
+    clientPorts: [Int], busPorts: [Int], announcedPorts: [Int]?, nodeTimeout: Int, in directory: URL
   ) throws -> [ChildProcess] {
     var children: [ChildProcess] = []
     do {
-      for (port, bus) in zip(clientPorts, busPorts) {
-        let arguments = [
+      for (index, (port, bus)) in zip(clientPorts, busPorts).enumerated() {
+        let announce =
+          announcedPorts.map {
+            [
+              "--cluster-announce-ip", "127.0.0.1", "--cluster-announce-port", String($0[index]),
+              "--cluster-announce-bus-port", String(bus),
+            ]
+          } ?? []
+        var arguments = [
           "--port", String(port), "--cluster-port", String(bus), "--bind", "127.0.0.1", "--cluster-enabled",
           "yes",
           "--cluster-config-file", directory.appendingPathComponent("nodes-\(port).conf").path,
           "--cluster-node-timeout", String(nodeTimeout), "--appendonly", "no", "--save", "", "--daemonize", "no",
           "--dir", directory.path,
         ]
+        arguments += announce
         children.append(try ChildProcess("/usr/bin/redis-server", arguments))
       }
       for (child, port) in zip(children, clientPorts) {

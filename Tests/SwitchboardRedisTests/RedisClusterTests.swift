@@ -1,6 +1,7 @@
 import Dispatch
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardLog
 import SwitchboardRESP
 import SwitchboardTestSupport
 import Testing
@@ -176,5 +177,61 @@ struct RedisClusterTests {
     }
     #expect(reader.messages.map(\.id) == Array(1...UInt64(reader.messages.count)), "once each, in order")
     #expect(writer.messages.map(\.id) == reader.messages.map(\.id))
+  }
+
+  /// A shard connection that stays open but stops delivering — its master's proxy holds back
+  /// what the master sends on it — is found by that master's probe and replaced; the other
+  /// masters' connections are not, and live delivery on that shard resumes.
+  @Test func aSilentShardConnectionIsFoundByItsProbeAndReplacedAlone() async throws {
+    let cluster = try RedisCluster(throughProxies: true)
+    let rooms = try (0..<3).map { try cluster.room(on: $0, prefix: "probed") }
+    let log = MemoryLogSink()
+    let listenerNode = try BrokerNode(
+      url: cluster.url(0), probeInterval: .milliseconds(200), probeTimeout: .milliseconds(300),
+      logger: Log(label: "listener", level: .notice, sink: log))
+    let senderNode = try BrokerNode(url: cluster.url(1))
+    defer { for node in [listenerNode, senderNode] { node.stop() } }
+    let listeners = try rooms.map { try listenerNode.join("ann", room: $0) }
+    let senders = try rooms.map { try senderNode.join("bob", room: $0) }
+    let acks = Locked(0)
+    func send(_ room: Int, _ text: String) {
+      senderNode.publish(senders[room], text) { if case .success = $0 { acks.withLock { $0 += 1 } } }
+    }
+    func arrived(_ room: Int, _ text: String) -> Bool {
+      listeners[room].messages.contains { $0.text == text }
+    }
+    let shards = cluster.announcedPorts.map { "127.0.0.1:\($0)" }
+    try await eventually("every master's connection probed: \(listenerNode.broker.shardProbePhases)") {
+      let phases = listenerNode.broker.shardProbePhases
+      return Set(phases.keys) == Set(shards) && phases.values.allSatisfy { $0 == .probing }
+    }
+    for room in rooms.indices { send(room, "warm-up \(room)") }
+    try await eventually("warm-up delivered") { rooms.indices.allSatisfy { arrived($0, "warm-up \($0)") } }
+
+    // Only what master 1 sends down the shard connections stops; commands still flow.
+    cluster.proxies[1].stall(.toClient, whereClientSent: "SSUBSCRIBE")
+    send(1, "during")
+    try await eventually(timeout: .seconds(10), "master 1's connection replaced") {
+      listenerNode.broker.pubsubReplacementsByServer[shards[1]] == 1
+    }
+    try await eventually("what was published meanwhile re-synced") { arrived(1, "during") }
+    try await eventually("probing again") { listenerNode.broker.shardProbePhases[shards[1]] == .probing }
+    // Nothing re-syncs now: this one can only come over the new connection.
+    send(1, "after")
+    for room in [0, 2] { send(room, "other \(room)") }
+    try await eventually("live delivery on every shard") {
+      arrived(1, "after") && arrived(0, "other 0") && arrived(2, "other 2")
+    }
+    #expect(acks.value == 7)
+    #expect(listenerNode.broker.pubsubReplacementsByServer == [shards[1]: 1], "the other shards kept theirs")
+    #expect(listenerNode.broker.prometheusText().contains("switchboard_redis_pubsub_replacements_total 1\n"))
+    let silent = log.records.filter { $0.message.hasPrefix("Redis pub/sub connection silent") }
+    #expect(silent.map { $0.metadata["server"] } == [shards[1]], "one line, naming the master")
+    #expect(log.records.contains { $0.message.hasPrefix("Redis pub/sub connection replaced") })
+    #expect(!log.records.contains { $0.message.hasPrefix("Redis unreachable") }, "commands never failed")
+    for listener in listeners {
+      let ids = listener.messages.map(\.id)
+      #expect(ids == Array(1...UInt64(ids.count)), "once each, in order")
+    }
   }
 }

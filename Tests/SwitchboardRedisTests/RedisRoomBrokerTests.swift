@@ -1,6 +1,7 @@
 import Dispatch
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardLog
 import SwitchboardRESP
 import SwitchboardTestSupport
 import Testing
@@ -138,12 +139,15 @@ final class BrokerNode: Sendable {
   /// A node on the Redis (or Redis Cluster) at `url`.
   init(
     url: RedisURL, presenceRefresh: Duration = .seconds(5), presenceLifetime: Duration = .seconds(15),
+    probeInterval: Duration = .seconds(5), probeTimeout: Duration = .seconds(3), logger: Log = .disabled,
     cluster: RedisClusterSettings = RedisClusterSettings(), hub hubConfiguration: HubConfiguration = HubConfiguration()
   ) throws {
     var configuration = RedisBrokerConfiguration(
       redis: .test(url, commandTimeout: .seconds(3)), historyLimit: 1000,
-      presenceRefresh: presenceRefresh, presenceLifetime: presenceLifetime)
+      presenceRefresh: presenceRefresh, presenceLifetime: presenceLifetime, probeInterval: probeInterval,
+      probeTimeout: probeTimeout, logger: logger)
     configuration.cluster = cluster
+    configuration.redis.logger = logger
     broker = try RedisRoomBroker.connect(configuration: configuration)
     hub = ChatHub(configuration: hubConfiguration, broker: broker)
     queue = DispatchQueue(label: "test.shard")

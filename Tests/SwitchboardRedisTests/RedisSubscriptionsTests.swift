@@ -77,4 +77,16 @@ import Testing
     _ = subscriptions.connectionLost(.connectionLost("gone"))
     #expect(subscriptions.differences().subscribe.flatMap(\.1).sorted() == ["b", "c", "s"])
   }
+
+  /// One `SSUBSCRIBE` takes channels of one slot only (a cluster answers `CROSSSLOT`), so a
+  /// connection's shard channels go out one command per slot; other kinds in one.
+  @Test func shardChannelsAreSentOneCommandPerSlot() {
+    let names = ["sb:{a}:ch", "sb:{b}:ch", "sb:{a}:other", "sb:probe:n:{0}"]
+    let batches = RedisSubscriptions.Kind.shard.batches(names)
+    #expect(batches.flatMap { $0 }.sorted() == names.sorted())
+    for batch in batches { #expect(Set(batch.map { RedisKeySlot.slot(of: $0) }).count == 1, "\(batch)") }
+    #expect(batches.count == Set(names.map { RedisKeySlot.slot(of: $0) }).count)
+    #expect(RedisSubscriptions.Kind.channel.batches(names) == [names])
+    #expect(RedisSubscriptions.Kind.shard.batches([]).isEmpty)
+  }
 }

@@ -21,8 +21,12 @@ final class ScaleOutNode: Sendable {
   }
 
   /// Starts a node given every port of `redisPorts` as a `--redis` URL (one server, or the
-  /// seeds of a cluster) and waits for its banner.
-  init(binary: String, redisPorts: [Int], timeout: Double = 0.5, room: String = "chaos") async throws {
+  /// seeds of a cluster) and waits for its banner. `logLevel` `info` also logs its node id
+  /// (``redisClientName``).
+  init(
+    binary: String, redisPorts: [Int], timeout: Double = 0.5, room: String = "chaos",
+    logLevel: String = "notice"
+  ) async throws {
     var lastError: Error?
     let redis = redisPorts.flatMap { ["--redis", "redis://127.0.0.1:\($0)"] }
     for _ in 0..<5 {
@@ -33,7 +37,7 @@ final class ScaleOutNode: Sendable {
           "--redis-timeout", String(timeout),
           "--host", "127.0.0.1", "--tcp-port", String(ports[0]), "--udp-port", String(ports[1]),
           "--http-port", String(ports[2]), "--room", room, "--ephemeral", "--loops", "1",
-          "--log-level", "notice",
+          "--log-level", logLevel,
         ])
       do {
         try await child.waitForOutput("Switchboard is running", timeout: .seconds(20))
@@ -53,6 +57,16 @@ final class ScaleOutNode: Sendable {
   deinit { process.stop() }
 
   var isRunning: Bool { process.isRunning }
+
+  /// The name the node's Redis connections carry (`switchboard-<node id>`), from its
+  /// `rooms shared through Redis … node=…` line (logged at `info`).
+  var redisClientName: String? {
+    let lines = process.stderr.split(separator: "\n")
+    guard let line = lines.first(where: { $0.contains("rooms shared through Redis") }),
+      let range = line.range(of: "node=")
+    else { return nil }
+    return "switchboard-" + line[range.upperBound...].prefix { !$0.isWhitespace && $0 != "\"" }
+  }
 
   /// Kills the node (SIGKILL): no goodbye, no presence removal.
   func kill() { process.stop() }

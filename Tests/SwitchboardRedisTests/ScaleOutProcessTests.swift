@@ -256,13 +256,17 @@ struct ScaleOutProcessTests {
     #expect(nodes[0].process.stderr.components(separatedBy: "Redis reachable again").count - 1 == 1)
   }
 
-  @Test func aNodePartitionedFromRedisTurnsUnreadyWhileTheOthersGoOnAndResyncsOnResume() async throws {
-    let redis = try RedisServer()
-    let proxy = try StallingProxy(upstreamPort: redis.port)
-    defer { proxy.close() }
-    let cut = try await ScaleOutNode(binary: binary, redisPort: proxy.port)
-    let others = try await nodes(2, redisPort: redis.port)
+  /// Every node reaches Redis through proxies (on a cluster: one per master, announced by the
+  /// cluster), and only the cut node's connections — found by the name they carry — stall.
+  @Test(arguments: ScaleOutRedis.Kind.allCases)
+  func aNodePartitionedFromRedisTurnsUnreadyWhileTheOthersGoOnAndResyncsOnResume(_ kind: ScaleOutRedis.Kind)
+    async throws
+  {
+    let redis = try ScaleOutRedis(kind, throughProxies: true)
+    let cut = try await ScaleOutNode(binary: binary, redisPorts: redis.ports, logLevel: "info")
+    let others = try await nodes(2, redisPorts: redis.ports)
     _ = try cut.waitForReadiness(200)
+    let name = try #require(cut.redisClientName, "\(cut.process.stderr)")
     let isolated = try watcher("isolated", on: cut)
     let sender = try watcher("sender", on: others[0])
     let reader = try watcher("reader", on: others[1])
@@ -270,7 +274,7 @@ struct ScaleOutProcessTests {
     _ = try await sender.client.send("before")
     try isolated.waitForTexts(["before"])
 
-    proxy.stall()
+    redis.partition(clientName: name)
     let body = try cut.waitForReadiness(503)
     #expect(body.contains("redis unreachable since"), "\(body)")
     var acked: [String: UInt64] = [:]
@@ -279,19 +283,20 @@ struct ScaleOutProcessTests {
     for node in others { #expect(node.readiness().status == 200) }
     #expect(!isolated.messages.contains { acked[$0.text] != nil }, "nothing reaches the cut node meanwhile")
 
-    proxy.resume()
+    redis.heal()
     _ = try cut.waitForReadiness(200)
     try isolated.waitForTexts(Set(acked.keys))
     expectOnceInOrder(isolated.messages, "isolated")
     #expect(isolated.messages.map(\.id) == reader.messages.map(\.id))
   }
 
-  @Test func aSilentPubSubConnectionIsFoundByTheProbeAndReplaced() async throws {
-    let redis = try RedisServer()
-    let proxy = try StallingProxy(upstreamPort: redis.port)
-    defer { proxy.close() }
-    let quiet = try await ScaleOutNode(binary: binary, redisPort: proxy.port)
-    let other = try await ScaleOutNode(binary: binary, redisPort: redis.port)
+  /// On a cluster the stalled connections are the shard connections to the room's master
+  /// (the other node's too: the proxy is shared; only `quiet`'s log is checked).
+  @Test(arguments: ScaleOutRedis.Kind.allCases)
+  func aSilentPubSubConnectionIsFoundByTheProbeAndReplaced(_ kind: ScaleOutRedis.Kind) async throws {
+    let redis = try ScaleOutRedis(kind, throughProxies: true)
+    let quiet = try await ScaleOutNode(binary: binary, redisPorts: redis.ports)
+    let other = try await ScaleOutNode(binary: binary, redisPorts: redis.ports)
     for node in [quiet, other] { _ = try node.waitForReadiness(200) }
     let listener = try watcher("listener", on: quiet)
     let sender = try watcher("sender", on: other)
@@ -300,7 +305,7 @@ struct ScaleOutProcessTests {
     try listener.waitForTexts(["warm-up"])
 
     // Only what Redis sends down the pub/sub connection stops: commands still work.
-    proxy.stall(.toClient, whereClientSent: "SUBSCRIBE")
+    try redis.stallDeliveries(ofRoom: "chaos")
     var acked: [String: UInt64] = [:]
     for n in 0..<8 { acked["s\(n)"] = try await sender.client.send("s\(n)") ?? 0 }
     try listener.waitForTexts(Set(acked.keys), timeout: .seconds(15))

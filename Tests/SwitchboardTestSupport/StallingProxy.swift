@@ -16,6 +16,7 @@ import Synchronization
 /// let proxy = try StallingProxy(upstreamPort: redis.port)
 /// proxy.stall()                                      // every connection, both ways, new ones too
 /// proxy.stall(.toClient, whereClientSent: "SUBSCRIBE")  // only pub/sub connections' deliveries
+/// proxy.stall(whereClientSent: "node-7", includingLater: true)  // one client, reconnects too
 /// proxy.resume()                                     // everything held back flows again
 /// ```
 ///
@@ -32,7 +33,7 @@ public final class StallingProxy: Sendable {
   }
 
   private enum Command: Sendable {
-    case stall(Set<Direction>, marker: [UInt8]?)
+    case stall(Set<Direction>, marker: [UInt8]?, later: Bool)
     case resume
   }
 
@@ -90,11 +91,17 @@ public final class StallingProxy: Sendable {
 
   /// Stops forwarding `directions` on the open connections whose client sent `marker`
   /// (anywhere in its first 64 KiB; `nil`: every connection). Without a marker, connections
-  /// accepted later are stalled the same way until ``resume()``. Returns once the proxy's
-  /// thread applied it: no byte is forwarded in that direction afterwards.
-  public func stall(_ directions: Set<Direction> = Set(Direction.allCases), whereClientSent marker: String? = nil) {
+  /// accepted later are stalled the same way until ``resume()``; with one, only when
+  /// `includingLater` — then a later connection stalls as soon as its client has sent the
+  /// marker (the bytes that carried it still go through), which is how one client among
+  /// many is cut off, its reconnects too. Returns once the proxy's thread applied it: no
+  /// byte is forwarded in that direction afterwards.
+  public func stall(
+    _ directions: Set<Direction> = Set(Direction.allCases), whereClientSent marker: String? = nil,
+    includingLater: Bool = false
+  ) {
     let target = control.withLock { c -> Int in
-      c.commands.append(.stall(directions, marker: marker.map { Array($0.utf8) }))
+      c.commands.append(.stall(directions, marker: marker.map { Array($0.utf8) }, later: includingLater))
       return c.applied + c.commands.count
     }
     _ = eventually(timeout: .seconds(5)) { control.withLock { $0.applied >= target || $0.closed } }
@@ -146,6 +153,8 @@ public final class StallingProxy: Sendable {
   private func run() {
     var pairs: [Pair] = []
     var stallNew: Set<Direction> = []
+    /// Markers that stall a connection once its client sent one (``stall(_:whereClientSent:includingLater:)``).
+    var stallMarked: [(directions: Set<Direction>, marker: [UInt8])] = []
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     defer {
       for pair in pairs {
@@ -165,9 +174,11 @@ public final class StallingProxy: Sendable {
         switch command {
         case .resume:
           stallNew = []
+          stallMarked = []
           for pair in pairs { pair.stalled = [] }
-        case .stall(let directions, let marker):
+        case .stall(let directions, let marker, let later):
           if marker == nil { stallNew.formUnion(directions) }
+          if let marker, later { stallMarked.append((directions, marker)) }
           for pair in pairs where marker.map({ Self.contains(pair.clientSent, $0) }) ?? true {
             pair.stalled.formUnion(directions)
           }
@@ -187,6 +198,9 @@ public final class StallingProxy: Sendable {
         let fromServer = fds[2 + 2 * index].revents
         if fromClient != 0, !pair.stalled.contains(.toServer) {
           if !forward(pair.client, to: pair.server, &buffer, record: pair) { dead.insert(ObjectIdentifier(pair)) }
+          for rule in stallMarked where Self.contains(pair.clientSent, rule.marker) {
+            pair.stalled.formUnion(rule.directions)
+          }
         }
         if fromServer != 0, !pair.stalled.contains(.toClient) {
           if !forward(pair.server, to: pair.client, &buffer, record: nil) { dead.insert(ObjectIdentifier(pair)) }
