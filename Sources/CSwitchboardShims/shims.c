@@ -168,6 +168,15 @@ ssize_t sb_recv_from_interface(int fd, void *buf, size_t len, struct sockaddr_st
 }
 #endif
 
+int sb_set_mmap_threshold(size_t bytes) {
+#ifdef __GLIBC__
+  return mallopt(M_MMAP_THRESHOLD, (int)bytes);
+#else
+  (void)bytes;
+  return 0;
+#endif
+}
+
 int sb_release_free_memory(void) {
 #ifdef __GLIBC__
   return malloc_trim(0);

@@ -84,6 +84,8 @@ enum ServeCommand {
         ]),
         booleans: ["ephemeral", "no-advertise", "help"])
       if let code = args.helpOrVersion(help) { return code }
+      // Large frames' buffers go back to the kernel when freed (docs/OPERATIONS.md, "Memory").
+      HeapPolicy.returnLargeBuffersAtOnce()
       if let extra = args.positional.first {
         throw Arguments.UsageError(description: "unexpected argument '\(extra)'")
       }

@@ -26,6 +26,10 @@ int sb_set_nonblocking(int fd);
 int sb_eventfd(void);
 int sb_eventfd_signal(int fd);
 int sb_eventfd_drain(int fd);
+/* Makes glibc serve every allocation of `bytes` or more with a mapping of its own, freed at
+   once (mallopt M_MMAP_THRESHOLD, which also ends glibc's dynamic thresholds); returns 1 on
+   success, 0 where there is no such call. */
+int sb_set_mmap_threshold(size_t bytes);
 /* Returns freed heap memory to the kernel (glibc's malloc_trim(0)); 0 where there is no
    such call. Returns 1 when memory was released. */
 int sb_release_free_memory(void);
