@@ -81,13 +81,18 @@ enum RedisBrokerScripts {
   /// is missing, and dropping a stream left from a lost epoch), and kept messages.
   ///
   /// `KEYS`: meta, log. `ARGV`: a fresh epoch, mode (`after` or `newest`), id, count, the
-  /// epoch the node knows and the highest id it saw in it (``lostWrites``).
+  /// epoch the node knows and the highest id it saw in it (``lostWrites``), and for a
+  /// re-sync the id of the newest message the node delivered in that epoch with the SHA-1
+  /// of its body (``replacedWrite``; `0` and empty for none).
   /// `after`: up to count entries with ids above id, oldest first; `newest`: the newest
-  /// count entries, newest first. Returns `{epoch, last, entries, lost}` (`lost` as for
-  /// ``publish``).
+  /// count entries, newest first. Returns `{epoch, last, entries, lost, why}` (`lost` as for
+  /// ``publish``; `why` is `behind`, `missing` or `differs` when `lost` is set, else empty).
   static let read = RedisScript(
     """
     \(lostWrites(epoch: "ARGV[5]", seen: "ARGV[6]", fresh: "ARGV[1]"))
+    local why = ''
+    if lost >= 0 then why = 'behind' end
+    \(replacedWrite(epoch: "ARGV[5]", id: "ARGV[7]", digest: "ARGV[8]", fresh: "ARGV[1]"))
     if redis.call('HSETNX', KEYS[1], 'epoch', ARGV[1]) == 1 then
       redis.call('HSET', KEYS[1], 'last', 0)
       redis.call('DEL', KEYS[2])
@@ -102,7 +107,7 @@ enum RedisBrokerScripts {
         entries = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', count)
       end
     end
-    return {meta[1], tonumber(meta[2] or '0'), entries, lost}
+    return {meta[1], tonumber(meta[2] or '0'), entries, lost, why}
     """)
 
   /// The check both ``publish`` and ``read`` start with: a room whose meta hash still holds
@@ -121,6 +126,37 @@ enum RedisBrokerScripts {
         local last = tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
         if last < tonumber(\(seen)) then
           lost = last
+          epoch = \(fresh)
+          redis.call('DEL', KEYS[2])
+          redis.call('HSET', KEYS[1], 'epoch', epoch, 'last', 0)
+        end
+      end
+    """
+  }
+
+  /// The check a re-sync adds to ``lostWrites`` (in ``read``): the node passes the id of the
+  /// newest message it delivered in the epoch it knows and the SHA-1 of that message's body.
+  /// When the room still holds that epoch, its stream entry at that id must be there with
+  /// the same body. Another body means the id was handed out again — a failover to a replica
+  /// that lacked it, then a publish by a node that had not seen it — and no entry, while the
+  /// stream's first entry is below the id (or the stream is empty), means it was lost. A
+  /// stream whose first entry is above the id was trimmed past it (`MAXLEN`): not a loss, and
+  /// nothing to compare with. Either finding starts a new epoch `fresh` like ``lostWrites``
+  /// (same atomic compare on the old epoch) and sets `lost` to the room's last id and `why`.
+  private static func replacedWrite(epoch known: String, id: String, digest: String, fresh: String) -> String {
+    """
+    local check = tonumber(\(id))
+      if lost < 0 and epoch and epoch == \(known) and check > 0 then
+        local at = \(id) .. '-0'
+        local found = redis.call('XRANGE', KEYS[2], at, at)
+        if #found == 0 then
+          local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
+          if #first == 0 or tonumber(string.match(first[1][1], '^%d+')) < check then why = 'missing' end
+        elseif redis.sha1hex(found[1][2][2] or '') ~= \(digest) then
+          why = 'differs'
+        end
+        if why ~= '' then
+          lost = tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
           epoch = \(fresh)
           redis.call('DEL', KEYS[2])
           redis.call('HSET', KEYS[1], 'epoch', epoch, 'last', 0)

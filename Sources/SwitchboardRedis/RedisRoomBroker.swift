@@ -51,6 +51,10 @@ public final class RedisRoomBroker: RoomBroker {
     var sequence = RedisRoomSequence()
     var waiters: [Waiter] = []
     var openers: [Opener] = []
+    /// The newest message delivered here and its epoch: what a re-sync compares with the
+    /// stream's entry at its id (``RedisBrokerScripts/read``). Only assigned on delivery; its
+    /// body's digest is computed at a re-sync.
+    var newest: (epoch: String, message: ChatMessage)?
   }
   /// Whether Redis answers, as far as this node knows (for the one-line-per-outage log
   /// and ``health``).
@@ -358,7 +362,7 @@ public final class RedisRoomBroker: RoomBroker {
           guard state.rooms[room]?.sequence.resync() == true else { return nil }
           return state.rooms[room]!.sequence.delivered
         }
-        if let after { fill(room, keys: keys, after: after) }
+        if let after { fill(room, keys: keys, after: after, resync: true) }
       }
     }
   }
@@ -475,6 +479,7 @@ public final class RedisRoomBroker: RoomBroker {
         let openers = state.withLock { state -> [Opener] in
           guard state.rooms[room] != nil else { return [] }
           if state.rooms[room]!.sequence.phase == .opening {
+            if let newest = recent.last, newest.id == last { state.rooms[room]!.newest = (answer.epoch, newest) }
             let step = state.rooms[room]!.sequence.open(last: last, epoch: answer.epoch)
             apply(&state, room: room, step)
           }
@@ -608,6 +613,7 @@ public final class RedisRoomBroker: RoomBroker {
     if let sink = state.sink {
       for (message, origin) in step.deliver { sink.deliver(message, epoch: epoch, origin: origin) }
     }
+    if let (message, _) = step.deliver.last { state.rooms[room]!.newest = (epoch, message) }
     let delivered = state.rooms[room]!.sequence.delivered
     var waiting: [Waiter] = []
     var done: [Waiter] = []
@@ -640,8 +646,12 @@ public final class RedisRoomBroker: RoomBroker {
     }
   }
 
-  private func fill(_ room: String, keys: RedisRoomKeys, after: UInt64) {
-    read(room, keys: keys, after: after, count: Self.fillCount, known: seen(room)) { [self] result in
+  /// Reads the stream after `after` into the room's sequence. A `resync` (after a
+  /// reconnect) also has the script compare the newest message delivered here with the
+  /// stream's entry at its id (``RedisBrokerScripts/read``).
+  private func fill(_ room: String, keys: RedisRoomKeys, after: UInt64, resync: Bool = false) {
+    let check = resync ? delivered(room) : nil
+    read(room, keys: keys, after: after, count: Self.fillCount, known: seen(room), check: check) { [self] result in
       state.withLock { state in
         guard state.rooms[room] != nil else { return }
         switch result {
@@ -668,6 +678,8 @@ public final class RedisRoomBroker: RoomBroker {
     /// The last id Redis held when the read found lost writes (the room's epoch was
     /// replaced), else `nil`.
     var lost: Int64?
+    /// What the script found when `lost` is set (``lostWrites(_:known:last:epoch:why:)``).
+    var why = ""
   }
 
   /// What this node has seen of a room: its epoch and the highest id in it (`("", 0)` for
@@ -679,27 +691,46 @@ public final class RedisRoomBroker: RoomBroker {
     }
   }
 
-  /// A script found `room` behind what this node saw in `known.epoch` (Redis failed over
-  /// to a replica that had not received the newest writes) and moved it to `epoch`: one
-  /// line and a count. The delivery path then meets the new epoch like any other.
-  private func lostWrites(_ room: String, known: (epoch: String, id: UInt64), last: Int64, epoch: String) {
+  /// The newest message delivered here in the room's current epoch, as the re-sync check
+  /// takes it: its id and the SHA-1 of its body. On the loop.
+  private func delivered(_ room: String) -> (id: UInt64, digest: String)? {
+    let newest = state.withLock { state -> ChatMessage? in
+      guard let room = state.rooms[room], let newest = room.newest, newest.epoch == room.sequence.epoch else {
+        return nil
+      }
+      return newest.message
+    }
+    guard let newest else { return nil }
+    return (newest.id, RedisScript.sha1Hex(RedisBrokerPayload.body(newest)))
+  }
+
+  /// A script found that `room` lost writes this node saw in `known.epoch` (Redis failed
+  /// over to a replica that had not received the newest writes) and moved it to `epoch`:
+  /// one line and a count. `why` is the script's finding — `behind` (Redis's last id below
+  /// the highest seen here), `differs` or `missing` (the stream's entry at the newest id
+  /// delivered here, checked at a re-sync). The delivery path then meets the new epoch like
+  /// any other.
+  private func lostWrites(
+    _ room: String, known: (epoch: String, id: UInt64), last: Int64, epoch: String, why: String = "behind"
+  ) {
     state.withLock { $0.lostWrites += 1 }
     configuration.logger.warning(
-      "Redis lost acknowledged writes of a room (a failover to a replica that was behind); the room starts a new epoch",
+      "Redis lost acknowledged writes of a room (a failover to a replica that lacked them); the room starts a new epoch",
       metadata: [
         "room": room, "epoch": known.epoch, "seen": "\(known.id)", "redisLast": "\(last)", "newEpoch": epoch,
+        "found": why,
       ])
   }
 
   private func read(
     _ room: String, keys: RedisRoomKeys, after id: UInt64 = 0, count: Int, newest: Bool = false,
-    known: (epoch: String, id: UInt64) = ("", 0),
+    known: (epoch: String, id: UInt64) = ("", 0), check: (id: UInt64, digest: String)? = nil,
     _ completion: @escaping (Result<ReadAnswer, BrokerError>) -> Void
   ) {
     guard let client else { return completion(.failure(.closed)) }
     let arguments = [
       InMemoryHistoryStore.newEpoch(), newest ? "newest" : "after", String(id), String(count), known.epoch,
-      String(known.id),
+      String(known.id), String(check?.id ?? 0), check?.digest ?? "",
     ]
     client.eval(
       RedisBrokerScripts.read, keys: [Array(keys.meta.utf8), Array(keys.log.utf8)],
@@ -708,7 +739,7 @@ public final class RedisRoomBroker: RoomBroker {
       let answer = result.mapError { BrokerError.unavailable("cannot read room \(room): \($0)") }
         .flatMap { reply in Self.decodeRead(reply, room: room) }
       if case .success(let read) = answer, let lost = read.lost {
-        lostWrites(room, known: known, last: lost, epoch: read.epoch)
+        lostWrites(room, known: known, last: lost, epoch: read.epoch, why: read.why)
       }
       completion(answer)
     }
@@ -722,7 +753,7 @@ public final class RedisRoomBroker: RoomBroker {
   }
 
   private static func decodeRead(_ reply: RESPValue, room: String) -> Result<ReadAnswer, BrokerError> {
-    guard let values = reply.elements, values.count == 4, let epoch = values[0].string,
+    guard let values = reply.elements, values.count == 5, let epoch = values[0].string,
       let last = values[1].integer, let entries = values[2].elements, let lost = values[3].integer
     else { return .failure(.unavailable("unexpected read reply for room \(room)")) }
     var messages: [ChatMessage] = []
@@ -736,7 +767,9 @@ public final class RedisRoomBroker: RoomBroker {
       messages.append(message)
     }
     return .success(
-      ReadAnswer(epoch: epoch, last: UInt64(max(0, last)), messages: messages, lost: lost >= 0 ? lost : nil))
+      ReadAnswer(
+        epoch: epoch, last: UInt64(max(0, last)), messages: messages, lost: lost >= 0 ? lost : nil,
+        why: values[4].string ?? ""))
   }
 
   // MARK: Probing the pub/sub connection
@@ -884,7 +917,7 @@ public final class RedisRoomBroker: RoomBroker {
       }
       return out
     }
-    for (room, keys, after) in rooms { fill(room, keys: keys, after: after) }
+    for (room, keys, after) in rooms { fill(room, keys: keys, after: after, resync: true) }
   }
 
   /// Writes this node's members again with a new expiry and drops expired entries,

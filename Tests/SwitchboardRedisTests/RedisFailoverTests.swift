@@ -15,33 +15,73 @@ import Testing
 /// proxy that the test points at the replica once it is promoted — one URL failing over.
 @Suite(.onTestThreads, .enabled(ifAvailable: RedisCluster.isInstalled, "redis-server or redis-cli is not installed"))
 struct RedisFailoverTests {
-  @Test func aFailoverToALaggingReplicaStartsANewEpochOnceAndReusesNoId() async throws {
-    // No wait for more replicas before the first sync (Redis 7 waits 5 s by default).
-    let master = try RedisServer(RedisServer.Options(arguments: ["--repl-diskless-sync-delay", "0"]))
-    let link = try StallingProxy(upstreamPort: master.port)
-    defer { link.close() }
-    let replica = try RedisServer(RedisServer.Options(replicaOf: link.port))
-    try await eventually(timeout: .seconds(30), "the replica in sync") {
-      (try? replica.cli("INFO", "replication"))?.contains("master_link_status:up") ?? false
+  /// A master and a `--replicaof` replica in sync, the replication link through ``link``.
+  private struct LaggingReplica {
+    let master: RedisServer
+    let link: StallingProxy
+    let replica: RedisServer
+
+    init() async throws {
+      // No wait for more replicas before the first sync (Redis 7 waits 5 s by default).
+      master = try RedisServer(RedisServer.Options(arguments: ["--repl-diskless-sync-delay", "0"]))
+      link = try StallingProxy(upstreamPort: master.port)
+      replica = try RedisServer(RedisServer.Options(replicaOf: link.port))
+      let replica = replica
+      try await eventually(timeout: .seconds(30), "the replica in sync") {
+        (try? replica.cli("INFO", "replication"))?.contains("master_link_status:up") ?? false
+      }
     }
-    let front = try StallingProxy(upstreamPort: master.port)
+
+    /// Waits until the replica holds `last` for `room`, then stalls the link: from now on
+    /// the master acknowledges writes the replica never gets.
+    func fallBehind(room: String = "lobby", at last: Int) async throws {
+      let meta = RedisRoomKeys(room: room).meta
+      let held = Locked("")
+      try await eventually(timeout: .seconds(20), "the replica holds \(last), not \(held.value)") {
+        held.withLock { $0 = (try? replica.cli("HGET", meta, "last")) ?? "(no answer)" }
+        return held.value == "\(last)\n"
+      }
+      link.stall()
+    }
+
+    /// Kills the master and promotes the replica; returns the `last` it holds for `room`.
+    func failOver(room: String = "lobby") throws -> String {
+      master.kill()
+      try replica.cli("REPLICAOF", "NO", "ONE")
+      return try replica.cli("HGET", RedisRoomKeys(room: room).meta, "last")
+    }
+
+    /// The epoch the (promoted) replica holds for `room`.
+    func epoch(room: String = "lobby") -> String? {
+      let epoch = try? replica.cli("HGET", RedisRoomKeys(room: room).meta, "epoch")
+      return epoch?.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func close() { link.close() }
+  }
+
+  /// Ids that stand for two texts within one epoch, as `member` saw them.
+  private static func reusedIDs(_ member: RecordingMember) -> [UInt64] {
+    member.messagesByEpoch.flatMap { messages in
+      Dictionary(grouping: messages, by: \.id).filter { Set($0.value.map(\.text)).count > 1 }.keys
+    }
+  }
+
+  @Test func aFailoverToALaggingReplicaStartsANewEpochOnceAndReusesNoId() async throws {
+    let redis = try await LaggingReplica()
+    defer { redis.close() }
+    let front = try StallingProxy(upstreamPort: redis.master.port)
     defer { front.close() }
-    let meta = RedisRoomKeys(room: "lobby").meta
     let nodes = try (0..<2).map { _ in try BrokerNode(url: RedisURL(host: "127.0.0.1", port: front.port)) }
     defer { nodes.forEach { $0.stop() } }
     let a = try nodes[0].join("a")
     let b = try nodes[1].join("b")
     for i in 1...5 { a.node.publish(a, "one \(i)") }
     try await eventually("five everywhere") { a.messages.count == 5 && b.messages.count == 5 }
-    let held = Locked("")
-    try await eventually(timeout: .seconds(20), "the replica holds the five, not \(held.value)") {
-      held.withLock { $0 = (try? replica.cli("HGET", meta, "last")) ?? "(no answer)" }
-      return held.value == "5\n"
-    }
+    try await redis.fallBehind(at: 5)
     let before = try #require(nodes[0].hub.epoch(room: "lobby"))
 
     // The replica falls behind: five more writes are acknowledged by the master only.
-    link.stall()
     let acked = Locked<[UInt64]>([])
     for i in 6...10 {
       b.node.publish(b, "one \(i)") { if case .success(let r) = $0 { acked.withLock { $0.append(r.id) } } }
@@ -50,16 +90,14 @@ struct RedisFailoverTests {
     try await eventually("ten everywhere") { a.messages.count == 10 && b.messages.count == 10 }
 
     // The master dies; the replica is promoted five writes behind; "Redis" is the replica now.
-    master.kill()
-    try replica.cli("REPLICAOF", "NO", "ONE")
-    let promoted = try replica.cli("HGET", meta, "last")
+    let promoted = try redis.failOver()
     #expect(promoted == "5\n", "the promoted replica holds last = \(promoted)")
-    front.redirect(to: replica.port)
+    front.redirect(to: redis.replica.port)
 
     // The nodes re-sync (or publish) against it, find ids 6…10 gone, and the room starts a
     // new epoch — once, however many nodes noticed.
     try await eventually(timeout: .seconds(20), "a new epoch in Redis") {
-      let epoch = try? replica.cli("HGET", meta, "epoch").trimmingCharacters(in: .whitespacesAndNewlines)
+      let epoch = redis.epoch()
       return epoch != nil && epoch != before && epoch != ""
     }
     let after = Locked(0)
@@ -86,6 +124,81 @@ struct RedisFailoverTests {
     }
     let text = nodes[0].broker.prometheusText() + nodes[1].broker.prometheusText()
     #expect(text.contains("switchboard_redis_lost_write_epochs_total 1"))
+  }
+
+  /// The lost write no node's `last` check sees: after the failover a node that never saw
+  /// ids 6…10 publishes on the new master first and gets them again, for other texts; the
+  /// node that saw them finds that at its re-sync, by the stream's entry at its newest id.
+  @Test func idsReusedByAnotherNodeAfterAFailoverAreFoundAtTheResync() async throws {
+    let redis = try await LaggingReplica()
+    defer { redis.close() }
+    // Node A reaches "Redis" through its own proxy, so the test decides when it comes back.
+    let front = try StallingProxy(upstreamPort: redis.master.port)
+    defer { front.close() }
+    let nodeA = try BrokerNode(url: RedisURL(host: "127.0.0.1", port: front.port))
+    defer { nodeA.stop() }
+    let a = try nodeA.join("a")
+    for i in 1...5 { nodeA.publish(a, "one \(i)") }
+    try await eventually("five delivered") { a.messages.count == 5 }
+    try await redis.fallBehind(at: 5)
+    let before = try #require(nodeA.hub.epoch(room: "lobby"))
+    let ackedA = Locked(0)
+    for i in 6...10 {
+      nodeA.publish(a, "one \(i)") { if case .success = $0 { ackedA.withLock { $0 += 1 } } }
+    }
+    try await eventually("five more acked by the master only") { ackedA.value == 5 && a.messages.count == 10 }
+
+    // The master dies and the replica is promoted; A's proxy still leads to the dead master,
+    // so A stays away while node B — which never saw 6…10 — opens the room on the new master
+    // and publishes: the new master hands out 6…11, reusing A's five ids for B's texts.
+    let promoted = try redis.failOver()
+    #expect(promoted == "5\n", "the promoted replica holds last = \(promoted)")
+    let nodeB = try BrokerNode(url: redis.replica.url())
+    defer { nodeB.stop() }
+    let b = try nodeB.join("b")
+    let ackedB = Locked<[UInt64]>([])
+    for i in 6...11 {
+      nodeB.publish(b, "b \(i)") { if case .success(let r) = $0 { ackedB.withLock { $0.append(r.id) } } }
+    }
+    try await eventually("B's six acked") { ackedB.value.count == 6 && b.messages.count == 6 }
+    #expect(ackedB.value.sorted() == Array(6...11))
+    #expect(redis.epoch() == before, "B's publishes left the epoch alone (B had seen nothing past 5)")
+    #expect(nodeB.broker.lostWriteEpochs == 0)
+
+    // A comes back: its re-sync finds another body at id 10, the newest it delivered.
+    front.redirect(to: redis.replica.port)
+    try await eventually(timeout: .seconds(30), "a new epoch in Redis") {
+      let epoch = redis.epoch()
+      return epoch != nil && epoch != before && epoch != ""
+    }
+    let acked = Locked(0)
+    for i in 1...3 {
+      nodeA.publish(a, "two \(i)") { if case .success = $0 { acked.withLock { $0 += 1 } } }
+    }
+    try await eventually(timeout: .seconds(20), "acks in the new epoch") { acked.value == 3 }
+    try await eventually("both see the new epoch's messages") {
+      [a, b].allSatisfy { $0.messages.filter { $0.text.hasPrefix("two") }.count == 3 }
+    }
+    let epoch = try #require(nodeA.hub.epoch(room: "lobby"))
+    #expect(epoch != before)
+    #expect(nodeB.hub.epoch(room: "lobby") == epoch)
+    #expect(nodeA.broker.lostWriteEpochs == 1, "A's re-sync changed the epoch")
+    #expect(nodeB.broker.lostWriteEpochs == 0)
+    #expect(nodeA.broker.prometheusText().contains("switchboard_redis_lost_write_epochs_total 1"))
+    // Each member was told of the new epoch once (JSON clients: recovered: false), and no id
+    // stands for two texts within one epoch for anyone.
+    for (member, first) in [(a, (1...10).map { "one \($0)" }), (b, (6...11).map { "b \($0)" })] {
+      #expect(member.epochChanges == [epoch], "\(member.name)")
+      #expect(member.messagesByEpoch.count == 2, "\(member.name)")
+      #expect(member.messagesByEpoch.first?.map(\.text) == first, "\(member.name)")
+      #expect(member.messagesByEpoch.last?.map(\.text) == (1...3).map { "two \($0)" }, "\(member.name)")
+      #expect(member.messagesByEpoch.last?.map(\.id) == [1, 2, 3], "\(member.name)")
+      #expect(Self.reusedIDs(member).isEmpty, "\(member.name)")
+    }
+    // A client resuming after id 10 of the old epoch is told its history is not complete.
+    let resumed = try nodeB.join("c", since: 10, epoch: before)
+    #expect(resumed.joinResult?.epoch == epoch)
+    #expect(resumed.joinResult?.complete == false)
   }
 
   @Test func aClusterMasterKilledMidStreamIsReplacedByItsReplicaAndNothingAckedIsDoubled() async throws {
