@@ -201,6 +201,55 @@ struct RedisFailoverTests {
     #expect(resumed.joinResult?.complete == false)
   }
 
+  /// The re-sync check's two other answers, without a failover: a stream trimmed past the
+  /// newest id a node delivered is no loss, and that entry gone from a stream that still
+  /// holds older ones is (`XDEL` stands in for a write the new master lacks).
+  @Test func aResyncPastTrimmedEntriesKeepsTheEpochAndOneMissingEntryChangesIt() async throws {
+    let server = try RedisServer()
+    let front = try StallingProxy(upstreamPort: server.port)
+    defer { front.close() }
+    let nodeA = try BrokerNode(
+      url: RedisURL(host: "127.0.0.1", port: front.port), probeInterval: .seconds(1), probeTimeout: .seconds(1),
+      historyLimit: 3)
+    let nodeB = try BrokerNode(url: server.url(), historyLimit: 3)
+    defer { [nodeA, nodeB].forEach { $0.stop() } }
+    let a = try nodeA.join("a")
+    let b = try nodeB.join("b")
+    for i in 1...10 { nodeB.publish(b, "m\(i)") }
+    try await eventually("ten delivered to a") { a.messages.count == 10 }
+    let log = RedisRoomKeys(room: "lobby").log
+    let before = try #require(nodeA.hub.epoch(room: "lobby"))
+
+    // A's pub/sub connection goes silent; B publishes five more (the stream keeps 13…15);
+    // A's probe replaces the connection and A re-syncs after 10, which the stream no longer has.
+    front.stall(.toClient, whereClientSent: "SUBSCRIBE")
+    let acked = Locked(0)
+    for i in 11...15 { nodeB.publish(b, "m\(i)") { if case .success = $0 { acked.withLock { $0 += 1 } } } }
+    try await eventually("five more acked") { acked.value == 5 }
+    #expect(try server.cli("XRANGE", log, "-", "+", "COUNT", "1").contains("13-0"))
+    try await eventually("A re-synced") { a.messages.count == 13 }
+    #expect(a.messages.map(\.id) == Array(1...10) + [13, 14, 15])
+    #expect(nodeA.broker.pubsubReplacements == 1)
+    #expect(nodeA.broker.lostWriteEpochs == 0, "trimmed past is not lost")
+    #expect(nodeA.hub.epoch(room: "lobby") == before)
+    #expect(a.epochChanges.isEmpty)
+
+    // Silent again; the entry at 15 (A's newest) goes while 13 and 14 stay: at the next
+    // re-sync A finds it missing and the room starts a new epoch.
+    front.stall(.toClient, whereClientSent: "SUBSCRIBE")
+    #expect(try server.cli("XDEL", log, "15-0") == "1\n")
+    try await eventually("a new epoch") {
+      let epoch = try? server.cli("HGET", RedisRoomKeys(room: "lobby").meta, "epoch")
+      return epoch.map { !$0.isEmpty && $0 != before + "\n" } ?? false
+    }
+    #expect(nodeA.broker.pubsubReplacements == 2)
+    #expect(nodeA.broker.lostWriteEpochs == 1)
+    nodeB.publish(b, "after")
+    try await eventually("the new epoch's first message on A") { a.messages.last?.text == "after" }
+    #expect(a.messages.last?.id == 1)
+    #expect(a.epochChanges.count == 1)
+  }
+
   @Test func aClusterMasterKilledMidStreamIsReplacedByItsReplicaAndNothingAckedIsDoubled() async throws {
     let cluster = try RedisCluster(replicas: 1, nodeTimeout: 1000)
     let room = try cluster.room(on: 0, prefix: "failing")

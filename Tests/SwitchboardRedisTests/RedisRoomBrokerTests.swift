@@ -140,10 +140,11 @@ final class BrokerNode: Sendable {
   init(
     url: RedisURL, presenceRefresh: Duration = .seconds(5), presenceLifetime: Duration = .seconds(15),
     probeInterval: Duration = .seconds(5), probeTimeout: Duration = .seconds(3), logger: Log = .disabled,
-    cluster: RedisClusterSettings = RedisClusterSettings(), hub hubConfiguration: HubConfiguration = HubConfiguration()
+    cluster: RedisClusterSettings = RedisClusterSettings(), historyLimit: Int = 1000,
+    hub hubConfiguration: HubConfiguration = HubConfiguration()
   ) throws {
     var configuration = RedisBrokerConfiguration(
-      redis: .test(url, commandTimeout: .seconds(3)), historyLimit: 1000,
+      redis: .test(url, commandTimeout: .seconds(3)), historyLimit: historyLimit,
       presenceRefresh: presenceRefresh, presenceLifetime: presenceLifetime, probeInterval: probeInterval,
       probeTimeout: probeTimeout, logger: logger)
     configuration.cluster = cluster
