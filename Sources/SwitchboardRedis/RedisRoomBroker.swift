@@ -21,7 +21,9 @@ import Synchronization
 ///   stream before anything after it is delivered.
 /// - **Epochs**: the meta hash holds the room's epoch; a missing hash means Redis lost the
 ///   room, and the next script to touch it starts a new epoch (clients then resume with
-///   `recovered: false`).
+///   `recovered: false`). So does a script that finds Redis lost acknowledged writes after
+///   a failover: a `last` id below one this node saw, or — at a re-sync — another body (or
+///   none) at the newest id this node delivered.
 /// - **Presence**: each node keeps its announced members in the room's sorted set, scored
 ///   by expiry, refreshed every ``RedisBrokerConfiguration/presenceRefresh``. Each join,
 ///   leave and rename changes the set and is announced on the room's channel in one

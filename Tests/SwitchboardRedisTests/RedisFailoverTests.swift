@@ -51,6 +51,14 @@ struct RedisFailoverTests {
       return try replica.cli("HGET", RedisRoomKeys(room: room).meta, "last")
     }
 
+    /// Waits until the (promoted) replica holds an epoch other than `before` for `room`.
+    func newEpoch(after before: String, room: String = "lobby", timeout: Duration = .seconds(20)) async throws {
+      try await eventually(timeout: timeout, "a new epoch in Redis") {
+        let epoch = self.epoch(room: room)
+        return epoch != nil && epoch != before && epoch != ""
+      }
+    }
+
     /// The epoch the (promoted) replica holds for `room`.
     func epoch(room: String = "lobby") -> String? {
       let epoch = try? replica.cli("HGET", RedisRoomKeys(room: room).meta, "epoch")
@@ -96,10 +104,7 @@ struct RedisFailoverTests {
 
     // The nodes re-sync (or publish) against it, find ids 6…10 gone, and the room starts a
     // new epoch — once, however many nodes noticed.
-    try await eventually(timeout: .seconds(20), "a new epoch in Redis") {
-      let epoch = redis.epoch()
-      return epoch != nil && epoch != before && epoch != ""
-    }
+    try await redis.newEpoch(after: before)
     let after = Locked(0)
     for i in 1...3 {
       a.node.publish(a, "two \(i)") { if case .success = $0 { after.withLock { $0 += 1 } } }
@@ -167,10 +172,7 @@ struct RedisFailoverTests {
 
     // A comes back: its re-sync finds another body at id 10, the newest it delivered.
     front.redirect(to: redis.replica.port)
-    try await eventually(timeout: .seconds(30), "a new epoch in Redis") {
-      let epoch = redis.epoch()
-      return epoch != nil && epoch != before && epoch != ""
-    }
+    try await redis.newEpoch(after: before, timeout: .seconds(30))
     let acked = Locked(0)
     for i in 1...3 {
       nodeA.publish(a, "two \(i)") { if case .success = $0 { acked.withLock { $0 += 1 } } }
