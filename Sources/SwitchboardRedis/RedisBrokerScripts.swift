@@ -7,14 +7,17 @@ enum RedisBrokerScripts {
   /// `KEYS`: meta, log, ref key (the client's key when it sent a `ref`, else the node's
   /// ref). `ARGV`: channel, MAXLEN, a fresh epoch (used when the meta hash is missing, or
   /// lost writes), body, the node's ref, ref lifetime in seconds, the epoch the node knows
-  /// and the highest id it saw in it (``lostWrites``).
-  /// Returns `{id, epoch, 0, lost}`, or `{id, epoch, 1, lost}` when the ref key was seen
-  /// before in this epoch (nothing stored, nothing published); `lost` is -1, or the last id
-  /// Redis held when it had lost writes and the room started a new epoch. The ref key holds
-  /// `<id>:<epoch>`, so a key that outlived its room's epoch does not count.
+  /// and the highest id it saw in it (``lostWrites``), and an id and a body's SHA-1 for
+  /// ``replacedWrite`` (`0` and empty, except for the first publishes after a reconnect).
+  /// Returns `{id, epoch, 0, lost, why}`, or `{id, epoch, 1, lost, why}` when the ref key
+  /// was seen before in this epoch (nothing stored, nothing published); `lost` is -1, or the
+  /// last id Redis held when it had lost writes and the room started a new epoch (`why` as
+  /// for ``read``). The ref key holds `<id>:<epoch>`, so a key that outlived its room's epoch
+  /// does not count.
   static let publish = RedisScript(
     """
     \(lostWrites(epoch: "ARGV[7]", seen: "ARGV[8]", fresh: "ARGV[3]"))
+    \(replacedWrite(epoch: "ARGV[7]", id: "ARGV[9]", digest: "ARGV[10]", fresh: "ARGV[3]"))
     if not epoch then
       epoch = ARGV[3]
       redis.call('DEL', KEYS[2])
@@ -24,14 +27,14 @@ enum RedisBrokerScripts {
     if prior then
       local sep = string.find(prior, ':', 1, true)
       if sep and string.sub(prior, sep + 1) == epoch then
-        return {tonumber(string.sub(prior, 1, sep - 1)), epoch, 1, lost}
+        return {tonumber(string.sub(prior, 1, sep - 1)), epoch, 1, lost, why}
       end
     end
     local id = redis.call('HINCRBY', KEYS[1], 'last', 1)
     redis.call('XADD', KEYS[2], 'MAXLEN', ARGV[2], id .. '-0', 'm', ARGV[4])
     redis.call('PUBLISH', ARGV[1], 'sb1 ' .. id .. ' ' .. epoch .. ' ' .. ARGV[5] .. ' ' .. ARGV[4])
     redis.call('SET', KEYS[3], id .. ':' .. epoch, 'EX', ARGV[6])
-    return {id, epoch, 0, lost}
+    return {id, epoch, 0, lost, why}
     """)
 
   /// Presence: change this node's entry of one member, count the room's live members on
@@ -90,8 +93,6 @@ enum RedisBrokerScripts {
   static let read = RedisScript(
     """
     \(lostWrites(epoch: "ARGV[5]", seen: "ARGV[6]", fresh: "ARGV[1]"))
-    local why = ''
-    if lost >= 0 then why = 'behind' end
     \(replacedWrite(epoch: "ARGV[5]", id: "ARGV[7]", digest: "ARGV[8]", fresh: "ARGV[1]"))
     if redis.call('HSETNX', KEYS[1], 'epoch', ARGV[1]) == 1 then
       redis.call('HSET', KEYS[1], 'last', 0)
@@ -116,16 +117,19 @@ enum RedisBrokerScripts {
   /// be handed out again for other messages, so the room starts a new epoch `fresh` (the
   /// stream dropped) — in the same atomic step, so of several nodes noticing at once only
   /// the first changes it: the others no longer find the epoch they compare with. Leaves
-  /// the room's current epoch (or `false` when it has no meta hash) in `epoch` and the lost
-  /// last id (or -1) in `lost`. `KEYS[1]` is the meta hash, `KEYS[2]` the stream.
+  /// the room's current epoch (or `false` when it has no meta hash) in `epoch`, the lost
+  /// last id (or -1) in `lost` and `behind` (or empty) in `why`. `KEYS[1]` is the meta
+  /// hash, `KEYS[2]` the stream.
   private static func lostWrites(epoch known: String, seen: String, fresh: String) -> String {
     """
     local epoch = redis.call('HGET', KEYS[1], 'epoch')
       local lost = -1
+      local why = ''
       if epoch and epoch == \(known) then
         local last = tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
         if last < tonumber(\(seen)) then
           lost = last
+          why = 'behind'
           epoch = \(fresh)
           redis.call('DEL', KEYS[2])
           redis.call('HSET', KEYS[1], 'epoch', epoch, 'last', 0)
@@ -134,8 +138,9 @@ enum RedisBrokerScripts {
     """
   }
 
-  /// The check a re-sync adds to ``lostWrites`` (in ``read``): the node passes the id of the
-  /// newest message it delivered in the epoch it knows and the SHA-1 of that message's body.
+  /// The check a re-sync adds to ``lostWrites`` (in ``read``, and in ``publish`` until a
+  /// script of the room answered after a reconnect): the node passes the id of the newest
+  /// message it delivered in the epoch it knows and the SHA-1 of that message's body.
   /// When the room still holds that epoch, its stream entry at that id must be there with
   /// the same body. Another body means the id was handed out again — a failover to a replica
   /// that lacked it, then a publish by a node that had not seen it — and no entry, while the

@@ -48,6 +48,19 @@ public final class RedisRoomBroker: RoomBroker {
     var executor: any ShardExecutor
     var completion: @Sendable (Result<RoomSnapshot, BrokerError>) -> Void
   }
+  /// A message a script compares with the stream's entry at its id
+  /// (``RedisBrokerScripts/read``): the epoch, the id and the SHA-1 of its body.
+  private struct Checkpoint: Equatable {
+    var epoch: String
+    var id: UInt64
+    var digest: String
+
+    init(epoch: String, message: ChatMessage) {
+      self.epoch = epoch
+      id = message.id
+      digest = RedisScript.sha1Hex(RedisBrokerPayload.body(message))
+    }
+  }
   private struct Room {
     let keys: RedisRoomKeys
     var sequence = RedisRoomSequence()
@@ -55,8 +68,12 @@ public final class RedisRoomBroker: RoomBroker {
     var openers: [Opener] = []
     /// The newest message delivered here and its epoch: what a re-sync compares with the
     /// stream's entry at its id (``RedisBrokerScripts/read``). Only assigned on delivery; its
-    /// body's digest is computed at a re-sync.
+    /// body's digest is computed when a connection is lost, or at a re-sync.
     var newest: (epoch: String, message: ChatMessage)?
+    /// The newest message delivered before a connection to Redis was lost: every script of
+    /// the room — publish, fill or re-sync — compares it until one has answered, so a
+    /// publish sent before the re-sync cannot take an id handed out again unnoticed.
+    var checkpoint: Checkpoint?
   }
   /// Whether Redis answers, as far as this node knows (for the one-line-per-outage log
   /// and ``health``).
@@ -511,10 +528,12 @@ public final class RedisRoomBroker: RoomBroker {
     let keys = RedisRoomKeys(room: draft.room)
     let body = RedisBrokerPayload.body(draft.content)
     let known = seen(draft.room)
+    let check = check(draft.room, resync: false)
     let arguments: [[UInt8]] = [
       Array(keys.channel.utf8), Array(String(max(1, configuration.historyLimit)).utf8),
       Array(InMemoryHistoryStore.newEpoch().utf8), body, Array(ref.utf8),
       Array(String(configuration.refLifetime).utf8), Array(known.epoch.utf8), Array(String(known.id).utf8),
+      Array(String(check?.id ?? 0).utf8), Array((check?.digest ?? "").utf8),
     ]
     client.eval(
       connections.withLock { $0?.publish } ?? RedisBrokerScripts.publish,
@@ -523,13 +542,16 @@ public final class RedisRoomBroker: RoomBroker {
     ) { [self] result in
       switch result {
       case .success(let reply):
-        guard let values = reply.elements, values.count == 4, let id = values[0].integer, id > 0,
+        guard let values = reply.elements, values.count == 5, let id = values[0].integer, id > 0,
           let epoch = values[1].string
         else {
           state.withLock { _ = $0.inFlight.removeValue(forKey: ref) }
           return fail(draft.room, .unavailable("unexpected publish reply \(reply)"), executor, completion)
         }
-        if let lost = values[3].integer, lost >= 0 { lostWrites(draft.room, known: known, last: lost, epoch: epoch) }
+        checked(draft.room, check)
+        if let lost = values[3].integer, lost >= 0 {
+          lostWrites(draft.room, known: known, last: lost, epoch: epoch, why: values[4].string ?? "")
+        }
         let message = draft.message(id: UInt64(id))
         let waiter = Waiter(id: UInt64(id), epoch: epoch, executor: executor, completion: completion)
         let seenBefore = values[2].integer == 1
@@ -652,8 +674,8 @@ public final class RedisRoomBroker: RoomBroker {
   /// reconnect) also has the script compare the newest message delivered here with the
   /// stream's entry at its id (``RedisBrokerScripts/read``).
   private func fill(_ room: String, keys: RedisRoomKeys, after: UInt64, resync: Bool = false) {
-    let check = resync ? delivered(room) : nil
-    read(room, keys: keys, after: after, count: Self.fillCount, known: seen(room), check: check) { [self] result in
+    read(room, keys: keys, after: after, count: Self.fillCount, known: seen(room), check: check(room, resync: resync)) {
+      [self] result in
       state.withLock { state in
         guard state.rooms[room] != nil else { return }
         switch result {
@@ -693,17 +715,44 @@ public final class RedisRoomBroker: RoomBroker {
     }
   }
 
-  /// The newest message delivered here in the room's current epoch, as the re-sync check
-  /// takes it: its id and the SHA-1 of its body. On the loop.
-  private func delivered(_ room: String) -> (id: UInt64, digest: String)? {
-    let newest = state.withLock { state -> ChatMessage? in
-      guard let room = state.rooms[room], let newest = room.newest, newest.epoch == room.sequence.epoch else {
-        return nil
-      }
-      return newest.message
+  /// What a script of `room` compares with the stream: the checkpoint a lost connection
+  /// left, else for a `resync` the newest message delivered here — in the room's current
+  /// epoch only. On the loop.
+  private func check(_ room: String, resync: Bool) -> Checkpoint? {
+    let (checkpoint, newest) = state.withLock { state -> (Checkpoint?, (epoch: String, message: ChatMessage)?) in
+      guard let room = state.rooms[room], room.sequence.phase != .opening else { return (nil, nil) }
+      if let checkpoint = room.checkpoint, checkpoint.epoch == room.sequence.epoch { return (checkpoint, nil) }
+      guard resync, let newest = room.newest, newest.epoch == room.sequence.epoch else { return (nil, nil) }
+      return (nil, newest)
     }
-    guard let newest else { return nil }
-    return (newest.id, RedisScript.sha1Hex(RedisBrokerPayload.body(newest)))
+    return checkpoint ?? newest.map { Checkpoint(epoch: $0.epoch, message: $0.message) }
+  }
+
+  /// A connection to Redis was lost: each open room keeps the newest message delivered so
+  /// far as its checkpoint (an older one not yet checked stays).
+  private func checkpointRooms() {
+    let pending = state.withLock { state -> [(String, String, ChatMessage)] in
+      state.rooms.compactMap { name, room in
+        guard let newest = room.newest, newest.epoch == room.sequence.epoch,
+          room.checkpoint?.epoch != room.sequence.epoch
+        else { return nil }
+        return (name, newest.epoch, newest.message)
+      }
+    }
+    let made = pending.map { ($0.0, Checkpoint(epoch: $0.1, message: $0.2)) }
+    state.withLock { state in
+      for (room, checkpoint) in made where state.rooms[room]?.checkpoint?.epoch != checkpoint.epoch {
+        state.rooms[room]?.checkpoint = checkpoint
+      }
+    }
+  }
+
+  /// A script that carried `checkpoint` answered: the room is checked.
+  private func checked(_ room: String, _ checkpoint: Checkpoint?) {
+    guard let checkpoint else { return }
+    state.withLock { state in
+      if state.rooms[room]?.checkpoint == checkpoint { state.rooms[room]!.checkpoint = nil }
+    }
   }
 
   /// A script found that `room` lost writes this node saw in `known.epoch` (Redis failed
@@ -726,7 +775,7 @@ public final class RedisRoomBroker: RoomBroker {
 
   private func read(
     _ room: String, keys: RedisRoomKeys, after id: UInt64 = 0, count: Int, newest: Bool = false,
-    known: (epoch: String, id: UInt64) = ("", 0), check: (id: UInt64, digest: String)? = nil,
+    known: (epoch: String, id: UInt64) = ("", 0), check: Checkpoint? = nil,
     _ completion: @escaping (Result<ReadAnswer, BrokerError>) -> Void
   ) {
     guard let client else { return completion(.failure(.closed)) }
@@ -740,8 +789,9 @@ public final class RedisRoomBroker: RoomBroker {
     ) { [self] result in
       let answer = result.mapError { BrokerError.unavailable("cannot read room \(room): \($0)") }
         .flatMap { reply in Self.decodeRead(reply, room: room) }
-      if case .success(let read) = answer, let lost = read.lost {
-        lostWrites(room, known: known, last: lost, epoch: read.epoch, why: read.why)
+      if case .success(let read) = answer {
+        checked(room, check)
+        if let lost = read.lost { lostWrites(room, known: known, last: lost, epoch: read.epoch, why: read.why) }
       }
       completion(answer)
     }
@@ -861,6 +911,7 @@ public final class RedisRoomBroker: RoomBroker {
 
   /// A silent pub/sub connection to `server` is being replaced: one line and a count.
   private func replacing(_ server: RedisClusterMap.Node, reason: String) {
+    checkpointRooms()
     state.withLock { $0.replacements[server.description, default: 0] += 1 }
     configuration.logger.warning(
       "Redis pub/sub connection silent; replacing it, then re-syncing every room from its stream",
@@ -870,6 +921,7 @@ public final class RedisRoomBroker: RoomBroker {
   // MARK: Connections and presence
 
   private func commandsChanged(_ next: RedisConnectionState) {
+    if case .backingOff = next { checkpointRooms() }
     let change = state.withLock { state -> Reachability? in
       switch (next, state.reachability) {
       case (.backingOff, .reachable):
@@ -897,6 +949,7 @@ public final class RedisRoomBroker: RoomBroker {
   /// After a reconnect the subscriber has subscribed again: catch every room up from its stream.
   private func subscriberChanged(_ next: RedisConnectionState) {
     if case .backingOff = next {
+      checkpointRooms()
       state.withLock { state in
         state.probe.reset()
         if case .delivering = state.pubsub { state.pubsub = .lost(since: ChatClock.milliseconds()) }
