@@ -135,8 +135,12 @@ struct RedisClusterTests {
     let cluster = try RedisCluster()
     let room = try cluster.room(on: 0, prefix: "moving")
     let settings = RedisClusterSettings(refreshInterval: .milliseconds(200))
-    let writerNode = try BrokerNode(url: cluster.url(0), cluster: settings)
-    let readerNode = try BrokerNode(url: cluster.url(2), cluster: settings)
+    // While the slot migrates, a publish whose keys are split between the two masters gets
+    // TRYAGAIN and is retried until its command deadline. The move is the test's own
+    // redis-cli calls, which a loaded run spawns slowly (47 s for this test in CI, and one
+    // publish answered with an error after the default 3 s): the deadline here outlasts it.
+    let writerNode = try BrokerNode(url: cluster.url(0), cluster: settings, commandTimeout: .seconds(30))
+    let readerNode = try BrokerNode(url: cluster.url(2), cluster: settings, commandTimeout: .seconds(30))
     defer { [writerNode, readerNode].forEach { $0.stop() } }
     let writer = try writerNode.join("writer", room: room)
     let reader = try readerNode.join("reader", room: room)

@@ -141,14 +141,16 @@ final class BrokerNode: Sendable {
     url: RedisURL, presenceRefresh: Duration = .seconds(5), presenceLifetime: Duration = .seconds(15),
     probeInterval: Duration = .seconds(5), probeTimeout: Duration = .seconds(3), logger: Log = .disabled,
     cluster: RedisClusterSettings = RedisClusterSettings(), historyLimit: Int = 1000,
-    hub hubConfiguration: HubConfiguration = HubConfiguration()
+    commandTimeout: Duration = .seconds(3), hub hubConfiguration: HubConfiguration = HubConfiguration()
   ) throws {
     var configuration = RedisBrokerConfiguration(
-      redis: .test(url, commandTimeout: .seconds(3)), historyLimit: historyLimit,
+      redis: .test(url, commandTimeout: commandTimeout), historyLimit: historyLimit,
       presenceRefresh: presenceRefresh, presenceLifetime: presenceLifetime, probeInterval: probeInterval,
       probeTimeout: probeTimeout, logger: logger)
     configuration.cluster = cluster
     configuration.redis.logger = logger
+    // A publish is retried within this; a longer command deadline asks for as long a wait.
+    configuration.publishTimeout = max(configuration.publishTimeout, commandTimeout)
     broker = try RedisRoomBroker.connect(configuration: configuration)
     hub = ChatHub(configuration: hubConfiguration, broker: broker)
     queue = DispatchQueue(label: "test.shard")
