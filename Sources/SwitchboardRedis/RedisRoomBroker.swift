@@ -527,8 +527,7 @@ public final class RedisRoomBroker: RoomBroker {
     }
     let keys = RedisRoomKeys(room: draft.room)
     let body = RedisBrokerPayload.body(draft.content)
-    let known = seen(draft.room)
-    let check = check(draft.room, resync: false)
+    let (known, check) = scriptContext(draft.room, resync: false)
     let arguments: [[UInt8]] = [
       Array(keys.channel.utf8), Array(String(max(1, configuration.historyLimit)).utf8),
       Array(InMemoryHistoryStore.newEpoch().utf8), body, Array(ref.utf8),
@@ -674,8 +673,8 @@ public final class RedisRoomBroker: RoomBroker {
   /// reconnect) also has the script compare the newest message delivered here with the
   /// stream's entry at its id (``RedisBrokerScripts/read``).
   private func fill(_ room: String, keys: RedisRoomKeys, after: UInt64, resync: Bool = false) {
-    read(room, keys: keys, after: after, count: Self.fillCount, known: seen(room), check: check(room, resync: resync)) {
-      [self] result in
+    let (known, check) = scriptContext(room, resync: resync)
+    read(room, keys: keys, after: after, count: Self.fillCount, known: known, check: check) { [self] result in
       state.withLock { state in
         guard state.rooms[room] != nil else { return }
         switch result {
@@ -715,17 +714,20 @@ public final class RedisRoomBroker: RoomBroker {
     }
   }
 
-  /// What a script of `room` compares with the stream: the checkpoint a lost connection
-  /// left, else for a `resync` the newest message delivered here — in the room's current
-  /// epoch only. On the loop.
-  private func check(_ room: String, resync: Bool) -> Checkpoint? {
-    let (checkpoint, newest) = state.withLock { state -> (Checkpoint?, (epoch: String, message: ChatMessage)?) in
-      guard let room = state.rooms[room], room.sequence.phase != .opening else { return (nil, nil) }
-      if let checkpoint = room.checkpoint, checkpoint.epoch == room.sequence.epoch { return (checkpoint, nil) }
-      guard resync, let newest = room.newest, newest.epoch == room.sequence.epoch else { return (nil, nil) }
-      return (nil, newest)
+  /// What a script of `room` sends beside its own arguments, read under one lock: what this
+  /// node has seen (``seen(_:)``), and what it compares with the stream — the checkpoint a
+  /// lost connection left, else for a `resync` the newest message delivered here, in the
+  /// room's current epoch only (its digest computed after unlocking). On the loop.
+  private func scriptContext(_ room: String, resync: Bool) -> (known: (epoch: String, id: UInt64), check: Checkpoint?) {
+    typealias Newest = (epoch: String, message: ChatMessage)
+    let (known, checkpoint, newest) = state.withLock { state -> ((epoch: String, id: UInt64), Checkpoint?, Newest?) in
+      guard let room = state.rooms[room], room.sequence.phase != .opening else { return (("", 0), nil, nil) }
+      let known = (room.sequence.epoch, room.sequence.highest)
+      if let checkpoint = room.checkpoint, checkpoint.epoch == room.sequence.epoch { return (known, checkpoint, nil) }
+      guard resync, let newest = room.newest, newest.epoch == room.sequence.epoch else { return (known, nil, nil) }
+      return (known, nil, newest)
     }
-    return checkpoint ?? newest.map { Checkpoint(epoch: $0.epoch, message: $0.message) }
+    return (known, checkpoint ?? newest.map { Checkpoint(epoch: $0.epoch, message: $0.message) })
   }
 
   /// A connection to Redis was lost: each open room keeps the newest message delivered so
