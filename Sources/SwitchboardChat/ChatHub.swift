@@ -338,9 +338,16 @@ public final class ChatHub: RoomBrokerSink {
 
   /// Relays binary data from `id` to its room (not kept in history, this node only).
   public func publishBinary(from id: MemberID, bytes: [UInt8]) {
-    guard let info = record(id)?.info.withLock({ $0 }), info.placement == .inRoom else { return }
-    let event = ChatEvent.binary(room: info.room, bytes: bytes, origin: id.detached)
-    info.cell.state.withLock { r in
+    // Only the room and its cell are read out (copying the whole info costs a retain or
+    // release per field).
+    guard
+      let (room, cell) = record(id)?.info.withLock({ info -> (String, HubRoomCell)? in
+        guard let info, info.placement == .inRoom else { return nil }
+        return (info.room, info.cell)
+      })
+    else { return }
+    let event = ChatEvent.binary(room: room, bytes: bytes, origin: id.detached)
+    cell.state.withLock { r in
       guard r.isOpen else { return }
       fanOut(r.shards, event)
     }
@@ -504,7 +511,7 @@ public final class ChatHub: RoomBrokerSink {
   func fanOut(_ shards: [HubRoom.ShardShare], _ event: ChatEvent) {
     for share in shards {
       let local = share.room
-      local.shard.executor.execute { local.deliver(event) }
+      local.executor.execute { local.deliver(event) }
     }
   }
 }
