@@ -138,6 +138,40 @@ struct JSONFrameEquivalenceTests {
     }
   }
 
+  /// The one-pass writer of plain message frames (``JSONDialect/plainMessageFrame(_:headerRoom:)``)
+  /// against the piece-by-piece builder: the same bytes whenever it writes, for every mix
+  /// of plain and escaped strings, ids and times of every length and sign, and `/me`; and
+  /// it writes for the plain ones (without an E2 byte, which it leaves to the builder).
+  @Test func thePlainFrameWriterMakesTheBuildersBytes() {
+    let strings = Self.strings()
+    var rng = SeededGenerator(seed: 2029)
+    func pick() -> String { strings[Int(rng.next() % UInt64(strings.count))] }
+    let numbers: [UInt64] = [0, 1, 9, 10, 99, 100, 12_345, 1 << 40, UInt64(Int64.max), .max]
+    var written = 0
+    for round in 0..<4000 {
+      let plainOnly = round % 2 == 0
+      func string() -> String {
+        var s = pick()
+        while plainOnly && (JSONDialect.quote(s) != "\"" + s + "\"" || s.utf8.contains(0xE2)) { s = pick() }
+        return s
+      }
+      let id = numbers[Int(rng.next() % UInt64(numbers.count))]
+      let time = Int64(truncatingIfNeeded: numbers[Int(rng.next() % UInt64(numbers.count))]) * (round % 3 == 0 ? -1 : 1)
+      let m = ChatMessage(
+        id: id, room: string(), time: time, author: string(), color: string(), text: string(), isAction: round % 5 == 0)
+      let room = Int(rng.next() % 12)
+      var built: [UInt8] = [UInt8](repeating: 0, count: room)
+      JSONDialect.appendObject(m, to: &built, opening: #"{"type":"message","data":{"id":"#, inFrame: true)
+      if let plain = JSONDialect.plainMessageFrame(m, headerRoom: room) {
+        written += 1
+        #expect(plain == built, "\(m)")
+      } else {
+        #expect(!plainOnly, "a plain message was left to the builder: \(m)")
+      }
+    }
+    #expect(written >= 2000)
+  }
+
   /// The canonical-message path (``ClientFrame/canonicalMessage(_:)``) against the general
   /// decoder and the Foundation reference: for texts and refs of every kind, written as
   /// clients write them and mutated near that form (a byte cut, added, changed, spaces,
