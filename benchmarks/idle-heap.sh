@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Every heap allocation an idle WebSocket connection keeps, by allocation site. Two runs of
+# `switchboard serve --loops 1` under `valgrind --tool=dhat`: one holding WARM idle
+# connections, one holding WARM + N; in each, once all are open, the server is killed
+# with SIGUSR2 (no shutdown: DHAT writes the blocks live at that moment, "t-end"). The
+# live blocks are grouped by the function that allocated them (the first frame that is
+# not the allocator or a collection's growth), and the difference between the runs,
+# divided by N, is what one more idle connection keeps: blocks, requested bytes, and the
+# bytes glibc really takes (8 bytes of header plus the request, rounded up to 16, at
+# least 32; a growing table's storage is one block, counted as requested).
+#
+#   benchmarks/idle-heap.sh                 # 1,000 text-dialect connections after 100
+#   benchmarks/idle-heap.sh 2000 200 '/rooms/idle?format=text' debug
+#
+# Arguments: N, WARM, the request target, the build (release or debug; valgrind runs a
+# copy stripped of its DWARF, which valgrind 3.19 cannot read, keeping the symbols).
+# Environment: SWIFT_SCRATCH (build scratch path), BENCH_WORK. Output: the table on stdout,
+# the DHAT file and the server's log in $BENCH_WORK/idle-heap-DATE/.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+N=${1:-1000}
+WARM=${2:-100}
+TARGET=${3:-/rooms/idle?format=text}
+BUILD=${4:-release}
+. "$ROOT/benchmarks/common.sh"
+if [ "$BUILD" = debug ]; then
+  SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
+  SB="$SCRATCH/debug/switchboard"
+  [ -x "$SB" ] || (cd "$ROOT" && swift build --scratch-path "$SCRATCH" --product switchboard >/dev/null)
+  OUT="${BENCH_WORK:-/tmp/switchboard-bench}/idle-heap-$(date +%Y%m%d-%H%M%S)"
+  mkdir -p "$OUT"
+  ulimit -n "$(ulimit -Hn)"
+else
+  bench_setup idle-heap
+fi
+BIN="$OUT/switchboard"
+objcopy --strip-debug "$SB" "$BIN"
+
+
+# run COUNT FILE — a server under DHAT holding COUNT idle connections, killed with them open.
+run() {
+  local count=$1 file=$2 http server
+  read -r http <<<"$(free_ports 1)"
+  # GLIBC_TUNABLES as the server is run in production (the default allocator settings);
+  # no Swift backtracer, so SIGUSR2 ends the process at once.
+  GLIBC_TUNABLES= SWIFT_BACKTRACE=enable=no valgrind --tool=dhat --dhat-out-file="$file" "$BIN" serve \
+    --host 127.0.0.1 --http-port "$http" --tcp-port 0 --udp-port 0 --loops 1 --no-advertise --ephemeral \
+    --log-level warning --max-connections-per-ip 0 >"$file.log" 2>&1 &
+  server=$!
+  SERVERS+=("$server")
+  # Each connection is upgraded before the next opens.
+  python3 - "$http" "$count" "$TARGET" "$server" <<'PY'
+import os, signal, socket, sys, time
+port, count, target, server = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+deadline = time.monotonic() + 120
+while True:
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        break
+    except OSError:
+        if time.monotonic() > deadline or not os.path.exists(f"/proc/{server}"):
+            sys.exit("server did not start")
+        time.sleep(0.2)
+held = []
+request = (f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+           "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+           "Sec-WebSocket-Version: 13\r\n\r\n").encode()
+for i in range(count):
+    s = socket.create_connection(("127.0.0.1", port), timeout=30)
+    s.sendall(request)
+    answer = b""
+    while b"\r\n\r\n" not in answer:
+        chunk = s.recv(4096)
+        if not chunk: sys.exit(f"connection {i} closed during the upgrade")
+        answer += chunk
+    if not answer.startswith(b"HTTP/1.1 101"): sys.exit(f"connection {i}: {answer[:40]!r}")
+    held.append(s)
+# The loop's cancelled timers leave its heap within a second; two seconds, then the kill.
+time.sleep(2.5)
+os.kill(server, signal.SIGUSR2)
+PY
+  wait "$server" || true
+}
+
+SERVERS=()
+cleanup() { for p in "${SERVERS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+run "$WARM" "$OUT/warm.json"
+run $((WARM + N)) "$OUT/held.json"
+
+python3 - "$OUT/warm.json" "$OUT/held.json" "$N" <<'PY'
+import json, re, sys
+n = int(sys.argv[3])
+skip = re.compile(r"^(malloc|calloc|realloc|memalign|posix_memalign|aligned_alloc|operator new|swift_slowAlloc|"
+                  r"swift_allocObject|swift_allocBox|swift_allocEmptyBox|\?\?\?)|"
+                  r"\$ss|\$sS|\$sSa|\$sSD|\$sSh|\$sSS")
+def load(path):
+    d = json.load(open(path))
+    frames = d["ftbl"]
+    sites = {}
+    for pp in d["pps"]:
+        blocks = pp.get("ebk", 0)
+        if blocks == 0: continue
+        names = [frames[i].split(": ", 1)[-1] for i in pp["fs"]]
+        site = next((x for x in names if not skip.search(x)), names[-1] if names else "?")
+        site = re.sub(r" \(in [^)]*\)$", "", site)[:140]
+        size = pp["eb"] / blocks
+        chunk = pp["eb"] if blocks == 1 else max(32, (int(size) + 8 + 15) // 16 * 16) * blocks
+        r = sites.setdefault(site, [0, 0, 0])
+        r[0] += blocks; r[1] += pp["eb"]; r[2] += chunk
+    return sites
+warm, held = load(sys.argv[1]), load(sys.argv[2])
+rows = []
+for site in set(warm) | set(held):
+    a, b = warm.get(site, [0, 0, 0]), held.get(site, [0, 0, 0])
+    delta = [b[i] - a[i] for i in range(3)]
+    if abs(delta[2]) >= n * 4: rows.append((site, delta))
+print(f"live heap kept by {n} more idle connections, by allocation site (sites with 4 B or more each)\n")
+print("| site | blocks each | requested B each | glibc B each |")
+print("|---|---:|---:|---:|")
+for site, (blocks, req, chunk) in sorted(rows, key=lambda r: -r[1][2]):
+    print(f"| `{site}` | {blocks / n:.2f} | {req / n:.1f} | {chunk / n:.1f} |")
+tot = lambda s, i: sum(v[i] for v in s.values())
+print(f"| **whole heap** | {(tot(held, 0) - tot(warm, 0)) / n:.2f} | {(tot(held, 1) - tot(warm, 1)) / n:.1f} | "
+      f"**{(tot(held, 2) - tot(warm, 2)) / n:.1f}** |")
+PY
+echo "results: $OUT"
