@@ -10,7 +10,7 @@ final class LoopContext {
   let core: ServerCore
   /// Sessions alive on this loop, owned here until their connection closes. Timers and
   /// store completions find a session here by id instead of holding it weakly.
-  var sessions: [MemberID: AnyObject] = [:]
+  var sessions = SessionTable()
   /// HTTP connections alive on this loop, until they close or are upgraded (see
   /// LoopContext+HTTPDeadlines.swift).
   var httpSessions: [ObjectIdentifier: HTTPSession] = [:]
