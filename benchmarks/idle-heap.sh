@@ -89,39 +89,46 @@ run "$WARM" "$OUT/warm.json"
 run $((WARM + N)) "$OUT/held.json"
 
 python3 - "$OUT/warm.json" "$OUT/held.json" "$N" <<'PY'
-import json, re, sys
+import json, re, shutil, subprocess, sys
 n = int(sys.argv[3])
-skip = re.compile(r"^(malloc|calloc|realloc|memalign|posix_memalign|aligned_alloc|operator new|swift_slowAlloc|"
-                  r"swift_allocObject|swift_allocBox|swift_allocEmptyBox|\?\?\?)|"
-                  r"\$ss|\$sS|\$sSa|\$sSD|\$sSh|\$sSS")
+allocator = re.compile(r"^(malloc|calloc|realloc|memalign|posix_memalign|aligned_alloc|operator new|swift_slowAlloc|"
+                       r"swift_allocObject|swift_allocBox|swift_allocEmptyBox|\?\?\?)")
+stdlib = re.compile(r"^\$s(s|S[aDhS])")  # the standard library's own functions (arrays, tables, strings)
 def load(path):
     d = json.load(open(path))
-    frames = d["ftbl"]
+    frames = [re.sub(r" \(in [^)]*\)$", "", f.split(": ", 1)[-1]) for f in d["ftbl"]]
     sites = {}
     for pp in d["pps"]:
         blocks = pp.get("ebk", 0)
         if blocks == 0: continue
-        names = [frames[i].split(": ", 1)[-1] for i in pp["fs"]]
-        site = next((x for x in names if not skip.search(x)), names[-1] if names else "?")
-        site = re.sub(r" \(in [^)]*\)$", "", site)[:140]
+        names = [frames[i] for i in pp["fs"] if not allocator.search(frames[i])]
+        own = [i for i, x in enumerate(names) if not stdlib.search(x)]
+        site = names[own[0]] if own else (names[0] if names else "?")
+        via = names[own[0] - 1] if own and own[0] > 0 else ""
         size = pp["eb"] / blocks
+        # A growing table's storage is one block of the whole table: counted as requested.
         chunk = pp["eb"] if blocks == 1 else max(32, (int(size) + 8 + 15) // 16 * 16) * blocks
-        r = sites.setdefault(site, [0, 0, 0])
+        r = sites.setdefault((site, via), [0, 0, 0])
         r[0] += blocks; r[1] += pp["eb"]; r[2] += chunk
     return sites
 warm, held = load(sys.argv[1]), load(sys.argv[2])
 rows = []
-for site in set(warm) | set(held):
-    a, b = warm.get(site, [0, 0, 0]), held.get(site, [0, 0, 0])
+for key in set(warm) | set(held):
+    a, b = warm.get(key, [0, 0, 0]), held.get(key, [0, 0, 0])
     delta = [b[i] - a[i] for i in range(3)]
-    if abs(delta[2]) >= n * 4: rows.append((site, delta))
+    if abs(delta[2]) >= n * 4: rows.append((key, delta))
+names = sorted({x for (site, via), _ in rows for x in (site, via) if x})
+demangler = shutil.which("swift-demangle")
+readable = dict(zip(names, subprocess.run([demangler, "--simplified", "--compact"], input="\n".join(names),
+                                          capture_output=True, text=True).stdout.splitlines())) if demangler else {}
+show = lambda x: readable.get(x, x)[:110]
 print(f"live heap kept by {n} more idle connections, by allocation site (sites with 4 B or more each)\n")
-print("| site | blocks each | requested B each | glibc B each |")
-print("|---|---:|---:|---:|")
-for site, (blocks, req, chunk) in sorted(rows, key=lambda r: -r[1][2]):
-    print(f"| `{site}` | {blocks / n:.2f} | {req / n:.1f} | {chunk / n:.1f} |")
+print("| allocated in | through | blocks each | requested B each | glibc B each |")
+print("|---|---|---:|---:|---:|")
+for (site, via), (blocks, req, chunk) in sorted(rows, key=lambda r: -r[1][2]):
+    print(f"| `{show(site)}` | {'`' + show(via) + '`' if via else ''} | {blocks / n:.2f} | {req / n:.1f} | {chunk / n:.1f} |")
 tot = lambda s, i: sum(v[i] for v in s.values())
-print(f"| **whole heap** | {(tot(held, 0) - tot(warm, 0)) / n:.2f} | {(tot(held, 1) - tot(warm, 1)) / n:.1f} | "
+print(f"| **whole heap** | | {(tot(held, 0) - tot(warm, 0)) / n:.2f} | {(tot(held, 1) - tot(warm, 1)) / n:.1f} | "
       f"**{(tot(held, 2) - tot(warm, 2)) / n:.1f}** |")
 PY
 echo "results: $OUT"
