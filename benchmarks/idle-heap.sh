@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every heap allocation an idle WebSocket connection keeps, by allocation site. Two runs of
-# `switchboard serve --loops 1` under `valgrind --tool=dhat`: one holding WARM idle
+# the server (one loop, --no-advertise) under `valgrind --tool=dhat`: one holding WARM idle
 # connections, one holding WARM + N; in each, once all are open, the server is killed
 # with SIGUSR2 (no shutdown: DHAT writes the blocks live at that moment, "t-end"). The
 # live blocks are grouped by the function that allocated them (the first frame that is
