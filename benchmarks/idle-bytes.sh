@@ -23,8 +23,9 @@ GLIBC_TUNABLES= "$SB" serve --host 127.0.0.1 --http-port "$HTTP" --tcp-port 0 --
 SERVER=$!
 trap 'kill "$SERVER" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
 
-python3 - "$HTTP" "$WARM" "$N" "$SERVER" <<'PY'
-import os, re, socket, sys, time
+PYTHONPATH="$ROOT/benchmarks" python3 - "$HTTP" "$WARM" "$N" "$SERVER" <<'PY'
+import re, socket, sys, time
+from idle_clients import open_idle, wait_for_server
 port, warm, n, pid = (int(x) for x in sys.argv[1:5])
 def sample():
     rows = {l.split(":")[0]: int(l.split()[1]) * 1024 for l in open(f"/proc/{pid}/status")
@@ -36,32 +37,14 @@ def sample():
     m = re.search(rb"\nswitchboard_heap_bytes_in_use (\d+)", text)
     rows["heap in use"] = int(m.group(1)) if m else None
     return rows
-deadline = time.monotonic() + 30
-while True:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        break
-    except OSError:
-        if time.monotonic() > deadline or not os.path.exists(f"/proc/{pid}"): sys.exit("server did not start")
-        time.sleep(0.1)
-request = (f"GET /rooms/idle?format=text HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
-           "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n").encode()
+wait_for_server(port, pid, timeout=30)
 held = []
-def open_idle(count):
-    for i in range(count):
-        s = socket.create_connection(("127.0.0.1", port), timeout=30)
-        s.sendall(request)
-        answer = b""
-        while b"\r\n\r\n" not in answer:
-            chunk = s.recv(4096)
-            if not chunk: sys.exit(f"a connection closed during its upgrade")
-            answer += chunk
-        held.append(s)
+target = "/rooms/idle?format=text"
 fresh = sample()
-open_idle(warm)
+open_idle(port, target, warm, held)
 time.sleep(1.5)  # cancelled timers leave the loop's heap within a second
 warmed = sample()
-open_idle(n - warm)
+open_idle(port, target, n - warm, held)
 time.sleep(1.5)
 end = sample()
 print(f"{n} idle WebSocket connections, one server loop\n")

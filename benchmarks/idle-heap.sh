@@ -49,32 +49,13 @@ run() {
   server=$!
   SERVERS+=("$server")
   # Each connection is upgraded before the next opens.
-  python3 - "$http" "$count" "$TARGET" "$server" <<'PY'
-import os, signal, socket, sys, time
+  PYTHONPATH="$ROOT/benchmarks" python3 - "$http" "$count" "$TARGET" "$server" <<'PY'
+import os, signal, sys, time
+from idle_clients import open_idle, wait_for_server
 port, count, target, server = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-deadline = time.monotonic() + 120
-while True:
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        break
-    except OSError:
-        if time.monotonic() > deadline or not os.path.exists(f"/proc/{server}"):
-            sys.exit("server did not start")
-        time.sleep(0.2)
+wait_for_server(port, server)
 held = []
-request = (f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
-           "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
-           "Sec-WebSocket-Version: 13\r\n\r\n").encode()
-for i in range(count):
-    s = socket.create_connection(("127.0.0.1", port), timeout=30)
-    s.sendall(request)
-    answer = b""
-    while b"\r\n\r\n" not in answer:
-        chunk = s.recv(4096)
-        if not chunk: sys.exit(f"connection {i} closed during the upgrade")
-        answer += chunk
-    if not answer.startswith(b"HTTP/1.1 101"): sys.exit(f"connection {i}: {answer[:40]!r}")
-    held.append(s)
+open_idle(port, target, count, held)
 # The loop's cancelled timers leave its heap within a second; two seconds, then the kill.
 time.sleep(2.5)
 os.kill(server, signal.SIGUSR2)
