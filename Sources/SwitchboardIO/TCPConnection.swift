@@ -345,7 +345,8 @@ public final class TCPConnection: Selectable, Flushable {
 
   @inline(__always)
   private func writeThrough(_ bytes: SharedBytes) {
-    guard pending.isEmpty, !flushScheduled, let flow = state.writerFlow, !flow.awaitingWritable, bytes.count > 0
+    guard pending.isEmpty, !flushScheduled, let flow = state.writerFlow, !flow.awaitingWritable,
+      bytes.count > 0
     else {
       write(bytes)
       return

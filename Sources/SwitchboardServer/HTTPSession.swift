@@ -51,7 +51,8 @@ final class HTTPSession: TCPConnectionDelegate {
     parser.append(bytes)
     // The request's deadline runs from its first byte after an answered one.
     let now = Deadline.now()
-    phase = .serving(idle: now.adding(Self.idleTimeout), request: request ?? Self.requestDeadline(after: now, context))
+    let next = request ?? Self.requestDeadline(after: now, context)
+    phase = .serving(idle: now.adding(Self.idleTimeout), request: next)
     process()
   }
 
