@@ -64,15 +64,19 @@ python3 - "$OUT" "$PROCS" "$TOTAL" "$peak" <<'PY'
 import json, sys
 out, procs, total, peak = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 opened = rss = 0
-print("| process | connections open | server RSS | KiB per connection | connect p99 |")
-print("|---|---:|---:|---:|---:|")
+# KiB per connection: the server's RSS growth over the run; anonymous: its RssAnon's (heap
+# and stacks, without the binary's pages a fresh server faults in with its first
+# connections, ~2.7 MiB in all).
+print("| process | connections open | server RSS | KiB per connection | anonymous | connect p99 |")
+print("|---|---:|---:|---:|---:|---:|")
 for i in range(1, procs + 1):
     b = json.loads(open(f"{out}/bench-{i}.json").read().strip().splitlines()[-1])
     opened += b["opened"]
     rss += b.get("server_rss_kib") or 0
-    per = b.get("server_kib_per_connection")
+    per, anon = b.get("server_kib_per_connection"), b.get("server_anon_kib_per_connection")
     print(f"| 127.0.0.{i} | {b['opened']}/{b['connections']} | {(b.get('server_rss_kib') or 0) / 1024:.1f} MiB | "
-          f"{'–' if per is None else f'{per:.2f}'} | {b['connect_ms']['p99']:.0f} ms |")
+          f"{'–' if per is None else f'{per:.2f}'} | {'–' if anon is None else f'{anon:.2f}'} | "
+          f"{b['connect_ms']['p99']:.0f} ms |")
 print(f"\ntotal: {opened}/{total} connections open in {procs} server processes "
       f"(server side established at once, counted with ss: {peak}); servers' RSS together {rss / 1024:.1f} MiB")
 PY

@@ -26,6 +26,11 @@ public struct BenchResult: Sendable {
   public var serverRSSKiB: Int?
   /// Server peak RSS (VmHWM).
   public var serverHWMKiB: Int?
+  /// The server's anonymous resident memory (`RssAnon`: heap and stacks, without the
+  /// binary's pages, which a fresh server faults in with its first connections) before the
+  /// run and at the end of the hold (`--idle`).
+  public var serverAnonBeforeKiB: Int?
+  public var serverAnonKiB: Int?
   /// Distinct problems seen, most frequent first (`"3× connect: …"`).
   public var notes: [String] = []
 
@@ -46,6 +51,11 @@ public struct BenchResult: Sendable {
   /// Server RSS growth per connection (KiB) while holding them.
   public var serverKiBPerConnection: Double? {
     guard let after = serverRSSKiB, let before = serverRSSBeforeKiB, opened > 0 else { return nil }
+    return Double(after - before) / Double(opened)
+  }
+  /// Server anonymous-memory growth per connection (KiB) while holding them (`--idle`).
+  public var serverAnonKiBPerConnection: Double? {
+    guard let after = serverAnonKiB, let before = serverAnonBeforeKiB, opened > 0 else { return nil }
     return Double(after - before) / Double(opened)
   }
 
@@ -157,6 +167,7 @@ public struct BenchResult: Sendable {
     f.append(("server_rss_kib", opt(serverRSSKiB)))
     f.append(("server_hwm_kib", opt(serverHWMKiB)))
     f.append(("server_kib_per_connection", opt(serverKiBPerConnection)))
+    f.append(("server_anon_kib_per_connection", opt(serverAnonKiBPerConnection)))
     f.append(("notes", "[" + notes.prefix(5).map(Format.quote).joined(separator: ",") + "]"))
     return "{" + f.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
   }

@@ -38,7 +38,10 @@ public enum BenchRunner {
     }
     var result = BenchResult(config: config)
     let pid = config.serverPID
-    if let pid { result.serverRSSBeforeKiB = ProcessStats.statusKiB(pid: pid, field: "VmRSS") }
+    if let pid {
+      result.serverRSSBeforeKiB = ProcessStats.statusKiB(pid: pid, field: "VmRSS")
+      result.serverAnonBeforeKiB = ProcessStats.statusKiB(pid: pid, field: "RssAnon")
+    }
 
     // Connect.
     let runStart = monotonicNanos()
@@ -58,6 +61,7 @@ public enum BenchRunner {
       if let pid {
         result.serverRSSKiB = ProcessStats.statusKiB(pid: pid, field: "VmRSS")
         result.serverHWMKiB = ProcessStats.statusKiB(pid: pid, field: "VmHWM")
+        result.serverAnonKiB = ProcessStats.statusKiB(pid: pid, field: "RssAnon")
       }
     } else {
       // Let the join traffic (presence frames to every member with the JSON protocol)

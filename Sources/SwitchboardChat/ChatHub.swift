@@ -165,13 +165,13 @@ public final class ChatHub: RoomBrokerSink {
       let load = directory.rooms[room] == nil
       let cell = directory.rooms[room] ?? HubRoomCell(name: room, capacity: configuration.historyLimit)
       if load { directory.rooms[room] = cell }
-      let color = previous?.color ?? nextColor(&directory)
+      let color = previous?.colorIndex ?? nextColor(&directory)
       let serial = directory.nextJoin
       directory.nextJoin += 1
       let outcome = cell.state.withLock { r -> Outcome in
         var info = HubMemberInfo(
-          name: keep ? previous!.name : uniqueName(r, requested), requestedName: requested, room: room,
-          cell: cell, color: color, announced: wasAnnounced || announce, shard: shard, placement: .inRoom)
+          name: keep ? previous!.name : uniqueName(r, requested), requestedName: requested,
+          cell: cell, colorIndex: color, announced: wasAnnounced || announce, shard: shard, placement: .inRoom)
         r.useName(info.name)
         guard r.isOpen else {
           info.placement = .joining(serial)
@@ -457,9 +457,9 @@ public final class ChatHub: RoomBrokerSink {
     }
   }
 
-  private func nextColor(_ directory: inout Directory) -> String {
+  private func nextColor(_ directory: inout Directory) -> UInt8 {
     defer { directory.colorCursor += 1 }
-    return Self.palette[directory.colorCursor % Self.palette.count]
+    return UInt8(directory.colorCursor % Self.palette.count)
   }
 
   func removeLocked(

@@ -28,10 +28,13 @@ struct HubMemberInfo {
   var name: String
   /// The name the member asked for (see ``HubConfiguration/uniqueNames``).
   var requestedName: String
-  var room: String
   /// The room's object, found once at the join.
   var cell: HubRoomCell
-  var color: String
+  /// The room's name (its cell's: not stored twice, 16 bytes a member).
+  var room: String { cell.name }
+  /// The colour, as its index in ``ChatHub/palette`` (one byte, not a 16-byte `String`).
+  var colorIndex: UInt8
+  var color: String { ChatHub.palette[Int(colorIndex)] }
   var announced: Bool
   var shard: HubShard
   var placement: Placement

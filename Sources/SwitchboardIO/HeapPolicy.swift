@@ -16,6 +16,11 @@ import CSwitchboardShims
 /// them back: two of them stayed resident after a burst in CI. A fixed threshold keeps every
 /// block of `threshold` bytes or more in a mapping of its own, unmapped when freed.
 public enum HeapPolicy {
+  /// Bytes of the process's heap in use, over all of glibc's arenas (`mallinfo2().uordblks`;
+  /// large blocks in mappings of their own are not counted); 0 where unknown. A walk of the
+  /// allocator's free lists under its locks: for a gauge, not for a hot path.
+  public static var bytesInUse: Int { Int(sb_heap_bytes_in_use()) }
+
   /// The threshold `switchboard serve` uses: 1 MiB. Chat messages are far smaller; buffers
   /// this large are the rare large frame, for which a map and an unmap are cheap.
   public static let largeBufferThreshold = 1 << 20

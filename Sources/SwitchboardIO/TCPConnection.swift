@@ -37,19 +37,36 @@ extension TCPConnectionDelegate {
 }
 
 /// Output limits of a connection.
+///
+/// Every connection carries one, so the marks are stored in 32 bits and the farewell time
+/// in nanoseconds (24 bytes, not 40); the properties read and take `Int` and `Duration`.
 public struct WriteLimits: Sendable {
-  /// Above this many buffered bytes the connection is unwritable and stops reading.
-  public var highWaterMark = 256 * 1024
-  /// Below this it is writable again.
-  public var lowWaterMark = 64 * 1024
+  private var high: UInt32 = 256 * 1024
+  private var low: UInt32 = 64 * 1024
   /// Above this, while the kernel's buffer is full, the peer is too slow: the backlog is
   /// dropped, the delegate's farewell (``TCPConnectionDelegate/connectionIsTooSlow(_:)``)
   /// goes in its place, and the connection closes with an ``IOError`` of kind
   /// ``IOError/Kind/slowConsumer``, so memory stays bounded whatever the peer does.
   public var maximumBuffered = 4 * 1024 * 1024
+  private var farewellNanoseconds: UInt64 = 2_000_000_000
+
+  /// Above this many buffered bytes the connection is unwritable and stops reading (at
+  /// most 4 GiB − 1).
+  public var highWaterMark: Int {
+    get { Int(high) }
+    set { high = UInt32(clamping: newValue) }
+  }
+  /// Below this it is writable again (at most 4 GiB − 1).
+  public var lowWaterMark: Int {
+    get { Int(low) }
+    set { low = UInt32(clamping: newValue) }
+  }
   /// How long a slow consumer's farewell may take to leave before the connection is reset
   /// (a peer that never reads again must not hold the descriptor).
-  public var farewellTime: Duration = .seconds(2)
+  public var farewellTime: Duration {
+    get { .nanoseconds(Int64(clamping: farewellNanoseconds)) }
+    set { farewellNanoseconds = newValue.nanoseconds }
+  }
   public init() {}
 }
 
@@ -309,8 +326,27 @@ public final class TCPConnection: Selectable, Flushable {
   public func write(_ bytes: SharedBytes, immediately: Bool) {
     // With an io_uring the end-of-iteration flush sends every connection's output in one
     // system call, which beats sending this one now.
-    guard immediately, loop.sendRing == nil, pending.isEmpty, !flushScheduled, let flow = state.writerFlow,
-      !flow.awaitingWritable, bytes.count > 0
+    guard immediately, loop.sendRing == nil else {
+      write(bytes)
+      return
+    }
+    writeThrough(bytes)
+  }
+
+  /// Writes `bytes` at once with a system call of its own — also on a loop with an
+  /// io_uring — when nothing is queued before them, queueing only what the kernel does not
+  /// take; otherwise the same as ``write(_:)``. For a connection's first output, such as a
+  /// WebSocket upgrade's answer: sent this way it needs no write queue, whose storage a
+  /// connection keeps once it has one (40 bytes a connection, on idle connections that
+  /// were never sent anything else).
+  public func writeAtOnce(_ bytes: SharedBytes) {
+    writeThrough(bytes)
+  }
+
+  @inline(__always)
+  private func writeThrough(_ bytes: SharedBytes) {
+    guard pending.isEmpty, !flushScheduled, let flow = state.writerFlow, !flow.awaitingWritable,
+      bytes.count > 0
     else {
       write(bytes)
       return

@@ -6,48 +6,58 @@ import SwitchboardLog
 /// One HTTP/1.1 connection (the HTTP port, or a browser on the line port): the web page,
 /// `/healthz`, `/readyz`, `/metrics`, keep-alive, and the hand-over to WebSocket on an upgrade.
 final class HTTPSession: TCPConnectionDelegate {
+  /// Where the connection stands.
+  private enum Phase {
+    /// Serving requests. `idle`: closed silently then, 30 s after its last byte (slowloris
+    /// guard); `request`: answered 408 then, while a request is awaited or arriving and
+    /// `--http-request-timeout` is on. The loop's HTTP sweep checks both
+    /// (LoopContext+HTTPDeadlines.swift): a session holds no timer of its own.
+    case serving(idle: Deadline, request: Deadline?)
+    /// Handed to a WebSocket session, or answered and closing: nothing more is read or timed.
+    case finished
+  }
+
+  /// How long a connection may stay silent.
+  static let idleTimeout = Duration.seconds(30)
+
   let connection: TCPConnection
   unowned let context: LoopContext
   private var parser = HTTPRequestParser()
-  private var idleTimer: Scheduled?
-  /// Runs while a request is awaited or arriving (`--http-request-timeout`): slowloris guard.
-  private var requestTimer: Scheduled?
-  private var done = false
+  private var phase: Phase
   private let key: ObjectIdentifier
 
   init(connection: TCPConnection, initialBytes: [UInt8], context: LoopContext) {
     self.connection = connection
     self.context = context
     self.key = ObjectIdentifier(connection)
+    let now = Deadline.now()
+    phase = .serving(idle: now.adding(Self.idleTimeout), request: Self.requestDeadline(after: now, context))
     connection.byteCounter = context.stats.http
     connection.delegate = self
-    context.httpSessions[key] = self
-    armIdleTimer()
-    armRequestTimer()
+    context.httpSessionOpened(self, key: key)
     if !initialBytes.isEmpty {
       parser.append(initialBytes)
       process()
     }
   }
 
-  private func armIdleTimer() {
-    idleTimer?.cancel()
-    // An HTTP connection that sends nothing for 30 s is closed (slowloris guard).
-    idleTimer = context.loop.scheduleLocal(after: .seconds(30)) { [weak self] in
-      self?.connection.close()
-    }
+  private static func requestDeadline(after now: Deadline, _ context: LoopContext) -> Deadline? {
+    let timeout = context.configuration.limits.httpRequestTimeout
+    return timeout > .zero ? now.adding(timeout) : nil
   }
 
   func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
-    guard !done else { return }
+    guard case .serving(_, let request) = phase else { return }
     parser.append(bytes)
-    armIdleTimer()
-    if requestTimer == nil { armRequestTimer() }
+    // The request's deadline runs from its first byte after an answered one.
+    let now = Deadline.now()
+    let next = request ?? Self.requestDeadline(after: now, context)
+    phase = .serving(idle: now.adding(Self.idleTimeout), request: next)
     process()
   }
 
   private func process() {
-    while !done {
+    while case .serving(let idle, _) = phase {
       let request: HTTPRequest?
       do {
         request = try parser.next()
@@ -56,8 +66,7 @@ final class HTTPSession: TCPConnectionDelegate {
         return
       }
       guard let request else { return }
-      requestTimer?.cancel()
-      requestTimer = nil
+      phase = .serving(idle: idle, request: nil)
       context.metrics.httpRequests.add(1, ordering: .relaxed)
       if request.head.isWebSocketUpgrade {
         upgrade(request.head)
@@ -121,30 +130,33 @@ final class HTTPSession: TCPConnectionDelegate {
     }
   }
 
+  /// Hands the connection to a WebSocket session and leaves the loop's table: from here on
+  /// the connection's delegate is the session (or, when the upgrade is refused, still this
+  /// object, which the connection holds until its close). Kept in the table, every
+  /// upgraded connection's HTTP session, parser buffer and timers stayed for the life of
+  /// the loop, after the connection had closed too.
   private func upgrade(_ head: HTTPRequestHead) {
     finish()
     let leftover = parser.takeRemainingBytes()
+    context.httpSessionEnded(key: key)
     context.core.webSocketHandoff(connection, head, leftover, context)
   }
 
-  /// A request that has not fully arrived `--http-request-timeout` after its wait began is
-  /// answered 408 and the connection closed.
-  private func armRequestTimer() {
-    requestTimer?.cancel()
-    requestTimer = nil
-    let timeout = context.configuration.limits.httpRequestTimeout
-    guard timeout > .zero else { return }
-    requestTimer = context.loop.scheduleLocal(after: timeout) { [weak self] in
-      guard let self, !self.done else { return }
-      self.context.metrics.limits.httpRequestTimeouts.add(1, ordering: .relaxed)
-      self.respond(.text(408, "the request did not arrive in time\n"), keepAlive: false)
+  /// Carries out what is due at `now` (called by the loop's HTTP sweep): a request that has
+  /// not fully arrived `--http-request-timeout` after its wait began is answered 408 and the
+  /// connection closed; a connection silent for ``idleTimeout`` is closed.
+  func checkDeadlines(now: Deadline) {
+    guard case .serving(let idle, let request) = phase else { return }
+    if let request, now >= request {
+      context.metrics.limits.httpRequestTimeouts.add(1, ordering: .relaxed)
+      respond(.text(408, "the request did not arrive in time\n"), keepAlive: false)
+    } else if now >= idle {
+      connection.close()
     }
   }
 
   private func finish() {
-    done = true
-    idleTimer?.cancel()
-    requestTimer?.cancel()
+    phase = .finished
   }
 
   func connectionDidReadEOF(_ connection: TCPConnection) {
@@ -153,7 +165,7 @@ final class HTTPSession: TCPConnectionDelegate {
 
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
     finish()
-    context.httpSessions[key] = nil
+    context.httpSessionEnded(key: key)
     context.core.connectionClosed(connection)
   }
 }

@@ -10,9 +10,12 @@ final class LoopContext {
   let core: ServerCore
   /// Sessions alive on this loop, owned here until their connection closes. Timers and
   /// store completions find a session here by id instead of holding it weakly.
-  var sessions: [MemberID: AnyObject] = [:]
-  /// HTTP connections alive on this loop.
+  var sessions = SessionTable()
+  /// HTTP connections alive on this loop, until they close or are upgraded (see
+  /// LoopContext+HTTPDeadlines.swift).
   var httpSessions: [ObjectIdentifier: HTTPSession] = [:]
+  /// The deadline sweep of `httpSessions`, while there is one.
+  var httpSweep: Scheduled?
   /// Listeners running on this loop.
   var listeners: [TCPListener] = []
   /// The UDP service, on the loop that owns the UDP socket.

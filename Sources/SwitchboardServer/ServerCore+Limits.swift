@@ -26,11 +26,11 @@ extension ServerCore {
   /// Counts an admitted connection out of the caps (a connection that was not admitted
   /// itself, like the plaintext side of a TLS session, counts nothing).
   func connectionClosed(_ connection: TCPConnection) {
-    connections.release(ObjectIdentifier(connection))
+    connections.release(ObjectIdentifier(connection), ip: connection.remoteAddress?.ipAddress ?? "")
   }
 
-  /// The same, by the identity of a connection the caller no longer holds.
-  func connectionClosed(id: ObjectIdentifier) {
-    connections.release(id)
+  /// The same, by the identity and address of a connection the caller no longer holds.
+  func connectionClosed(id: ObjectIdentifier, ip: String) {
+    connections.release(id, ip: ip)
   }
 }

@@ -60,6 +60,7 @@ public final class ServerMetrics: Sendable {
       ("switchboard_store_failures_total", "counter", storeFailures.load(ordering: .relaxed)),
       ("switchboard_members", "gauge", members),
       ("switchboard_rooms", "gauge", rooms),
+      ("switchboard_heap_bytes_in_use", "gauge", HeapPolicy.bytesInUse),
     ]
     return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined() + limits.prometheusText()
       + tls.prometheusText()

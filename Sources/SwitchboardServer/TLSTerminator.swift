@@ -46,8 +46,9 @@ final class TLSTerminator: TLSConnectionDelegate, TCPConnectionDelegate {
   private let startSession: (TCPConnection, LoopContext) -> Void
   private var phase: Phase
   private var keepAlive: TLSTerminator?
-  /// The encrypted connection, as admitted by the connection caps (counted out at its close).
-  private let admission: ObjectIdentifier
+  /// The encrypted connection and its peer's address, as admitted by the connection caps
+  /// (counted out at its close).
+  private let admission: (id: ObjectIdentifier, ip: String)
 
   /// Starts TLS on `tcp`; `startSession` gets the plaintext end once the handshake is done.
   /// - Throws: ``TLSError`` when OpenSSL cannot make a session (out of memory).
@@ -57,7 +58,7 @@ final class TLSTerminator: TLSConnectionDelegate, TCPConnectionDelegate {
   ) throws(TLSError) {
     tcp.limits.maximumBuffered = context.configuration.maxBufferedPerConnection
     self.tls = try TLSConnection(accepting: tcp, context: tlsContext)
-    self.admission = ObjectIdentifier(tcp)
+    self.admission = (ObjectIdentifier(tcp), tcp.remoteAddress?.ipAddress ?? "")
     self.context = context
     self.listener = listener
     self.startSession = startSession
@@ -138,7 +139,7 @@ final class TLSTerminator: TLSConnectionDelegate, TCPConnectionDelegate {
     phase = .closed
     keepAlive = nil
     context.metrics.tls.open.subtract(1, ordering: .relaxed)
-    context.core.connectionClosed(id: admission)
+    context.core.connectionClosed(id: admission.id, ip: admission.ip)
   }
 
   // MARK: The session side (our end of the pair)

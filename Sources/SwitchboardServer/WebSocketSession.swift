@@ -82,7 +82,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         "WebSocket upgrade refused", metadata: .connection(peer: connection.remoteAddress, error: reason))
       reject(connection, response)
     case .accept(let accept):
-      connection.write(accept.responseBytes)
+      // Sent at once: an idle connection then keeps no write queue's storage (its only
+      // output so far).
+      connection.writeAtOnce(SharedBytes(accept.responseBytes))
       let session = WebSocketSession(
         connection: connection, mode: mode, deflate: accept.deflate, context: context)
       session.begin(room: room, query: query, token: token(in: head), explicitRoom: path != "/")
