@@ -300,20 +300,11 @@ public final class ChatHub: RoomBrokerSink {
   ) -> Bool {
     guard let record = record(id) else { return false }
     let now = clock()
-    // Only what the draft needs is read out (copying the whole record costs a retain or
-    // release per field).
+    // Read in place (`info?.…` calls on the payload; unwrapping it would copy the whole
+    // record, a retain and a release per field).
     guard
-      let (draft, cell, shard) = record.info.withLock({ info -> (MessageDraft, HubRoomCell, HubShard)? in
-        guard let info else { return nil }
-        let draft = MessageDraft(
-          ChatMessage(
-            id: 0, room: info.room, time: now, author: info.name, color: info.color, text: text,
-            isAction: isAction),
-          origin: id,
-          clientKey: ref.map {
-            MessageDraft.clientKey(ref: $0, subject: subject, name: info.requestedName, text: text)
-          })
-        return (draft, info.cell, info.shard)
+      let (draft, cell, shard) = record.info.withLock({ info in
+        info?.draft(from: id, text: text, isAction: isAction, ref: ref, subject: subject, time: now)
       })
     else { return false }
     let admission = cell.state.withLock { r in
@@ -338,9 +329,16 @@ public final class ChatHub: RoomBrokerSink {
 
   /// Relays binary data from `id` to its room (not kept in history, this node only).
   public func publishBinary(from id: MemberID, bytes: [UInt8]) {
-    guard let info = record(id)?.info.withLock({ $0 }), info.placement == .inRoom else { return }
-    let event = ChatEvent.binary(room: info.room, bytes: bytes, origin: id.detached)
-    info.cell.state.withLock { r in
+    // Only the room and its cell are read out (copying the whole info costs a retain or
+    // release per field).
+    guard
+      let (room, cell) = record(id)?.info.withLock({ info -> (String, HubRoomCell)? in
+        guard let info, info.placement == .inRoom else { return nil }
+        return (info.room, info.cell)
+      })
+    else { return }
+    let event = ChatEvent.binary(room: room, bytes: bytes, origin: id.detached)
+    cell.state.withLock { r in
       guard r.isOpen else { return }
       fanOut(r.shards, event)
     }
@@ -362,7 +360,7 @@ public final class ChatHub: RoomBrokerSink {
     // A message published here finds its room through the sender's record; one from
     // another node (or from a sender that moved on) through the room table.
     if let record = origin?.record, record.hub == ObjectIdentifier(self),
-      let cell = record.info.withLock({ $0?.room == message.room ? $0?.cell : nil }),
+      let cell = record.info.withLock({ $0?.cell(ifIn: message.room) }),
       cell.state.withLock({ deliverLocked(&$0, message, epoch: epoch, origin: origin) })
     {
       return
@@ -504,7 +502,7 @@ public final class ChatHub: RoomBrokerSink {
   func fanOut(_ shards: [HubRoom.ShardShare], _ event: ChatEvent) {
     for share in shards {
       let local = share.room
-      local.shard.executor.execute { local.deliver(event) }
+      local.executor.execute { local.deliver(event) }
     }
   }
 }

@@ -1,21 +1,62 @@
 /// Per-event, per-shard storage for encodings, keyed by a small dialect number.
+///
+/// Eight slots held inline (no array, nothing allocated for an empty cache) and read
+/// through inlinable code, so a delivery's look-up is specialised in the caller's module:
+/// a field read, no generic call, no dynamic cast. Each slot holds one type of encoding
+/// (the callers' dialect numbers say which); reading a slot as another type is a
+/// programming error, checked in debug builds only.
 public struct EncodingCache {
-  private var slots: [AnyObject?] = [nil, nil, nil, nil, nil, nil, nil, nil]
+  @usableFromInline var slot0, slot1, slot2, slot3, slot4, slot5, slot6, slot7: AnyObject?
   /// `true` when no other delivery is queued behind this one on the shard's thread, so a
   /// member with nothing else pending may hand its bytes to the socket right away: one
   /// pass over the room's connections instead of one to queue and one to flush. When
   /// more deliveries are queued it is `false`, and their frames share one batched write.
   public var sendNow = false
 
+  @inlinable
   public init(sendNow: Bool = false) {
     self.sendNow = sendNow
   }
 
   /// The encoding stored for `dialect` (0–7), making it with `encode` the first time.
+  @inlinable
   public mutating func value<T: AnyObject>(for dialect: Int, _ encode: () -> T) -> T {
-    if let existing = slots[dialect] as? T { return existing }
+    if let existing = self[dialect] {
+      assert(existing is T, "EncodingCache slot \(dialect) holds another type")
+      return unsafeDowncast(existing, to: T.self)
+    }
     let made = encode()
-    slots[dialect] = made
+    self[dialect] = made
     return made
+  }
+
+  @inlinable
+  subscript(dialect: Int) -> AnyObject? {
+    get {
+      switch dialect {
+      case 0: slot0
+      case 1: slot1
+      case 2: slot2
+      case 3: slot3
+      case 4: slot4
+      case 5: slot5
+      case 6: slot6
+      case 7: slot7
+      default: preconditionFailure("EncodingCache has slots 0–7, not \(dialect)")
+      }
+    }
+    set {
+      switch dialect {
+      case 0: slot0 = newValue
+      case 1: slot1 = newValue
+      case 2: slot2 = newValue
+      case 3: slot3 = newValue
+      case 4: slot4 = newValue
+      case 5: slot5 = newValue
+      case 6: slot6 = newValue
+      case 7: slot7 = newValue
+      default: preconditionFailure("EncodingCache has slots 0–7, not \(dialect)")
+      }
+    }
   }
 }

@@ -35,4 +35,17 @@ struct HubMemberInfo {
   var announced: Bool
   var shard: HubShard
   var placement: Placement
+
+  /// The draft of a message this member sends, with its room's cell and the member's
+  /// shard (read where the info is, not from a copy of it).
+  func draft(
+    from id: MemberID, text: String, isAction: Bool, ref: String?, subject: String?, time: Int64
+  ) -> (MessageDraft, HubRoomCell, HubShard) {
+    let message = ChatMessage(id: 0, room: room, time: time, author: name, color: color, text: text, isAction: isAction)
+    let key = ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: requestedName, text: text) }
+    return (MessageDraft(message, origin: id, clientKey: key), cell, shard)
+  }
+
+  /// The room's cell when the member is (still) in `room`.
+  func cell(ifIn room: String) -> HubRoomCell? { self.room == room ? cell : nil }
 }

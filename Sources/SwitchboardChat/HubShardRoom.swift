@@ -6,8 +6,9 @@ final class HubShardRoom: @unchecked Sendable {
   // which runs them serially on the shard's own thread; other threads only hold the
   // reference.
   let shard: HubShard
-  /// The shard's executor, kept here so a delivery asks it without going through `shard`.
-  private let executor: ShardExecutor
+  /// The shard's executor, kept here so a delivery reaches it without going through
+  /// `shard` (one reference fewer to retain per queued delivery).
+  let executor: ShardExecutor
   private var members: [MemberID: LocalMember] = [:]
 
   init(shard: HubShard) {

@@ -4,7 +4,7 @@ extension JSONDialect {
   /// (with `"action":true` for `/me`). `opening` is what comes before the id (the object's
   /// `{"id":`, or a frame's prefix ending in it) and `closing` what follows the object's
   /// `}`: each literal is one bulk copy, the quotes around the strings inside them.
-  static func appendObject(
+  package static func appendObject(
     _ m: ChatMessage, to out: inout [UInt8], opening: StaticString = #"{"id":"#, inFrame: Bool = false
   ) {
     append(opening, to: &out)

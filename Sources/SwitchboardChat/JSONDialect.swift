@@ -21,6 +21,7 @@ public enum JSONDialect {
   public static func encodedBytes(_ event: ChatEvent, headerRoom: Int = 0) -> [UInt8]? {
     switch event {
     case .message(let m, _):
+      if let plain = plainMessageFrame(m, headerRoom: headerRoom) { return plain }
       var out: [UInt8] = []
       out.reserveCapacity(headerRoom + estimate(m) + 28)
       if headerRoom > 0 { out.append(contentsOf: repeatElement(0, count: headerRoom)) }

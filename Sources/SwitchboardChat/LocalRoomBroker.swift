@@ -4,10 +4,14 @@ import Synchronization
 /// The single-node broker: ids assigned in this process, messages kept in a
 /// ``HistoryStore`` (SQLite or in memory), delivered to this node's hub only.
 ///
-/// A publish takes the broker's lock once: it assigns the room's next id, hands the
-/// message to the sink (the hub fans it out) and queues it in the store, all in that one
-/// order, so ids, deliveries and the store's writes agree. The completion runs once the
-/// store has kept the message (for SQLite, after its batch committed).
+/// Each room's sequence has a lock of its own (a `LocalRoomBroker.RoomSequence`), so
+/// publishes to two rooms do not wait for each other here. A publish finds its room under
+/// the broker's table lock (a dictionary look-up, nothing else), then takes the room's lock
+/// once: it assigns the room's next id, hands the message to the sink (the hub fans it out)
+/// and queues it in the store, all in that one order, so ids, deliveries and the store's
+/// writes of a room agree. The completion runs once the store has kept the message (for
+/// SQLite, after its batch committed; the SQLite store's writer and its batches stay shared
+/// by all rooms).
 ///
 /// ``openRoom(_:recent:on:completion:)`` and ``history(room:after:limit:on:completion:)``
 /// read the store, which may wait on disk (a SQLite read first waits for the writes queued
@@ -17,8 +21,7 @@ public final class LocalRoomBroker: RoomBroker {
     var nextID: UInt64
     var epoch: String
 
-    /// The next id, taken. Mutating so that `rooms.values[i].take()` runs in place (a
-    /// property read through the dictionary would copy the value first).
+    /// The next id, taken (in place, under the room's lock).
     mutating func take() -> (id: UInt64, epoch: String) {
       defer { nextID += 1 }
       return (nextID, epoch)
@@ -58,8 +61,18 @@ public final class LocalRoomBroker: RoomBroker {
       head = (head + 1) % order.count
     }
   }
+  /// One room's sequence and client keys, each under a lock of its own. `sequence` is
+  /// `nil` once the broker closed. `keys` is taken inside `sequence`'s lock or alone: a
+  /// store may answer an append inside the call (the in-memory one does), that is under
+  /// `sequence`'s lock.
+  private final class RoomSequence: Sendable {
+    let sequence: Mutex<Sequence?>
+    let keys = Mutex(ClientKeys())
+
+    init(_ sequence: Sequence) { self.sequence = Mutex(sequence) }
+  }
   private struct State {
-    var rooms: [String: Sequence] = [:]
+    var rooms: [String: RoomSequence] = [:]
     var sink: (any RoomBrokerSink)?
     var isClosed = false
   }
@@ -71,11 +84,9 @@ public final class LocalRoomBroker: RoomBroker {
   /// Where messages are kept.
   public let store: any HistoryStore
   private let loader: any ShardExecutor
+  /// The room table, the sink and the closed mark: held for a look-up, never while a
+  /// room's lock is taken by the same call.
   private let state = Mutex(State())
-  /// Each room's recent client keys (``MessageDraft/clientKey``). A lock of its own, taken
-  /// inside `state`'s or alone: a store may answer an append inside the call (the
-  /// in-memory one does), that is under `state`'s lock.
-  private let clientKeys = Mutex<[String: ClientKeys]>([:])
 
   /// Makes a broker over `store`.
   /// - Parameters:
@@ -111,12 +122,12 @@ public final class LocalRoomBroker: RoomBroker {
       }
       let answer = state.withLock { state -> Result<RoomSnapshot, BrokerError> in
         guard !state.isClosed else { return .failure(.closed) }
-        if let open = state.rooms[room] {
+        if let open = state.rooms[room]?.sequence.withLock({ $0 }) {
           // Opened before (by another hub on this broker): its sequence stands.
           snapshot.lastID = open.nextID - 1
           snapshot.epoch = open.epoch
         } else {
-          state.rooms[room] = Sequence(nextID: snapshot.lastID + 1, epoch: snapshot.epoch)
+          state.rooms[room] = RoomSequence(Sequence(nextID: snapshot.lastID + 1, epoch: snapshot.epoch))
         }
         return .success(snapshot)
       }
@@ -129,53 +140,18 @@ public final class LocalRoomBroker: RoomBroker {
     completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
   ) {
     let answer = completion.map { Answer(executor: executor, completion: $0) }
-    let failure = state.withLock { state -> BrokerError? in
-      guard !state.isClosed else { return .closed }
-      guard let index = state.rooms.index(forKey: draft.room) else {
-        return .unavailable("room \(draft.room) is not open")
+    let (found, sink) = state.withLock { state -> (RoomSequence?, (any RoomBrokerSink)?) in
+      state.isClosed ? (nil, nil) : (state.rooms[draft.room], state.sink)
+    }
+    let failure: BrokerError?
+    if let found {
+      failure = found.sequence.withLock { sequence -> BrokerError? in
+        // `nil`: the broker closed after the look-up.
+        guard sequence != nil else { return .closed }
+        return publishLocked(draft, &sequence!, found, sink: sink, answer: answer)
       }
-      if let key = draft.clientKey {
-        let epoch = state.rooms.values[index].epoch
-        let retry = clientKeys.withLock { rooms -> Result<PublishReceipt, BrokerError>?? in
-          guard let first = rooms[draft.room]?.entries[key], first.epoch == epoch else { return nil }
-          // A retry: the message was delivered once already; answer as the first publish is.
-          if first.kept { return .some(.success(PublishReceipt(id: first.id, epoch: first.epoch))) }
-          if let answer { rooms[draft.room]!.entries[key]!.waiting.append(answer) }
-          return .some(nil)
-        }
-        if let retry {
-          if let retry { answer?(retry) }
-          return nil
-        }
-      }
-      let (id, epoch) = state.rooms.values[index].take()
-      let message = draft.message(id: id)
-      if let key = draft.clientKey {
-        clientKeys.withLock { rooms in
-          rooms[draft.room, default: ClientKeys()].insert(
-            key, KeyedPublish(id: id, epoch: epoch, kept: false))
-        }
-      }
-      let sink = state.sink
-      sink?.deliver(message, epoch: epoch, origin: draft.origin)
-      let key = draft.clientKey
-      // Queued after the delivery, so an `ack` never overtakes the message; under the lock,
-      // so the store sees the room's messages in id order.
-      store.append(message) { [self] result in
-        let retries = key.map { kept(key: $0, room: message.room, result) } ?? []
-        switch result {
-        case .success:
-          let receipt = PublishReceipt(id: id, epoch: epoch)
-          answer?(.success(receipt))
-          for retry in retries { retry(.success(receipt)) }
-        case .failure(let error):
-          let failure = BrokerError.notStored(error, id: id)
-          sink?.keepFailed(room: message.room, id: id, error: failure)
-          answer?(.failure(failure))
-          for retry in retries { retry(.failure(failure)) }
-        }
-      }
-      return nil
+    } else {
+      failure = state.withLock { $0.isClosed } ? .closed : .unavailable("room \(draft.room) is not open")
     }
     if let failure {
       state.withLock { $0.sink }?.keepFailed(room: draft.room, id: nil, error: failure)
@@ -183,17 +159,63 @@ public final class LocalRoomBroker: RoomBroker {
     }
   }
 
+  /// A publish with the room's lock held: a retry of a kept key is answered, anything else
+  /// takes the next id, is delivered and queued in the store.
+  private func publishLocked(
+    _ draft: MessageDraft, _ sequence: inout Sequence, _ room: RoomSequence, sink: (any RoomBrokerSink)?,
+    answer: Answer?
+  ) -> BrokerError? {
+    if let key = draft.clientKey {
+      let epoch = sequence.epoch
+      let retry = room.keys.withLock { keys -> Result<PublishReceipt, BrokerError>?? in
+        guard let first = keys.entries[key], first.epoch == epoch else { return nil }
+        // A retry: the message was delivered once already; answer as the first publish is.
+        if first.kept { return .some(.success(PublishReceipt(id: first.id, epoch: first.epoch))) }
+        if let answer { keys.entries[key]!.waiting.append(answer) }
+        return .some(nil)
+      }
+      if let retry {
+        if let retry { answer?(retry) }
+        return nil
+      }
+    }
+    let (id, epoch) = sequence.take()
+    let message = draft.message(id: id)
+    let key = draft.clientKey
+    if let key {
+      room.keys.withLock { $0.insert(key, KeyedPublish(id: id, epoch: epoch, kept: false)) }
+    }
+    sink?.deliver(message, epoch: epoch, origin: draft.origin)
+    // Queued after the delivery, so an `ack` never overtakes the message; under the room's
+    // lock, so the store sees the room's messages in id order.
+    store.append(message) { [self] result in
+      let retries = key.map { kept(key: $0, room: room, result) } ?? []
+      switch result {
+      case .success:
+        let receipt = PublishReceipt(id: id, epoch: epoch)
+        answer?(.success(receipt))
+        for retry in retries { retry(.success(receipt)) }
+      case .failure(let error):
+        let failure = BrokerError.notStored(error, id: id)
+        sink?.keepFailed(room: message.room, id: id, error: failure)
+        answer?(.failure(failure))
+        for retry in retries { retry(.failure(failure)) }
+      }
+    }
+    return nil
+  }
+
   /// The store answered for the first publish of a client key: later retries are answered
   /// at once; a message not kept forgets its key (a retry is kept anew). Returns the
   /// retries that waited.
-  private func kept(key: String, room: String, _ result: Result<Void, StoreError>) -> [Answer] {
-    clientKeys.withLock { rooms in
-      guard let entry = rooms[room]?.entries[key] else { return [] }
+  private func kept(key: String, room: RoomSequence, _ result: Result<Void, StoreError>) -> [Answer] {
+    room.keys.withLock { keys in
+      guard let entry = keys.entries[key] else { return [] }
       if case .success = result {
-        rooms[room]!.entries[key]!.kept = true
-        rooms[room]!.entries[key]!.waiting = []
+        keys.entries[key]!.kept = true
+        keys.entries[key]!.waiting = []
       } else {
-        rooms[room]!.entries[key] = nil
+        keys.entries[key] = nil
       }
       return entry.waiting
     }
@@ -229,15 +251,18 @@ public final class LocalRoomBroker: RoomBroker {
   /// reconnect); its sequence stays, so a reopened room goes on with the next id in the
   /// same epoch, its history read from the store.
   public func roomIdle(_ room: String) {
-    clientKeys.withLock { _ = $0.removeValue(forKey: room) }
+    state.withLock { $0.rooms[room] }?.keys.withLock { $0 = ClientKeys() }
   }
 
   /// Commits what the store holds and closes it; later publishes fail with ``BrokerError/closed``.
   public func close() {
-    state.withLock { state in
+    let rooms = state.withLock { state in
       state.isClosed = true
       state.sink = nil
+      return Array(state.rooms.values)
     }
+    // Waits for publishes inside a room's lock; later ones find the room closed.
+    for room in rooms { room.sequence.withLock { $0 = nil } }
     store.close()
   }
 }

@@ -9,7 +9,8 @@ import SwitchboardFuzzSupport
 // dialect's own quoting, parse to themselves (a ref with a fraction or an exponent to a
 // number within a few units in its last place); JSONDialect.quote of any text reads back,
 // through JSONSerialization, as that text; and the Foundation-free ClientFrameDecoder
-// accepts exactly the objects JSONSerialization accepts, reading the same `type` from them.
+// accepts exactly the objects JSONSerialization accepts, reading the same `type` from them;
+// and the canonical-message fast path answers as the decoder does wherever it answers.
 
 /// Small, so that the fuzzer reaches it.
 let maxLength = 2048
@@ -20,6 +21,9 @@ let codes: Set = ["too_large", "invalid_type", "invalid_data", "unknown_type"]
 func check(_ bytes: [UInt8]) {
   let text = String(decoding: bytes, as: UTF8.self)
   let frame = ClientFrame.parse(text, maxLength: maxLength)
+  if let fast = ClientFrame.canonicalMessage(text) {
+    Fuzz.require(fast == ClientFrame.decoded(text), "the canonical-message path read \(fast)")
+  }
   let isObject = text.utf8.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
   if !isObject { Fuzz.require(frame == .plain(text), "not an object, yet \(frame)") }
   if isObject && text.utf8.count > maxLength {
@@ -76,7 +80,9 @@ func agreesWithFoundation(_ text: String) {
 /// number with a fraction or an exponent goes through Foundation, which may read its
 /// 17th digit differently (`1.4444444444444444e+27` came back as `…442e+27`).
 func isExact(_ ref: String) -> Bool {
-  ref.hasPrefix("\"") || ref.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) }
+  // Bytes, not characters: a quote followed by a combining mark (`"` U+20E9) is one
+  // Character, which `hasPrefix("\"")` does not match (found by the fuzzer).
+  ref.utf8.first == UInt8(ascii: "\"") || ref.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) }
 }
 
 /// `object` must parse to a message of `text` whose `ref` is a number within a few units in
