@@ -61,8 +61,8 @@ struct PeerScriptTests {
   func chromiumUsesTheWebPageWithAnNcUser() async throws {
     try await withBinaryServer { tcp, http in
       try await run(
-        Self.python!, ["\(Self.peersDirectory)/browser_chat.py", "\(http)", "\(tcp)", "--timeout", "90"],
-        timeout: .seconds(150))
+        Self.python!, ["\(Self.peersDirectory)/browser_chat.py", "\(http)", "\(tcp)", "--timeout", "150"],
+        timeout: .seconds(210))
     }
   }
 }

@@ -49,8 +49,8 @@ struct TLSPeerScriptTests {
       try await run(
         [
           "\(PeerScriptTests.peersDirectory)/browser_https_chat.py", "\(https)", "\(tcp)", "\(tls)", "--spki",
-          Data(pin).base64EncodedString(), "--timeout", "90",
-        ], timeout: .seconds(150))
+          Data(pin).base64EncodedString(), "--timeout", "150",
+        ], timeout: .seconds(210))
     }
   }
 
@@ -67,8 +67,8 @@ struct TLSPeerScriptTests {
         [
           "\(PeerScriptTests.peersDirectory)/browser_auth_chat.py", "\(https)", "\(tcp)", "--spki",
           Data(pin).base64EncodedString(), "--token", TestTokens.token(sub: "webuser", rooms: ["*"]),
-          "--line-token", TestTokens.token(sub: "ncuser", rooms: ["*"]), "--timeout", "90",
-        ], timeout: .seconds(150))
+          "--line-token", TestTokens.token(sub: "ncuser", rooms: ["*"]), "--timeout", "150",
+        ], timeout: .seconds(210))
     }
   }
 }

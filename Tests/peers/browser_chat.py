@@ -125,7 +125,7 @@ class LineClient:
     def send(self, line):
         self.sock.sendall(line.encode() + b"\n")
 
-    async def expect(self, wanted, timeout=15, what=None):
+    async def expect(self, wanted, timeout=45, what=None):
         """Waits for a line equal to `wanted` or, for a function, one it accepts."""
         matches = wanted if callable(wanted) else (lambda line: line == wanted)
         what = what or repr(wanted)
@@ -172,7 +172,7 @@ class CDP:
             if not fut.done():
                 fut.set_exception(Failure("DevTools connection closed"))
 
-    async def call(self, method, session=None, timeout=20, **params):
+    async def call(self, method, session=None, timeout=45, **params):
         self.next_id += 1
         msg = {"id": self.next_id, "method": method, "params": params}
         if session:
@@ -204,7 +204,7 @@ class Page:
                           f"{r['exceptionDetails'].get('exception', {}).get('description', '')[:200]}")
         return r.get("result", {}).get("value")
 
-    async def wait_for(self, expression, what, timeout=15):
+    async def wait_for(self, expression, what, timeout=45):
         deadline = time.monotonic() + timeout
         last = None
         while time.monotonic() < deadline:
