@@ -38,9 +38,9 @@ struct PendingWrites {
 
   /// Queues `bytes` behind everything queued so far.
   @inline(__always)
-  mutating func append(_ bytes: SharedBytes) {
-    chunks.append(bytes)
+  mutating func append(_ bytes: consuming SharedBytes) {
     bufferedBytes += bytes.count
+    chunks.append(bytes)
   }
 
   /// How many iovecs a send of the unsent bytes takes, at most `capacity` (the size of the
