@@ -237,16 +237,20 @@ public struct WebSocketFrameDecoder: Sendable {
       if opcode == .text && fin && !rsv1 && payloadCount <= limit {
         // The payload straight into the string's storage, validated there (the string's own
         // check, which repairs what is invalid, then finds nothing to repair when `validates`).
+        // ASCII is valid whatever came before it in the frame (a validated prefix of ASCII
+        // left the validator where it started: between characters, at a message's start),
+        // so the unmasking's ASCII report saves the validator's pass.
         var valid = true
         var complete = true
         let text = String(unsafeUninitializedCapacity: payloadCount) { out in
           let destination = UnsafeMutableRawBufferPointer(out)
+          var ascii = false
           if masked {
-            WebSocketFrameEncoder.mask(source: source, destination: destination, key: maskKey)
+            ascii = WebSocketFrameEncoder.maskReportingASCII(source: source, destination: destination, key: maskKey)
           } else if payloadCount > 0 {
             destination.copyMemory(from: source)
           }
-          if validates {
+          if validates && !ascii {
             valid = validator.validate(UnsafeRawBufferPointer(rebasing: destination[validatedCount...]))
             complete = validator.isComplete
           }
