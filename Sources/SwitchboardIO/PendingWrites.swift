@@ -19,28 +19,103 @@
 /// compacts once. The methods are `@inline(__always)` because the connection's callers
 /// are large enough that the optimiser otherwise keeps them as calls (measured with
 /// callgrind the way docs/BENCHMARKS.md describes).
-struct PendingWrites {
-  /// The queued chunks; those before ``head`` are sent and wait for ``compact()``.
-  private(set) var chunks: [SharedBytes] = []
+struct PendingWrites: ~Copyable {
+  // The chunks live in one malloc'd block of our own: a header (capacity, count) and then
+  // the references, each holding one retain the queue owns. An array of class references
+  // would do the same work through the standard library's shared, prespecialized entry
+  // points — two calls per append (~30 instructions) and a call and a uniqueness check per
+  // removal, on every delivery (callgrind, the way docs/BENCHMARKS.md describes); here an
+  // append is a capacity test and a store, and a removal the release alone. Non-copyable,
+  // so the block has one owner and `deinit` releases what is still queued.
+
+  /// The block: `capacity`, `count`, then `capacity` slots; `nil` until the first append.
+  private var storage: UnsafeMutableRawPointer?
   /// The index of the first chunk not sent whole.
   private(set) var head = 0
-  /// How much of `chunks[head]` was sent already.
+  /// How much of the chunk at ``head`` was sent already.
   private(set) var headOffset = 0
   /// Bytes not yet sent.
   private(set) var bufferedBytes = 0
 
+  private static let headerSize = 2 * MemoryLayout<Int>.stride
+  private typealias Slot = Unmanaged<SharedBytes>
+
+  init() {}
+
+  deinit {
+    guard let storage else { return }
+    Self.release(storage, 0..<Self.count(storage))
+    free(storage)
+  }
+
+  /// The slots the block has room for (0 without a block).
+  var capacity: Int { storage.map { $0.load(as: Int.self) } ?? 0 }
+
+  /// The chunks held, sent ones before ``head`` included.
+  @inline(__always)
+  var chunkCount: Int { storage.map(Self.count) ?? 0 }
+
+  @inline(__always)
+  private static func count(_ storage: UnsafeMutableRawPointer) -> Int {
+    storage.load(fromByteOffset: MemoryLayout<Int>.stride, as: Int.self)
+  }
+
+  @inline(__always)
+  private static func setCount(_ storage: UnsafeMutableRawPointer, _ count: Int) {
+    storage.storeBytes(of: count, toByteOffset: MemoryLayout<Int>.stride, as: Int.self)
+  }
+
+  @inline(__always)
+  private static func slots(_ storage: UnsafeMutableRawPointer) -> UnsafeMutablePointer<Slot> {
+    (storage + headerSize).assumingMemoryBound(to: Slot.self)
+  }
+
+  /// The chunk at `index` (below ``chunkCount``), borrowed: no retain.
+  @inline(__always)
+  private func chunk(_ index: Int) -> Slot {
+    Self.slots(storage.unsafelyUnwrapped)[index]
+  }
+
+  private static func release(_ storage: UnsafeMutableRawPointer, _ range: Range<Int>) {
+    let slots = Self.slots(storage)
+    for i in range { slots[i].release() }
+  }
+
   /// Whether every queued byte was sent.
   @inline(__always)
-  var isEmpty: Bool { head >= chunks.count }
+  var isEmpty: Bool { head >= chunkCount }
 
   /// Chunks with bytes still to send (the first perhaps in part).
-  var unsentChunks: Int { chunks.count - head }
+  var unsentChunks: Int { chunkCount - head }
 
-  /// Queues `bytes` behind everything queued so far.
+  /// Queues `bytes` behind everything queued so far; the queue takes the reference.
   @inline(__always)
-  mutating func append(_ bytes: SharedBytes) {
-    chunks.append(bytes)
+  mutating func append(_ bytes: consuming SharedBytes) {
     bufferedBytes += bytes.count
+    var count = 0
+    if let storage {
+      count = Self.count(storage)
+      if count == storage.load(as: Int.self) { grow() }
+    } else {
+      grow()
+    }
+    let storage = self.storage.unsafelyUnwrapped
+    Self.slots(storage)[count] = Slot.passRetained(bytes)
+    Self.setCount(storage, count + 1)
+  }
+
+  /// Doubles the block (the first holds one slot: a connection that wrote once and went
+  /// idle keeps 24 bytes). Out of line: rare, and the append stays small.
+  @inline(never)
+  private mutating func grow() {
+    let old = capacity
+    let capacity = max(1, 2 * old)
+    guard let grown = realloc(storage, Self.headerSize + capacity * MemoryLayout<Slot>.stride) else {
+      fatalError("PendingWrites: out of memory")
+    }
+    if storage == nil { Self.setCount(grown, 0) }
+    grown.storeBytes(of: capacity, as: Int.self)
+    storage = grown
   }
 
   /// How many iovecs a send of the unsent bytes takes, at most `capacity` (the size of the
@@ -59,10 +134,10 @@ struct PendingWrites {
   func fill(_ iov: UnsafeMutablePointer<iovec>, count: Int) -> Int {
     var bytes = 0
     for n in 0..<count {
-      let chunk = chunks[head + n]
+      let (base, size) = chunk(head + n)._withUnsafeGuaranteedRef { ($0.base, $0.count) }
       let offset = n == 0 ? headOffset : 0
-      iov[n] = iovec(iov_base: chunk.base + offset, iov_len: chunk.count - offset)
-      bytes += chunk.count - offset
+      iov[n] = iovec(iov_base: base + offset, iov_len: size - offset)
+      bytes += size - offset
     }
     return bytes
   }
@@ -80,7 +155,7 @@ struct PendingWrites {
     var finishedLarge = 0
     bufferedBytes -= written
     while written > 0 {
-      let size = chunks[head].count
+      let size = chunk(head)._withUnsafeGuaranteedRef { $0.count }
       let remaining = size - headOffset
       if written >= remaining {
         written -= remaining
@@ -95,22 +170,32 @@ struct PendingWrites {
     return finishedLarge
   }
 
-  /// Drops the chunks sent: all of them when the queue is empty (keeping the array's
-  /// storage for a short queue), or a long sent prefix of a queue still sending.
+  /// The longest drained queue whose block is kept for the next chunks (32 slots, 272
+  /// bytes). A loop that falls behind flushes each connection once per iteration with a
+  /// frame per message read in it; at 16 (the bound before) a busy room's ~17 chunks per
+  /// flush let the block go and grow again (1, 2, 4 … 32) on every flush.
+  static let keptChunks = 32
+
+  /// Drops the chunks sent: all of them when the queue is empty (keeping the block for a
+  /// short queue), or a long sent prefix of a queue still sending.
   @inline(__always)
   mutating func compact() {
-    if head >= chunks.count {
-      if chunks.count <= 16 {
-        // Keeps the capacity; `removeLast` is a few instructions each, where
-        // `removeAll(keepingCapacity:)` goes through the generic `replaceSubrange`
-        // (~200 instructions — on every flush, usually of one chunk).
-        while !chunks.isEmpty { chunks.removeLast() }
+    guard let storage else { return }
+    let count = Self.count(storage)
+    if head >= count {
+      Self.release(storage, 0..<count)
+      if count <= Self.keptChunks {
+        Self.setCount(storage, 0)
       } else {
-        chunks = []
+        free(storage)
+        self.storage = nil
       }
       head = 0
-    } else if head > 32 && head * 2 > chunks.count {
-      chunks.removeFirst(head)
+    } else if head > 32 && head * 2 > count {
+      Self.release(storage, 0..<head)
+      let slots = Self.slots(storage)
+      UnsafeMutableRawPointer(slots).copyMemory(from: slots + head, byteCount: (count - head) * MemoryLayout<Slot>.stride)
+      Self.setCount(storage, count - head)
       head = 0
     }
   }
@@ -119,9 +204,10 @@ struct PendingWrites {
   /// what is queued next starts where a chunk ended). For a slow consumer's farewell.
   mutating func dropUnstarted() {
     let keep = headOffset > 0 ? head + 1 : head
-    guard keep < chunks.count else { return }
-    for chunk in chunks[keep...] { bufferedBytes -= chunk.count }
-    chunks.removeSubrange(keep...)
+    guard let storage, keep < Self.count(storage) else { return }
+    for i in keep..<Self.count(storage) { bufferedBytes -= chunk(i)._withUnsafeGuaranteedRef { $0.count } }
+    Self.release(storage, keep..<Self.count(storage))
+    Self.setCount(storage, keep)
   }
 
   /// Drops everything, sent or not (the connection closed).

@@ -89,7 +89,10 @@ public final class TCPConnection: Selectable, Flushable {
   /// rather than weak because a weakly referenced object gets a side table, and every
   /// retain of it then takes the runtime's slow path: on the server that was every
   /// session on every fan-out delivery.
-  public var delegate: TCPConnectionDelegate?
+  ///
+  /// Its exclusivity checks are off (see below): it is read on every read event, and the
+  /// delegate is only ever set from the loop's thread, outside its own calls.
+  @exclusivity(unchecked) public var delegate: TCPConnectionDelegate?
   // The write path touches this state several times per queued frame; as ordinary class
   // properties each touch paid a dynamic exclusivity check (swift_beginAccess), measured
   // with callgrind at ~45 % of the user-space instructions of a fan-out delivery. The
@@ -301,7 +304,11 @@ public final class TCPConnection: Selectable, Flushable {
   // MARK: Writing
 
   /// Queues `bytes` for writing; they leave with the loop's next flush.
-  public func write(_ bytes: SharedBytes) {
+  ///
+  /// `bytes` is taken (`consuming`): the caller's reference goes into the queue, so a
+  /// delivery that hands over a reference it owns (a fan-out's shared frame, fetched for it)
+  /// costs no retain and release of its own.
+  public func write(_ bytes: consuming SharedBytes) {
     // One test of the state for the common case: this runs for every member of every fan-out.
     guard let flow = state.writerFlow, bytes.count > 0 else { return }
     pending.append(bytes)
@@ -323,7 +330,7 @@ public final class TCPConnection: Selectable, Flushable {
   /// producer that knows no more output follows in this iteration: it saves the second
   /// visit of the end-of-iteration flush, while bytes written after other queued bytes
   /// still leave behind them, in order.
-  public func write(_ bytes: SharedBytes, immediately: Bool) {
+  public func write(_ bytes: consuming SharedBytes, immediately: Bool) {
     // With an io_uring the end-of-iteration flush sends every connection's output in one
     // system call, which beats sending this one now.
     guard immediately, loop.sendRing == nil else {

@@ -17,23 +17,26 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   let connection: TCPConnection
   unowned let context: LoopContext
   let mode: Mode
-  var protocolState: WebSocketConnection
+  // The codec, the state and the limits are touched several times per received message
+  // (`feed`) and `state` once per delivery (`receive`); as ordinary class properties each
+  // mutating touch paid a dynamic exclusivity check (`swift_beginAccess`, ~80 instructions
+  // with its `swift_endAccess`: three per received message, measured with callgrind). The
+  // session is confined to its loop's thread and no access to them overlaps another — their
+  // mutating methods are pure state machines that call back into nothing — so the checks
+  // are off for these three.
+  /// The WebSocket protocol state machine.
+  @exclusivity(unchecked) var protocolState: WebSocketConnection
   /// Echo or chat, in a room or not, named or not, and the peer's liveness: transitions are
-  /// checked in ``WebSocketSessionState``.
-  ///
-  /// Hot path: `receive` reads this once per delivery, and that read stays free only while no
-  /// mutating call on `state` calls code the optimizer cannot see (another module's
-  /// non-inlinable function). One such call anywhere makes every access to `state` a
-  /// runtime exclusivity check (`swift_beginAccess`, ~85 instructions per delivery);
-  /// transitions that call out run on a copy (see `checkAlive`).
-  private var state: WebSocketSessionState
+  /// checked in ``WebSocketSessionState``. (Transitions that read the clock's components —
+  /// opaque standard-library code — run on a copy: see `checkAlive`.)
+  @exclusivity(unchecked) private var state: WebSocketSessionState
   /// Token state (docs/SECURITY.md; WebSocketSession+Auth.swift): `open` when the server
   /// checks none.
   var auth: SessionAuth
   /// The rate limiters, idle and token timers, only when configured or needed
   /// (WebSocketSession+Limits.swift); `nil` for a session without limits. The keepalive is
   /// the loop's, not the session's (LoopContext+Keepalive.swift).
-  var limitState: SessionLimitState?
+  @exclusivity(unchecked) var limitState: SessionLimitState?
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
   /// the connection over.

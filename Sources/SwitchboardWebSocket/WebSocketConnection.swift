@@ -141,11 +141,27 @@ public struct WebSocketConnection {
     if let error = pendingError.take() { return fail(error) }
     guard !isFinished else { return nil }
     do {
-      while let frame = try decoder.nextFrame() {
-        if let action = try handle(frame) { return action }
-      }
+      return try decodeAction()
     } catch {
       return fail(error)
+    }
+  }
+
+  /// Decodes frames until one makes an action (`nil`: more bytes are needed).
+  private mutating func decodeAction() throws(WebSocketError) -> WebSocketAction? {
+    // A whole text message in one frame comes as its string (up to the message limit: a
+    // larger one goes the frame's way, to be refused there as before).
+    while let decoded = try decoder.next(wholeTextUpTo: configuration.maxMessageSize) {
+      switch decoded {
+      case .text(let text):
+        // (The decoder checks fragment order at the header; this guards the assembly.)
+        guard message == nil else {
+          throw .protocolError("new data frame while a fragmented message is in progress")
+        }
+        return .text(text)
+      case .frame(let frame):
+        if let action = try handle(frame) { return action }
+      }
     }
     return nil
   }
@@ -158,11 +174,9 @@ public struct WebSocketConnection {
     if pendingError != nil { return true }
     guard lookahead == nil, stashed == nil, !isFinished else { return false }
     do {
-      while let frame = try decoder.nextFrame() {
-        if let action = try handle(frame) {
-          lookahead = action
-          return false
-        }
+      if let action = try decodeAction() {
+        lookahead = action
+        return false
       }
     } catch {
       pendingError = error

@@ -119,6 +119,30 @@ public struct WebSocketFrameDecoder: Sendable {
   /// - Returns: The frame with its payload unmasked, or `nil` when more bytes are needed.
   /// - Throws: ``WebSocketError`` with close code 1002 or 1009 for an invalid frame.
   public mutating func nextFrame() throws(WebSocketError) -> WebSocketFrame? {
+    switch try next(wholeTextUpTo: -1) {
+    case .frame(let frame): frame
+    // (Not made with a negative limit.)
+    case .text(let text): WebSocketFrame(opcode: .text, payload: Array(text.utf8))
+    case nil: nil
+    }
+  }
+
+  /// What ``next(wholeTextUpTo:)`` decoded.
+  package enum Decoded {
+    /// Any frame, its payload an array.
+    case frame(WebSocketFrame)
+    /// A whole text message in one frame — final, uncompressed, not a continuation — whose
+    /// payload went straight from the buffer (unmasked) into the string's storage: no
+    /// payload array in between.
+    case text(String)
+  }
+
+  /// Decodes the next complete frame, as ``nextFrame()`` does, except that a text frame that
+  /// is a whole uncompressed message of at most `limit` bytes comes as ``Decoded/text(_:)``
+  /// (a negative `limit`: never). The same checks, in the same order, with the same errors:
+  /// only where the payload goes differs. (For ``WebSocketConnection``, whose text messages
+  /// are strings: it saves an array's allocation, copy and release per message.)
+  package mutating func next(wholeTextUpTo limit: Int) throws(WebSocketError) -> Decoded? {
     if let failure { throw failure }
     let available = buffer.count - readIndex
     guard available >= 2 else {
@@ -130,7 +154,7 @@ public struct WebSocketFrameDecoder: Sendable {
       }
       return nil
     }
-    let result: Result<WebSocketFrame?, WebSocketError> = buffer.withUnsafeBytes { all in
+    let result: Result<Decoded?, WebSocketError> = buffer.withUnsafeBytes { all in
       let bytes = UnsafeRawBufferPointer(rebasing: all[readIndex...])
       let b0 = bytes[0]
       let b1 = bytes[1]
@@ -209,22 +233,52 @@ public struct WebSocketFrameDecoder: Sendable {
         return .success(nil)
       }
       let source = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + payloadCount)])
-      let payload = [UInt8](unsafeUninitializedCapacity: payloadCount) { out, initialized in
-        if masked {
-          WebSocketFrameEncoder.mask(
-            source: source, destination: UnsafeMutableRawBufferPointer(out), key: maskKey)
-        } else if payloadCount > 0 {
-          UnsafeMutableRawBufferPointer(out).copyMemory(from: source)
-        }
-        initialized = payloadCount
-      }
-      if validates {
-        // A whole frame: the rest is validated on the unmasked payload, with no scratch copy.
-        let valid = payload.withUnsafeBytes { all in
-          validator.validate(UnsafeRawBufferPointer(rebasing: all[validatedCount...]))
+      let decoded: Decoded
+      if opcode == .text && fin && !rsv1 && payloadCount <= limit {
+        // The payload straight into the string's storage, validated there (the string's own
+        // check, which repairs what is invalid, then finds nothing to repair when `validates`).
+        // ASCII is valid whatever came before it in the frame (a validated prefix of ASCII
+        // left the validator where it started: between characters, at a message's start),
+        // so the unmasking's ASCII report saves the validator's pass.
+        var valid = true
+        var complete = true
+        let text = String(unsafeUninitializedCapacity: payloadCount) { out in
+          let destination = UnsafeMutableRawBufferPointer(out)
+          var ascii = false
+          if masked {
+            ascii = WebSocketFrameEncoder.maskReportingASCII(source: source, destination: destination, key: maskKey)
+          } else if payloadCount > 0 {
+            destination.copyMemory(from: source)
+          }
+          if validates && !ascii {
+            valid = validator.validate(UnsafeRawBufferPointer(rebasing: destination[validatedCount...]))
+            complete = validator.isComplete
+          }
+          return payloadCount
         }
         if !valid { return .failure(.invalidUTF8("text message is not UTF-8")) }
-        if fin && !validator.isComplete { return .failure(.invalidUTF8("text message ends mid character")) }
+        if !complete { return .failure(.invalidUTF8("text message ends mid character")) }
+        decoded = .text(text)
+      } else {
+        let payload = [UInt8](unsafeUninitializedCapacity: payloadCount) { out, initialized in
+          if masked {
+            WebSocketFrameEncoder.mask(
+              source: source, destination: UnsafeMutableRawBufferPointer(out), key: maskKey)
+          } else if payloadCount > 0 {
+            UnsafeMutableRawBufferPointer(out).copyMemory(from: source)
+          }
+          initialized = payloadCount
+        }
+        if validates {
+          // A whole frame: the rest is validated on the unmasked payload, with no scratch copy.
+          let valid = payload.withUnsafeBytes { all in
+            validator.validate(UnsafeRawBufferPointer(rebasing: all[validatedCount...]))
+          }
+          if !valid { return .failure(.invalidUTF8("text message is not UTF-8")) }
+          if fin && !validator.isComplete { return .failure(.invalidUTF8("text message ends mid character")) }
+        }
+        decoded = .frame(
+          WebSocketFrame(fin: fin, rsv1: rsv1, rsv2: false, rsv3: false, opcode: opcode, payload: payload))
       }
       readIndex += offset + payloadCount
       validatedCount = 0
@@ -236,8 +290,7 @@ public struct WebSocketFrameDecoder: Sendable {
         }
         if fin { validator.reset() }
       }
-      return .success(
-        WebSocketFrame(fin: fin, rsv1: rsv1, rsv2: false, rsv3: false, opcode: opcode, payload: payload))
+      return .success(decoded)
     }
     switch result {
     case .success(let frame):

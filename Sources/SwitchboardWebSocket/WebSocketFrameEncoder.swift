@@ -122,31 +122,47 @@ public enum WebSocketFrameEncoder {
   public static func mask(
     source: UnsafeRawBufferPointer, destination: UnsafeMutableRawBufferPointer, key: UInt32
   ) {
+    _ = maskReportingASCII(source: source, destination: destination, key: key)
+  }
+
+  /// ``mask(source:destination:key:)``, and whether every output byte is ASCII (below
+  /// 0x80): the output's high bits are gathered on the way, a word at a time, so that a
+  /// receiver can skip UTF-8 validation for ASCII text (any ASCII text is valid) without a
+  /// second pass.
+  static func maskReportingASCII(
+    source: UnsafeRawBufferPointer, destination: UnsafeMutableRawBufferPointer, key: UInt32
+  ) -> Bool {
     let count = source.count
     precondition(destination.count >= count)
-    guard count > 0, let src = source.baseAddress, let dst = destination.baseAddress else { return }
+    guard count > 0, let src = source.baseAddress, let dst = destination.baseAddress else { return true }
     // The key's bytes in wire order, as a word in memory order.
     let key32 = key.bigEndian
     let key64 = UInt64(key32) | (UInt64(key32) << 32)
+    var seen: UInt64 = 0
     var i = 0
     while i + 8 <= count {
-      let word = src.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-      dst.storeBytes(of: word ^ key64, toByteOffset: i, as: UInt64.self)
+      let word = src.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ key64
+      dst.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
+      seen |= word
       i += 8
     }
     if i + 4 <= count {
-      let word = src.loadUnaligned(fromByteOffset: i, as: UInt32.self)
-      dst.storeBytes(of: word ^ key32, toByteOffset: i, as: UInt32.self)
+      let word = src.loadUnaligned(fromByteOffset: i, as: UInt32.self) ^ key32
+      dst.storeBytes(of: word, toByteOffset: i, as: UInt32.self)
+      seen |= UInt64(word)
       i += 4
     }
     // i is a multiple of 4 here, so the key phase restarts at byte 0.
     var phase = 0
     while i < count {
       let k = UInt8(truncatingIfNeeded: key >> (24 - 8 * phase))
-      dst.storeBytes(of: src.load(fromByteOffset: i, as: UInt8.self) ^ k, toByteOffset: i, as: UInt8.self)
+      let byte = src.load(fromByteOffset: i, as: UInt8.self) ^ k
+      dst.storeBytes(of: byte, toByteOffset: i, as: UInt8.self)
+      seen |= UInt64(byte)
       i += 1
       phase += 1
     }
+    return seen & 0x8080_8080_8080_8080 == 0
   }
 
   /// Writes the frame header (including the mask key, if any) at the start of `out`.

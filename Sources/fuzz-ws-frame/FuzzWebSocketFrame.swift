@@ -10,7 +10,8 @@ import SwitchboardWebSocket
 // standard library on every text payload, fed whole, in two parts and in random pieces.
 // Bit 5 of the first byte turns on the message checks (fragment order, UTF-8 validated as
 // bytes arrive): then every uncompressed text message is UTF-8, and an input cut anywhere
-// fails with the same code, at the latest where the whole input does.
+// fails with the same code, at the latest where the whole input does. Whole text frames
+// (up to half the limit) through `next(wholeTextUpTo:)`, as strings, decode the same.
 
 /// The frames `chunks` decode to, and the error that stopped the decoder (if any).
 func decode(_ chunks: [[UInt8]], like template: WebSocketFrameDecoder) -> (
@@ -37,6 +38,21 @@ func check(_ bytes: [UInt8]) {
   let cut = decode(Fuzz.pieces(stream, seed: options), like: template)
   Fuzz.require(
     cut.frames == whole.frames && cut.error?.closeCode == whole.error?.closeCode, "pieces decoded differently")
+  // The connection's string path for whole text frames, on the same pieces: the same frames,
+  // the same error. (Its strings hold what `String(decoding:)` makes of the payload: the
+  // bytes themselves when they are UTF-8, which they are whenever the decoder validates.)
+  let (strings, stringError) = Fuzz.decodeAll(
+    Fuzz.pieces(stream, seed: options), with: template, append: { $0.append(contentsOf: $1) },
+    next: { (decoder: inout WebSocketFrameDecoder) throws(WebSocketError) -> WebSocketFrame? in
+      switch try decoder.next(wholeTextUpTo: maxFrameSize / 2) {
+      case .frame(let frame): frame
+      case .text(let text): WebSocketFrame(opcode: .text, payload: Array(text.utf8))
+      case nil: nil
+      }
+    })
+  Fuzz.require(
+    strings == cut.frames.map { asString($0, upTo: maxFrameSize / 2) } && stringError?.closeCode == cut.error?.closeCode
+      && stringError?.message == cut.error?.message, "the string path decoded differently")
   if let error = whole.error {
     let codes: [WebSocketCloseCode] = checksMessages ? [.protocolError, .messageTooBig, .invalidFramePayloadData] : [.protocolError, .messageTooBig]
     Fuzz.require(codes.contains(error.closeCode), "close code \(error.closeCode)")
@@ -64,6 +80,15 @@ func check(_ bytes: [UInt8]) {
     Fuzz.require(decode([wrong], like: single).error?.closeCode == .protocolError, "wrong masking accepted")
     if frame.opcode == .text { checkUTF8(frame.payload) }
   }
+}
+
+/// `frame` as the string path delivers it: a whole text frame up to `limit` bytes with its
+/// payload through `String(decoding:)`.
+func asString(_ frame: WebSocketFrame, upTo limit: Int) -> WebSocketFrame {
+  guard frame.opcode == .text, frame.fin, !frame.rsv1, frame.payload.count <= limit else { return frame }
+  var text = frame
+  text.payload = Array(String(decoding: frame.payload, as: UTF8.self).utf8)
+  return text
 }
 
 /// With message checks: fragments come in order and every uncompressed text message the
