@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardIO
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -40,7 +41,8 @@ public func blockingConnect(_ fd: Int32, to address: SocketAddress, timeout: Dur
 /// kernel's ephemeral range (`net.ipv4.ip_local_port_range`), from which it takes the
 /// ports of every port-0 bind and every outgoing connection: with a thousand client
 /// connections in the run, a port from that range that was free when probed is soon
-/// somebody's.
+/// somebody's. A port is handed out once per test process: two tests that probed the same
+/// free port at the same moment would race to bind it (CI saw "Address already in use").
 public func freePorts(_ count: Int) throws -> [Int] {
   let ephemeral = ephemeralPorts()
   let candidates =
@@ -50,15 +52,19 @@ public func freePorts(_ count: Int) throws -> [Int] {
   var ports: [Int] = []
   for _ in 0..<1000 where ports.count < count {
     let port = Int.random(in: candidates)
-    guard !ports.contains(port) else { continue }
+    guard !ports.contains(port), !handedOutPorts.withLock({ $0.contains(port) }) else { continue }
     let tcp = try boundSocket(Int32(SOCK_STREAM.rawValue), port: port)
     let udp = try boundSocket(Int32(SOCK_DGRAM.rawValue), port: port)
     held += [tcp, udp].filter { $0 >= 0 }
     if tcp >= 0 && udp >= 0 { ports.append(port) }
   }
   guard ports.count == count else { throw TestFailure("found only \(ports.count) of \(count) free ports") }
+  handedOutPorts.withLock { $0.formUnion(ports) }
   return ports
 }
+
+/// The ports ``freePorts(_:)`` handed out in this process.
+private let handedOutPorts = Mutex<Set<Int>>([])
 
 /// A socket bound to 127.0.0.1:`port`, or -1 when that port is taken.
 private func boundSocket(_ type: Int32, port: Int) throws -> Int32 {
