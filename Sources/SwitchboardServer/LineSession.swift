@@ -6,7 +6,11 @@ import SwitchboardIO
 final class LineSession: TCPConnectionDelegate, LineParticipant {
   let memberID: MemberID
   let connection: TCPConnection
-  unowned let context: LoopContext
+  // Safety: `unowned(unsafe)` for the reason and with the lifetime argument of
+  // `WebSocketSession.context`: read on every line (`LineParticipant`'s publish reads the
+  // hub and the metrics through it), and alive whenever session code runs, which is only
+  // on its loop's thread while that loop runs, which the context outlives.
+  unowned(unsafe) let context: LoopContext
   private var framer: LineFramer
   private enum Mode { case undecided, line, handedOff }
   private var mode = Mode.undecided
@@ -124,7 +128,9 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   private func schedulePause() {
     lastRead = Deadline.now()
     guard pauseTimer == nil else { return }
-    armPause(after: context.configuration.linePause)
+    // From the core's stored configuration, a field read (on many reads): the context's
+    // computed `configuration` copies and destroys the whole struct.
+    armPause(after: context.core.configuration.linePause)
   }
 
   private func armPause(after delay: Duration) {

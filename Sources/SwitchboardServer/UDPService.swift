@@ -5,7 +5,12 @@ import SwitchboardIO
 /// recent sender a member of its room that receives the room's messages as datagrams.
 final class UDPService: UDPSocketDelegate {
   let socket: UDPSocket
-  unowned let context: LoopContext
+  // Safety: `unowned(unsafe)` for the reason and with the lifetime argument of
+  // `WebSocketSession.context`: read on every datagram and every delivery (`send`), and
+  // alive whenever this code runs, which is only on its loop's thread while that loop runs
+  // (deliveries queued for a member after `close` run there too, before the loop stops),
+  // which the context outlives.
+  unowned(unsafe) let context: LoopContext
   private var members: [SocketAddress: UDPMember] = [:]
   private var sweeper: Scheduled?
   /// `--max-datagram-rate` (nil: off).
@@ -29,7 +34,9 @@ final class UDPService: UDPSocketDelegate {
       metrics.limits.datagramsRateLimited.add(1, ordering: .relaxed)
       return
     }
-    guard !truncated, bytes.count <= context.configuration.maxDatagramSize else {
+    // Per datagram, the configuration is read where the core stores it (a field read);
+    // the context's computed `configuration` copies and destroys the whole struct.
+    guard !truncated, bytes.count <= context.core.configuration.maxDatagramSize else {
       metrics.udpDropped.add(1, ordering: .relaxed)
       context.logger.debug(
         "dropped an oversized datagram",
@@ -46,7 +53,7 @@ final class UDPService: UDPSocketDelegate {
       metrics.udpDropped.add(1, ordering: .relaxed)
       return
     }
-    if context.configuration.tokenVerifier != nil {
+    if context.core.configuration.tokenVerifier != nil {
       // The UDP dialect takes no tokens: with auth on it is closed to chat (docs/SECURITY.md).
       socket.send(SharedBytes(string: UDPService.authAnswer + "\n"), to: sender)
       return
@@ -59,7 +66,7 @@ final class UDPService: UDPSocketDelegate {
       members[sender] = member
       context.hub.join(
         member, shard: context.shard, name: "Client \(member.memberID.raw)",
-        room: context.configuration.defaultRoom, announce: false)
+        room: context.core.configuration.defaultRoom, announce: false)
     }
     member.lastSeen = Deadline.now()
     member.reply(UDPService.echoPrefix + " " + text)

@@ -15,7 +15,19 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   let memberID: MemberID
   let connection: TCPConnection
-  unowned let context: LoopContext
+  // Safety: `unowned(unsafe)`, not `unowned`: the context is read on every received message
+  // (`handleText`, `publish`), and each read through a safe `unowned` reference paid
+  // `swift_unownedRetainStrong` and a release (~110 instructions, three per message,
+  // measured with callgrind). The context is alive whenever session code runs: a session
+  // runs only on its loop's thread, called by that loop (its connection's callbacks, timers,
+  // tasks, and hub deliveries through the loop's shard executor) while the loop runs; the
+  // context is held by `ChatServer.contexts` (and the listeners' accept closures) from
+  // before the first connection is adopted until `ChatServer.shutdown` has stopped the loops
+  // (`shutdownGracefully` waits for the loop's thread to end), and nothing else makes
+  // sessions. The session's deinit reads no context. (A strong reference instead would make
+  // a cycle through `context.sessions`, which a loop stopping with connections still open
+  // never breaks.)
+  unowned(unsafe) let context: LoopContext
   let mode: Mode
   // The codec, the state and the limits are touched several times per received message
   // (`feed`) and `state` once per delivery (`receive`); as ordinary class properties each
@@ -199,7 +211,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     case .text:
       publish(text, ref: nil)
     case .json:
-      switch ClientFrame.parse(text, maxLength: context.configuration.maxMessageSize) {
+      // The limit the protocol state was made with (the server's `maxMessageSize`), read in
+      // the session: `context.configuration` copies the whole configuration struct.
+      switch ClientFrame.parse(text, maxLength: protocolState.configuration.maxMessageSize) {
       case .plain(let body):
         if auth.firstPlainFrameIsName(body) { return }
         if !state.isNamed, let name = context.hub.sanitizeName(body) {
