@@ -30,6 +30,16 @@ public final class SharedBytes: Sendable {
     if count > 0, let src = buffer.baseAddress { base.copyMemory(from: src, byteCount: count) }
   }
 
+  /// `count` bytes written in place by `initializer`, which must set every one of them: for
+  /// bytes whose size is known before the first is written (a frame built straight into the
+  /// storage that carries it, with no array and no copy in between). A designated
+  /// initialiser, so here and not in an extension.
+  public init(uninitializedCount count: Int, initializingWith initializer: (UnsafeMutableRawBufferPointer) -> Void) {
+    self.count = count
+    base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+    initializer(UnsafeMutableRawBufferPointer(start: base, count: count))
+  }
+
   /// The UTF-8 bytes of `string`.
   public convenience init(string: String) {
     var s = string

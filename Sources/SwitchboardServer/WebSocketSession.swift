@@ -339,12 +339,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       default:
         // Encoded once per shard inside the cache, not once per member.
         connection.write(
-          cache.value(for: DialectSlot.json) {
-            // Encoded behind room for the header, framed in place, copied once.
-            let room = WebSocketConnection.serverHeaderRoom
-            var frame = JSONDialect.encodedBytes(event, headerRoom: room) ?? [UInt8](repeating: 0, count: room)
-            return WebSocketConnection.withServerFrame(text: &frame, payloadAt: room, SharedBytes.init(copying:))
-          }, immediately: cache.sendNow)
+          cache.value(for: DialectSlot.json) { JSONDialect.webSocketFrame(event) }, immediately: cache.sendNow)
       }
     case .text(let notifySelf):
       switch event {

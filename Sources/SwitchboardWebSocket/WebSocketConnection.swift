@@ -413,6 +413,29 @@ public struct WebSocketConnection {
     }
   }
 
+  /// The bytes of an unmasked server frame carrying `payloadCount` bytes: the storage
+  /// ``withServerFrame(text:in:_:)`` writes a frame into.
+  @inlinable
+  public static func serverFrameCount(payloadCount: Int) -> Int {
+    WebSocketFrameEncoder.headerSize(payloadCount: payloadCount, masked: false) + payloadCount
+  }
+
+  /// Writes the header of an unmasked, uncompressed server text frame carrying
+  /// `payloadCount` bytes at the start of `frame` (``serverFrameCount(payloadCount:)``
+  /// bytes) and lends `body` the rest, to write the payload there: a frame whose payload
+  /// size is known before its first byte is made in the storage that carries it, with no
+  /// copy. Only valid on connections without permessage-deflate.
+  @inlinable
+  public static func withServerFrame<R>(
+    text payloadCount: Int, in frame: UnsafeMutableRawBufferPointer, _ body: (UnsafeMutableRawBufferPointer) -> R
+  ) -> R {
+    let header = WebSocketFrameEncoder.headerSize(payloadCount: payloadCount, masked: false)
+    precondition(frame.count == header + payloadCount, "withServerFrame: not serverFrameCount(payloadCount:) bytes")
+    WebSocketFrameEncoder.writeHeader(
+      into: frame, opcode: .text, payloadCount: payloadCount, fin: true, rsv1: false, maskKey: nil)
+    return body(UnsafeMutableRawBufferPointer(rebasing: frame[header...]))
+  }
+
   /// Lends `body` an unmasked, uncompressed server binary frame built in temporary memory;
   /// see ``withServerFrame(text:_:)``.
   @inlinable

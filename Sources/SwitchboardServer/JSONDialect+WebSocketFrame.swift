@@ -1,0 +1,24 @@
+import SwitchboardChat
+import SwitchboardIO
+import SwitchboardWebSocket
+
+/// A room event's JSON frame as the WebSocket frame every JSON member of a shard is sent.
+extension JSONDialect {
+  /// The unmasked, uncompressed WebSocket text frame of `event`'s JSON form, in the bytes
+  /// the shard's JSON members share (an empty text frame for an event the protocol does not
+  /// show). A plain `message` (nothing in it to escape, nearly every one) is written once,
+  /// header and payload, straight into that storage: its size is counted first
+  /// (``plainMessageFrameCount(_:)``), so there is one allocation and no array in between.
+  /// Any other event is built as an array behind room for the header, framed in place, and
+  /// copied once. The same bytes either way (`JSONWebSocketFrameTests`).
+  static func webSocketFrame(_ event: ChatEvent) -> SharedBytes {
+    if case .message(let m, _) = event, let count = plainMessageFrameCount(m) {
+      return SharedBytes(uninitializedCount: WebSocketConnection.serverFrameCount(payloadCount: count)) { frame in
+        WebSocketConnection.withServerFrame(text: count, in: frame) { writePlainMessageFrame(m, into: $0) }
+      }
+    }
+    let room = WebSocketConnection.serverHeaderRoom
+    var frame = encodedBytes(event, headerRoom: room) ?? [UInt8](repeating: 0, count: room)
+    return WebSocketConnection.withServerFrame(text: &frame, payloadAt: room, SharedBytes.init(copying:))
+  }
+}
