@@ -18,13 +18,16 @@ public enum ClientFrame: Equatable, Sendable {
   /// accepts and every answer below are those of the earlier `JSONSerialization`-based
   /// parser, which the tests keep as the reference.
   public static func parse(_ text: String, maxLength: Int = 1 << 20) -> ClientFrame {
+    let withinLimit = text.utf8.count <= maxLength
+    // The canonical message first: it starts with `{`, so it is an object, and the search
+    // for the first byte that is not a space is not needed for it.
+    if withinLimit, let message = canonicalMessage(text) { return message }
     guard let first = text.utf8.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0A && $0 != 0x0D }),
       first == UInt8(ascii: "{")
     else { return .plain(text) }
-    guard text.utf8.count <= maxLength else {
+    guard withinLimit else {
       return .invalid(code: "too_large", message: "frame over \(maxLength) bytes")
     }
-    if let message = canonicalMessage(text) { return message }
     return decoded(text)
   }
 

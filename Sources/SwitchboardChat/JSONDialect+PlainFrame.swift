@@ -6,62 +6,51 @@ extension JSONDialect {
   /// text, author and colour has a byte to escape (a quote, a backslash, a control, or the
   /// E2 lead byte of U+2028/U+2029 and its neighbours); `nil` otherwise. The size is known
   /// before the first byte (``plainMessageFrameCount(_:)``), so the array is made once at
-  /// that size and each piece is one copy into it (``writePlainMessageFrame(_:into:)``). A
-  /// string that needs an escape is found before anything is allocated; the caller then
-  /// builds the frame piece by piece.
+  /// that size and each piece is one pass into it (``writePlainMessageFrame(_:into:)``). A
+  /// string found to need an escape ends the pass; the caller then builds the frame piece
+  /// by piece.
   package static func plainMessageFrame(_ m: ChatMessage, headerRoom: Int) -> [UInt8]? {
-    guard let count = plainMessageFrameCount(m) else { return nil }
-    return [UInt8](unsafeUninitializedCapacity: headerRoom + count) { buffer, initialized in
+    let count = plainMessageFrameCount(m)
+    var plain = false
+    let bytes = [UInt8](unsafeUninitializedCapacity: headerRoom + count) { buffer, initialized in
       let all = UnsafeMutableRawBufferPointer(buffer)
       all.baseAddress!.initializeMemory(as: UInt8.self, repeating: 0, count: headerRoom)
-      writePlainMessageFrame(m, into: UnsafeMutableRawBufferPointer(rebasing: all[headerRoom...]))
-      initialized = headerRoom + count
+      plain = writePlainMessageFrame(m, into: UnsafeMutableRawBufferPointer(rebasing: all[headerRoom...]))
+      initialized = plain ? headerRoom + count : 0
     }
+    return plain ? bytes : nil
   }
 
-  /// The size of `m`'s `message` frame when none of its strings needs an escape (see
-  /// ``plainMessageFrame(_:headerRoom:)``), `nil` otherwise: the storage to give
-  /// ``writePlainMessageFrame(_:into:)``, which then writes the frame in one pass, each
-  /// piece one copy. The strings are checked here, eight bytes at a time, so the writer
-  /// only copies.
-  package static func plainMessageFrameCount(_ m: ChatMessage) -> Int? {
-    var size = PlainMessageLiterals.count(isAction: m.isAction) + decimalCount(m.id) + decimalCount(m.time)
-    guard let room = plainCount(m.room), let text = plainCount(m.text), let author = plainCount(m.author),
-      let color = plainCount(m.color)
-    else { return nil }
-    size += room + text + author + color
-    return size
+  /// The size of `m`'s `message` frame if none of its strings needs an escape (see
+  /// ``plainMessageFrame(_:headerRoom:)``): the literals, the digits, the strings' UTF-8
+  /// counts. The storage to give ``writePlainMessageFrame(_:into:)``.
+  package static func plainMessageFrameCount(_ m: ChatMessage) -> Int {
+    PlainMessageLiterals.count(isAction: m.isAction) + decimalCount(m.id) + decimalCount(m.time) + m.room.utf8.count
+      + m.text.utf8.count + m.author.utf8.count + m.color.utf8.count
   }
 
-  /// Writes `m`'s `message` frame into `out`, whose size is ``plainMessageFrameCount(_:)``
-  /// (so none of `m`'s strings needs an escape): the literals, the digits and the strings,
-  /// each one copy, with nothing checked again. The same bytes as the piece-by-piece
-  /// builder (`JSONFrameEquivalenceTests`).
-  package static func writePlainMessageFrame(_ m: ChatMessage, into out: UnsafeMutableRawBufferPointer) {
+  /// Writes `m`'s `message` frame into `out`, whose size is ``plainMessageFrameCount(_:)``,
+  /// in one pass: the literals and the digits, and each string copied as it is checked
+  /// (``copyIfPlain(_:to:)``). `false` when a string needs an escape: the pass stops there
+  /// and `out` is not a frame. The same bytes as the piece-by-piece builder otherwise
+  /// (`JSONFrameEquivalenceTests`).
+  package static func writePlainMessageFrame(_ m: ChatMessage, into out: UnsafeMutableRawBufferPointer) -> Bool {
     var writer = PlainWriter(base: out.baseAddress!.assumingMemoryBound(to: UInt8.self))
     writer.literal(PlainMessageLiterals.opening)
     writer.decimal(m.id)
     writer.literal(PlainMessageLiterals.room)
-    writer.copy(m.room)
+    guard writer.plain(m.room) else { return false }
     writer.literal(PlainMessageLiterals.time)
     writer.decimal(m.time)
     writer.literal(PlainMessageLiterals.text)
-    writer.copy(m.text)
+    guard writer.plain(m.text) else { return false }
     writer.literal(PlainMessageLiterals.author)
-    writer.copy(m.author)
+    guard writer.plain(m.author) else { return false }
     writer.literal(PlainMessageLiterals.color)
-    writer.copy(m.color)
+    guard writer.plain(m.color) else { return false }
     writer.literal(PlainMessageLiterals.closing(isAction: m.isAction))
     precondition(writer.at == out.count, "writePlainMessageFrame: \(writer.at) bytes written, \(out.count) counted")
-  }
-
-  /// The UTF-8 count of `s` when nothing in it needs an escape in a JSON string, `nil`
-  /// otherwise.
-  private static func plainCount(_ s: String) -> Int? {
-    let count = s.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
-      JSONDialect.nextStop(in: bytes, from: 0, lineSeparatorLead: true) == bytes.count ? bytes.count : nil
-    }
-    return count ?? nil
+    return true
   }
 
   /// The literal pieces of a `message` frame, around its values.
@@ -83,15 +72,22 @@ extension JSONDialect {
     }
   }
 
-  /// Digits (and sign) of `value` in decimal.
+  /// Digits (and sign) of `value` in decimal: a few comparisons, not one division a digit
+  /// (a message's time has 13 digits; the frame's size and its writer both ask).
   static func decimalCount(_ value: UInt64) -> Int {
-    var n = 1
-    var rest = value
-    while rest >= 10 {
-      rest /= 10
-      n += 1
+    if value < 100_000_000 {
+      if value < 10_000 { return value < 100 ? (value < 10 ? 1 : 2) : (value < 1_000 ? 3 : 4) }
+      return value < 1_000_000 ? (value < 100_000 ? 5 : 6) : (value < 10_000_000 ? 7 : 8)
     }
-    return n
+    if value < 1_000_000_000_000 {
+      return value < 10_000_000_000 ? (value < 1_000_000_000 ? 9 : 10) : (value < 100_000_000_000 ? 11 : 12)
+    }
+    if value < 10_000_000_000_000_000 {
+      return value < 100_000_000_000_000
+        ? (value < 10_000_000_000_000 ? 13 : 14) : (value < 1_000_000_000_000_000 ? 15 : 16)
+    }
+    return value < 1_000_000_000_000_000_000
+      ? (value < 100_000_000_000_000_000 ? 17 : 18) : (value < 10_000_000_000_000_000_000 ? 19 : 20)
   }
 
   static func decimalCount(_ value: Int64) -> Int {
@@ -111,14 +107,35 @@ extension JSONDialect {
       at += s.utf8CodeUnitCount
     }
 
+    /// `00` to `99`, two bytes each: the digits are written two at a time, from the last.
+    private static var digitPairs: StaticString {
+      """
+      0001020304050607080910111213141516171819202122232425262728293031323334353637383940414243444546474849\
+      5051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899
+      """
+    }
+
     mutating func decimal(_ value: UInt64) {
+      // The bytes are plain `UInt8`s, so assigning them initialises them.
       let count = JSONDialect.decimalCount(value)
+      let pairs = Self.digitPairs.utf8Start
       var rest = value
-      for i in stride(from: at + count - 1, through: at, by: -1) {
-        (base + i).initialize(to: UInt8(ascii: "0") + UInt8(rest % 10))
-        rest /= 10
+      var end = at &+ count
+      while rest >= 100 {
+        let pair = Int(truncatingIfNeeded: rest % 100) &* 2
+        rest /= 100
+        end &-= 2
+        base[end] = pairs[pair]
+        base[end &+ 1] = pairs[pair &+ 1]
       }
-      at += count
+      if rest >= 10 {
+        let pair = Int(truncatingIfNeeded: rest) &* 2
+        base[at] = pairs[pair]
+        base[at &+ 1] = pairs[pair &+ 1]
+      } else {
+        base[at] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest)
+      }
+      at &+= count
     }
 
     mutating func decimal(_ value: Int64) {
@@ -129,13 +146,15 @@ extension JSONDialect {
       decimal(value.magnitude)
     }
 
-    /// Copies `s`, which ``plainMessageFrameCount(_:)`` found needs no escape.
-    mutating func copy(_ s: String) {
-      let copied: Void? = s.utf8.withContiguousStorageIfAvailable { bytes in
-        if let source = bytes.baseAddress { (base + at).initialize(from: source, count: bytes.count) }
-        at += bytes.count
+    /// Copies `s` when nothing in it needs an escape; `false` otherwise (what was copied
+    /// by then is not to be used).
+    mutating func plain(_ s: String) -> Bool {
+      let copied = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
+        guard JSONDialect.copyIfPlain(bytes, to: base + at) else { return false }
+        at &+= bytes.count
+        return true
       }
-      precondition(copied != nil, "writePlainMessageFrame: a string without contiguous UTF-8")
+      return copied ?? false
     }
   }
 }

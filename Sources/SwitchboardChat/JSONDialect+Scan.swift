@@ -13,29 +13,65 @@ extension JSONDialect {
     var i = start
     if let base = bytes.baseAddress, count - i >= 8 {
       let raw = UnsafeRawPointer(base)
-      let ones: UInt64 = 0x0101_0101_0101_0101
-      let highs: UInt64 = 0x8080_8080_8080_8080
       while count - i >= 8 {
         let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-        let quote = word ^ (ones &* 0x22)
-        let backslash = word ^ (ones &* 0x5C)
-        var marks = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
-        if lineSeparatorLead {
-          let lead = word ^ (ones &* 0xE2)
-          marks |= (lead &- ones) & ~lead
-        }
-        marks &= highs
+        let marks = stopMarks(word, lineSeparatorLead: lineSeparatorLead)
         if marks != 0 { return i + marks.trailingZeroBitCount >> 3 }
         i += 8
       }
     }
     while i < count {
-      let byte = bytes[i]
-      if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (lineSeparatorLead && byte == 0xE2) {
-        return i
-      }
+      if isStop(bytes[i], lineSeparatorLead: lineSeparatorLead) { return i }
       i += 1
     }
     return count
+  }
+
+  /// Copies `bytes` to `destination` while looking for the bytes ``nextStop(in:from:lineSeparatorLead:)``
+  /// stops at (with `lineSeparatorLead`): `true` when there is none, so the copy is the
+  /// string's inside as a JSON string; `false` at the first, with the copy unfinished. One
+  /// pass, eight bytes at a time: each word is stored as it is tested.
+  @inline(__always)
+  static func copyIfPlain(_ bytes: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) -> Bool {
+    guard let base = bytes.baseAddress else { return true }
+    let count = bytes.count
+    let raw = UnsafeRawPointer(base)
+    let out = UnsafeMutableRawPointer(destination)
+    var i = 0
+    while count &- i >= 8 {
+      let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+      out.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
+      if stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true) != 0 { return false }
+      i &+= 8
+    }
+    while i < count {
+      let byte = base[i]
+      if isStop(byte, lineSeparatorLead: true) { return false }
+      destination[i] = byte
+      i &+= 1
+    }
+    return true
+  }
+
+  /// The high bit of each byte of `word` (little-endian) that is a stop, and maybe of bytes
+  /// above the first one (a borrow): the lowest mark is exact.
+  @inline(__always)
+  static func stopMarks(_ word: UInt64, lineSeparatorLead: Bool) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let quote = word ^ (ones &* 0x22)
+    let backslash = word ^ (ones &* 0x5C)
+    var marks = ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash) | ((word &- ones &* 0x20) & ~word)
+    if lineSeparatorLead {
+      let lead = word ^ (ones &* 0xE2)
+      marks |= (lead &- ones) & ~lead
+    }
+    return marks & highs
+  }
+
+  /// Whether `byte` is a stop: a control, `"`, `\`, or (with `lineSeparatorLead`) 0xE2.
+  @inline(__always)
+  static func isStop(_ byte: UInt8, lineSeparatorLead: Bool) -> Bool {
+    byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || (lineSeparatorLead && byte == 0xE2)
   }
 }

@@ -30,14 +30,20 @@ public final class SharedBytes: Sendable {
     if count > 0, let src = buffer.baseAddress { base.copyMemory(from: src, byteCount: count) }
   }
 
-  /// `count` bytes written in place by `initializer`, which must set every one of them: for
-  /// bytes whose size is known before the first is written (a frame built straight into the
-  /// storage that carries it, with no array and no copy in between). A designated
+  /// `count` bytes written in place by `initializer`, which sets every one of them and
+  /// returns `true`, or returns `false` (the storage is freed, and the result is `nil`):
+  /// for bytes whose size is known before the first is written (a frame built straight into
+  /// the storage that carries it, with no array and no copy in between) and which may turn
+  /// out not to be wanted (a fast path that finds it does not apply). A designated
   /// initialiser, so here and not in an extension.
-  public init(uninitializedCount count: Int, initializingWith initializer: (UnsafeMutableRawBufferPointer) -> Void) {
+  public init?(uninitializedCount count: Int, initializingWith initializer: (UnsafeMutableRawBufferPointer) -> Bool) {
+    let base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
+    guard initializer(UnsafeMutableRawBufferPointer(start: base, count: count)) else {
+      base.deallocate()
+      return nil
+    }
+    self.base = base
     self.count = count
-    base = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 16)
-    initializer(UnsafeMutableRawBufferPointer(start: base, count: count))
   }
 
   /// The UTF-8 bytes of `string`.

@@ -7,15 +7,18 @@ extension JSONDialect {
   /// The unmasked, uncompressed WebSocket text frame of `event`'s JSON form, in the bytes
   /// the shard's JSON members share (an empty text frame for an event the protocol does not
   /// show). A plain `message` (nothing in it to escape, nearly every one) is written once,
-  /// header and payload, straight into that storage: its size is counted first
-  /// (``plainMessageFrameCount(_:)``), so there is one allocation and no array in between.
-  /// Any other event is built as an array behind room for the header, framed in place, and
+  /// header and payload, straight into that storage, its strings checked as they are
+  /// copied: its size is counted first (``plainMessageFrameCount(_:)``), so there is one
+  /// allocation and no array in between. Any other event (and a message the pass finds an
+  /// escape in) is built as an array behind room for the header, framed in place, and
   /// copied once. The same bytes either way (`JSONWebSocketFrameTests`).
   static func webSocketFrame(_ event: ChatEvent) -> SharedBytes {
-    if case .message(let m, _) = event, let count = plainMessageFrameCount(m) {
-      return SharedBytes(uninitializedCount: WebSocketConnection.serverFrameCount(payloadCount: count)) { frame in
-        WebSocketConnection.withServerFrame(text: count, in: frame) { writePlainMessageFrame(m, into: $0) }
+    if case .message(let m, _) = event {
+      let count = plainMessageFrameCount(m)
+      let frame = SharedBytes(uninitializedCount: WebSocketConnection.serverFrameCount(payloadCount: count)) {
+        WebSocketConnection.withServerFrame(text: count, in: $0) { writePlainMessageFrame(m, into: $0) }
       }
+      if let frame { return frame }
     }
     let room = WebSocketConnection.serverHeaderRoom
     var frame = encodedBytes(event, headerRoom: room) ?? [UInt8](repeating: 0, count: room)

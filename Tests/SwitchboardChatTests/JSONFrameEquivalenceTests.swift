@@ -60,6 +60,9 @@ struct JSONFrameEquivalenceTests {
           #expect(Array(quoted.utf8) == Array(JSONReference.quote(s).utf8), "\(s.debugDescription)")
           let frame = #"{"type":"message","data":{"text":"# + quoted + "}}"
           #expect(ClientFrame.parse(frame) == .message(text: s, ref: nil), "\(frame)")
+          // The one-pass copy of the plain-frame writer stops at it too (`é` is no stop).
+          let m = ChatMessage(id: 1, room: "r", time: 2, author: "a", color: "c", text: s)
+          #expect((JSONDialect.plainMessageFrame(m, headerRoom: 0) != nil) == (special == "é"), "\(s.debugDescription)")
         }
       }
     }
@@ -138,8 +141,8 @@ struct JSONFrameEquivalenceTests {
     }
   }
 
-  /// The one-pass writer of plain message frames (``JSONDialect/plainMessageFrame(_:headerRoom:)``)
-  /// against the piece-by-piece builder: the same bytes whenever it writes, for every mix
+  /// The one-pass writer of plain message frames (``JSONDialect/plainMessageFrame(_:headerRoom:)``,
+  /// and the count and in-place writer it is made of) against the piece-by-piece builder: the same bytes whenever it writes, for every mix
   /// of plain and escaped strings, ids and times of every length and sign, and `/me`; and
   /// it writes for the plain ones (without an E2 byte, which it leaves to the builder).
   @Test func thePlainFrameWriterMakesTheBuildersBytes() {
@@ -162,10 +165,21 @@ struct JSONFrameEquivalenceTests {
       let room = Int(rng.next() % 12)
       var built: [UInt8] = [UInt8](repeating: 0, count: room)
       JSONDialect.appendObject(m, to: &built, opening: #"{"type":"message","data":{"id":"#, inFrame: true)
+      // The count and the in-place writer on their own (what the WebSocket frame in
+      // SharedBytes is made of): the builder's bytes, in exactly the storage counted,
+      // whenever the writer finishes.
+      let count = JSONDialect.plainMessageFrameCount(m)
+      var finished = false
+      let inPlace = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+        finished = JSONDialect.writePlainMessageFrame(m, into: UnsafeMutableRawBufferPointer(buffer))
+        initialized = finished ? count : 0
+      }
       if let plain = JSONDialect.plainMessageFrame(m, headerRoom: room) {
         written += 1
         #expect(plain == built, "\(m)")
+        #expect(finished && inPlace[...] == built[room...], "\(m)")
       } else {
+        #expect(!finished, "written in place, yet not into the array: \(m)")
         #expect(!plainOnly, "a plain message was left to the builder: \(m)")
       }
     }
