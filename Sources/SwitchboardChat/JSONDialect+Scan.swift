@@ -11,13 +11,14 @@ extension JSONDialect {
   static func nextStop(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, lineSeparatorLead: Bool) -> Int {
     let count = bytes.count
     var i = start
-    if let base = bytes.baseAddress, count - i >= 8 {
+    // `start` is within the bytes, so none of the index arithmetic can overflow.
+    if let base = bytes.baseAddress, count &- i >= 8 {
       let raw = UnsafeRawPointer(base)
-      while count - i >= 8 {
+      while count &- i >= 8 {
         let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
         let marks = stopMarks(word, lineSeparatorLead: lineSeparatorLead)
-        if marks != 0 { return i + marks.trailingZeroBitCount >> 3 }
-        i += 8
+        if marks != 0 { return i &+ marks.trailingZeroBitCount &>> 3 }
+        i &+= 8
       }
     }
     while i < count {
@@ -43,6 +44,13 @@ extension JSONDialect {
       out.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
       if stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true) != 0 { return false }
       i &+= 8
+    }
+    // The last few bytes of a string of eight or more: the last word, overlapping bytes
+    // already found plain (stored again as they are), not a byte at a time.
+    if i < count && count >= 8 {
+      let word = raw.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
+      out.storeBytes(of: word, toByteOffset: count &- 8, as: UInt64.self)
+      return stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true) == 0
     }
     while i < count {
       let byte = base[i]
