@@ -128,9 +128,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   private func schedulePause() {
     lastRead = Deadline.now()
     guard pauseTimer == nil else { return }
-    // From the core's stored configuration, a field read (on many reads): the context's
-    // computed `configuration` copies and destroys the whole struct.
-    armPause(after: context.core.configuration.linePause)
+    armPause(after: context.configuration.linePause)
   }
 
   private func armPause(after delay: Duration) {

@@ -15,10 +15,18 @@ final class UDPService: UDPSocketDelegate {
   private var sweeper: Scheduled?
   /// `--max-datagram-rate` (nil: off).
   private var sourceLimit: SourceRateLimiter?
+  // Read on every datagram, so kept here: each read of `context.configuration` (or of
+  // `context.core.configuration`) copies and destroys the whole configuration struct.
+  /// The largest datagram accepted (`ServerConfiguration.maxDatagramSize`).
+  private let maxDatagramSize: Int
+  /// Whether the server checks tokens (the UDP port then answers every datagram with a refusal).
+  private let checksTokens: Bool
 
   init(socket: UDPSocket, context: LoopContext) {
     self.socket = socket
     self.context = context
+    maxDatagramSize = context.configuration.maxDatagramSize
+    checksTokens = context.configuration.tokenVerifier != nil
     socket.delegate = self
     sourceLimit = context.configuration.limits.maxDatagramRate.map { SourceRateLimiter(rate: $0) }
     let ttl = context.configuration.udpMemberTTL
@@ -34,9 +42,7 @@ final class UDPService: UDPSocketDelegate {
       metrics.limits.datagramsRateLimited.add(1, ordering: .relaxed)
       return
     }
-    // Per datagram, the configuration is read where the core stores it (a field read);
-    // the context's computed `configuration` copies and destroys the whole struct.
-    guard !truncated, bytes.count <= context.core.configuration.maxDatagramSize else {
+    guard !truncated, bytes.count <= maxDatagramSize else {
       metrics.udpDropped.add(1, ordering: .relaxed)
       context.logger.debug(
         "dropped an oversized datagram",
@@ -53,7 +59,7 @@ final class UDPService: UDPSocketDelegate {
       metrics.udpDropped.add(1, ordering: .relaxed)
       return
     }
-    if context.core.configuration.tokenVerifier != nil {
+    if checksTokens {
       // The UDP dialect takes no tokens: with auth on it is closed to chat (docs/SECURITY.md).
       socket.send(SharedBytes(string: UDPService.authAnswer + "\n"), to: sender)
       return
@@ -66,7 +72,7 @@ final class UDPService: UDPSocketDelegate {
       members[sender] = member
       context.hub.join(
         member, shard: context.shard, name: "Client \(member.memberID.raw)",
-        room: context.core.configuration.defaultRoom, announce: false)
+        room: context.configuration.defaultRoom, announce: false)
     }
     member.lastSeen = Deadline.now()
     member.reply(UDPService.echoPrefix + " " + text)
