@@ -2,7 +2,7 @@
 /// room's cell holds it and queues tasks on the shard's executor that call it, so a
 /// delivery reaches the room's members on the loop without a dictionary lookup.
 final class HubShardRoom: @unchecked Sendable {
-  // Safety: `members` and `slots` are read and written only inside tasks run by
+  // Safety: `members` and `positions` are read and written only inside tasks run by
   // `shard.executor`, which runs them serially on the shard's own thread; other threads
   // only hold the reference. For the same reason no access to them ever overlaps
   // another, so their dynamic exclusivity checks (one `swift_beginAccess` per delivery)
@@ -11,73 +11,61 @@ final class HubShardRoom: @unchecked Sendable {
   /// The shard's executor, kept here so a delivery reaches it without going through
   /// `shard` (one reference fewer to retain per queued delivery).
   let executor: ShardExecutor
-  /// Where each member's slot is in ``slots``.
-  @exclusivity(unchecked) private var members: [MemberID: Int] = [:]
   /// The members, contiguous, in no particular order (a removal moves the last one into
   /// the gap): a delivery walks them without hashing, retaining or a dynamic cast.
-  @exclusivity(unchecked) private var slots: ContiguousArray<Slot> = []
-
-  /// One member, with what the fan-out calls it through: its type (for the conformance's
-  /// ``LocalMember/receive(unretained:_:cache:)``, a direct call of its `receive`) and its
-  /// address. `member` is the strong reference that keeps the address valid.
-  struct Slot {
-    let member: any LocalMember
-    let type: any LocalMember.Type
-    let object: UnsafeMutableRawPointer
-
-    init(_ member: any LocalMember) {
-      self.member = member
-      type = Swift.type(of: member)
-      object = Unmanaged.passUnretained(member as AnyObject).toOpaque()
-    }
-  }
+  @exclusivity(unchecked) private var members: ContiguousArray<any LocalMember> = []
+  /// Where each member is in ``members``, by its raw id (what `MemberID` compares). 28
+  /// bytes a member with the array, less than the dictionary of members this replaces
+  /// (issue 16.3's idle budget counts them: every idle connection is a member somewhere).
+  @exclusivity(unchecked) private var positions: [UInt64: Int32] = [:]
 
   init(shard: HubShard) {
     self.shard = shard
     executor = shard.executor
   }
 
-  /// The members, in delivery order (for tests).
-  var memberIDs: [MemberID] { slots.map { $0.member.memberID } }
-
   func add(_ member: LocalMember) {
-    if slots.isEmpty { shard.register(self) }
-    let id = member.memberID
-    if let index = members[id] {
-      slots[index] = Slot(member)  // a second add of an id replaces the member, in place
+    if members.isEmpty { shard.register(self) }
+    let id = member.memberID.raw
+    if let index = positions[id] {
+      members[Int(index)] = member  // a second add of an id replaces the member, in place
     } else {
-      members[id] = slots.count
-      slots.append(Slot(member))
+      positions[id] = Int32(members.count)
+      members.append(member)
     }
   }
 
   func remove(_ id: MemberID) {
-    guard let index = members.removeValue(forKey: id) else { return }
-    let last = slots.count - 1
+    guard let index = positions.removeValue(forKey: id.raw).map(Int.init) else { return }
+    let last = members.count - 1
     if index != last {
-      slots.swapAt(index, last)
-      members[slots[index].member.memberID] = index
+      members.swapAt(index, last)
+      positions[members[index].memberID.raw] = Int32(index)
     }
-    slots.removeLast()
-    if slots.isEmpty { shard.unregister(self) }
+    members.removeLast()
+    if members.isEmpty { shard.unregister(self) }
   }
 
   func deliver(_ event: ChatEvent) {
-    guard !slots.isEmpty else { return }
+    guard !members.isEmpty else { return }
     var cache = EncodingCache(sendNow: !executor.hasPendingTasks)
     deliver(event, cache: &cache)
   }
 
   /// Delivers `event` with a cache shared across the shard's rooms (``HubShard/deliverToAll(_:)``).
   func deliver(_ event: ChatEvent, cache: inout EncodingCache) {
-    // The walk goes over this copy of the slots (one retain of their storage), so that a
+    // The walk goes over this copy of the list (one retain of its storage), so that a
     // member added or removed meanwhile — which the hub queues as a task, so it does not
     // happen today — neither moves the storage under the walk nor frees a member in it:
-    // the copy's strong references keep every member it calls alive.
-    let slots = self.slots
-    slots.withUnsafeBufferPointer { slots in
-      for i in slots.indices {
-        slots[i].type.receive(unretained: slots[i].object, event, cache: &cache)
+    // the copy's strong references keep every member it calls alive, which is what makes
+    // the unretained call below sound.
+    let members = self.members
+    members.withUnsafeBufferPointer { members in
+      for i in members.indices {
+        // Read in place (no copy of the existential, so no retain): its type, for the
+        // conformance's witness, and its address.
+        let object = Unmanaged.passUnretained(members[i] as AnyObject).toOpaque()
+        type(of: members[i]).receive(unretained: object, event, cache: &cache)
       }
     }
   }

@@ -66,6 +66,8 @@ public final class EventLoop: @unchecked Sendable {
   static let trimAfterBytes = 8 << 20
   /// How long a loop with a trim due waits for the next event before trimming.
   static let trimIdleNanos: UInt64 = 100_000_000
+  /// The spare blocks its connections copy small frames into (see ``PendingWrites``).
+  let writeRuns = WriteRunPool()
   /// Scratch iovecs for the flush's `sendmsg`.
   let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 64)
   let iovecCapacity = 64
