@@ -283,7 +283,10 @@ public final class EventLoop: @unchecked Sendable {
         timeout = next > now ? next.nanoseconds - now.nanoseconds : 0
       }
       let trimDue = timeout != 0 && bytesSinceTrim >= Self.trimAfterBytes
-      if trimDue { timeout = min(timeout ?? .max, Self.trimIdleNanos) }
+      // Spare write runs go at the same idle moment: kept while output flows, none kept by
+      // an idle loop (issue 16.3's budget).
+      let runsDue = timeout != 0 && writeRuns.spareCount > 0
+      if trimDue || runsDue { timeout = min(timeout ?? .max, Self.trimIdleNanos) }
       var handled = false
       do {
         try selector.wait(timeoutNanos: timeout) { fd, events in
@@ -294,6 +297,7 @@ public final class EventLoop: @unchecked Sendable {
         // epoll_wait fails only on programming errors; do not spin.
         usleep(1000)
       }
+      if runsDue && !handled { writeRuns.releaseSpares() }
       if trimDue && !handled {
         // Idle after a large burst: its buffers are freed by now.
         bytesSinceTrim = 0

@@ -67,10 +67,10 @@ struct PendingWrites: ~Copyable {
   enum Run {
     /// The largest chunk copied into a run; larger ones are queued by reference.
     static let copyLimit = 512
-    /// The most frames one run holds (64 bytes of frame ends).
-    static let maxFrames = 32
+    /// The most frames one run holds (128 bytes of frame ends).
+    static let maxFrames = 64
     static let endsOffset = 8
-    static let dataOffset = 80
+    static let dataOffset = 144
     /// The bytes one run holds.
     static let capacity = WriteRunPool.blockSize - dataOffset
 

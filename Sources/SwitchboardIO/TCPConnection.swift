@@ -359,7 +359,10 @@ public final class TCPConnection: Selectable, Flushable {
     writeThrough(bytes)
   }
 
-  @inline(__always)
+  // Out of line: inlined, its iovec and system call made `write(_:immediately:)` a large
+  // function (six saved registers and a stack guard) on the fan-out's common path, which
+  // only queues.
+  @inline(never)
   private func writeThrough(_ bytes: SharedBytes) {
     guard pending.isEmpty, !flushScheduled, let flow = state.writerFlow, !flow.awaitingWritable,
       bytes.count > 0

@@ -10,20 +10,18 @@
 /// A connection takes a block when its queue needs a run and gives it back once the run
 /// has left, so an idle connection keeps none; the loop keeps up to ``kept`` of them for
 /// the next iteration's flushes (a block a connection would otherwise `malloc` and `free`
-/// on every flush). Loop thread only.
+/// on every flush), and frees them once it has been idle for a moment (see
+/// ``EventLoop``'s trim), so an idle server keeps none either. Loop thread only.
 final class WriteRunPool {
   // Safety (exclusivity): touched only on the loop's thread, by the queue operations of
   // its connections, none of which overlaps another; the dynamic checks are off, as for
   // the connections' own state (see TCPConnection).
 
-  /// The size of one block (header, frame ends and bytes). At most glibc's largest
-  /// per-thread cached size (1,032 bytes), so that a block past ``kept`` is still a cheap
-  /// `malloc` and `free`.
-  static let blockSize = 1024
-  /// The most spare blocks kept (16 KiB a loop): the runs of a room of a few members per
-  /// iteration; past it, returned blocks are freed. Small beside issue 16.3's budget: the
-  /// kept blocks, filled by one fan-out to a thousand idle connections, are 16 bytes a
-  /// connection of the heap that MemoryTests bounds.
+  /// The size of one block (header, frame ends and bytes): a connection's share of a
+  /// busy iteration's fan-out (60 chat frames) in one iovec.
+  static let blockSize = 4096
+  /// The most spare blocks kept (64 KiB a loop): the runs of a room of a dozen members
+  /// per iteration; past it, returned blocks are freed.
   static let kept = 16
 
   @exclusivity(unchecked) private var spare: UnsafeMutablePointer<UnsafeMutableRawPointer>
@@ -59,8 +57,16 @@ final class WriteRunPool {
     }
   }
 
-  /// The spare blocks held (for tests).
+  /// The spare blocks held.
   var spareCount: Int { count }
+
+  /// Frees the spare blocks (the loop is idle: the next burst can `malloc` its own).
+  func releaseSpares() {
+    while count > 0 {
+      count -= 1
+      free(spare[count])
+    }
+  }
 
   @inline(never)
   static func allocate() -> UnsafeMutableRawPointer {

@@ -103,6 +103,15 @@ import SwitchboardTestSupport
     #expect(Self.described(coalesced) == Self.described(separate))
   }
 
+  @Test func thePoolKeepsAtMostItsShareAndLetsGoWhenIdle() {
+    let runs = WriteRunPool()
+    let blocks = (0..<(WriteRunPool.kept + 3)).map { _ in runs.take() }
+    for block in blocks { runs.give(block) }
+    #expect(runs.spareCount == WriteRunPool.kept)
+    runs.releaseSpares()
+    #expect(runs.spareCount == 0)
+  }
+
   /// The flush cycle of ``PendingWritesTests/aLargeQueueSentInRandomPartsDeliversEveryByteInOrder(seed:)``
   /// with chunks on both sides of the copy limit, appended to two queues — with runs and by
   /// reference — that must describe the same bytes and count the same throughout.
