@@ -30,6 +30,45 @@ public struct EncodingCache {
     return made
   }
 
+  /// Calls `body` with the encoding stored for `dialect` (0–7), making it with `encode` the
+  /// first time, borrowed: unlike ``value(for:_:)``, whose result is a new reference (a
+  /// retain, and a release once the caller is done), nothing is retained — the fan-out's
+  /// way, once per member of every delivery.
+  @inlinable
+  public mutating func withValue<T: AnyObject, R>(
+    for dialect: Int, _ encode: () -> T, _ body: (T) -> R
+  ) -> R {
+    var object = storedAddress(dialect)
+    if object == nil {
+      self[dialect] = encode()
+      object = storedAddress(dialect)
+    }
+    assert(self[dialect] is T, "EncodingCache slot \(dialect) holds another type")
+    // Safety: the slot holds a strong reference to a `T` until the cache is destroyed or
+    // the slot is set again, and neither can happen while `body` runs: the cache is
+    // borrowed exclusively (`mutating`) for the length of the call.
+    return Unmanaged<T>.fromOpaque(object.unsafelyUnwrapped)._withUnsafeGuaranteedRef(body)
+  }
+
+  /// The address of the object in slot `dialect`, read as a bit pattern (no retain).
+  @inlinable
+  mutating func storedAddress(_ dialect: Int) -> UnsafeMutableRawPointer? {
+    func bits(_ slot: inout AnyObject?) -> UnsafeMutableRawPointer? {
+      withUnsafeMutablePointer(to: &slot) { UnsafeRawPointer($0).load(as: UnsafeMutableRawPointer?.self) }
+    }
+    switch dialect {
+    case 0: return bits(&slot0)
+    case 1: return bits(&slot1)
+    case 2: return bits(&slot2)
+    case 3: return bits(&slot3)
+    case 4: return bits(&slot4)
+    case 5: return bits(&slot5)
+    case 6: return bits(&slot6)
+    case 7: return bits(&slot7)
+    default: preconditionFailure("EncodingCache has slots 0–7, not \(dialect)")
+    }
+  }
+
   @inlinable
   subscript(dialect: Int) -> AnyObject? {
     get {

@@ -2,14 +2,22 @@
 /// room's cell holds it and queues tasks on the shard's executor that call it, so a
 /// delivery reaches the room's members on the loop without a dictionary lookup.
 final class HubShardRoom: @unchecked Sendable {
-  // Safety: `members` is read and written only inside tasks run by `shard.executor`,
-  // which runs them serially on the shard's own thread; other threads only hold the
-  // reference.
+  // Safety: `members` and `positions` are read and written only inside tasks run by
+  // `shard.executor`, which runs them serially on the shard's own thread; other threads
+  // only hold the reference. For the same reason no access to them ever overlaps
+  // another, so their dynamic exclusivity checks (one `swift_beginAccess` per delivery)
+  // are off.
   let shard: HubShard
   /// The shard's executor, kept here so a delivery reaches it without going through
   /// `shard` (one reference fewer to retain per queued delivery).
   let executor: ShardExecutor
-  private var members: [MemberID: LocalMember] = [:]
+  /// The members, contiguous, in no particular order (a removal moves the last one into
+  /// the gap): a delivery walks them without hashing, retaining or a dynamic cast.
+  @exclusivity(unchecked) private var members: ContiguousArray<any LocalMember> = []
+  /// Where each member is in ``members``, by its raw id (what `MemberID` compares). 28
+  /// bytes a member with the array, less than the dictionary of members this replaces
+  /// (issue 16.3's idle budget counts them: every idle connection is a member somewhere).
+  @exclusivity(unchecked) private var positions: [UInt64: Int32] = [:]
 
   init(shard: HubShard) {
     self.shard = shard
@@ -18,22 +26,47 @@ final class HubShardRoom: @unchecked Sendable {
 
   func add(_ member: LocalMember) {
     if members.isEmpty { shard.register(self) }
-    members[member.memberID] = member
+    let id = member.memberID.raw
+    if let index = positions[id] {
+      members[Int(index)] = member  // a second add of an id replaces the member, in place
+    } else {
+      positions[id] = Int32(members.count)
+      members.append(member)
+    }
   }
 
   func remove(_ id: MemberID) {
-    members[id] = nil
+    guard let index = positions.removeValue(forKey: id.raw).map(Int.init) else { return }
+    let last = members.count - 1
+    if index != last {
+      members.swapAt(index, last)
+      positions[members[index].memberID.raw] = Int32(index)
+    }
+    members.removeLast()
     if members.isEmpty { shard.unregister(self) }
   }
 
   func deliver(_ event: ChatEvent) {
     guard !members.isEmpty else { return }
     var cache = EncodingCache(sendNow: !executor.hasPendingTasks)
-    for member in members.values { member.receive(event, cache: &cache) }
+    deliver(event, cache: &cache)
   }
 
   /// Delivers `event` with a cache shared across the shard's rooms (``HubShard/deliverToAll(_:)``).
   func deliver(_ event: ChatEvent, cache: inout EncodingCache) {
-    for member in members.values { member.receive(event, cache: &cache) }
+    // The walk goes over this copy of the list (one retain of its storage), so that a
+    // member added or removed meanwhile — which the hub queues as a task, so it does not
+    // happen today — neither moves the storage under the walk nor frees a member in it:
+    // the copy's strong references keep every member it calls alive, which is what makes
+    // the unretained call below sound.
+    let members = self.members
+    members.withUnsafeBufferPointer { members in
+      for i in members.indices {
+        // Read in place (no copy of the existential, so no retain): its type, for the
+        // conformance's witness, and its address.
+        let object = Unmanaged.passUnretained(members[i] as AnyObject).toOpaque()
+        type(of: members[i]).receive(unretained: object, event, cache: &cache)
+      }
+    }
   }
 }

@@ -66,6 +66,8 @@ public final class EventLoop: @unchecked Sendable {
   static let trimAfterBytes = 8 << 20
   /// How long a loop with a trim due waits for the next event before trimming.
   static let trimIdleNanos: UInt64 = 100_000_000
+  /// The spare blocks its connections copy small frames into (see ``PendingWrites``).
+  let writeRuns = WriteRunPool()
   /// Scratch iovecs for the flush's `sendmsg`.
   let iovecs = UnsafeMutablePointer<iovec>.allocate(capacity: 64)
   let iovecCapacity = 64
@@ -281,7 +283,10 @@ public final class EventLoop: @unchecked Sendable {
         timeout = next > now ? next.nanoseconds - now.nanoseconds : 0
       }
       let trimDue = timeout != 0 && bytesSinceTrim >= Self.trimAfterBytes
-      if trimDue { timeout = min(timeout ?? .max, Self.trimIdleNanos) }
+      // Spare write runs go at the same idle moment: kept while output flows, none kept by
+      // an idle loop (issue 16.3's budget).
+      let runsDue = timeout != 0 && writeRuns.spareCount > 0
+      if trimDue || runsDue { timeout = min(timeout ?? .max, Self.trimIdleNanos) }
       var handled = false
       do {
         try selector.wait(timeoutNanos: timeout) { fd, events in
@@ -292,6 +297,7 @@ public final class EventLoop: @unchecked Sendable {
         // epoll_wait fails only on programming errors; do not spin.
         usleep(1000)
       }
+      if runsDue && !handled { writeRuns.releaseSpares() }
       if trimDue && !handled {
         // Idle after a large burst: its buffers are freed by now.
         bytesSinceTrim = 0

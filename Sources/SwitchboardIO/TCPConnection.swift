@@ -305,13 +305,22 @@ public final class TCPConnection: Selectable, Flushable {
 
   /// Queues `bytes` for writing; they leave with the loop's next flush.
   ///
-  /// `bytes` is taken (`consuming`): the caller's reference goes into the queue, so a
-  /// delivery that hands over a reference it owns (a fan-out's shared frame, fetched for it)
-  /// costs no retain and release of its own.
-  public func write(_ bytes: consuming SharedBytes) {
+  /// `bytes` is borrowed: a small frame (up to 512 bytes) is copied into the connection's
+  /// queue, a larger one is queued by reference (retained) and shared with the other
+  /// connections it goes to. A fan-out hands every member the same frame without a retain
+  /// and release per member either way.
+  public func write(_ bytes: SharedBytes) {
     // One test of the state for the common case: this runs for every member of every fan-out.
     guard let flow = state.writerFlow, bytes.count > 0 else { return }
-    pending.append(bytes)
+    pending.append(bytes, runs: loop.writeRuns)
+    queued(flow)
+  }
+
+  /// What follows an append to the queue, `flow` being the flow before it: a flush
+  /// scheduled, or — while waiting for writability — the slow-consumer check; the
+  /// high-water mark either way.
+  @inline(__always)
+  private func queued(_ flow: Flow) {
     if flow.awaitingWritable {
       // The kernel's buffer is already full: no flush until it is writable again.
       if pending.bufferedBytes > limits.maximumBuffered {
@@ -330,7 +339,7 @@ public final class TCPConnection: Selectable, Flushable {
   /// producer that knows no more output follows in this iteration: it saves the second
   /// visit of the end-of-iteration flush, while bytes written after other queued bytes
   /// still leave behind them, in order.
-  public func write(_ bytes: consuming SharedBytes, immediately: Bool) {
+  public func write(_ bytes: SharedBytes, immediately: Bool) {
     // With an io_uring the end-of-iteration flush sends every connection's output in one
     // system call, which beats sending this one now.
     guard immediately, loop.sendRing == nil else {
@@ -350,7 +359,10 @@ public final class TCPConnection: Selectable, Flushable {
     writeThrough(bytes)
   }
 
-  @inline(__always)
+  // Out of line: inlined, its iovec and system call made `write(_:immediately:)` a large
+  // function (six saved registers and a stack guard) on the fan-out's common path, which
+  // only queues.
+  @inline(never)
   private func writeThrough(_ bytes: SharedBytes) {
     guard pending.isEmpty, !flushScheduled, let flow = state.writerFlow, !flow.awaitingWritable,
       bytes.count > 0
@@ -378,11 +390,11 @@ public final class TCPConnection: Selectable, Flushable {
         if written >= PendingWrites.largeChunk { loop.bytesSinceTrim &+= written }
         return
       }
-      pending.append(bytes)
+      pending.append(bytes, runs: loop.writeRuns)
       loop.bytesSinceTrim &+= pending.consume(written)
       flushNow()  // the rest, as the queued flush would: until the kernel refuses
     } else {
-      pending.append(bytes)
+      pending.append(bytes, runs: loop.writeRuns)
       afterSends(kernelFull: true)
     }
     if pending.bufferedBytes > limits.highWaterMark { pauseIfAboveHighWater() }
@@ -399,9 +411,12 @@ public final class TCPConnection: Selectable, Flushable {
     delegate?.connection(self, writabilityChanged: false)
   }
 
-  /// Copies and queues `bytes`.
+  /// Copies and queues `bytes` (a small frame straight into the queue).
   public func write(_ bytes: [UInt8]) {
-    write(SharedBytes(bytes))
+    guard bytes.count <= PendingWrites.Run.copyLimit else { return write(SharedBytes(bytes)) }
+    guard let flow = state.writerFlow, !bytes.isEmpty else { return }
+    bytes.withUnsafeBytes { pending.append(copying: $0.baseAddress!, count: $0.count, runs: loop.writeRuns) }
+    queued(flow)
   }
 
   /// Queues the UTF-8 of `string`.
@@ -460,7 +475,7 @@ public final class TCPConnection: Selectable, Flushable {
       byteCounter?.sent.add(Int(result), ordering: .relaxed)
       sendKernelFull = Int(result) < sendRequested
       if pending.isEmpty && state.idlesWhenDrained {
-        pending.compact()
+        pending.compact(runs: loop.writeRuns)
         return false
       }
     } else if result == -EAGAIN || result == -EWOULDBLOCK {
@@ -513,7 +528,7 @@ public final class TCPConnection: Selectable, Flushable {
   private func afterSends(kernelFull: Bool) {
     guard let before = state.flow else { return }
     var flow = before
-    pending.compact()
+    pending.compact(runs: loop.writeRuns)
     // Judged after the kernel took what it could (it refused part of the queue): what is
     // left is what the peer did not read. A batched send that the kernel took whole is no
     // verdict yet — the rest goes out with the next flush first. (Appends within one loop
@@ -586,13 +601,13 @@ public final class TCPConnection: Selectable, Flushable {
     let error = IOError.slowConsumer(limit: limits.maximumBuffered)
     // A send in the ring still points into the queue: nothing can be dropped now.
     guard !sendQueued, state.acceptsWrites else { return fail(error) }
-    pending.dropUnstarted()
-    pending.compact()
+    pending.dropUnstarted(runs: loop.writeRuns)
+    pending.compact(runs: loop.writeRuns)
     // (The delegate may close or reset meanwhile: the state is read again after.)
     guard let farewell = delegate?.connectionIsTooSlow(self), farewell.count > 0,
       state.acceptsWrites, var flow = state.flow, let ends = state.ends
     else { return fail(error) }
-    pending.append(farewell)
+    pending.append(farewell, runs: loop.writeRuns)
     rareState.closeError = error
     flow.awaitingWritable = true
     move(to: .closing(flow, ends))

@@ -347,12 +347,13 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         // Only the origin is bound here: binding the message would copy (retain) its
         // strings for every member; the text is read once, inside the cache.
         guard origin != memberID || notifySelf else { return }
-        connection.write(
-          cache.value(for: DialectSlot.text) {
-            guard case .message(let m, _) = event else { return SharedBytes([]) }
-            // Built on the stack and copied once into the bytes every member shares.
-            return WebSocketConnection.withServerFrame(text: m.text, SharedBytes.init(copying:))
-          }, immediately: cache.sendNow)
+        // Borrowed from the cache (`withValue`): no retain and release per member.
+        let now = cache.sendNow
+        cache.withValue(for: DialectSlot.text) {
+          guard case .message(let m, _) = event else { return SharedBytes([]) }
+          // Built on the stack and copied once into the bytes every member shares.
+          return WebSocketConnection.withServerFrame(text: m.text, SharedBytes.init(copying:))
+        } _: { connection.write($0, immediately: now) }
       case .binary(_, _, let origin):
         guard origin != memberID else { return }
         connection.write(Self.binaryFrame(event, cache: &cache), immediately: cache.sendNow)
