@@ -46,7 +46,9 @@ public final class ChatHub: RoomBrokerSink {
   /// Held while the hub tells the broker a room opens or goes idle, so the broker hears
   /// of one room's closing and reopening in the order the hub decided them.
   let roomOrder = Mutex(())
-  private let clock: @Sendable () -> Int64
+  /// The injected clock; `nil`: ``ChatClock/milliseconds()``, called directly (no closure
+  /// call per message).
+  private let clock: (@Sendable () -> Int64)?
   /// The broker shows this node's presence lines (``RoomBroker/showsOwnPresence``).
   private let brokerShowsPresence: Bool
   /// Told about every message the broker failed to keep (the server logs it); delivery
@@ -69,7 +71,7 @@ public final class ChatHub: RoomBrokerSink {
     self.configuration = configuration
     self.onPublishFailure = onPublishFailure
     self.broker = broker ?? LocalRoomBroker(retention: configuration.historyLimit)
-    self.clock = clock ?? { ChatClock.milliseconds() }
+    self.clock = clock
     brokerShowsPresence = self.broker.showsOwnPresence
     self.broker.attach(self)
   }
@@ -299,16 +301,19 @@ public final class ChatHub: RoomBrokerSink {
     completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)? = nil
   ) -> Bool {
     guard let record = record(id) else { return false }
-    let now = clock()
+    let now = clock?() ?? ChatClock.milliseconds()
     // Read in place (`info?.…` calls on the payload; unwrapping it would copy the whole
     // record, a retain and a release per field).
     guard
-      let (draft, cell, shard) = record.info.withLock({ info in
+      case (var draft, let cell, let shard)? = record.info.withLock({ info in
         info?.draft(from: id, text: text, isAction: isAction, ref: ref, subject: subject, time: now)
       })
     else { return false }
     let admission = cell.state.withLock { r in
-      r.admitPublish(limit: configuration.maxQueuedWhileLoading) {
+      // The broker's handle saves it a look-up of the room by name (`nil` while loading:
+      // a queued draft gets it when the snapshot is in).
+      draft.brokerRoom = r.brokerRoom
+      return r.admitPublish(limit: configuration.maxQueuedWhileLoading) {
         HubRoom.QueuedPublish(
           draft: draft, answer: PendingPublish(executor: shard.executor, completion: completion))
       }
@@ -438,7 +443,7 @@ public final class ChatHub: RoomBrokerSink {
       return true
     case .fanOut(let shards, let newEpoch):
       if newEpoch { fanOut(shards, .epochChanged(room: message.room, epoch: epoch)) }
-      fanOut(shards, .message(message, origin: origin?.detached))
+      fanOut(shards, message, origin: origin?.detached)
       return true
     }
   }
@@ -503,6 +508,16 @@ public final class ChatHub: RoomBrokerSink {
     for share in shards {
       let local = share.room
       local.executor.execute { local.deliver(event) }
+    }
+  }
+
+  /// ``fanOut(_:_:)`` of `.message(message, origin: origin)`, the event made in each task:
+  /// the task captures the message and origin (plain retains) instead of copying the enum
+  /// (an outlined copy that switches on its case, per message).
+  func fanOut(_ shards: [HubRoom.ShardShare], _ message: ChatMessage, origin: MemberID?) {
+    for share in shards {
+      let local = share.room
+      local.executor.execute { local.deliver(.message(message, origin: origin)) }
     }
   }
 }
