@@ -304,30 +304,32 @@ public final class ChatHub: RoomBrokerSink {
     let now = clock?() ?? ChatClock.milliseconds()
     // Read in place (`info?.…` calls on the payload; unwrapping it would copy the whole
     // record, a retain and a release per field).
+    // One value, used in place below (a tuple unwrapped into three names cost a copy of
+    // the draft and two destroys per message).
     guard
-      case (var draft, let cell, let shard)? = record.info.withLock({ info in
-        info?.draft(from: id, text: text, isAction: isAction, ref: ref, subject: subject, time: now)
+      var plan = record.info.withLock({ info in
+        info?.publication(from: id, text: text, isAction: isAction, ref: ref, subject: subject, time: now)
       })
     else { return false }
-    let admission = cell.state.withLock { r in
+    let admission = plan.cell.state.withLock { r in
       // The broker's handle saves it a look-up of the room by name (`nil` while loading:
       // a queued draft gets it when the snapshot is in).
-      draft.brokerRoom = r.brokerRoom
+      plan.draft.brokerRoom = r.brokerRoom
       return r.admitPublish(limit: configuration.maxQueuedWhileLoading) {
         HubRoom.QueuedPublish(
-          draft: draft, answer: PendingPublish(executor: shard.executor, completion: completion))
+          draft: plan.draft, answer: PendingPublish(executor: plan.shard.executor, completion: completion))
       }
     }
     switch admission {
     case .closed:
       return false
     case .send:
-      broker.publish(draft, on: completion == nil ? nil : shard.executor, completion: completion)
+      broker.publish(plan.draft, on: completion == nil ? nil : plan.shard.executor, completion: completion)
     case .queued:
       break
     case .busy:
-      keepFailed(room: cell.name, id: nil, error: .busy)
-      if let completion { shard.executor.execute { completion(.failure(.busy)) } }
+      keepFailed(room: plan.cell.name, id: nil, error: .busy)
+      if let completion { plan.shard.executor.execute { completion(.failure(.busy)) } }
     }
     return true
   }

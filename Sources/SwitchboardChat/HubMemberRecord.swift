@@ -39,14 +39,21 @@ struct HubMemberInfo {
   var shard: HubShard
   var placement: Placement
 
-  /// The draft of a message this member sends, with its room's cell and the member's
-  /// shard (read where the info is, not from a copy of it).
-  func draft(
+  /// A message this member sends: its draft, the room's cell and the member's shard.
+  struct Publication {
+    var draft: MessageDraft
+    let cell: HubRoomCell
+    let shard: HubShard
+  }
+
+  /// The publication of a message this member sends (read where the info is, not from a
+  /// copy of it).
+  func publication(
     from id: MemberID, text: String, isAction: Bool, ref: String?, subject: String?, time: Int64
-  ) -> (MessageDraft, HubRoomCell, HubShard) {
+  ) -> Publication {
     let message = ChatMessage(id: 0, room: room, time: time, author: name, color: color, text: text, isAction: isAction)
     let key = ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: requestedName, text: text) }
-    return (MessageDraft(message, origin: id, clientKey: key), cell, shard)
+    return Publication(draft: MessageDraft(message, origin: id, clientKey: key), cell: cell, shard: shard)
   }
 
   /// The room's cell when the member is (still) in `room`.
