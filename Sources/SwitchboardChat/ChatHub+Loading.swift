@@ -68,6 +68,7 @@ extension ChatHub {
       &r, cell, pending.member, shard: pending.shard, id: id, color: info.color, alreadyIn: false,
       since: pending.since, epoch: pending.epoch, historyCount: pending.historyCount)
     info.placement = .inRoom
+    info.brokerRoom = r.brokerRoom
     record.info.withLock { $0 = info }
     if info.announced { emitPresenceLocked(&r, cell, .join, id: id, info: info, &presence) }
     if let completion = pending.completion {

@@ -173,7 +173,8 @@ public final class ChatHub: RoomBrokerSink {
       let outcome = cell.state.withLock { r -> Outcome in
         var info = HubMemberInfo(
           name: keep ? previous!.name : uniqueName(r, requested), requestedName: requested,
-          cell: cell, colorIndex: color, announced: wasAnnounced || announce, shard: shard, placement: .inRoom)
+          cell: cell, colorIndex: color, announced: wasAnnounced || announce, shard: shard, placement: .inRoom,
+          brokerRoom: r.brokerRoom)
         r.useName(info.name)
         guard r.isOpen else {
           info.placement = .joining(serial)
@@ -304,18 +305,17 @@ public final class ChatHub: RoomBrokerSink {
     let now = clock?() ?? ChatClock.milliseconds()
     // Read in place (`info?.…` calls on the payload; unwrapping it would copy the whole
     // record, a retain and a release per field).
-    // One value, used in place below (a tuple unwrapped into three names cost a copy of
-    // the draft and two destroys per message).
-    guard
-      var plan = record.info.withLock({ info in
-        info?.publication(from: id, text: text, isAction: isAction, ref: ref, subject: subject, time: now)
-      })
-    else { return false }
+    // One value, used in place below and never changed (a tuple unwrapped into three names,
+    // or a draft changed inside the lock's closure, cost a copy of the draft and its
+    // destroy per message). The draft carries the broker's handle of the room, which saves
+    // the broker a look-up by name (`nil` while the member waits for the room: a queued
+    // draft gets it when the snapshot is in).
+    let publication = record.info.withLock { info in
+      info?.publication(from: id, text: text, isAction: isAction, ref: ref, subject: subject, time: now)
+    }
+    guard let plan = consume publication else { return false }
     let admission = plan.cell.state.withLock { r in
-      // The broker's handle saves it a look-up of the room by name (`nil` while loading:
-      // a queued draft gets it when the snapshot is in).
-      plan.draft.brokerRoom = r.brokerRoom
-      return r.admitPublish(limit: configuration.maxQueuedWhileLoading) {
+      r.admitPublish(limit: configuration.maxQueuedWhileLoading) {
         HubRoom.QueuedPublish(
           draft: plan.draft, answer: PendingPublish(executor: plan.shard.executor, completion: completion))
       }

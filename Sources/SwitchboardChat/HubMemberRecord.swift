@@ -38,10 +38,13 @@ struct HubMemberInfo {
   var announced: Bool
   var shard: HubShard
   var placement: Placement
+  /// The broker's object for the room (``HubRoom/brokerRoom`` when the member was
+  /// admitted; `nil` while waiting), put into the member's drafts.
+  var brokerRoom: BrokerRoomHandle?
 
   /// A message this member sends: its draft, the room's cell and the member's shard.
   struct Publication {
-    var draft: MessageDraft
+    let draft: MessageDraft
     let cell: HubRoomCell
     let shard: HubShard
   }
@@ -53,7 +56,8 @@ struct HubMemberInfo {
   ) -> Publication {
     let message = ChatMessage(id: 0, room: room, time: time, author: name, color: color, text: text, isAction: isAction)
     let key = ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: requestedName, text: text) }
-    return Publication(draft: MessageDraft(message, origin: id, clientKey: key), cell: cell, shard: shard)
+    return Publication(
+      draft: MessageDraft(message, origin: id, clientKey: key, brokerRoom: brokerRoom), cell: cell, shard: shard)
   }
 
   /// The room's cell when the member is (still) in `room`.

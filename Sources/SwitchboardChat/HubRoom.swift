@@ -49,7 +49,7 @@ struct HubRoom {
   var epoch: String = ""
   /// The broker's object for the room from its snapshot (``RoomSnapshot/brokerRoom``),
   /// put into every draft published here.
-  var brokerRoom: (any AnyObject & Sendable)?
+  var brokerRoom: BrokerRoomHandle?
   var history: MessageRing
   var members: Set<MemberID> = []
   /// The shards with members here (a few entries: at most one per loop).

@@ -78,7 +78,10 @@ public final class LocalRoomBroker: RoomBroker {
   /// store may answer an append inside the call (the in-memory one does), that is under
   /// `sequence`'s lock. It is also the room's ``RoomSnapshot/brokerRoom``: the hub hands
   /// it back with each publish, which then skips the room table.
-  private final class RoomSequence: Sendable {
+  private final class RoomSequence: BrokerRoomHandle, @unchecked Sendable {
+    // Safety: only `let`s of `Sendable` types (two `Mutex`es among them), as the checked
+    // `Sendable` class this was before it became a ``BrokerRoomHandle`` (whose unchecked
+    // conformance a subclass inherits).
     let sequence: Mutex<Sequence?>
     let keys = Mutex(ClientKeys())
     /// The broker that made it (a handle from another broker is not used).
@@ -92,6 +95,7 @@ public final class LocalRoomBroker: RoomBroker {
       self.broker = broker
       self.name = name
       self.appender = appender
+      super.init()
     }
   }
   private struct State {
@@ -177,10 +181,8 @@ public final class LocalRoomBroker: RoomBroker {
     // The hub's handle from the snapshot when it is one of ours for this room (the room
     // table's lock and a hash of the name per message saved), else the table.
     let found: RoomSequence?
-    if let handle = draft.brokerRoom as? RoomSequence, handle.broker == ObjectIdentifier(self),
-      handle.name == draft.room
-    {
-      found = handle
+    if let room = Self.sequence(draft.brokerRoom), room.broker == ObjectIdentifier(self), room.name == draft.room {
+      found = room
     } else {
       found = state.withLock { $0.isClosed ? nil : $0.rooms[draft.room] }
     }
@@ -198,6 +200,15 @@ public final class LocalRoomBroker: RoomBroker {
       state.withLock { $0.sink }?.keepFailed(room: draft.room, id: nil, error: failure)
       answer?(.failure(failure))
     }
+  }
+
+  /// The handle as one of this broker's type of room object. Out of line on purpose: a
+  /// cast of the draft's field in place was compiled to two copies of the optional through
+  /// generic value witnesses (~240 instructions a message); a reference passed in is
+  /// cast with a plain class check.
+  @inline(never)
+  private static func sequence(_ handle: BrokerRoomHandle?) -> RoomSequence? {
+    handle as? RoomSequence
   }
 
   /// A publish with the room's lock held: a retry of a kept key is answered, anything else

@@ -12,12 +12,12 @@ public struct MessageDraft: Sendable {
   /// The broker's object for the room (``RoomSnapshot/brokerRoom`` of the room's last
   /// `openRoom`), `nil` when the broker gave none: a broker that recognises it uses it
   /// instead of looking the room up by name, and falls back to the name otherwise.
-  public var brokerRoom: (any AnyObject & Sendable)?
+  public var brokerRoom: BrokerRoomHandle?
 
   /// A draft of `content` (its id is ignored) from `origin`, with the client's key if any.
   public init(
     _ content: ChatMessage, origin: MemberID? = nil, clientKey: String? = nil,
-    brokerRoom: (any AnyObject & Sendable)? = nil
+    brokerRoom: BrokerRoomHandle? = nil
   ) {
     self.content = content
     self.origin = origin

@@ -10,9 +10,9 @@ public struct RoomSnapshot: Sendable, Equatable {
   /// The broker's own object for the room, if it has one: the hub hands it back with every
   /// publish to the room (``MessageDraft/brokerRoom``), so the broker need not look the
   /// room up by name per message. Opaque to the hub; not part of the snapshot's equality.
-  public var brokerRoom: (any AnyObject & Sendable)?
+  public var brokerRoom: BrokerRoomHandle?
 
-  public init(lastID: UInt64, epoch: String, recent: [ChatMessage], brokerRoom: (any AnyObject & Sendable)? = nil) {
+  public init(lastID: UInt64, epoch: String, recent: [ChatMessage], brokerRoom: BrokerRoomHandle? = nil) {
     self.lastID = lastID
     self.epoch = epoch
     self.recent = recent
