@@ -313,7 +313,7 @@ public final class ChatHub: RoomBrokerSink {
     let publication = record.info.withLock { info in
       info?.publication(from: id, text: text, isAction: isAction, ref: ref, subject: subject, time: now)
     }
-    guard let plan = consume publication else { return false }
+    guard let plan = publication else { return false }
     let admission = plan.cell.state.withLock { r in
       r.admitPublish(limit: configuration.maxQueuedWhileLoading) {
         HubRoom.QueuedPublish(

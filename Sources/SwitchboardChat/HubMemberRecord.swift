@@ -43,10 +43,24 @@ struct HubMemberInfo {
   var brokerRoom: BrokerRoomHandle?
 
   /// A message this member sends: its draft, the room's cell and the member's shard.
-  struct Publication {
+  /// Noncopyable, so that the publish path moves it out of the record's lock and borrows
+  /// it after (copied, it cost an outlined copy of the draft and two destroys through
+  /// value witnesses per message).
+  struct Publication: ~Copyable {
     let draft: MessageDraft
     let cell: HubRoomCell
     let shard: HubShard
+
+    /// Makes the draft in place (a draft made first and passed in was copied in and
+    /// destroyed).
+    init(
+      _ message: ChatMessage, origin: MemberID, clientKey: String?, brokerRoom: BrokerRoomHandle?,
+      cell: HubRoomCell, shard: HubShard
+    ) {
+      draft = MessageDraft(message, origin: origin, clientKey: clientKey, brokerRoom: brokerRoom)
+      self.cell = cell
+      self.shard = shard
+    }
   }
 
   /// The publication of a message this member sends (read where the info is, not from a
@@ -56,8 +70,7 @@ struct HubMemberInfo {
   ) -> Publication {
     let message = ChatMessage(id: 0, room: room, time: time, author: name, color: color, text: text, isAction: isAction)
     let key = ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: requestedName, text: text) }
-    return Publication(
-      draft: MessageDraft(message, origin: id, clientKey: key, brokerRoom: brokerRoom), cell: cell, shard: shard)
+    return Publication(message, origin: id, clientKey: key, brokerRoom: brokerRoom, cell: cell, shard: shard)
   }
 
   /// The room's cell when the member is (still) in `room`.
