@@ -44,7 +44,9 @@ public final class InMemoryHistoryStore: HistoryStore {
 
   public func loadRoom(_ room: String, limit: Int) throws(StoreError) -> RoomSnapshot {
     let r = rooms.withLock { self.room(room, in: &$0) }
-    return r.ring.withLock { RoomSnapshot(lastID: $0.lastID, epoch: $0.epoch, recent: $0.messages.last(limit)) }
+    return r.ring.withLock {
+      RoomSnapshot(lastID: $0.lastID, epoch: $0.epoch, recent: $0.messages.last(limit))
+    }
   }
 
   public func append(_ message: ChatMessage, completion: (@Sendable (Result<Void, StoreError>) -> Void)?) {

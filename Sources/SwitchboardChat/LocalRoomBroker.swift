@@ -8,9 +8,10 @@ import Synchronization
 /// publishes to two rooms do not wait for each other here. A publish finds its room through
 /// the draft's ``MessageDraft/brokerRoom`` (the room's object, handed to the hub in the
 /// snapshot) or else under the broker's table lock (a dictionary look-up, nothing else),
-/// then takes the room's lock once: it assigns the room's next id, hands the message to the sink (the hub fans it out)
-/// and queues it in the store, all in that one order, so ids, deliveries and the store's
-/// writes of a room agree. The completion runs once the store has kept the message (for
+/// then takes the room's lock once: it assigns the room's next id, hands the message to
+/// the sink (the hub fans it out) and queues it in the store (or keeps it at once through
+/// the store's ``HistoryRoomAppender``), all in that one order, so ids, deliveries and the
+/// store's writes of a room agree. The completion runs once the store has kept the message (for
 /// SQLite, after its batch committed; the SQLite store's writer and its batches stay shared
 /// by all rooms).
 ///
@@ -46,7 +47,10 @@ public final class LocalRoomBroker: RoomBroker {
     let executor: (any ShardExecutor)?
     let completion: @Sendable (Result<PublishReceipt, BrokerError>) -> Void
 
-    init(executor: (any ShardExecutor)?, completion: @escaping @Sendable (Result<PublishReceipt, BrokerError>) -> Void) {
+    init(
+      executor: (any ShardExecutor)?,
+      completion: @escaping @Sendable (Result<PublishReceipt, BrokerError>) -> Void
+    ) {
       self.executor = executor
       self.completion = completion
     }
@@ -181,7 +185,9 @@ public final class LocalRoomBroker: RoomBroker {
     // The hub's handle from the snapshot when it is one of ours for this room (the room
     // table's lock and a hash of the name per message saved), else the table.
     let found: RoomSequence?
-    if let room = Self.sequence(draft.brokerRoom), room.broker == ObjectIdentifier(self), room.name == draft.room {
+    if let room = Self.sequence(draft.brokerRoom), room.broker == ObjectIdentifier(self),
+      room.name == draft.room
+    {
       found = room
     } else {
       found = state.withLock { $0.isClosed ? nil : $0.rooms[draft.room] }
