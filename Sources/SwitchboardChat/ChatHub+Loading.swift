@@ -22,6 +22,7 @@ extension ChatHub {
         r.phase = waiting ? .draining([]) : .ready
         r.lastID = snapshot.lastID
         r.epoch = snapshot.epoch
+        r.brokerRoom = snapshot.brokerRoom
         for m in snapshot.recent { r.history.append(m) }
         var publishes: [HubRoom.QueuedPublish] = []
         for operation in queue {
@@ -39,8 +40,10 @@ extension ChatHub {
     // it and goes next, until nothing is left and the room is ready.
     while !publishes.isEmpty {
       for p in publishes {
+        var draft = p.draft
+        draft.brokerRoom = snapshot.brokerRoom
         broker.publish(
-          p.draft, on: p.answer.completion == nil ? nil : p.answer.executor, completion: p.answer.completion)
+          draft, on: p.answer.completion == nil ? nil : p.answer.executor, completion: p.answer.completion)
       }
       let sent = publishes.count
       publishes = cell.state.withLock { r -> [HubRoom.QueuedPublish] in
@@ -65,6 +68,7 @@ extension ChatHub {
       &r, cell, pending.member, shard: pending.shard, id: id, color: info.color, alreadyIn: false,
       since: pending.since, epoch: pending.epoch, historyCount: pending.historyCount)
     info.placement = .inRoom
+    info.brokerRoom = r.brokerRoom
     record.info.withLock { $0 = info }
     if info.announced { emitPresenceLocked(&r, cell, .join, id: id, info: info, &presence) }
     if let completion = pending.completion {

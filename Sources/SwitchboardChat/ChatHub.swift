@@ -46,7 +46,9 @@ public final class ChatHub: RoomBrokerSink {
   /// Held while the hub tells the broker a room opens or goes idle, so the broker hears
   /// of one room's closing and reopening in the order the hub decided them.
   let roomOrder = Mutex(())
-  private let clock: @Sendable () -> Int64
+  /// The injected clock; `nil`: ``ChatClock/milliseconds()``, called directly (no closure
+  /// call per message).
+  private let clock: (@Sendable () -> Int64)?
   /// The broker shows this node's presence lines (``RoomBroker/showsOwnPresence``).
   private let brokerShowsPresence: Bool
   /// Told about every message the broker failed to keep (the server logs it); delivery
@@ -69,7 +71,7 @@ public final class ChatHub: RoomBrokerSink {
     self.configuration = configuration
     self.onPublishFailure = onPublishFailure
     self.broker = broker ?? LocalRoomBroker(retention: configuration.historyLimit)
-    self.clock = clock ?? { ChatClock.milliseconds() }
+    self.clock = clock
     brokerShowsPresence = self.broker.showsOwnPresence
     self.broker.attach(self)
   }
@@ -171,7 +173,8 @@ public final class ChatHub: RoomBrokerSink {
       let outcome = cell.state.withLock { r -> Outcome in
         var info = HubMemberInfo(
           name: keep ? previous!.name : uniqueName(r, requested), requestedName: requested,
-          cell: cell, colorIndex: color, announced: wasAnnounced || announce, shard: shard, placement: .inRoom)
+          cell: cell, colorIndex: color, announced: wasAnnounced || announce, shard: shard, placement: .inRoom,
+          brokerRoom: r.brokerRoom)
         r.useName(info.name)
         guard r.isOpen else {
           info.placement = .joining(serial)
@@ -299,30 +302,34 @@ public final class ChatHub: RoomBrokerSink {
     completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)? = nil
   ) -> Bool {
     guard let record = record(id) else { return false }
-    let now = clock()
+    let now = clock?() ?? ChatClock.milliseconds()
     // Read in place (`info?.…` calls on the payload; unwrapping it would copy the whole
     // record, a retain and a release per field).
-    guard
-      let (draft, cell, shard) = record.info.withLock({ info in
-        info?.draft(from: id, text: text, isAction: isAction, ref: ref, subject: subject, time: now)
-      })
-    else { return false }
-    let admission = cell.state.withLock { r in
+    // One value, used in place below and never changed (a tuple unwrapped into three names,
+    // or a draft changed inside the lock's closure, cost a copy of the draft and its
+    // destroy per message). The draft carries the broker's handle of the room, which saves
+    // the broker a look-up by name (`nil` while the member waits for the room: a queued
+    // draft gets it when the snapshot is in).
+    let publication = record.info.withLock { info in
+      info?.publication(from: id, text: text, isAction: isAction, ref: ref, subject: subject, time: now)
+    }
+    guard let plan = publication else { return false }
+    let admission = plan.cell.state.withLock { r in
       r.admitPublish(limit: configuration.maxQueuedWhileLoading) {
         HubRoom.QueuedPublish(
-          draft: draft, answer: PendingPublish(executor: shard.executor, completion: completion))
+          draft: plan.draft, answer: PendingPublish(executor: plan.shard.executor, completion: completion))
       }
     }
     switch admission {
     case .closed:
       return false
     case .send:
-      broker.publish(draft, on: completion == nil ? nil : shard.executor, completion: completion)
+      broker.publish(plan.draft, on: completion == nil ? nil : plan.shard.executor, completion: completion)
     case .queued:
       break
     case .busy:
-      keepFailed(room: cell.name, id: nil, error: .busy)
-      if let completion { shard.executor.execute { completion(.failure(.busy)) } }
+      keepFailed(room: plan.cell.name, id: nil, error: .busy)
+      if let completion { plan.shard.executor.execute { completion(.failure(.busy)) } }
     }
     return true
   }
@@ -438,7 +445,7 @@ public final class ChatHub: RoomBrokerSink {
       return true
     case .fanOut(let shards, let newEpoch):
       if newEpoch { fanOut(shards, .epochChanged(room: message.room, epoch: epoch)) }
-      fanOut(shards, .message(message, origin: origin?.detached))
+      fanOut(shards, message, origin: origin?.detached)
       return true
     }
   }
@@ -503,6 +510,16 @@ public final class ChatHub: RoomBrokerSink {
     for share in shards {
       let local = share.room
       local.executor.execute { local.deliver(event) }
+    }
+  }
+
+  /// ``fanOut(_:_:)`` of `.message(message, origin: origin)`, the event made in each task:
+  /// the task captures the message and origin (plain retains) instead of copying the enum
+  /// (an outlined copy that switches on its case, per message).
+  func fanOut(_ shards: [HubRoom.ShardShare], _ message: ChatMessage, origin: MemberID?) {
+    for share in shards {
+      let local = share.room
+      local.executor.execute { local.deliver(.message(message, origin: origin)) }
     }
   }
 }

@@ -12,4 +12,15 @@ public protocol HistoryStore: Sendable {
   func messages(room: String, after id: UInt64, limit: Int) throws(StoreError) -> [ChatMessage]
   /// Flushes pending writes and releases resources.
   func close()
+  /// A store that keeps a message at once and cannot fail to (one in memory) answers with
+  /// an appender for `room`, which the broker then uses instead of
+  /// ``append(_:completion:)``: no look-up of the room by name and no completion per
+  /// message. Asked once per room, after ``loadRoom(_:limit:)``. The default is `nil` (a
+  /// store that writes to disk must answer through completions).
+  func immediateAppender(forRoom room: String) -> (any HistoryRoomAppender)?
+}
+
+extension HistoryStore {
+  /// None: every message goes through ``append(_:completion:)``.
+  public func immediateAppender(forRoom room: String) -> (any HistoryRoomAppender)? { nil }
 }

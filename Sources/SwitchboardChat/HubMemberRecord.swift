@@ -38,15 +38,39 @@ struct HubMemberInfo {
   var announced: Bool
   var shard: HubShard
   var placement: Placement
+  /// The broker's object for the room (``HubRoom/brokerRoom`` when the member was
+  /// admitted; `nil` while waiting), put into the member's drafts.
+  var brokerRoom: BrokerRoomHandle?
 
-  /// The draft of a message this member sends, with its room's cell and the member's
-  /// shard (read where the info is, not from a copy of it).
-  func draft(
+  /// A message this member sends: its draft, the room's cell and the member's shard.
+  /// Noncopyable, so that the publish path moves it out of the record's lock and borrows
+  /// it after (copied, it cost an outlined copy of the draft and two destroys through
+  /// value witnesses per message).
+  struct Publication: ~Copyable {
+    let draft: MessageDraft
+    let cell: HubRoomCell
+    let shard: HubShard
+
+    /// Makes the draft in place (a draft made first and passed in was copied in and
+    /// destroyed).
+    init(
+      _ message: ChatMessage, origin: MemberID, clientKey: String?, brokerRoom: BrokerRoomHandle?,
+      cell: HubRoomCell, shard: HubShard
+    ) {
+      draft = MessageDraft(message, origin: origin, clientKey: clientKey, brokerRoom: brokerRoom)
+      self.cell = cell
+      self.shard = shard
+    }
+  }
+
+  /// The publication of a message this member sends (read where the info is, not from a
+  /// copy of it).
+  func publication(
     from id: MemberID, text: String, isAction: Bool, ref: String?, subject: String?, time: Int64
-  ) -> (MessageDraft, HubRoomCell, HubShard) {
+  ) -> Publication {
     let message = ChatMessage(id: 0, room: room, time: time, author: name, color: color, text: text, isAction: isAction)
     let key = ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: requestedName, text: text) }
-    return (MessageDraft(message, origin: id, clientKey: key), cell, shard)
+    return Publication(message, origin: id, clientKey: key, brokerRoom: brokerRoom, cell: cell, shard: shard)
   }
 
   /// The room's cell when the member is (still) in `room`.

@@ -47,6 +47,9 @@ struct HubRoom {
   /// The highest id delivered here (or in the snapshot); 0 for a new room.
   var lastID: UInt64 = 0
   var epoch: String = ""
+  /// The broker's object for the room from its snapshot (``RoomSnapshot/brokerRoom``),
+  /// put into every draft published here.
+  var brokerRoom: BrokerRoomHandle?
   var history: MessageRing
   var members: Set<MemberID> = []
   /// The shards with members here (a few entries: at most one per loop).

@@ -1,8 +1,12 @@
 import Synchronization
 
 /// A store that keeps nothing beyond the process: each room gets a fresh random epoch.
+///
+/// Each room has a lock of its own (a `Room`), found by name under the table's lock, or
+/// directly through its ``HistoryRoomAppender`` (what the ``LocalRoomBroker`` uses per
+/// message: no look-up of the room's name, no completion).
 public final class InMemoryHistoryStore: HistoryStore {
-  private struct Room {
+  private struct Ring {
     var epoch: String
     var lastID: UInt64 = 0
     var messages: MessageRing
@@ -10,6 +14,16 @@ public final class InMemoryHistoryStore: HistoryStore {
     mutating func keep(_ message: ChatMessage) {
       lastID = max(lastID, message.id)
       messages.append(message)
+    }
+  }
+  /// One room's ring, under a lock of its own.
+  private final class Room: HistoryRoomAppender {
+    let ring: Mutex<Ring>
+
+    init(_ ring: Ring) { self.ring = Mutex(ring) }
+
+    func append(_ message: ChatMessage) {
+      ring.withLock { $0.keep(message) }
     }
   }
   private let rooms = Mutex<[String: Room]>([:])
@@ -20,30 +34,33 @@ public final class InMemoryHistoryStore: HistoryStore {
     self.retention = retention
   }
 
-  private func newRoom() -> Room {
-    Room(epoch: Self.newEpoch(), messages: MessageRing(capacity: retention))
+  /// The room's object, made on first use (table lock held).
+  private func room(_ name: String, in rooms: inout [String: Room]) -> Room {
+    if let room = rooms[name] { return room }
+    let room = Room(Ring(epoch: Self.newEpoch(), messages: MessageRing(capacity: retention)))
+    rooms[name] = room
+    return room
   }
 
   public func loadRoom(_ room: String, limit: Int) throws(StoreError) -> RoomSnapshot {
-    rooms.withLock { rooms in
-      if rooms[room] == nil { rooms[room] = newRoom() }
-      let r = rooms[room]!
-      return RoomSnapshot(lastID: r.lastID, epoch: r.epoch, recent: r.messages.last(limit))
+    let r = rooms.withLock { self.room(room, in: &$0) }
+    return r.ring.withLock {
+      RoomSnapshot(lastID: $0.lastID, epoch: $0.epoch, recent: $0.messages.last(limit))
     }
   }
 
   public func append(_ message: ChatMessage, completion: (@Sendable (Result<Void, StoreError>) -> Void)?) {
-    rooms.withLock { rooms in
-      // In place (no copy of the ring per message), and one hash of the room's name.
-      rooms[message.room, default: newRoom()].keep(message)
-    }
+    rooms.withLock { room(message.room, in: &$0) }.append(message)
     completion?(.success(()))
   }
 
+  public func immediateAppender(forRoom room: String) -> (any HistoryRoomAppender)? {
+    rooms.withLock { self.room(room, in: &$0) }
+  }
+
   public func messages(room: String, after id: UInt64, limit: Int) throws(StoreError) -> [ChatMessage] {
-    rooms.withLock { rooms in
-      Array((rooms[room]?.messages.after(id) ?? []).prefix(limit))
-    }
+    guard let r = rooms.withLock({ $0[room] }) else { return [] }
+    return r.ring.withLock { Array($0.messages.after(id).prefix(limit)) }
   }
 
   public func close() {}

@@ -5,11 +5,13 @@ import Synchronization
 /// ``HistoryStore`` (SQLite or in memory), delivered to this node's hub only.
 ///
 /// Each room's sequence has a lock of its own (a `LocalRoomBroker.RoomSequence`), so
-/// publishes to two rooms do not wait for each other here. A publish finds its room under
-/// the broker's table lock (a dictionary look-up, nothing else), then takes the room's lock
-/// once: it assigns the room's next id, hands the message to the sink (the hub fans it out)
-/// and queues it in the store, all in that one order, so ids, deliveries and the store's
-/// writes of a room agree. The completion runs once the store has kept the message (for
+/// publishes to two rooms do not wait for each other here. A publish finds its room through
+/// the draft's ``MessageDraft/brokerRoom`` (the room's object, handed to the hub in the
+/// snapshot) or else under the broker's table lock (a dictionary look-up, nothing else),
+/// then takes the room's lock once: it assigns the room's next id, hands the message to
+/// the sink (the hub fans it out) and queues it in the store (or keeps it at once through
+/// the store's ``HistoryRoomAppender``), all in that one order, so ids, deliveries and the
+/// store's writes of a room agree. The completion runs once the store has kept the message (for
 /// SQLite, after its batch committed; the SQLite store's writer and its batches stay shared
 /// by all rooms).
 ///
@@ -20,6 +22,8 @@ public final class LocalRoomBroker: RoomBroker {
   private struct Sequence {
     var nextID: UInt64
     var epoch: String
+    /// The broker's sink, kept with each room so a publish takes no lock but the room's.
+    var sink: (any RoomBrokerSink)?
 
     /// The next id, taken (in place, under the room's lock).
     mutating func take() -> (id: UInt64, epoch: String) {
@@ -35,12 +39,24 @@ public final class LocalRoomBroker: RoomBroker {
     var kept: Bool
     var waiting: [Answer] = []
   }
-  /// A publish's completion and where to run it.
-  private struct Answer {
-    var executor: (any ShardExecutor)?
-    var completion: @Sendable (Result<PublishReceipt, BrokerError>) -> Void
+  /// A publish's completion and where to run it. A class: an `Answer?` is one reference,
+  /// `nil` (no allocation) when nobody waits, where the struct it was made the publish
+  /// path copy an optional existential through its value witnesses (~100 instructions
+  /// a copy, three copies per message).
+  private final class Answer: Sendable {
+    let executor: (any ShardExecutor)?
+    let completion: @Sendable (Result<PublishReceipt, BrokerError>) -> Void
+
+    init(
+      executor: (any ShardExecutor)?,
+      completion: @escaping @Sendable (Result<PublishReceipt, BrokerError>) -> Void
+    ) {
+      self.executor = executor
+      self.completion = completion
+    }
 
     func callAsFunction(_ result: Result<PublishReceipt, BrokerError>) {
+      let completion = completion
       if let executor { executor.execute { completion(result) } } else { completion(result) }
     }
   }
@@ -64,12 +80,27 @@ public final class LocalRoomBroker: RoomBroker {
   /// One room's sequence and client keys, each under a lock of its own. `sequence` is
   /// `nil` once the broker closed. `keys` is taken inside `sequence`'s lock or alone: a
   /// store may answer an append inside the call (the in-memory one does), that is under
-  /// `sequence`'s lock.
-  private final class RoomSequence: Sendable {
+  /// `sequence`'s lock. It is also the room's ``RoomSnapshot/brokerRoom``: the hub hands
+  /// it back with each publish, which then skips the room table.
+  private final class RoomSequence: BrokerRoomHandle, @unchecked Sendable {
+    // Safety: only `let`s of `Sendable` types (two `Mutex`es among them), as the checked
+    // `Sendable` class this was before it became a ``BrokerRoomHandle`` (whose unchecked
+    // conformance a subclass inherits).
     let sequence: Mutex<Sequence?>
     let keys = Mutex(ClientKeys())
+    /// The broker that made it (a handle from another broker is not used).
+    let broker: ObjectIdentifier
+    let name: String
+    /// The store's appender for the room when the store keeps messages at once.
+    let appender: (any HistoryRoomAppender)?
 
-    init(_ sequence: Sequence) { self.sequence = Mutex(sequence) }
+    init(_ sequence: Sequence, broker: ObjectIdentifier, name: String, appender: (any HistoryRoomAppender)?) {
+      self.sequence = Mutex(sequence)
+      self.broker = broker
+      self.name = name
+      self.appender = appender
+      super.init()
+    }
   }
   private struct State {
     var rooms: [String: RoomSequence] = [:]
@@ -104,7 +135,12 @@ public final class LocalRoomBroker: RoomBroker {
   }
 
   public func attach(_ sink: any RoomBrokerSink) {
-    state.withLock { $0.sink = sink }
+    let rooms = state.withLock { state in
+      state.sink = sink
+      return Array(state.rooms.values)
+    }
+    // Rooms opened before (none when the hub attaches as it is made) get it too.
+    for room in rooms { room.sequence.withLock { $0?.sink = sink } }
   }
 
   public func openRoom(
@@ -120,14 +156,20 @@ public final class LocalRoomBroker: RoomBroker {
         // see `recovered: false` instead of a silent gap.
         snapshot = RoomSnapshot(lastID: 0, epoch: InMemoryHistoryStore.newEpoch(), recent: [])
       }
+      let appender = store.immediateAppender(forRoom: room)
       let answer = state.withLock { state -> Result<RoomSnapshot, BrokerError> in
         guard !state.isClosed else { return .failure(.closed) }
-        if let open = state.rooms[room]?.sequence.withLock({ $0 }) {
+        if let existing = state.rooms[room], let open = existing.sequence.withLock({ $0 }) {
           // Opened before (by another hub on this broker): its sequence stands.
           snapshot.lastID = open.nextID - 1
           snapshot.epoch = open.epoch
+          snapshot.brokerRoom = existing
         } else {
-          state.rooms[room] = RoomSequence(Sequence(nextID: snapshot.lastID + 1, epoch: snapshot.epoch))
+          let sequence = RoomSequence(
+            Sequence(nextID: snapshot.lastID + 1, epoch: snapshot.epoch, sink: state.sink),
+            broker: ObjectIdentifier(self), name: room, appender: appender)
+          state.rooms[room] = sequence
+          snapshot.brokerRoom = sequence
         }
         return .success(snapshot)
       }
@@ -140,15 +182,22 @@ public final class LocalRoomBroker: RoomBroker {
     completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
   ) {
     let answer = completion.map { Answer(executor: executor, completion: $0) }
-    let (found, sink) = state.withLock { state -> (RoomSequence?, (any RoomBrokerSink)?) in
-      state.isClosed ? (nil, nil) : (state.rooms[draft.room], state.sink)
+    // The hub's handle from the snapshot when it is one of ours for this room (the room
+    // table's lock and a hash of the name per message saved), else the table.
+    let found: RoomSequence?
+    if let room = Self.sequence(draft.brokerRoom), room.broker == ObjectIdentifier(self),
+      room.name == draft.room
+    {
+      found = room
+    } else {
+      found = state.withLock { $0.isClosed ? nil : $0.rooms[draft.room] }
     }
     let failure: BrokerError?
     if let found {
       failure = found.sequence.withLock { sequence -> BrokerError? in
-        // `nil`: the broker closed after the look-up.
+        // `nil`: the broker closed (after the look-up).
         guard sequence != nil else { return .closed }
-        return publishLocked(draft, &sequence!, found, sink: sink, answer: answer)
+        return publishLocked(draft, &sequence!, found, answer: answer)
       }
     } else {
       failure = state.withLock { $0.isClosed } ? .closed : .unavailable("room \(draft.room) is not open")
@@ -159,11 +208,19 @@ public final class LocalRoomBroker: RoomBroker {
     }
   }
 
+  /// The handle as one of this broker's type of room object. Out of line on purpose: a
+  /// cast of the draft's field in place was compiled to two copies of the optional through
+  /// generic value witnesses (~240 instructions a message); a reference passed in is
+  /// cast with a plain class check.
+  @inline(never)
+  private static func sequence(_ handle: BrokerRoomHandle?) -> RoomSequence? {
+    handle as? RoomSequence
+  }
+
   /// A publish with the room's lock held: a retry of a kept key is answered, anything else
   /// takes the next id, is delivered and queued in the store.
   private func publishLocked(
-    _ draft: MessageDraft, _ sequence: inout Sequence, _ room: RoomSequence, sink: (any RoomBrokerSink)?,
-    answer: Answer?
+    _ draft: MessageDraft, _ sequence: inout Sequence, _ room: RoomSequence, answer: Answer?
   ) -> BrokerError? {
     if let key = draft.clientKey {
       let epoch = sequence.epoch
@@ -185,24 +242,43 @@ public final class LocalRoomBroker: RoomBroker {
     if let key {
       room.keys.withLock { $0.insert(key, KeyedPublish(id: id, epoch: epoch, kept: false)) }
     }
-    sink?.deliver(message, epoch: epoch, origin: draft.origin)
-    // Queued after the delivery, so an `ack` never overtakes the message; under the room's
+    sequence.sink?.deliver(message, epoch: epoch, origin: draft.origin)
+    // Kept after the delivery, so an `ack` never overtakes the message; under the room's
     // lock, so the store sees the room's messages in id order.
-    store.append(message) { [self] result in
-      let retries = key.map { kept(key: $0, room: room, result) } ?? []
-      switch result {
-      case .success:
-        let receipt = PublishReceipt(id: id, epoch: epoch)
-        answer?(.success(receipt))
-        for retry in retries { retry(.success(receipt)) }
-      case .failure(let error):
-        let failure = BrokerError.notStored(error, id: id)
-        sink?.keepFailed(room: message.room, id: id, error: failure)
-        answer?(.failure(failure))
-        for retry in retries { retry(.failure(failure)) }
+    if let appender = room.appender {
+      // Kept before `append` returns and never fails: answered here, with no completion
+      // closure per message (and nothing at all when nobody waits for the answer).
+      appender.append(message)
+      if key != nil || answer != nil {
+        stored(.success(()), id: id, epoch: epoch, key: key, room: room, sink: sequence.sink, answer: answer)
+      }
+    } else {
+      let sink = sequence.sink
+      store.append(message) { [self] result in
+        stored(result, id: id, epoch: epoch, key: key, room: room, sink: sink, answer: answer)
       }
     }
     return nil
+  }
+
+  /// The store answered for message `id`: its publish and the retries of its key are
+  /// answered, a failure reported to the sink.
+  private func stored(
+    _ result: Result<Void, StoreError>, id: UInt64, epoch: String, key: String?, room: RoomSequence,
+    sink: (any RoomBrokerSink)?, answer: Answer?
+  ) {
+    let retries = key.map { kept(key: $0, room: room, result) } ?? []
+    switch result {
+    case .success:
+      let receipt = PublishReceipt(id: id, epoch: epoch)
+      answer?(.success(receipt))
+      for retry in retries { retry(.success(receipt)) }
+    case .failure(let error):
+      let failure = BrokerError.notStored(error, id: id)
+      sink?.keepFailed(room: room.name, id: id, error: failure)
+      answer?(.failure(failure))
+      for retry in retries { retry(.failure(failure)) }
+    }
   }
 
   /// The store answered for the first publish of a client key: later retries are answered

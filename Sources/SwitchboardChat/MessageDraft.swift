@@ -9,12 +9,20 @@ public struct MessageDraft: Sendable {
   /// client sent no `ref`. A broker that sees a key again within its lifetime keeps
   /// nothing, delivers nothing and answers with the id the first publish got.
   public var clientKey: String?
+  /// The broker's object for the room (``RoomSnapshot/brokerRoom`` of the room's last
+  /// `openRoom`), `nil` when the broker gave none: a broker that recognises it uses it
+  /// instead of looking the room up by name, and falls back to the name otherwise.
+  public var brokerRoom: BrokerRoomHandle?
 
   /// A draft of `content` (its id is ignored) from `origin`, with the client's key if any.
-  public init(_ content: ChatMessage, origin: MemberID? = nil, clientKey: String? = nil) {
+  public init(
+    _ content: ChatMessage, origin: MemberID? = nil, clientKey: String? = nil,
+    brokerRoom: BrokerRoomHandle? = nil
+  ) {
     self.content = content
     self.origin = origin
     self.clientKey = clientKey
+    self.brokerRoom = brokerRoom
   }
 
   /// The room it is sent to.

@@ -7,10 +7,19 @@ public struct RoomSnapshot: Sendable, Equatable {
   public var epoch: String
   /// The newest kept messages, oldest first.
   public var recent: [ChatMessage]
+  /// The broker's own object for the room, if it has one: the hub hands it back with every
+  /// publish to the room (``MessageDraft/brokerRoom``), so the broker need not look the
+  /// room up by name per message. Opaque to the hub; not part of the snapshot's equality.
+  public var brokerRoom: BrokerRoomHandle?
 
-  public init(lastID: UInt64, epoch: String, recent: [ChatMessage]) {
+  public init(lastID: UInt64, epoch: String, recent: [ChatMessage], brokerRoom: BrokerRoomHandle? = nil) {
     self.lastID = lastID
     self.epoch = epoch
     self.recent = recent
+    self.brokerRoom = brokerRoom
+  }
+
+  public static func == (a: RoomSnapshot, b: RoomSnapshot) -> Bool {
+    a.lastID == b.lastID && a.epoch == b.epoch && a.recent == b.recent
   }
 }
