@@ -5,6 +5,7 @@ import Testing
 /// A shard's member list (``HubShardRoom``, reached through the hub): whatever the order
 /// of joins and leaves, each message reaches every member in the room once and no one
 /// who left.
+@Suite(.onTestThreads)
 struct HubShardRoomTests {
   @Test(arguments: [1, 2, 7, 40])
   func joinsAndLeavesInAnyOrderKeepDeliveryExact(seed: UInt64) throws {
