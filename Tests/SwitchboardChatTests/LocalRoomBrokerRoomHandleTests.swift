@@ -1,4 +1,5 @@
 import SwitchboardChat
+import SwitchboardTestSupport
 import Synchronization
 import Testing
 
@@ -6,7 +7,7 @@ import Testing
 /// the snapshot (``MessageDraft/brokerRoom``) skips the room table, and an in-memory store
 /// keeps messages through a per-room appender instead of `append(_:completion:)`. Both
 /// must give what the general path gives: the same ids, deliveries, history and answers.
-@Suite
+@Suite(.onTestThreads)
 struct LocalRoomBrokerRoomHandleTests {
   /// Records every delivery and failure as text.
   final class RecordingSink: RoomBrokerSink {
