@@ -333,13 +333,16 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       switch event {
       case .binary(_, _, let origin):
         guard origin != memberID else { return }
-        connection.write(Self.binaryFrame(event, cache: &cache), immediately: cache.sendNow)
+        writeBinary(event, cache: &cache)
       case .shutdown(let reason):
         goAway(reason)
       default:
-        // Encoded once per shard inside the cache, not once per member.
-        connection.write(
-          cache.value(for: DialectSlot.json) { JSONDialect.webSocketFrame(event) }, immediately: cache.sendNow)
+        // Encoded once per shard inside the cache, not once per member, and borrowed from
+        // it (`withValue`): no retain and release per member.
+        let now = cache.sendNow
+        cache.withValue(for: DialectSlot.json) { JSONDialect.webSocketFrame(event) } _: {
+          connection.write($0, immediately: now)
+        }
       }
     case .text(let notifySelf):
       switch event {
@@ -356,7 +359,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         } _: { connection.write($0, immediately: now) }
       case .binary(_, _, let origin):
         guard origin != memberID else { return }
-        connection.write(Self.binaryFrame(event, cache: &cache), immediately: cache.sendNow)
+        writeBinary(event, cache: &cache)
       case .shutdown(let reason):
         goAway(reason)
       case .presence, .epochChanged:
@@ -365,12 +368,14 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     }
   }
 
-  /// The binary frame of a `.binary` event, encoded once per shard.
-  private static func binaryFrame(_ event: ChatEvent, cache: inout EncodingCache) -> SharedBytes {
-    cache.value(for: DialectSlot.binary) {
+  /// Writes the binary frame of a `.binary` event, encoded once per shard and borrowed
+  /// from the cache.
+  private func writeBinary(_ event: ChatEvent, cache: inout EncodingCache) {
+    let now = cache.sendNow
+    cache.withValue(for: DialectSlot.binary) {
       guard case .binary(_, let bytes, _) = event else { return SharedBytes([]) }
       return WebSocketConnection.withServerFrame(binary: bytes, SharedBytes.init(copying:))
-    }
+    } _: { connection.write($0, immediately: now) }
   }
 
   /// Queues a frame with one bulk copy (see ``shared(_:)``).
