@@ -11,5 +11,6 @@ open class BrokerRoomHandle: @unchecked Sendable {
   // Safety: it has no state; a subclass is shared across threads as a broker's per-room
   // object and must be thread-safe itself (the local broker's holds only `let`s of
   // `Sendable` types and `Mutex`es).
+  /// Makes a handle (a broker's subclass calls it from its own initialiser).
   public init() {}
 }

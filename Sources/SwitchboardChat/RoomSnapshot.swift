@@ -12,6 +12,8 @@ public struct RoomSnapshot: Sendable, Equatable {
   /// room up by name per message. Opaque to the hub; not part of the snapshot's equality.
   public var brokerRoom: BrokerRoomHandle?
 
+  /// A snapshot of a room: its last id, epoch and newest kept messages, and the broker's
+  /// handle for it if it makes one.
   public init(lastID: UInt64, epoch: String, recent: [ChatMessage], brokerRoom: BrokerRoomHandle? = nil) {
     self.lastID = lastID
     self.epoch = epoch
@@ -19,6 +21,7 @@ public struct RoomSnapshot: Sendable, Equatable {
     self.brokerRoom = brokerRoom
   }
 
+  /// Equal when the id, epoch and messages are: the broker's handle is left out.
   public static func == (a: RoomSnapshot, b: RoomSnapshot) -> Bool {
     a.lastID == b.lastID && a.epoch == b.epoch && a.recent == b.recent
   }
