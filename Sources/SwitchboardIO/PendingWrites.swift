@@ -201,6 +201,31 @@ struct PendingWrites: ~Copyable {
     }
   }
 
+  /// Queues `bytes` as a connection's write does: by reference when nothing is queued
+  /// (``takesRun(_:)``), else as ``append(_:runs:)``.
+  ///
+  /// The first chunk of an empty queue goes by reference because a run is a 4 KiB block:
+  /// output that is one frame per connection — a keepalive tick's pings, one broadcast to a
+  /// room of idle members — would otherwise take a block for every connection at once (4
+  /// MiB for 1,000 connections, where their references are ~100 KiB together), and the
+  /// pages stay resident after the blocks are freed. Runs pay off from the second frame on,
+  /// when a connection's output is batched.
+  @inline(__always)
+  mutating func appendWritten(_ bytes: SharedBytes, runs: WriteRunPool) {
+    if takesRun(bytes.count) {
+      append(copying: bytes.base, count: bytes.count, runs: runs)
+    } else {
+      append(bytes)
+    }
+  }
+
+  /// Whether a write of `count` bytes goes into a run (see ``appendWritten(_:runs:)``): at
+  /// most ``Run/copyLimit`` bytes, behind at least one unsent chunk.
+  @inline(__always)
+  func takesRun(_ count: Int) -> Bool {
+    count <= Run.copyLimit && !isEmpty
+  }
+
   /// Queues a copy of the `count` bytes at `source` (at most ``Run/copyLimit``) behind
   /// everything queued so far, in the run at the tail of the queue (or a new one from
   /// `runs`).

@@ -312,7 +312,7 @@ public final class TCPConnection: Selectable, Flushable {
   public func write(_ bytes: SharedBytes) {
     // One test of the state for the common case: this runs for every member of every fan-out.
     guard let flow = state.writerFlow, bytes.count > 0 else { return }
-    pending.append(bytes, runs: loop.writeRuns)
+    pending.appendWritten(bytes, runs: loop.writeRuns)
     queued(flow)
   }
 
@@ -390,11 +390,11 @@ public final class TCPConnection: Selectable, Flushable {
         if written >= PendingWrites.largeChunk { loop.bytesSinceTrim &+= written }
         return
       }
-      pending.append(bytes, runs: loop.writeRuns)
+      pending.appendWritten(bytes, runs: loop.writeRuns)
       loop.bytesSinceTrim &+= pending.consume(written)
       flushNow()  // the rest, as the queued flush would: until the kernel refuses
     } else {
-      pending.append(bytes, runs: loop.writeRuns)
+      pending.appendWritten(bytes, runs: loop.writeRuns)
       afterSends(kernelFull: true)
     }
     if pending.bufferedBytes > limits.highWaterMark { pauseIfAboveHighWater() }
@@ -411,9 +411,10 @@ public final class TCPConnection: Selectable, Flushable {
     delegate?.connection(self, writabilityChanged: false)
   }
 
-  /// Copies and queues `bytes` (a small frame straight into the queue).
+  /// Copies and queues `bytes` (a small frame behind queued output straight into the
+  /// queue's run, see ``PendingWrites/appendWritten(_:runs:)``).
   public func write(_ bytes: [UInt8]) {
-    guard bytes.count <= PendingWrites.Run.copyLimit else { return write(SharedBytes(bytes)) }
+    guard pending.takesRun(bytes.count) else { return write(SharedBytes(bytes)) }
     guard let flow = state.writerFlow, !bytes.isEmpty else { return }
     bytes.withUnsafeBytes { pending.append(copying: $0.baseAddress!, count: $0.count, runs: loop.writeRuns) }
     queued(flow)

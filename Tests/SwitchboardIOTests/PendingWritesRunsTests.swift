@@ -36,6 +36,30 @@ import SwitchboardTestSupport
     #expect(runs.spareCount == 1, "the sent run's block is back in the pool")
   }
 
+  /// A connection's write (``PendingWrites/appendWritten(_:runs:)``): the first small chunk
+  /// of an empty queue goes by reference — one frame for each of many connections, a
+  /// keepalive tick's pings, must not take a 4 KiB block each — and those behind it into
+  /// a run.
+  @Test func aWriteToAnEmptyQueueGoesByReferenceAndTheNextIntoARun() {
+    let runs = WriteRunPool()
+    var queue = PendingWrites()
+    let chunks = PendingWritesTests.chunks([66, 66, 66])
+    #expect(!queue.takesRun(66))
+    queue.appendWritten(chunks[0], runs: runs)
+    #expect(queue.unsentChunks == 1)
+    #expect(queue.takesRun(66) && !queue.takesRun(Run.copyLimit + 1))
+    queue.appendWritten(chunks[1], runs: runs)
+    queue.appendWritten(chunks[2], runs: runs)
+    #expect(queue.unsentChunks == 2, "the reference, then one run of two frames")
+    #expect(Self.described(queue) == PendingWritesTests.run(from: 0, count: 198))
+    queue.consume(66)
+    queue.compact(runs: runs)
+    #expect(runs.spareCount == 0, "the first chunk was a reference: no block came back")
+    queue.consume(132)
+    queue.compact(runs: runs)
+    #expect(queue.isEmpty && runs.spareCount == 1, "the run's block is back in the pool")
+  }
+
   @Test func aLargeChunkIsQueuedByReferenceBetweenRuns() {
     let runs = WriteRunPool()
     var queue = PendingWrites()
