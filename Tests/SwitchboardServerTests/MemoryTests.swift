@@ -75,26 +75,50 @@ struct MemoryTests {
     return try (0..<count).map { _ in try WebSocketTestClient(address, path: "/rooms/idle?format=text") }
   }
 
+  /// How long after the server's start a reading is taken before the first keepalive tick
+  /// (`webSocketPingInterval`, 30 s) can have pinged the connections: the tick leaves each
+  /// pinged connection its write queue's slot block and the ping frame's freed chunks
+  /// (~200 bytes resident a connection, measured: 1,093–1,101 after a tick against ~900),
+  /// which is not what an idle connection holds between ticks.
+  static let beforeFirstTick: Duration = .seconds(27)
+  /// The bound for a reading that a tick may have fallen into (a loaded machine took 43 s
+  /// for the 1,100 connections once): the tick's ~200 bytes on top. A per-connection
+  /// buffer kept after a ping (4 KiB, as a write run once was) still fails it.
+  static let maxBytesPerIdleConnectionAfterATick = 1344
+
   @Test func anIdleWebSocketConnectionCostsUnderTheRecordedFigure() async throws {
-    let (server, http) = try await startServer()
-    defer { server.stop() }
-    let warm = try openIdle(100, port: http)
-    // The warm-up's allocations settle (the loop's tables grow in steps). Anonymous pages
-    // only: a page of the binary faulted in again between the readings (the page cache is
-    // under pressure while others build) once added 120 bytes a connection.
-    let before = try Self.residentBytes(server.pid, "RssAnon")
-    let idle = try openIdle(Self.idleConnections, port: http)
-    // Every upgrade was answered, so every session exists; let the loop finish its turn.
-    let after = try Self.residentBytes(server.pid, "RssAnon")
-    let perConnection = (after - before) / Self.idleConnections
-    print("idle WebSocket connection: \(perConnection) bytes resident each")
-    #expect(
-      perConnection <= Self.maxBytesPerIdleConnection,
-      """
-      \(perConnection) bytes resident per idle WebSocket connection \
-      (\(before) → \(after) over \(Self.idleConnections))
-      """)
-    withExtendedLifetime((warm, idle)) {}
+    // Up to three servers: the first whose reading came before its first keepalive tick
+    // is judged by the idle bound; if none did (a very loaded machine), the last one by
+    // the bound that allows for a tick.
+    for attempt in 1...3 {
+      let started = ContinuousClock.now
+      let (server, http) = try await startServer()
+      defer { server.stop() }
+      let warm = try openIdle(100, port: http)
+      // The warm-up's allocations settle (the loop's tables grow in steps). Anonymous pages
+      // only: a page of the binary faulted in again between the readings (the page cache is
+      // under pressure while others build) once added 120 bytes a connection.
+      let before = try Self.residentBytes(server.pid, "RssAnon")
+      let idle = try openIdle(Self.idleConnections, port: http)
+      // Every upgrade was answered, so every session exists; let the loop finish its turn.
+      let after = try Self.residentBytes(server.pid, "RssAnon")
+      let beforeTick = ContinuousClock.now - started < Self.beforeFirstTick
+      withExtendedLifetime((warm, idle)) {}
+      if !beforeTick && attempt < 3 {
+        print("idle WebSocket connection: reading \(attempt) may include a keepalive tick; again")
+        continue
+      }
+      let perConnection = (after - before) / Self.idleConnections
+      let bound = beforeTick ? Self.maxBytesPerIdleConnection : Self.maxBytesPerIdleConnectionAfterATick
+      print("idle WebSocket connection: \(perConnection) bytes resident each (bound \(bound))")
+      #expect(
+        perConnection <= bound,
+        """
+        \(perConnection) bytes resident per idle WebSocket connection \
+        (\(before) → \(after) over \(Self.idleConnections))
+        """)
+      return
+    }
   }
 
   /// The server's heap in use (`switchboard_heap_bytes_in_use`), scraped from `/metrics`.
