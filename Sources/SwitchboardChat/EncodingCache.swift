@@ -53,18 +53,23 @@ public struct EncodingCache {
   /// The address of the object in slot `dialect`, read as a bit pattern (no retain).
   @inlinable
   mutating func storedAddress(_ dialect: Int) -> UnsafeMutableRawPointer? {
-    func bits(_ slot: inout AnyObject?) -> UnsafeMutableRawPointer? {
+    withSlot(dialect) { slot in
       withUnsafeMutablePointer(to: &slot) { UnsafeRawPointer($0).load(as: UnsafeMutableRawPointer?.self) }
     }
+  }
+
+  /// Calls `body` with slot `dialect` (0–7), in place.
+  @inlinable
+  mutating func withSlot<R>(_ dialect: Int, _ body: (inout AnyObject?) -> R) -> R {
     switch dialect {
-    case 0: return bits(&slot0)
-    case 1: return bits(&slot1)
-    case 2: return bits(&slot2)
-    case 3: return bits(&slot3)
-    case 4: return bits(&slot4)
-    case 5: return bits(&slot5)
-    case 6: return bits(&slot6)
-    case 7: return bits(&slot7)
+    case 0: return body(&slot0)
+    case 1: return body(&slot1)
+    case 2: return body(&slot2)
+    case 3: return body(&slot3)
+    case 4: return body(&slot4)
+    case 5: return body(&slot5)
+    case 6: return body(&slot6)
+    case 7: return body(&slot7)
     default: preconditionFailure("EncodingCache has slots 0–7, not \(dialect)")
     }
   }
@@ -84,18 +89,6 @@ public struct EncodingCache {
       default: preconditionFailure("EncodingCache has slots 0–7, not \(dialect)")
       }
     }
-    set {
-      switch dialect {
-      case 0: slot0 = newValue
-      case 1: slot1 = newValue
-      case 2: slot2 = newValue
-      case 3: slot3 = newValue
-      case 4: slot4 = newValue
-      case 5: slot5 = newValue
-      case 6: slot6 = newValue
-      case 7: slot7 = newValue
-      default: preconditionFailure("EncodingCache has slots 0–7, not \(dialect)")
-      }
-    }
+    set { withSlot(dialect) { $0 = newValue } }
   }
 }
