@@ -11,8 +11,10 @@
 # stripped copy of the release binary: valgrind 3.19 cannot read its DWARF). Once the
 # generator has connected and warmed up, the counters are zeroed (`callgrind_control -z`);
 # WINDOW seconds later they are dumped (`-d`). Switchboard's deliveries in that window are
-# the calls of `WebSocketSession.receive(_:cache:)` that callgrind counted (its one call
-# per delivery, exact; its closures, once per message, are not counted). The floor's are
+# the calls of `ChatHub.publish(from:text:…)` that callgrind counted (one per message,
+# exact) × the 10 members each message goes to. (Until session 11 they were the calls of
+# `WebSocketSession.receive(_:cache:)`, one per delivery then; a batch of a room's messages
+# is now one call per member, see docs/BENCHMARKS.md.) The floor's are
 # counted by the kernel: the bytes its sockets sent (`ss -ti` bytes_sent, read at the zero
 # and at the dump) ÷ 66, the size of one 64-byte text frame from a server; the same byte
 # count for Switchboard is printed beside it as a check. (Before session 9 the receive
@@ -43,7 +45,7 @@ while [ $# -gt 0 ]; do
     --servers) SERVERS=$2; shift ;;
     --rate) RATE=$2; shift ;;
     --no-build) BUILD=0 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "callgrind.sh: unknown option $1" >&2; exit 64 ;;
   esac
   shift
@@ -100,9 +102,9 @@ sent_bytes() {
     awk '{ s += $1 } END { print s + 0 }'
 }
 
-# Calls of Switchboard's per-delivery function in a callgrind file.
+# Switchboard's deliveries in a callgrind file: its publish calls × the members ($2).
 receive_calls() {
-  python3 - "$1" <<'PY'
+  python3 - "$1" "$2" <<'PY'
 import re, sys
 names, total, current = {}, 0, None
 for line in open(sys.argv[1], errors="replace"):
@@ -115,12 +117,12 @@ for line in open(sys.argv[1], errors="replace"):
         m = re.match(r"fn=\((\d+)\)(?: (.*))?", line.strip())
         if m and m.group(2): names[m.group(1)] = m.group(2)
     elif line.startswith("calls=") and current is not None:
-        # WebSocketSession.receive(_:cache:) itself, mangled: not its closures (the shard's
-        # encoding, once per message) nor thunks, which share the prefix.
-        if "16WebSocketSessionC7receive_5cache" in current and current.endswith("EncodingCacheVztF"):
+        # ChatHub.publish(from:text:isAction:ref:subject:completion:) itself, mangled: not
+        # its closures nor thunks, which share the prefix. One call per message.
+        if "0B3HubC7publish4from4text8isAction3ref7subject10completion" in current and current.endswith("SgtF"):
             total += int(line.split("=")[1].split()[0])
 
-print(total)
+print(total * int(sys.argv[2]))
 PY
 }
 
@@ -188,11 +190,11 @@ measure() {
   local ir deliveries
   ir=$(awk '/^summary:|^totals:/ { print $2; exit }' "$OUT/window.$name")
   if [[ "$name" == switchboard* ]]; then
-    deliveries=$(receive_calls "$OUT/window.$name")
+    deliveries=$(receive_calls "$OUT/window.$name" "$CLIENTS")
   else
     deliveries=$(( (b1 - b0) / 66 ))
   fi
-  [[ "$name" == switchboard* ]] && echo "$name: $(receive_calls "$OUT/window.$name") WebSocketSession.receive calls, $(( (b1 - b0) / 66 )) frames by bytes" >&2
+  [[ "$name" == switchboard* ]] && echo "$name: $(receive_calls "$OUT/window.$name" "$CLIENTS") deliveries (ChatHub.publish calls × $CLIENTS members), $(( (b1 - b0) / 66 )) frames by bytes" >&2
   local sent
   sent=$(python3 -c 'import json,sys
 try:

@@ -513,14 +513,11 @@ public final class ChatHub: RoomBrokerSink {
     }
   }
 
-  /// ``fanOut(_:_:)`` of `.message(message, origin: origin)`, the event made in each task:
-  /// the task captures the message and origin (plain retains) instead of copying the enum
-  /// (an outlined copy that switches on its case, per message).
+  /// ``fanOut(_:_:)`` of `.message(message, origin: origin)`: posted to each shard's side
+  /// of the room, where the messages of one loop iteration share a delivery task
+  /// (``HubShardRoom/post(_:origin:)``).
   func fanOut(_ shards: [HubRoom.ShardShare], _ message: ChatMessage, origin: MemberID?) {
-    for share in shards {
-      let local = share.room
-      local.executor.execute { local.deliver(.message(message, origin: origin)) }
-    }
+    for share in shards { share.room.post(message, origin: origin) }
   }
 }
 

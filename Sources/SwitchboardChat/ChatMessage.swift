@@ -33,6 +33,18 @@ public struct ChatMessage: Sendable, Hashable {
     set { strings = Strings(room: room, author: author, color: color, text: newValue) }
   }
 
+  /// The UTF-8 byte count of ``text``.
+  public var textUTF8Count: Int { strings.text.utf8.count }
+
+  /// Calls `body` with the UTF-8 of ``text``, in place when the string is stored
+  /// contiguously (a native string: no copy, and no reference returned to release).
+  public func withTextUTF8(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    if strings.text.utf8.withContiguousStorageIfAvailable(body) == nil {
+      var copy = strings.text
+      copy.withUTF8(body)
+    }
+  }
+
   public init(
     id: UInt64, room: String, time: Int64, author: String, color: String, text: String, isAction: Bool = false
   ) {

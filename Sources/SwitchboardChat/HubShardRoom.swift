@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The members of one room that live on one shard. Confined to the shard's thread: the
 /// room's cell holds it and queues tasks on the shard's executor that call it, so a
 /// delivery reaches the room's members on the loop without a dictionary lookup.
@@ -19,9 +21,88 @@ final class HubShardRoom: @unchecked Sendable {
   /// (issue 16.3's idle budget counts them: every idle connection is a member somewhere).
   @exclusivity(unchecked) private var positions: [UInt64: Int32] = [:]
 
+  /// Messages posted to this side of the room (``post(_:origin:)``) for the delivery task
+  /// queued on the shard, and the executor's ``ShardExecutor/taskStamp`` when it was
+  /// queued (`nil`: no task queued). Any thread, under the lock.
+  private let inbox = Mutex<Inbox>(Inbox())
+  /// The inbox's other array, swapped in by the delivery task so that neither side
+  /// allocates once both have grown (shard thread only).
+  @exclusivity(unchecked) private var spareMessages = ContiguousArray<BatchedMessage>()
+
+  struct Inbox {
+    var messages = ContiguousArray<BatchedMessage>()
+    var queuedAt: UInt64?
+  }
+
+  /// Batches above this many messages keep no storage for the next (a burst's arrays are
+  /// not kept for the room's life).
+  static let keptCapacity = 256
+
   init(shard: HubShard) {
     self.shard = shard
     executor = shard.executor
+  }
+
+  /// Queues `message` for this side of the room. Called under the room's lock (so a room's
+  /// posts and its other tasks reach the shard in the room's order), from any thread.
+  ///
+  /// It joins the delivery task already queued when no task was queued on the executor
+  /// since (``ShardExecutor/taskStamp`` unchanged): it then runs exactly where a task of
+  /// its own would. Otherwise, and when the executor keeps no stamp, it gets a task of its
+  /// own behind the others; the queued one keeps the messages it has.
+  func post(_ message: ChatMessage, origin: MemberID?) {
+    guard let stamp = executor.taskStamp else {
+      executor.execute { self.deliver(.message(message, origin: origin)) }
+      return
+    }
+    let queue: Bool? = inbox.withLock { inbox in
+      if let queuedAt = inbox.queuedAt {
+        guard queuedAt == stamp else { return nil }
+        inbox.messages.append(BatchedMessage(message, origin: origin))
+        return false
+      }
+      inbox.messages.append(BatchedMessage(message, origin: origin))
+      inbox.queuedAt = stamp
+      return true
+    }
+    switch queue {
+    case true?: executor.executeDelivery { self.deliverInbox() }
+    case false?: break
+    case nil: executor.executeDelivery { self.deliver(.message(message, origin: origin)) }
+    }
+  }
+
+  /// The inbox's delivery task: takes its messages (later posts queue a new task) and
+  /// delivers them, one at a time when there is one, as a ``MessageBatch`` otherwise.
+  private func deliverInbox() {
+    var messages = spareMessages
+    spareMessages = []
+    inbox.withLock { inbox in
+      swap(&inbox.messages, &messages)
+      inbox.queuedAt = nil
+    }
+    if !members.isEmpty {
+      if messages.count == 1 {
+        deliver(messages[0].event)
+      } else if !messages.isEmpty {
+        var batch = MessageBatch(messages, sendNow: !executor.hasPendingTasks)
+        deliver(&batch)
+      }
+    }
+    messages.removeAll(keepingCapacity: messages.capacity <= Self.keptCapacity)
+    spareMessages = messages
+  }
+
+  /// Delivers `batch` to every member on this shard.
+  func deliver(_ batch: inout MessageBatch) {
+    // As in ``deliver(_:cache:)``: a copy of the list keeps every member alive.
+    let members = self.members
+    members.withUnsafeBufferPointer { members in
+      for i in members.indices {
+        let object = Unmanaged.passUnretained(members[i] as AnyObject).toOpaque()
+        type(of: members[i]).receive(unretained: object, batch: &batch)
+      }
+    }
   }
 
   func add(_ member: LocalMember) {

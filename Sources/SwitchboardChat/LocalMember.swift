@@ -11,6 +11,14 @@ public protocol LocalMember: AnyObject {
   /// of every delivery. Conformers keep the default, which is inlinable so that the
   /// conformance's witness is specialised into a direct call of their `receive`.
   static func receive(unretained object: UnsafeMutableRawPointer, _ event: ChatEvent, cache: inout EncodingCache)
+  /// Delivers a batch of one room's messages, in order (``MessageBatch``). The default
+  /// gives them one at a time through ``receive(_:cache:)``; a member that can send them
+  /// all with one write (every frame back to back, encoded once per shard into the batch's
+  /// cache) implements this.
+  func receive(_ batch: inout MessageBatch)
+  /// Calls ``receive(_:)`` on the member at `object` without retaining it, like
+  /// ``receive(unretained:_:cache:)``; conformers keep the default.
+  static func receive(unretained object: UnsafeMutableRawPointer, batch: inout MessageBatch)
 }
 
 extension LocalMember {
@@ -22,5 +30,20 @@ extension LocalMember {
     // Safety: the caller (``HubShardRoom``) holds a strong reference to the member for the
     // length of the call, so the object is alive; it was made from a `Self` instance.
     Unmanaged<Self>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.receive(event, cache: &cache) }
+  }
+}
+
+extension LocalMember {
+  /// The default: each message through ``receive(_:cache:)``, as separate deliveries.
+  @inlinable
+  public func receive(_ batch: inout MessageBatch) {
+    batch.deliverEach { event, cache in receive(event, cache: &cache) }
+  }
+
+  /// The default: `object` reinterpreted as `Self`, called at +0.
+  @inlinable
+  public static func receive(unretained object: UnsafeMutableRawPointer, batch: inout MessageBatch) {
+    // Safety: as for ``receive(unretained:_:cache:)``.
+    Unmanaged<Self>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.receive(&batch) }
   }
 }

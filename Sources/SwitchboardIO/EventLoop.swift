@@ -42,6 +42,8 @@ public final class EventLoop: @unchecked Sendable {
   /// why the exclusivity checks are off).
   @exclusivity(unchecked) private var flushList: [Flushable] = []
   private let tasks = Mutex<[@Sendable () -> Void]>([])
+  /// Tasks queued by ``execute(_:)`` (``executedTaskCount``).
+  private let executedCount = Atomic<UInt64>(0)
   /// Tasks of the running batch not started yet (loop thread only).
   private var batchRemaining = 0
   /// The storage of the batch run last, emptied: the next batch swaps it in for the queue,
@@ -141,8 +143,22 @@ public final class EventLoop: @unchecked Sendable {
   /// Runs `task` on the loop's thread, after the current iteration's events. Tasks run in
   /// the order they were submitted.
   public func execute(_ task: @escaping @Sendable () -> Void) {
+    // Counted before the task is visible: a thread that learns of the task (through a lock
+    // the caller holds, say) also sees the count that includes it.
+    executedCount.add(1, ordering: .relaxed)
     enqueue(task)
   }
+
+  /// Runs `task` like ``execute(_:)``, in submission order, without counting it in
+  /// ``executedTaskCount``: for tasks that later work may be merged into (the hub's room
+  /// deliveries, see `ShardExecutor.taskStamp`).
+  public func executeUncounted(_ task: @escaping @Sendable () -> Void) {
+    enqueue(task)
+  }
+
+  /// How many tasks ``execute(_:)`` has queued so far (not ``executeUncounted(_:)``), from
+  /// any thread.
+  public var executedTaskCount: UInt64 { executedCount.load(ordering: .relaxed) }
 
   private func enqueue(_ task: @escaping @Sendable () -> Void) {
     let wasEmpty = tasks.withLock { tasks in

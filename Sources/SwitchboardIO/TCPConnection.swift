@@ -420,6 +420,21 @@ public final class TCPConnection: Selectable, Flushable {
     queued(flow)
   }
 
+  /// Queues the `count` bytes of `bytes` from `offset` (a part of a frame batch, say):
+  /// copied into the queue's run when small, else as a `SharedBytes` of their own; the
+  /// whole of `bytes` is ``write(_:immediately:)``.
+  public func write(_ bytes: SharedBytes, offset: Int, count: Int, immediately: Bool) {
+    precondition(offset >= 0 && count >= 0 && offset + count <= bytes.count, "write: range outside the bytes")
+    if offset == 0 && count == bytes.count { return write(bytes, immediately: immediately) }
+    let part = UnsafeRawBufferPointer(start: bytes.base + offset, count: count)
+    guard count <= PendingWrites.Run.copyLimit else {
+      return write(SharedBytes(copying: part), immediately: immediately)
+    }
+    guard let flow = state.writerFlow, count > 0 else { return }
+    pending.append(copying: part.baseAddress!, count: count, runs: loop.writeRuns)
+    queued(flow)
+  }
+
   /// Queues the UTF-8 of `string`.
   public func write(string: String) {
     write(SharedBytes(string: string))

@@ -25,3 +25,36 @@ extension JSONDialect {
     return WebSocketConnection.withServerFrame(text: &frame, payloadAt: room, SharedBytes.init(copying:))
   }
 }
+
+extension JSONDialect {
+  /// Every message's ``webSocketFrame(_:)``, back to back, in one `SharedBytes`: a
+  /// ``MessageBatch`` as JSON members are sent it. Plain messages are written in place, as
+  /// one frame is; if one needs an escape, each frame is made alone and copied in.
+  static func webSocketFrames(_ messages: UnsafeBufferPointer<BatchedMessage>) -> SharedBytes {
+    var total = 0
+    for i in messages.indices {
+      total += WebSocketConnection.serverFrameCount(payloadCount: plainMessageFrameCount(messages[i].message))
+    }
+    let frames = SharedBytes(uninitializedCount: total) { buffer in
+      var offset = 0
+      for i in messages.indices {
+        let m = messages[i].message
+        let count = plainMessageFrameCount(m)
+        let size = WebSocketConnection.serverFrameCount(payloadCount: count)
+        let frame = UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + size])
+        guard WebSocketConnection.withServerFrame(text: count, in: frame, { writePlainMessageFrame(m, into: $0) })
+        else { return false }
+        offset += size
+      }
+      return true
+    }
+    return frames ?? joined(messages)
+  }
+
+  /// Each message's frame made alone, then copied together.
+  private static func joined(_ messages: UnsafeBufferPointer<BatchedMessage>) -> SharedBytes {
+    var bytes: [UInt8] = []
+    for message in messages { webSocketFrame(message.event).withUnsafeBytes { bytes.append(contentsOf: $0) } }
+    return bytes.withUnsafeBytes { SharedBytes(copying: $0) }
+  }
+}

@@ -368,6 +368,63 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     }
   }
 
+  /// A batch of the room's messages (``MessageBatch``): their frames back to back, encoded
+  /// once per shard and written with one call. A text-dialect member without
+  /// `notify_self` that sent some of them is written the frames around its own.
+  func receive(_ batch: inout MessageBatch) {
+    guard !state.isFinished else { return }
+    let now = batch.cache.sendNow
+    switch mode {
+    case .echo:
+      return
+    case .json:
+      batch.withValue(for: DialectSlot.json, JSONDialect.webSocketFrames) { connection.write($0, immediately: now) }
+    case .text(let notifySelf):
+      guard !notifySelf, batch.contains(origin: memberID) else {
+        batch.withValue(for: DialectSlot.text, Self.textFrames) { connection.write($0, immediately: now) }
+        return
+      }
+      let messages = batch.messages
+      let id = memberID
+      batch.withValue(for: DialectSlot.text, Self.textFrames) { frames in
+        // Runs of the others' frames, in order: where one starts, and where the frames are.
+        var start = 0
+        var offset = 0
+        for message in messages {
+          let size = WebSocketConnection.serverFrameCount(payloadCount: message.message.textUTF8Count)
+          if message.isFrom(id) {
+            if offset > start { connection.write(frames, offset: start, count: offset - start, immediately: false) }
+            start = offset + size
+          }
+          offset += size
+        }
+        if offset > start { connection.write(frames, offset: start, count: offset - start, immediately: now) }
+      }
+    }
+  }
+
+  /// Every message's text frame, back to back, in one `SharedBytes`.
+  static func textFrames(_ messages: UnsafeBufferPointer<BatchedMessage>) -> SharedBytes {
+    var total = 0
+    for i in messages.indices {
+      total += WebSocketConnection.serverFrameCount(payloadCount: messages[i].message.textUTF8Count)
+    }
+    return SharedBytes(uninitializedCount: total) { buffer in
+      var offset = 0
+      for i in messages.indices {
+        messages[i].message.withTextUTF8 { utf8 in
+          let size = WebSocketConnection.serverFrameCount(payloadCount: utf8.count)
+          let frame = UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + size])
+          WebSocketConnection.withServerFrame(text: utf8.count, in: frame) {
+            if utf8.count > 0 { $0.copyMemory(from: UnsafeRawBufferPointer(utf8)) }
+          }
+          offset += size
+        }
+      }
+      return offset == total
+    }!
+  }
+
   /// Writes the binary frame of a `.binary` event, encoded once per shard and borrowed
   /// from the cache.
   private func writeBinary(_ event: ChatEvent, cache: inout EncodingCache) {

@@ -16,9 +16,20 @@ struct QueueExecutor: ShardExecutor {
 }
 
 /// Holds tasks until the test runs them: a broker's loader or a room's load held open.
+/// Made with `stamped: true`, it keeps a task stamp (``ShardExecutor/taskStamp``) as the
+/// server's event loop does: counted by `execute`, not by `executeDelivery`; otherwise it
+/// keeps none, and the hub queues a task per message.
 final class ManualExecutor: ShardExecutor {
   private let tasks = Mutex<[@Sendable () -> Void]>([])
-  func execute(_ task: @escaping @Sendable () -> Void) { tasks.withLock { $0.append(task) } }
+  private let stamp = Atomic<UInt64>(0)
+  private let stamped: Bool
+  init(stamped: Bool = false) { self.stamped = stamped }
+  func execute(_ task: @escaping @Sendable () -> Void) {
+    stamp.add(1, ordering: .relaxed)
+    tasks.withLock { $0.append(task) }
+  }
+  func executeDelivery(_ task: @escaping @Sendable () -> Void) { tasks.withLock { $0.append(task) } }
+  var taskStamp: UInt64? { stamped ? stamp.load(ordering: .relaxed) : nil }
   var pending: Int { tasks.withLock { $0.count } }
   /// Runs what is queued now (tasks queued meanwhile wait for the next call).
   func runAll() {
@@ -27,6 +38,10 @@ final class ManualExecutor: ShardExecutor {
       return t
     }
     for task in now { task() }
+  }
+  /// Runs tasks until none is left (those the tasks queue too: a room's load, its joins).
+  func drain() {
+    for _ in 0..<100 where pending > 0 { runAll() }
   }
 }
 

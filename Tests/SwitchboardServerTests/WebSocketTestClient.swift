@@ -40,6 +40,16 @@ final class WebSocketTestClient {
     try socket.send(frame)
   }
 
+  /// Text frames, all in one write (so that the server reads them together).
+  func send(texts: [String]) throws {
+    var bytes: [UInt8] = []
+    for text in texts {
+      guard let frame = connection.sendText(text) else { throw TestFailure("closed") }
+      bytes += frame
+    }
+    try socket.send(bytes)
+  }
+
   func send(binary: [UInt8]) throws {
     guard let frame = connection.sendBinary(binary) else { throw TestFailure("closed") }
     try socket.send(frame)
