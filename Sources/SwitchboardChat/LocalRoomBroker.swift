@@ -57,7 +57,11 @@ public final class LocalRoomBroker: RoomBroker {
 
     func callAsFunction(_ result: Result<PublishReceipt, BrokerError>) {
       let completion = completion
-      if let executor { executor.execute { completion(result) } } else { completion(result) }
+      // Queued as a delivery is (not counted in the stamp): the room's next messages may
+      // still join the delivery task queued before this answer, so a sender that asks for
+      // acks does not cost its room a task per message. The answer still runs after its
+      // own message was delivered; it may now also follow messages published after it.
+      if let executor { executor.executeDelivery { completion(result) } } else { completion(result) }
     }
   }
   /// The newest client keys of one room, oldest dropped first.

@@ -17,9 +17,11 @@ public protocol ShardExecutor: Sendable {
   /// queued after it, as a task of its own would. Without a stamp every message is a task.
   var taskStamp: UInt64? { get }
   /// Runs `task` like ``execute(_:)``, in submission order, but leaves ``taskStamp`` as
-  /// it is: the hub's room-delivery tasks, which other rooms' messages may pass (a member
-  /// is in one room at a time, so no member sees the difference). The default calls
-  /// ``execute(_:)``.
+  /// it is, so that messages posted later may still join a delivery task queued before
+  /// it. For the hub's room-delivery tasks, which other rooms' messages may pass (a member
+  /// is in one room at a time, so no member sees the difference), and for the local
+  /// broker's publish answers (an `ack` follows its own message, as the protocol says; it
+  /// may also follow messages published after it). The default calls ``execute(_:)``.
   func executeDelivery(_ task: @escaping @Sendable () -> Void)
 }
 

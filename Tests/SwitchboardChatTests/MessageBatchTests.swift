@@ -4,7 +4,9 @@ import Synchronization
 import Testing
 
 /// A member that takes batches whole, recording each batch's size and its messages.
-final class BatchRecordingMember: LocalMember {
+/// (`@unchecked Sendable`: read and written only on the test's thread, which runs the
+/// executor's tasks and the answers they call.)
+final class BatchRecordingMember: LocalMember, @unchecked Sendable {
   let memberID: MemberID
   var texts: [String] = []
   var batchSizes: [Int] = []
@@ -46,6 +48,29 @@ struct MessageBatchTests {
     #expect(batched.texts == (0..<5).map { "m\($0)" })
     #expect(single.messages.map(\.text) == (0..<5).map { "m\($0)" })
     #expect(single.messages.map(\.id) == [1, 2, 3, 4, 5])
+  }
+
+  /// A publish that waits for its answer (a client's `ref`) does not end the batch: the
+  /// answer runs after the batch that holds its message.
+  @Test func answersDoNotEndTheBatchAndComeAfterTheirMessage() throws {
+    let hub = BrokerKind.localInline.makeHub()
+    let executor = ManualExecutor(stamped: true)
+    let shard = hub.makeShard(executor: executor)
+    let member = BatchRecordingMember(hub.nextMemberID())
+    hub.join(member, shard: shard, name: "a", room: "r", announce: false)
+    executor.drain()
+    let seen = Locked<[String]>([])
+    for i in 0..<4 {
+      let accepted = hub.publish(from: member.memberID, text: "m\(i)", ref: "r\(i)") { result in
+        // What the member had been given when the answer ran.
+        let id = (try? result.get().id).map(String.init) ?? "failed"
+        seen.withLock { $0.append("ack \(id) after \(member.texts.count)") }
+      }
+      #expect(accepted)
+    }
+    executor.runAll()
+    #expect(member.batchSizes == [4])
+    #expect(seen.value == ["ack 1 after 4", "ack 2 after 4", "ack 3 after 4", "ack 4 after 4"])
   }
 
   @Test func aTaskQueuedInBetweenEndsTheBatch() throws {
