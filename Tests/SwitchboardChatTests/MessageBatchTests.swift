@@ -50,15 +50,21 @@ struct MessageBatchTests {
     #expect(single.messages.map(\.id) == [1, 2, 3, 4, 5])
   }
 
-  /// A publish that waits for its answer (a client's `ref`) does not end the batch: the
-  /// answer runs after the batch that holds its message.
-  @Test func answersDoNotEndTheBatchAndComeAfterTheirMessage() throws {
+  /// A hub with a stamped shard and room `r` open, `a` (taking batches) in it.
+  private static func roomWithOneMember() -> (ChatHub, ManualExecutor, HubShard, BatchRecordingMember) {
     let hub = BrokerKind.localInline.makeHub()
     let executor = ManualExecutor(stamped: true)
     let shard = hub.makeShard(executor: executor)
     let member = BatchRecordingMember(hub.nextMemberID())
     hub.join(member, shard: shard, name: "a", room: "r", announce: false)
     executor.drain()
+    return (hub, executor, shard, member)
+  }
+
+  /// A publish that waits for its answer (a client's `ref`) does not end the batch: the
+  /// answer runs after the batch that holds its message.
+  @Test func answersDoNotEndTheBatchAndComeAfterTheirMessage() throws {
+    let (hub, executor, shard, member) = Self.roomWithOneMember()
     let seen = Locked<[String]>([])
     for i in 0..<4 {
       let accepted = hub.publish(from: member.memberID, text: "m\(i)", ref: "r\(i)") { result in
@@ -74,12 +80,7 @@ struct MessageBatchTests {
   }
 
   @Test func aTaskQueuedInBetweenEndsTheBatch() throws {
-    let hub = BrokerKind.localInline.makeHub()
-    let executor = ManualExecutor(stamped: true)
-    let shard = hub.makeShard(executor: executor)
-    let first = BatchRecordingMember(hub.nextMemberID())
-    hub.join(first, shard: shard, name: "a", room: "r", announce: false)
-    executor.drain()
+    let (hub, executor, shard, first) = Self.roomWithOneMember()
     #expect(hub.publish(from: first.memberID, text: "1"))
     #expect(hub.publish(from: first.memberID, text: "2"))
     // A join queues its member's addition: later messages must come after it.
