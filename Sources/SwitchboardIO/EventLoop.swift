@@ -156,6 +156,13 @@ public final class EventLoop: @unchecked Sendable {
     enqueue(task)
   }
 
+  /// When the loop's current iteration woke up (its readiness events came back from the
+  /// kernel, or its wait timed out): one clock read per iteration, for handlers and tasks
+  /// that note when they last heard from a peer (an idle timer's base, at most one
+  /// iteration old). Loop thread only (its exclusivity checks are off for that reason, as
+  /// `table`'s are).
+  @exclusivity(unchecked) public private(set) var eventTime = Deadline.now()
+
   /// How many tasks ``execute(_:)`` has queued so far (not ``executeUncounted(_:)``), from
   /// any thread.
   public var executedTaskCount: UInt64 { executedCount.load(ordering: .relaxed) }
@@ -306,13 +313,18 @@ public final class EventLoop: @unchecked Sendable {
       var handled = false
       do {
         try selector.wait(timeoutNanos: timeout) { fd, events in
-          handled = true
+          if !handled {
+            handled = true
+            eventTime = Deadline.now()
+          }
           table.handler(fd)?.handle(events)
         }
       } catch {
         // epoll_wait fails only on programming errors; do not spin.
         usleep(1000)
       }
+      // No event: the timers and tasks that follow still see this iteration's time.
+      if !handled { eventTime = Deadline.now() }
       if runsDue && !handled { writeRuns.releaseSpares() }
       if trimDue && !handled {
         // Idle after a large burst: its buffers are freed by now.

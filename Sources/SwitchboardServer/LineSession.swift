@@ -126,7 +126,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   }
 
   private func schedulePause() {
-    lastRead = Deadline.now()
+    lastRead = context.loop.eventTime
     guard pauseTimer == nil else { return }
     armPause(after: context.configuration.linePause)
   }

@@ -164,7 +164,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   }
 
   private func feed(_ bytes: UnsafeRawBufferPointer) {
-    guard state.heard(at: Deadline.now()) else { return }
+    guard state.heard(at: context.loop.eventTime) else { return }
     // One action at a time, each carried out before the next frame is decoded: an echo or
     // reply is queued before the close frame of a protocol error later in the same read.
     protocolState.append(bytes)

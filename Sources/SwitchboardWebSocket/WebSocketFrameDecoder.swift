@@ -49,8 +49,12 @@ public struct WebSocketFrameDecoder: Sendable {
     case opaque
   }
 
+  /// Received bytes: `buffer[readIndex..<end]` are not consumed yet. The array's count is
+  /// its storage's size (zeros past `end`), so emptying it and appending to it are an
+  /// index and a copy, not the array's generic `removeAll` and `append(contentsOf:)`.
   private var buffer: [UInt8] = []
   private var readIndex = 0
+  private var end = 0
   private var failure: WebSocketError?
   private var message = Message.none
   /// The UTF-8 state of the current text message, across frames and reads.
@@ -78,19 +82,38 @@ public struct WebSocketFrameDecoder: Sendable {
   }
 
   /// The number of received bytes not yet consumed as frames.
-  public var bufferedByteCount: Int { buffer.count - readIndex }
+  public var bufferedByteCount: Int { end - readIndex }
 
   /// Appends received bytes.
   public mutating func append(_ bytes: UnsafeRawBufferPointer) {
     guard bytes.count > 0 else { return }
     compact()
-    buffer.append(contentsOf: bytes)
+    if buffer.count < end + bytes.count { grow(toHold: bytes.count) }
+    let start = end
+    let needed = end + bytes.count
+    buffer.withUnsafeMutableBytes { UnsafeMutableRawBufferPointer(rebasing: $0[start..<needed]).copyMemory(from: bytes) }
+    end = needed
+  }
+
+  /// New storage, doubled (the first time: the size asked for, as an array grows) and
+  /// holding the unconsumed bytes at its start, with room for `count` more.
+  private mutating func grow(toHold count: Int) {
+    let live = end - readIndex
+    let size = max(live + count, 2 * buffer.count)
+    let (from, old) = (readIndex, buffer)
+    buffer = [UInt8](unsafeUninitializedCapacity: size) { out, initialized in
+      let all = UnsafeMutableRawBufferPointer(out)
+      if live > 0 { old.withUnsafeBytes { all.baseAddress!.copyMemory(from: $0.baseAddress! + from, byteCount: live) } }
+      all.baseAddress!.advanced(by: live).initializeMemory(as: UInt8.self, repeating: 0, count: size - live)
+      initialized = size
+    }
+    readIndex = 0
+    end = live
   }
 
   /// Appends received bytes from any sequence.
   public mutating func append(contentsOf bytes: some Sequence<UInt8>) {
-    compact()
-    buffer.append(contentsOf: bytes)
+    Array(bytes).withUnsafeBytes { append($0) }
   }
 
   /// Capacity kept for the next frames once everything buffered was consumed; a larger
@@ -102,16 +125,17 @@ public struct WebSocketFrameDecoder: Sendable {
   /// the consumed prefix is large and at least half the buffer.
   private mutating func compact() {
     if readIndex == 0 { return }
-    if readIndex == buffer.count {
-      if buffer.capacity > Self.retainedCapacity {
-        buffer = []
-      } else {
-        buffer.removeAll(keepingCapacity: true)
+    if readIndex == end {
+      if buffer.count > Self.retainedCapacity { buffer = [] }
+      readIndex = 0
+      end = 0
+    } else if readIndex >= 4096 && readIndex * 2 >= end {
+      let (from, count) = (readIndex, end - readIndex)
+      buffer.withUnsafeMutableBytes { all in
+        all.baseAddress!.copyMemory(from: all.baseAddress! + from, byteCount: count)
       }
       readIndex = 0
-    } else if readIndex >= 4096 && readIndex * 2 >= buffer.count {
-      buffer.removeSubrange(0..<readIndex)
-      readIndex = 0
+      end = count
     }
   }
 
@@ -144,18 +168,19 @@ public struct WebSocketFrameDecoder: Sendable {
   /// are strings: it saves an array's allocation, copy and release per message.)
   package mutating func next(wholeTextUpTo limit: Int) throws(WebSocketError) -> Decoded? {
     if let failure { throw failure }
-    let available = buffer.count - readIndex
+    let available = end - readIndex
     guard available >= 2 else {
-      if available == 0 && buffer.capacity > Self.retainedCapacity {
+      if available == 0 && buffer.count > Self.retainedCapacity {
         // Everything was consumed: the end of a read's frames. Give a large frame's
         // buffer back now rather than at the next append, which may never come.
         buffer = []
         readIndex = 0
+        end = 0
       }
       return nil
     }
     let result: Result<Decoded?, WebSocketError> = buffer.withUnsafeBytes { all in
-      let bytes = UnsafeRawBufferPointer(rebasing: all[readIndex...])
+      let bytes = UnsafeRawBufferPointer(rebasing: all[readIndex..<end])
       let b0 = bytes[0]
       let b1 = bytes[1]
       let fin = b0 & 0x80 != 0
