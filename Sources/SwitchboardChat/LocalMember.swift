@@ -31,9 +31,7 @@ extension LocalMember {
     // length of the call, so the object is alive; it was made from a `Self` instance.
     Unmanaged<Self>.fromOpaque(object)._withUnsafeGuaranteedRef { $0.receive(event, cache: &cache) }
   }
-}
 
-extension LocalMember {
   /// The default: each message through ``receive(_:cache:)``, as separate deliveries.
   @inlinable
   public func receive(_ batch: inout MessageBatch) {

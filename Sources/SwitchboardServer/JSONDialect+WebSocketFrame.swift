@@ -31,27 +31,9 @@ extension JSONDialect {
   /// ``MessageBatch`` as JSON members are sent it. Plain messages are written in place, as
   /// one frame is; if one needs an escape, each frame is made alone and copied in.
   static func webSocketFrames(_ messages: UnsafeBufferPointer<BatchedMessage>) -> SharedBytes {
-    // Each payload's size, counted once for both passes.
-    let frames = withUnsafeTemporaryAllocation(of: Int.self, capacity: messages.count) { counts in
-      var total = 0
-      for i in messages.indices {
-        counts[i] = plainMessageFrameCount(messages[i].message)
-        total += WebSocketConnection.serverFrameCount(payloadCount: counts[i])
-      }
-      return SharedBytes(uninitializedCount: total) { buffer in
-        var offset = 0
-        for i in messages.indices {
-          let m = messages[i].message
-          let size = WebSocketConnection.serverFrameCount(payloadCount: counts[i])
-          let frame = UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + size])
-          guard WebSocketConnection.withServerFrame(text: counts[i], in: frame, { writePlainMessageFrame(m, into: $0) })
-          else { return false }
-          offset += size
-        }
-        return true
-      }
-    }
-    return frames ?? joined(messages)
+    BatchFrames.text(count: messages.count) { plainMessageFrameCount(messages[$0].message) } writePayload: {
+      writePlainMessageFrame(messages[$0].message, into: $1)
+    } ?? joined(messages)
   }
 
   /// Each message's frame made alone, then copied together.

@@ -405,23 +405,11 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   /// Every message's text frame, back to back, in one `SharedBytes`.
   static func textFrames(_ messages: UnsafeBufferPointer<BatchedMessage>) -> SharedBytes {
-    var total = 0
-    for i in messages.indices {
-      total += WebSocketConnection.serverFrameCount(payloadCount: messages[i].message.textUTF8Count)
-    }
-    return SharedBytes(uninitializedCount: total) { buffer in
-      var offset = 0
-      for i in messages.indices {
-        messages[i].message.withTextUTF8 { utf8 in
-          let size = WebSocketConnection.serverFrameCount(payloadCount: utf8.count)
-          let frame = UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + size])
-          WebSocketConnection.withServerFrame(text: utf8.count, in: frame) {
-            if utf8.count > 0 { $0.copyMemory(from: UnsafeRawBufferPointer(utf8)) }
-          }
-          offset += size
-        }
+    BatchFrames.text(count: messages.count) { messages[$0].message.textUTF8Count } writePayload: { i, payload in
+      messages[i].message.withTextUTF8 { utf8 in
+        if utf8.count > 0 { payload.copyMemory(from: UnsafeRawBufferPointer(utf8)) }
       }
-      return offset == total
+      return true
     }!
   }
 
