@@ -11,7 +11,7 @@
 # stripped copy of the release binary: valgrind 3.19 cannot read its DWARF). Once the
 # generator has connected and warmed up, the counters are zeroed (`callgrind_control -z`);
 # WINDOW seconds later they are dumped (`-d`). Switchboard's deliveries in that window are
-# the calls of `ChatHub.publish(from:text:…)` that callgrind counted (one per message,
+# the calls of `ChatHub.publish(from:validatedUTF8:…)` that callgrind counted (one per message,
 # exact) × the 10 members each message goes to. (Until session 11 they were the calls of
 # `WebSocketSession.receive(_:cache:)`, one per delivery then; a batch of a room's messages
 # is now one call per member, see docs/BENCHMARKS.md.) The floor's are
@@ -117,9 +117,10 @@ for line in open(sys.argv[1], errors="replace"):
         m = re.match(r"fn=\((\d+)\)(?: (.*))?", line.strip())
         if m and m.group(2): names[m.group(1)] = m.group(2)
     elif line.startswith("calls=") and current is not None:
-        # ChatHub.publish(from:text:isAction:ref:subject:completion:) itself, mangled: not
-        # its closures nor thunks, which share the prefix. One call per message.
-        if "0B3HubC7publish4from4text8isAction3ref7subject10completion" in current and current.endswith("SgtF"):
+        # ChatHub.publish(from:validatedUTF8:isAction:ref:subject:completion:) itself,
+        # mangled: not its closures nor thunks, which share the prefix. One call per
+        # message: the text dialect calls it, and publish(from:text:…) calls it for the rest.
+        if "0B3HubC7publish4from13validatedUTF88isAction3ref7subject10completion" in current and current.endswith("SgtF"):
             total += int(line.split("=")[1].split()[0])
 
 print(total * int(sys.argv[2]))

@@ -61,14 +61,13 @@ extension ChatHub {
     _ presence: inout Presence
   ) {
     let id = pending.member.memberID
-    guard let record = record(id, in: directory), var info = record.info.withLock({ $0 }),
-      info.placement == .joining(pending.serial)
+    guard let record = record(id, in: directory), let waiting = record.info.withLock({ $0 }),
+      waiting.placement == .joining(pending.serial)
     else { return }
     let result = admitLocked(
-      &r, cell, pending.member, shard: pending.shard, id: id, color: info.color, alreadyIn: false,
+      &r, cell, pending.member, shard: pending.shard, id: id, color: waiting.color, alreadyIn: false,
       since: pending.since, epoch: pending.epoch, historyCount: pending.historyCount)
-    info.placement = .inRoom
-    info.brokerRoom = r.brokerRoom
+    let info = waiting.with(placement: .inRoom, brokerRoom: .some(r.brokerRoom))
     record.info.withLock { $0 = info }
     if info.announced { emitPresenceLocked(&r, cell, .join, id: id, info: info, &presence) }
     if let completion = pending.completion {

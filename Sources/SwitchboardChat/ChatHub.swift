@@ -171,13 +171,12 @@ public final class ChatHub: RoomBrokerSink {
       let serial = directory.nextJoin
       directory.nextJoin += 1
       let outcome = cell.state.withLock { r -> Outcome in
-        var info = HubMemberInfo(
+        let info = HubMemberInfo(
           name: keep ? previous!.name : uniqueName(r, requested), requestedName: requested,
-          cell: cell, colorIndex: color, announced: wasAnnounced || announce, shard: shard, placement: .inRoom,
-          brokerRoom: r.brokerRoom)
+          cell: cell, colorIndex: color, announced: wasAnnounced || announce, shard: shard,
+          placement: r.isOpen ? .inRoom : .joining(serial), brokerRoom: r.brokerRoom)
         r.useName(info.name)
         guard r.isOpen else {
-          info.placement = .joining(serial)
           record.info.withLock { $0 = info }
           r.enqueue(
             .join(
@@ -215,9 +214,9 @@ public final class ChatHub: RoomBrokerSink {
   public func announce(_ id: MemberID) {
     var presence: Presence = []
     directory.withLock { directory in
-      guard let record = record(id, in: directory), var info = record.info.withLock({ $0 }), !info.announced
+      guard let record = record(id, in: directory), let old = record.info.withLock({ $0 }), !old.announced
       else { return }
-      info.announced = true
+      let info = old.with(announced: true)
       info.cell.state.withLock { r in
         record.info.withLock { $0 = info }
         emitPresenceLocked(&r, info.cell, .join, id: id, info: info, &presence)
@@ -239,21 +238,20 @@ public final class ChatHub: RoomBrokerSink {
   public func rename(_ id: MemberID, to name: String) -> String? {
     var presence: Presence = []
     let assigned = directory.withLock { directory -> String? in
-      guard let record = record(id, in: directory), var info = record.info.withLock({ $0 }) else {
+      guard let record = record(id, in: directory), let current = record.info.withLock({ $0 }) else {
         return nil
       }
-      let old = info.name
-      info.requestedName = name
-      info.cell.state.withLock { r in
+      let old = current.name
+      return current.cell.state.withLock { r in
         r.releaseName(old)
-        info.name = name == old ? old : uniqueName(r, name)
+        let info = current.with(name: name == old ? old : uniqueName(r, name), requestedName: name)
         r.useName(info.name)
         record.info.withLock { $0 = info }
         if info.announced, info.name != old {
           emitPresenceLocked(&r, info.cell, .rename(from: old), id: id, info: info, &presence)
         }
+        return info.name
       }
-      return info.name
     }
     forward(presence)
     return assigned
@@ -301,35 +299,71 @@ public final class ChatHub: RoomBrokerSink {
     from id: MemberID, text: String, isAction: Bool = false, ref: String? = nil, subject: String? = nil,
     completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)? = nil
   ) -> Bool {
+    var text = text
+    return text.withUTF8 {
+      publish(
+        from: id, validatedUTF8: UnsafeRawBufferPointer($0), isAction: isAction, ref: ref, subject: subject,
+        completion: completion)
+    }
+  }
+
+  /// ``publish(from:text:isAction:ref:subject:completion:)`` of a text given as bytes the
+  /// caller has checked to be UTF-8 (a WebSocket text frame in the decoder's buffer): they
+  /// are copied into the message, with no `String` made of them. (Never inlined into
+  /// the `String` variant: `benchmarks/callgrind.sh` counts its calls, one per message.)
+  @discardableResult
+  @inline(never)
+  package func publish(
+    from id: MemberID, validatedUTF8 text: UnsafeRawBufferPointer, isAction: Bool = false, ref: String? = nil,
+    subject: String? = nil, completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)? = nil
+  ) -> Bool {
     guard let record = record(id) else { return false }
     let now = clock?() ?? ChatClock.milliseconds()
-    // Read in place (`info?.…` calls on the payload; unwrapping it would copy the whole
-    // record, a retain and a release per field).
-    // One value, used in place below and never changed (a tuple unwrapped into three names,
-    // or a draft changed inside the lock's closure, cost a copy of the draft and its
-    // destroy per message). The draft carries the broker's handle of the room, which saves
-    // the broker a look-up by name (`nil` while the member waits for the room: a queued
-    // draft gets it when the snapshot is in).
-    let publication = record.info.withLock { info in
-      info?.publication(from: id, text: text, isAction: isAction, ref: ref, subject: subject, time: now)
+    // The member's state is one immutable reference: taken out of the lock with one
+    // retain, the draft made from it outside. The draft carries the broker's handle of the
+    // room, which saves the broker a look-up by name (`nil` while the member waits for the
+    // room: a queued draft gets it when the snapshot is in).
+    guard let info = record.info.withLock({ $0 }) else { return false }
+    let message = ChatMessage(
+      id: 0, room: info.room, time: now, author: info.name, color: info.color, validatedUTF8: text,
+      isAction: isAction)
+    let key = ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: info.requestedName, textUTF8: text) }
+    // A ready room first, with nothing captured (a closure here that captured the draft
+    // copied and destroyed it per message), and the draft made in the call's argument (one
+    // kept in a local was copied and destroyed too); else the full decision.
+    guard info.cell.state.withLock({ $0.isReady }) else {
+      return publishToRoomNotReady(
+        MessageDraft(content: message, origin: id, clientKey: key, brokerRoom: info.brokerRoom), info: info,
+        completion: completion)
     }
-    guard let plan = publication else { return false }
-    let admission = plan.cell.state.withLock { r in
+    broker.publish(
+      MessageDraft(content: message, origin: id, clientKey: key, brokerRoom: info.brokerRoom),
+      on: completion == nil ? nil : info.shard.executor, completion: completion)
+    return true
+  }
+
+  /// The publish of a room not ready when asked: queued behind its load, refused, or sent
+  /// after all (it became ready meanwhile).
+  @inline(never)
+  private func publishToRoomNotReady(
+    _ draft: MessageDraft, info: HubMemberInfo, completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
+  ) -> Bool {
+    let admission = info.cell.state.withLock { r in
       r.admitPublish(limit: configuration.maxQueuedWhileLoading) {
         HubRoom.QueuedPublish(
-          draft: plan.draft, answer: PendingPublish(executor: plan.shard.executor, completion: completion))
+          draft: draft, answer: PendingPublish(executor: info.shard.executor, completion: completion))
       }
     }
     switch admission {
     case .closed:
       return false
     case .send:
-      broker.publish(plan.draft, on: completion == nil ? nil : plan.shard.executor, completion: completion)
+      broker.publish(draft, on: completion == nil ? nil : info.shard.executor, completion: completion)
     case .queued:
       break
     case .busy:
-      keepFailed(room: plan.cell.name, id: nil, error: .busy)
-      if let completion { plan.shard.executor.execute { completion(.failure(.busy)) } }
+      keepFailed(room: info.cell.name, id: nil, error: .busy)
+      if let completion { info.shard.executor.execute { completion(.failure(.busy)) } }
     }
     return true
   }

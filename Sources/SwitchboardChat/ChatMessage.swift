@@ -1,8 +1,11 @@
 /// One chat message as kept in history and delivered to every dialect.
 ///
-/// A value like any other, but a cheap one to copy: its four strings live in one shared,
-/// immutable box, so a copy (into a history ring, an event, a task) retains one reference
-/// instead of four. Setting one of the strings gives the message a box of its own.
+/// A value like any other, but a cheap one to copy: its three strings and the bytes of its
+/// text live in one shared, immutable box — a single allocation, the text's UTF-8 stored in
+/// the box's tail — so a copy (into a history ring, an event, a task) retains one reference,
+/// and a message costs one allocation and one free. Setting one of the strings gives the
+/// message a box of its own. Read the text's bytes in place with ``withTextUTF8(_:)``;
+/// ``text`` makes a `String` of them each time it is read.
 public struct ChatMessage: Sendable, Hashable {
   /// Per-room sequence number: 1, 2, 3, … with no gaps.
   public var id: UInt64
@@ -10,38 +13,42 @@ public struct ChatMessage: Sendable, Hashable {
   public var time: Int64
   /// `true` for `/me` actions (`* bob waves`).
   public var isAction: Bool
-  private var strings: Strings
+  // (`ManagedBuffer` is not `Sendable`, so neither is its subclass to the checker; the
+  // box is never changed after it is made, so sharing it between threads is safe.)
+  @usableFromInline nonisolated(unsafe) var storage: Storage
 
   /// The room it was sent to.
   public var room: String {
-    get { strings.room }
-    set { strings = Strings(room: newValue, author: author, color: color, text: text) }
+    get { storage.room }
+    set { storage = withTextUTF8 { Storage.make(room: newValue, author: author, color: color, text: $0) } }
   }
   /// The author's name.
   public var author: String {
-    get { strings.author }
-    set { strings = Strings(room: room, author: newValue, color: color, text: text) }
+    get { storage.author }
+    set { storage = withTextUTF8 { Storage.make(room: room, author: newValue, color: color, text: $0) } }
   }
   /// The author's colour (a CSS colour name).
   public var color: String {
-    get { strings.color }
-    set { strings = Strings(room: room, author: author, color: newValue, text: text) }
+    get { storage.color }
+    set { storage = withTextUTF8 { Storage.make(room: room, author: author, color: newValue, text: $0) } }
   }
-  /// The text.
+  /// The text (a new `String` of the stored UTF-8 at each read: on a hot path, use
+  /// ``withTextUTF8(_:)`` and ``textUTF8Count``).
   public var text: String {
-    get { strings.text }
-    set { strings = Strings(room: room, author: author, color: color, text: newValue) }
+    get { withTextUTF8 { String(decoding: $0, as: UTF8.self) } }
+    set { storage = Storage.make(room: room, author: author, color: color, text: newValue) }
   }
 
   /// The UTF-8 byte count of ``text``.
-  public var textUTF8Count: Int { strings.text.utf8.count }
+  @inlinable public var textUTF8Count: Int { storage.textCount }
 
-  /// Calls `body` with the UTF-8 of ``text``, in place when the string is stored
-  /// contiguously (a native string: no copy, and no reference returned to release).
-  public func withTextUTF8(_ body: (UnsafeBufferPointer<UInt8>) -> Void) {
-    if strings.text.utf8.withContiguousStorageIfAvailable(body) == nil {
-      var copy = strings.text
-      copy.withUTF8(body)
+  /// Calls `body` with the UTF-8 of ``text``, in place (no copy, and no reference returned
+  /// to release); the bytes are valid only inside `body`. (Inlinable, so the dialects in
+  /// other modules call it specialized, not through the generic entry point.)
+  @inlinable
+  public func withTextUTF8<R, E: Error>(_ body: (UnsafeBufferPointer<UInt8>) throws(E) -> R) throws(E) -> R {
+    try storage.withUnsafeMutablePointers { fields, elements throws(E) in
+      try body(UnsafeBufferPointer(start: elements, count: fields.pointee.textCount))
     }
   }
 
@@ -51,13 +58,28 @@ public struct ChatMessage: Sendable, Hashable {
     self.id = id
     self.time = time
     self.isAction = isAction
-    strings = Strings(room: room, author: author, color: color, text: text)
+    storage = Storage.make(room: room, author: author, color: color, text: text)
+  }
+
+  /// A message whose text is `textUTF8`, copied into the message: bytes the caller has
+  /// already checked to be UTF-8 (a WebSocket text frame the decoder validated), so no
+  /// `String` is made and nothing is checked again.
+  package init(
+    id: UInt64, room: String, time: Int64, author: String, color: String, validatedUTF8 textUTF8: UnsafeRawBufferPointer,
+    isAction: Bool = false
+  ) {
+    self.id = id
+    self.time = time
+    self.isAction = isAction
+    storage = Storage.make(
+      room: room, author: author, color: color, text: textUTF8.assumingMemoryBound(to: UInt8.self))
   }
 
   public static func == (a: ChatMessage, b: ChatMessage) -> Bool {
     a.id == b.id && a.time == b.time && a.isAction == b.isAction
-      && (a.strings === b.strings
-        || (a.room == b.room && a.author == b.author && a.color == b.color && a.text == b.text))
+      && (a.storage === b.storage
+        || (a.room == b.room && a.author == b.author && a.color == b.color
+          && a.withTextUTF8 { x in b.withTextUTF8 { y in x.elementsEqual(y) } }))
   }
 
   public func hash(into hasher: inout Hasher) {
@@ -66,22 +88,43 @@ public struct ChatMessage: Sendable, Hashable {
     hasher.combine(time)
     hasher.combine(author)
     hasher.combine(color)
-    hasher.combine(text)
+    withTextUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     hasher.combine(isAction)
   }
 
-  /// The strings of a message, never changed once made (so shared copies stay equal).
-  private final class Strings: Sendable {
+  /// What the box holds besides the text's bytes.
+  @usableFromInline struct Header {
     let room: String
     let author: String
     let color: String
-    let text: String
+    /// The text's UTF-8 byte count (the tail may have room for more).
+    @usableFromInline let textCount: Int
+  }
 
-    init(room: String, author: String, color: String, text: String) {
-      self.room = room
-      self.author = author
-      self.color = color
-      self.text = text
+  /// The strings of a message and its text's UTF-8 in the tail, never changed once made
+  /// (so shared copies stay equal, and the box is safe to share between threads).
+  @usableFromInline final class Storage: ManagedBuffer<Header, UInt8> {
+    // The header's fields, read through its pointer: `header` is a class's `var`, and
+    // each read of it would be an exclusivity check at run time (~76 instructions).
+    var room: String { withUnsafeMutablePointerToHeader { $0.pointee.room } }
+    var author: String { withUnsafeMutablePointerToHeader { $0.pointee.author } }
+    var color: String { withUnsafeMutablePointerToHeader { $0.pointee.color } }
+    @inlinable var textCount: Int { withUnsafeMutablePointerToHeader { $0.pointee.textCount } }
+
+    static func make(room: String, author: String, color: String, text: UnsafeBufferPointer<UInt8>) -> Storage {
+      let count = text.count
+      let buffer = Storage.create(minimumCapacity: count) { _ in
+        Header(room: room, author: author, color: color, textCount: count)
+      }
+      if count > 0 {
+        buffer.withUnsafeMutablePointerToElements { $0.initialize(from: text.baseAddress!, count: count) }
+      }
+      return unsafeDowncast(buffer, to: Storage.self)
+    }
+
+    static func make(room: String, author: String, color: String, text: String) -> Storage {
+      var text = text
+      return text.withUTF8 { make(room: room, author: author, color: color, text: $0) }
     }
   }
 }

@@ -15,8 +15,13 @@ final class HubMemberRecord: Sendable {
   init(hub: ObjectIdentifier) { self.hub = hub }
 }
 
-/// Where a member stands: what ``HubMemberRecord`` holds.
-struct HubMemberInfo {
+/// Where a member stands: what ``HubMemberRecord`` holds. Never changed once made: a change
+/// is a new value (``with(name:requestedName:announced:placement:brokerRoom:)``) put in the
+/// record. So a publish takes the member's state out of the record's lock as one
+/// reference (one retain), and builds its message from it with nothing copied field by
+/// field (a struct read out of the lock cost a copy and a destroy of each field, and of the
+/// draft made from it, per message).
+final class HubMemberInfo: Sendable {
   /// Where a member stands with its room.
   enum Placement: Equatable {
     /// Waiting for the room to load (the pending join's serial).
@@ -25,52 +30,56 @@ struct HubMemberInfo {
     case inRoom
   }
   /// The name in the member's room: `requestedName`, or that with ` (N)` when it is taken.
-  var name: String
+  let name: String
   /// The name the member asked for (see ``HubConfiguration/uniqueNames``).
-  var requestedName: String
+  let requestedName: String
   /// The room's object, found once at the join.
-  var cell: HubRoomCell
+  let cell: HubRoomCell
   /// The room's name (its cell's: not stored twice, 16 bytes a member).
   var room: String { cell.name }
   /// The colour, as its index in ``ChatHub/palette`` (one byte, not a 16-byte `String`).
-  var colorIndex: UInt8
+  let colorIndex: UInt8
   var color: String { ChatHub.palette[Int(colorIndex)] }
-  var announced: Bool
-  var shard: HubShard
-  var placement: Placement
+  let announced: Bool
+  let shard: HubShard
+  let placement: Placement
   /// The broker's object for the room (``HubRoom/brokerRoom`` when the member was
   /// admitted; `nil` while waiting), put into the member's drafts.
-  var brokerRoom: BrokerRoomHandle?
+  let brokerRoom: BrokerRoomHandle?
 
-  /// A message this member sends: its draft, the room's cell and the member's shard.
-  /// Noncopyable, so that the publish path moves it out of the record's lock and borrows
-  /// it after (copied, it cost an outlined copy of the draft and two destroys through
-  /// value witnesses per message).
-  struct Publication: ~Copyable {
-    let draft: MessageDraft
-    let cell: HubRoomCell
-    let shard: HubShard
-
-    /// Makes the draft in place (a draft made first and passed in was copied in and
-    /// destroyed).
-    init(
-      _ message: ChatMessage, origin: MemberID, clientKey: String?, brokerRoom: BrokerRoomHandle?,
-      cell: HubRoomCell, shard: HubShard
-    ) {
-      draft = MessageDraft(message, origin: origin, clientKey: clientKey, brokerRoom: brokerRoom)
-      self.cell = cell
-      self.shard = shard
-    }
+  init(
+    name: String, requestedName: String, cell: HubRoomCell, colorIndex: UInt8, announced: Bool, shard: HubShard,
+    placement: Placement, brokerRoom: BrokerRoomHandle?
+  ) {
+    self.name = name
+    self.requestedName = requestedName
+    self.cell = cell
+    self.colorIndex = colorIndex
+    self.announced = announced
+    self.shard = shard
+    self.placement = placement
+    self.brokerRoom = brokerRoom
   }
 
-  /// The publication of a message this member sends (read where the info is, not from a
-  /// copy of it).
-  func publication(
-    from id: MemberID, text: String, isAction: Bool, ref: String?, subject: String?, time: Int64
-  ) -> Publication {
-    let message = ChatMessage(id: 0, room: room, time: time, author: name, color: color, text: text, isAction: isAction)
-    let key = ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: requestedName, text: text) }
-    return Publication(message, origin: id, clientKey: key, brokerRoom: brokerRoom, cell: cell, shard: shard)
+  /// This state with the given fields changed.
+  func with(
+    name: String? = nil, requestedName: String? = nil, announced: Bool? = nil, placement: Placement? = nil,
+    brokerRoom: BrokerRoomHandle?? = nil
+  ) -> HubMemberInfo {
+    HubMemberInfo(
+      name: name ?? self.name, requestedName: requestedName ?? self.requestedName, cell: cell,
+      colorIndex: colorIndex, announced: announced ?? self.announced, shard: shard,
+      placement: placement ?? self.placement, brokerRoom: brokerRoom ?? self.brokerRoom)
+  }
+
+  /// The draft of a message this member sends (made from this state in place).
+  func draft(
+    from id: MemberID, text: UnsafeRawBufferPointer, isAction: Bool, ref: String?, subject: String?, time: Int64
+  ) -> MessageDraft {
+    let message = ChatMessage(
+      id: 0, room: room, time: time, author: name, color: color, validatedUTF8: text, isAction: isAction)
+    let key = ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: requestedName, textUTF8: text) }
+    return MessageDraft(message, origin: id, clientKey: key, brokerRoom: brokerRoom)
   }
 
   /// The room's cell when the member is (still) in `room`.

@@ -21,6 +21,15 @@ struct HubRoom {
     /// Dropped from the room table after the idle grace: nothing is delivered or
     /// published here any more (the next join makes a new cell).
     case closed
+
+    /// Whether this is ``ready``: a switch on the borrowed value (an `if case` on the
+    /// stored phase copied it, a retain and a release of a queue, per publish).
+    var isReady: Bool {
+      switch self {
+      case .ready: true
+      case .loading, .draining, .closed: false
+      }
+    }
   }
 
   /// The room's members on one shard and the shard's side of the room.
@@ -76,6 +85,14 @@ struct HubRoom {
     case .loading, .closed: return false
     case .draining, .ready: return true
     }
+  }
+
+  /// Whether a publish goes straight to the broker (``admitPublish(limit:_:)`` says
+  /// ``PublishAdmission/send``).
+  /// (Not inlined: inlined, the check of the phase was moved past the lock's release and
+  /// the phase retained to outlive it, a retain and a release per publish.)
+  var isReady: Bool {
+    @inline(never) get { phase.isReady }
   }
 
   /// Counts a member on `shard`; the shard's side of the room, to queue the member's add on.
@@ -157,7 +174,7 @@ struct HubRoom {
   /// Decides a publish: straight through when ready, else queued (`publish()` makes the
   /// entry only then), unless `limit` publishes wait already.
   mutating func admitPublish(limit: Int, _ publish: () -> QueuedPublish) -> PublishAdmission {
-    if case .ready = phase { return .send }
+    if isReady { return .send }
     if case .closed = phase { return .closed }
     guard queuedPublishes < limit else { return .busy }
     enqueue(publish())

@@ -14,7 +14,7 @@ extension JSONDialect {
     append(#"","time":"#, to: &out)
     appendDecimal(m.time, to: &out)
     append(#","text":""#, to: &out)
-    appendEscaped(m.text, to: &out)
+    m.withTextUTF8 { appendEscaped($0, to: &out) }
     append(#"","author":""#, to: &out)
     appendEscaped(m.author, to: &out)
     append(#"","color":""#, to: &out)
@@ -31,7 +31,7 @@ extension JSONDialect {
 
   /// Bytes enough for a message's object when nothing in it needs escaping.
   static func estimate(_ m: ChatMessage) -> Int {
-    m.room.utf8.count + m.text.utf8.count + m.author.utf8.count + m.color.utf8.count + 104
+    m.room.utf8.count + m.textUTF8Count + m.author.utf8.count + m.color.utf8.count + 104
   }
 
   static func append(_ literal: StaticString, to out: inout [UInt8]) {
@@ -74,41 +74,44 @@ extension JSONDialect {
   /// and the run before it is copied in one go.
   static func appendEscaped(_ s: String, to out: inout [UInt8]) {
     var s = s
-    s.withUTF8 { bytes in
-      var runStart = 0
-      var i = nextStop(in: bytes, from: 0, lineSeparatorLead: true)
-      while i < bytes.count {
-        let byte = bytes[i]
-        if byte == 0xE2 {
-          // U+2028 is E2 80 A8, U+2029 is E2 80 A9; other E2 sequences are copied.
-          guard i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 else {
-            i = nextStop(in: bytes, from: i + 1, lineSeparatorLead: true)
-            continue
-          }
-          out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
-          append(bytes[i + 2] == 0xA8 ? #"\u2028"# : #"\u2029"#, to: &out)
-          runStart = i + 3
-          i = nextStop(in: bytes, from: runStart, lineSeparatorLead: true)
+    s.withUTF8 { appendEscaped($0, to: &out) }
+  }
+
+  /// ``appendEscaped(_:to:)`` of UTF-8 bytes.
+  static func appendEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    var runStart = 0
+    var i = nextStop(in: bytes, from: 0, lineSeparatorLead: true)
+    while i < bytes.count {
+      let byte = bytes[i]
+      if byte == 0xE2 {
+        // U+2028 is E2 80 A8, U+2029 is E2 80 A9; other E2 sequences are copied.
+        guard i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 else {
+          i = nextStop(in: bytes, from: i + 1, lineSeparatorLead: true)
           continue
         }
         out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
-        switch byte {
-        case UInt8(ascii: "\""): append(#"\""#, to: &out)
-        case UInt8(ascii: "\\"): append(#"\\"#, to: &out)
-        case UInt8(ascii: "\n"): append(#"\n"#, to: &out)
-        case UInt8(ascii: "\r"): append(#"\r"#, to: &out)
-        case UInt8(ascii: "\t"): append(#"\t"#, to: &out)
-        default:
-          append(#"\u00"#, to: &out)
-          out.append(hexDigit(byte >> 4))
-          out.append(hexDigit(byte & 0xF))
-        }
-        runStart = i + 1
+        append(bytes[i + 2] == 0xA8 ? #"\u2028"# : #"\u2029"#, to: &out)
+        runStart = i + 3
         i = nextStop(in: bytes, from: runStart, lineSeparatorLead: true)
+        continue
       }
-      if runStart < bytes.count {
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<i]))
+      switch byte {
+      case UInt8(ascii: "\""): append(#"\""#, to: &out)
+      case UInt8(ascii: "\\"): append(#"\\"#, to: &out)
+      case UInt8(ascii: "\n"): append(#"\n"#, to: &out)
+      case UInt8(ascii: "\r"): append(#"\r"#, to: &out)
+      case UInt8(ascii: "\t"): append(#"\t"#, to: &out)
+      default:
+        append(#"\u00"#, to: &out)
+        out.append(hexDigit(byte >> 4))
+        out.append(hexDigit(byte & 0xF))
       }
+      runStart = i + 1
+      i = nextStop(in: bytes, from: runStart, lineSeparatorLead: true)
+    }
+    if runStart < bytes.count {
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
     }
   }
 

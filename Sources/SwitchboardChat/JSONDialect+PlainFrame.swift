@@ -26,7 +26,7 @@ extension JSONDialect {
   /// counts. The storage to give ``writePlainMessageFrame(_:into:)``.
   package static func plainMessageFrameCount(_ m: ChatMessage) -> Int {
     PlainMessageLiterals.count(isAction: m.isAction) + decimalCount(m.id) + decimalCount(m.time) + m.room.utf8.count
-      + m.text.utf8.count + m.author.utf8.count + m.color.utf8.count
+      + m.textUTF8Count + m.author.utf8.count + m.color.utf8.count
   }
 
   /// Writes `m`'s `message` frame into `out`, whose size is ``plainMessageFrameCount(_:)``,
@@ -43,7 +43,7 @@ extension JSONDialect {
     writer.literal(PlainMessageLiterals.time)
     writer.decimal(m.time)
     writer.literal(PlainMessageLiterals.text)
-    guard writer.plain(m.text) else { return false }
+    guard m.withTextUTF8({ writer.plain($0) }) else { return false }
     writer.literal(PlainMessageLiterals.author)
     guard writer.plain(m.author) else { return false }
     writer.literal(PlainMessageLiterals.color)
@@ -149,12 +149,14 @@ extension JSONDialect {
     /// Copies `s` when nothing in it needs an escape; `false` otherwise (what was copied
     /// by then is not to be used).
     mutating func plain(_ s: String) -> Bool {
-      let copied = s.utf8.withContiguousStorageIfAvailable { bytes -> Bool in
-        guard JSONDialect.copyIfPlain(bytes, to: base + at) else { return false }
-        at &+= bytes.count
-        return true
-      }
-      return copied ?? false
+      s.utf8.withContiguousStorageIfAvailable { plain($0) } ?? false
+    }
+
+    /// ``plain(_:)`` of UTF-8 bytes.
+    mutating func plain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+      guard JSONDialect.copyIfPlain(bytes, to: base + at) else { return false }
+      at &+= bytes.count
+      return true
     }
   }
 }

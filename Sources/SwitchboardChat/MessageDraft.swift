@@ -13,16 +13,18 @@ public struct MessageDraft: Sendable {
   /// `openRoom`), `nil` when the broker gave none: a broker that recognises it uses it
   /// instead of looking the room up by name, and falls back to the name otherwise.
   public var brokerRoom: BrokerRoomHandle?
+}
 
+extension MessageDraft {
   /// A draft of `content` (its id is ignored) from `origin`, with the client's key if any.
+  /// (In an extension, so the memberwise `init(content:origin:clientKey:brokerRoom:)` stays:
+  /// the hub's publish makes its drafts with it, one struct built in place, where an
+  /// initializer that assigns each field built a draft in memory and copied it.)
   public init(
     _ content: ChatMessage, origin: MemberID? = nil, clientKey: String? = nil,
     brokerRoom: BrokerRoomHandle? = nil
   ) {
-    self.content = content
-    self.origin = origin
-    self.clientKey = clientKey
-    self.brokerRoom = brokerRoom
+    self.init(content: content, origin: origin, clientKey: clientKey, brokerRoom: brokerRoom)
   }
 
   /// The room it is sent to.
@@ -47,15 +49,20 @@ public struct MessageDraft: Sendable {
   /// scope, the ref and the text — separated by `:`: 52 ASCII bytes whatever the input,
   /// safe in a Redis key and cheap to keep.
   public static func clientKey(ref: String, subject: String?, name: String, text: String) -> String {
+    clientKey(ref: ref, subject: subject, name: name, textUTF8: text.utf8)
+  }
+
+  /// ``clientKey(ref:subject:name:text:)`` of a text given as its UTF-8 bytes.
+  static func clientKey<Text: Sequence<UInt8>>(ref: String, subject: String?, name: String, textUTF8: Text) -> String {
     let scope = subject.map { ("t", $0) } ?? ("n", name)
-    return scope.0 + ":" + digest(scope.1) + ":" + digest(ref) + ":" + digest(text)
+    return scope.0 + ":" + digest(scope.1.utf8) + ":" + digest(ref.utf8) + ":" + digest(textUTF8)
   }
 
   /// FNV-1a (64 bits) of the UTF-8 bytes, as 16 hex digits: stable across processes and
   /// nodes (unlike `Hasher`, which is seeded per process).
-  static func digest(_ text: String) -> String {
+  static func digest<Bytes: Sequence<UInt8>>(_ utf8: Bytes) -> String {
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-    for byte in text.utf8 {
+    for byte in utf8 {
       hash ^= UInt64(byte)
       hash = hash &* 0x0000_0100_0000_01b3
     }

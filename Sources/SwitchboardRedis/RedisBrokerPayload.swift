@@ -69,7 +69,7 @@ public struct RedisBrokerPayload: Sendable, Hashable {
     out += Array("\(message.author.utf8.count) \(message.color.utf8.count) ".utf8)
     out += Array(message.author.utf8)
     out += Array(message.color.utf8)
-    out += Array(message.text.utf8)
+    message.withTextUTF8 { out.append(contentsOf: $0) }
     return out
   }
 

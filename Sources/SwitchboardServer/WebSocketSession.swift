@@ -168,9 +168,17 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     // One action at a time, each carried out before the next frame is decoded: an echo or
     // reply is queued before the close frame of a protocol error later in the same read.
     protocolState.append(bytes)
-    while let action = protocolState.nextAction() {
+    while let input = nextInput() {
       // Closed meanwhile (flooding, idle): the rest of this read is not handled or judged.
       if state.isFinished { return }
+      let action: WebSocketAction
+      switch input {
+      case .receivedText(let range):
+        publishReceived(range)
+        continue
+      case .action(let next):
+        action = next
+      }
       switch action {
       case .send(let frame):
         write(frame)
@@ -191,6 +199,24 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         }
         return
       }
+    }
+  }
+
+  /// The next input: in the text dialect, a whole text message stays in the receive
+  /// buffer (``WebSocketConnection/Input/receivedText(_:)``) and is copied from there into
+  /// the chat message; the other modes need the text as a `String`.
+  private func nextInput() -> WebSocketConnection.Input? {
+    if case .text = mode { return protocolState.nextInput() }
+    return protocolState.nextAction().map(WebSocketConnection.Input.action)
+  }
+
+  /// Publishes a text-dialect message straight from the receive buffer.
+  private func publishReceived(_ range: Range<Int>) {
+    guard limitState == nil || admitMessage(bytes: range.count) else { return }
+    ensureNamed()
+    let (hub, id) = (context.hub, memberID)
+    if protocolState.withReceivedText(range, { hub.publish(from: id, validatedUTF8: $0) }) {
+      context.metrics.messagesPublished.add(1, ordering: .relaxed)
     }
   }
 
@@ -355,7 +381,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         cache.withValue(for: DialectSlot.text) {
           guard case .message(let m, _) = event else { return SharedBytes([]) }
           // Built on the stack and copied once into the bytes every member shares.
-          return WebSocketConnection.withServerFrame(text: m.text, SharedBytes.init(copying:))
+          return m.withTextUTF8 {
+            WebSocketConnection.withServerFrame(textUTF8: UnsafeRawBufferPointer($0), SharedBytes.init(copying:))
+          }
         } _: { connection.write($0, immediately: now) }
       case .binary(_, _, let origin):
         guard origin != memberID else { return }

@@ -176,7 +176,7 @@ final class SQLiteDatabase {
         insertMessage.bind(3, message.time)
         insertMessage.bind(4, message.author)
         insertMessage.bind(5, message.color)
-        insertMessage.bind(6, message.text)
+        message.withTextUTF8 { insertMessage.bind(6, utf8: $0) }
         insertMessage.bind(7, message.isAction ? 1 : 0)
         try insertMessage.run(writing)
         lastIDs[message.room] = max(lastIDs[message.room] ?? 0, message.id)

@@ -33,13 +33,16 @@ final class SQLiteStatement {
   func bind(_ index: Int32, _ value: String) {
     // Bound by byte count, not as a C string, so text containing NUL survives.
     var value = value
-    value.withUTF8 { bytes in
-      if let base = bytes.baseAddress, bytes.count > 0 {
-        let chars = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
-        sqlite3_bind_text(handle, index, chars, Int32(bytes.count), sb_sqlite_transient())
-      } else {
-        sqlite3_bind_text(handle, index, "", 0, sb_sqlite_transient())
-      }
+    value.withUTF8 { bind(index, utf8: $0) }
+  }
+
+  /// Binds text given as its UTF-8 bytes (copied by SQLite).
+  func bind(_ index: Int32, utf8 bytes: UnsafeBufferPointer<UInt8>) {
+    if let base = bytes.baseAddress, bytes.count > 0 {
+      let chars = UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self)
+      sqlite3_bind_text(handle, index, chars, Int32(bytes.count), sb_sqlite_transient())
+    } else {
+      sqlite3_bind_text(handle, index, "", 0, sb_sqlite_transient())
     }
   }
 

@@ -147,23 +147,67 @@ public struct WebSocketConnection {
     }
   }
 
+  /// What ``nextInput()`` hands out: an action, or a text message left where it arrived.
+  package enum Input {
+    /// What ``nextAction()`` would have returned.
+    case action(WebSocketAction)
+    /// A whole text message in one uncompressed frame, UTF-8 validated: its bytes are
+    /// in the connection's receive buffer, at these indices. Read them with
+    /// ``withReceivedText(_:_:)`` before the connection is used again.
+    case receivedText(Range<Int>)
+  }
+
+  /// ``nextAction()``, except that a whole text message in one uncompressed frame is not
+  /// made into a `String` (``Input/receivedText(_:)``): a server that copies the text into
+  /// its own storage saves the string's allocation, check and free.
+  package mutating func nextInput() -> Input? {
+    guard lookahead == nil, stashed == nil, pendingError == nil, !isFinished else {
+      return nextAction().map(Input.action)
+    }
+    do {
+      return try decodeInput(inPlace: true)
+    } catch {
+      return .action(fail(error))
+    }
+  }
+
+  /// Lends `body` the UTF-8 of the ``Input/receivedText(_:)`` the last ``nextInput()``
+  /// returned. (`mutating` only so that a caller's stored connection is lent, not copied.)
+  package mutating func withReceivedText<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    decoder.withBytes(in: range, body)
+  }
+
   /// Decodes frames until one makes an action (`nil`: more bytes are needed).
   private mutating func decodeAction() throws(WebSocketError) -> WebSocketAction? {
-    // A whole text message in one frame comes as its string (up to the message limit: a
-    // larger one goes the frame's way, to be refused there as before).
-    while let decoded = try decoder.next(wholeTextUpTo: configuration.maxMessageSize) {
+    switch try decodeInput(inPlace: false) {
+    case .action(let action): action
+    case .receivedText, nil: nil  // (Not made without `inPlace`.)
+    }
+  }
+
+  /// Decodes frames until one makes an action or, with `inPlace`, a text message left in
+  /// the buffer (`nil`: more bytes are needed).
+  private mutating func decodeInput(inPlace: Bool) throws(WebSocketError) -> Input? {
+    // A whole text message in one frame comes as its string or its place (up to the
+    // message limit: a larger one goes the frame's way, to be refused there as before).
+    while let decoded = try decoder.next(wholeTextUpTo: configuration.maxMessageSize, inPlace: inPlace) {
       switch decoded {
       case .text(let text):
-        // (The decoder checks fragment order at the header; this guards the assembly.)
-        guard message == nil else {
-          throw .protocolError("new data frame while a fragmented message is in progress")
-        }
-        return .text(text)
+        try checkNoMessageInProgress()
+        return .action(.text(text))
+      case .textInPlace(let range):
+        try checkNoMessageInProgress()
+        return .receivedText(range)
       case .frame(let frame):
-        if let action = try handle(frame) { return action }
+        if let action = try handle(frame) { return .action(action) }
       }
     }
     return nil
+  }
+
+  /// (The decoder checks fragment order at the header; this guards the assembly.)
+  private func checkNoMessageInProgress() throws(WebSocketError) {
+    guard message == nil else { throw .protocolError("new data frame while a fragmented message is in progress") }
   }
 
   /// Whether the next ``nextAction()`` fails the connection: decodes ahead (the action it
@@ -221,10 +265,7 @@ public struct WebSocketConnection {
   private mutating func handle(_ frame: WebSocketFrame) throws(WebSocketError) -> WebSocketAction? {
     switch frame.opcode {
     case .text, .binary:
-      // (The decoder checks fragment order at the header; this guards the assembly.)
-      guard message == nil else {
-        throw .protocolError("new data frame while a fragmented message is in progress")
-      }
+      try checkNoMessageInProgress()
       if frame.fin && !frame.rsv1 {
         return try deliverWhole(isText: frame.opcode == .text, frame.payload)
       }
@@ -388,6 +429,12 @@ public struct WebSocketConnection {
   public static func withServerFrame<R>(text: String, _ body: (UnsafeRawBufferPointer) -> R) -> R {
     var text = text
     return text.withUTF8 { withServerFrame(opcode: .text, payload: UnsafeRawBufferPointer($0), body) }
+  }
+
+  /// ``withServerFrame(text:_:)`` of a text given as its UTF-8 bytes.
+  @inlinable
+  public static func withServerFrame<R>(textUTF8: UnsafeRawBufferPointer, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    withServerFrame(opcode: .text, payload: textUTF8, body)
   }
 
   /// The most header bytes an unmasked server frame needs (a 64-bit length): the room to

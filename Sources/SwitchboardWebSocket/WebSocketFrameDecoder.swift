@@ -147,6 +147,7 @@ public struct WebSocketFrameDecoder: Sendable {
     case .frame(let frame): frame
     // (Not made with a negative limit.)
     case .text(let text): WebSocketFrame(opcode: .text, payload: Array(text.utf8))
+    case .textInPlace(let range): WebSocketFrame(opcode: .text, payload: withBytes(in: range) { Array($0) })
     case nil: nil
     }
   }
@@ -159,14 +160,28 @@ public struct WebSocketFrameDecoder: Sendable {
     /// payload went straight from the buffer (unmasked) into the string's storage: no
     /// payload array in between.
     case text(String)
+    /// A whole text message as ``text(_:)``, left where it arrived: its payload unmasked
+    /// and validated (so UTF-8) in the decoder's buffer, at these indices (read it with
+    /// ``withBytes(in:_:)`` before the decoder is used again).
+    case textInPlace(Range<Int>)
+  }
+
+  /// Lends `body` the bytes at `range` of the buffer: the payload of the
+  /// ``Decoded/textInPlace(_:)`` the last ``next(wholeTextUpTo:inPlace:)`` returned.
+  package func withBytes<R>(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
+    precondition(range.upperBound <= end, "withBytes: past the received bytes")
+    return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
   }
 
   /// Decodes the next complete frame, as ``nextFrame()`` does, except that a text frame that
   /// is a whole uncompressed message of at most `limit` bytes comes as ``Decoded/text(_:)``
   /// (a negative `limit`: never). The same checks, in the same order, with the same errors:
   /// only where the payload goes differs. (For ``WebSocketConnection``, whose text messages
-  /// are strings: it saves an array's allocation, copy and release per message.)
-  package mutating func next(wholeTextUpTo limit: Int) throws(WebSocketError) -> Decoded? {
+  /// are strings: it saves an array's allocation, copy and release per message.) With
+  /// `inPlace`, such a message comes as ``Decoded/textInPlace(_:)`` instead when this
+  /// decoder validates text (``checksMessages`` and ``validatesUTF8``): unmasked in the
+  /// buffer, with no storage of its own, and always UTF-8.
+  package mutating func next(wholeTextUpTo limit: Int, inPlace: Bool = false) throws(WebSocketError) -> Decoded? {
     if let failure { throw failure }
     let available = end - readIndex
     guard available >= 2 else {
@@ -179,8 +194,9 @@ public struct WebSocketFrameDecoder: Sendable {
       }
       return nil
     }
-    let result: Result<Decoded?, WebSocketError> = buffer.withUnsafeBytes { all in
-      let bytes = UnsafeRawBufferPointer(rebasing: all[readIndex..<end])
+    let start = readIndex
+    let result: Result<Decoded?, WebSocketError> = buffer.withUnsafeMutableBytes { all in
+      let bytes = UnsafeRawBufferPointer(rebasing: all[start..<end])
       let b0 = bytes[0]
       let b1 = bytes[1]
       let fin = b0 & 0x80 != 0
@@ -259,7 +275,23 @@ public struct WebSocketFrameDecoder: Sendable {
       }
       let source = UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + payloadCount)])
       let decoded: Decoded
-      if opcode == .text && fin && !rsv1 && payloadCount <= limit {
+      if inPlace && validates && opcode == .text && fin && payloadCount <= limit {
+        // The same checks as below, on the payload unmasked where it lies (only when this
+        // decoder validates: the string path repairs what it does not check).
+        let payloadStart = start + offset
+        let payload = UnsafeMutableRawBufferPointer(rebasing: all[payloadStart..<(payloadStart + payloadCount)])
+        var ascii = false
+        if masked {
+          ascii = WebSocketFrameEncoder.maskReportingASCII(source: source, destination: payload, key: maskKey)
+        }
+        if validates && !ascii {
+          if !validator.validate(UnsafeRawBufferPointer(rebasing: payload[validatedCount...])) {
+            return .failure(.invalidUTF8("text message is not UTF-8"))
+          }
+          if !validator.isComplete { return .failure(.invalidUTF8("text message ends mid character")) }
+        }
+        decoded = .textInPlace(payloadStart..<(payloadStart + payloadCount))
+      } else if opcode == .text && fin && !rsv1 && payloadCount <= limit {
         // The payload straight into the string's storage, validated there (the string's own
         // check, which repairs what is invalid, then finds nothing to repair when `validates`).
         // ASCII is valid whatever came before it in the frame (a validated prefix of ASCII

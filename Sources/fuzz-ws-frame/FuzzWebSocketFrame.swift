@@ -11,7 +11,8 @@ import SwitchboardWebSocket
 // Bit 5 of the first byte turns on the message checks (fragment order, UTF-8 validated as
 // bytes arrive): then every uncompressed text message is UTF-8, and an input cut anywhere
 // fails with the same code, at the latest where the whole input does. Whole text frames
-// (up to half the limit) through `next(wholeTextUpTo:)`, as strings, decode the same.
+// (up to half the limit) through `next(wholeTextUpTo:)`, as strings and in place, decode the
+// same.
 
 /// The frames `chunks` decode to, and the error that stopped the decoder (if any).
 func decode(_ chunks: [[UInt8]], like template: WebSocketFrameDecoder) -> (
@@ -47,12 +48,31 @@ func check(_ bytes: [UInt8]) {
       switch try decoder.next(wholeTextUpTo: maxFrameSize / 2) {
       case .frame(let frame): frame
       case .text(let text): WebSocketFrame(opcode: .text, payload: Array(text.utf8))
+      case .textInPlace: fatalError("property failed: in place without being asked")
       case nil: nil
       }
     })
   Fuzz.require(
     strings == cut.frames.map { asString($0, upTo: maxFrameSize / 2) } && stringError?.closeCode == cut.error?.closeCode
       && stringError?.message == cut.error?.message, "the string path decoded differently")
+  // The in-place path (the server's text dialect): the same frames and error again, a text
+  // left in the buffer only when the decoder validates, and then UTF-8.
+  let (inPlace, inPlaceError) = Fuzz.decodeAll(
+    Fuzz.pieces(stream, seed: options), with: template, append: { $0.append(contentsOf: $1) },
+    next: { (decoder: inout WebSocketFrameDecoder) throws(WebSocketError) -> WebSocketFrame? in
+      switch try decoder.next(wholeTextUpTo: maxFrameSize / 2, inPlace: true) {
+      case .frame(let frame): return frame
+      case .text(let text): return WebSocketFrame(opcode: .text, payload: Array(text.utf8))
+      case .textInPlace(let range):
+        let payload = decoder.withBytes(in: range) { Array($0) }
+        Fuzz.require(checksMessages && String(validating: payload, as: UTF8.self) != nil, "in place and not UTF-8")
+        return WebSocketFrame(opcode: .text, payload: payload)
+      case nil: return nil
+      }
+    })
+  Fuzz.require(
+    inPlace == strings && inPlaceError?.closeCode == stringError?.closeCode
+      && inPlaceError?.message == stringError?.message, "the in-place path decoded differently")
   if let error = whole.error {
     let codes: [WebSocketCloseCode] = checksMessages ? [.protocolError, .messageTooBig, .invalidFramePayloadData] : [.protocolError, .messageTooBig]
     Fuzz.require(codes.contains(error.closeCode), "close code \(error.closeCode)")

@@ -29,9 +29,19 @@ struct WholeTextFrameTests {
     return texts + invalid
   }()
 
-  /// Every frame the chunks decode to, through `nextFrame()` or through the string path, and
-  /// the error that stopped the decoder.
-  static func decode(_ chunks: [[UInt8]], strings: Bool, validates: Bool = true) -> (
+  /// How whole text frames are taken out of the decoder.
+  enum Path {
+    /// `nextFrame()`: every frame an array.
+    case frames
+    /// `next(wholeTextUpTo:)`: whole texts as strings.
+    case strings
+    /// `next(wholeTextUpTo:inPlace: true)`: whole texts left in the buffer.
+    case inPlace
+  }
+
+  /// Every frame the chunks decode to, through `path`, and the error that stopped the
+  /// decoder.
+  static func decode(_ chunks: [[UInt8]], _ path: Path, validates: Bool = true) -> (
     frames: [WebSocketFrame], error: WebSocketError?
   ) {
     var decoder = WebSocketFrameDecoder(role: .server, checksMessages: true, validatesUTF8: validates)
@@ -39,15 +49,20 @@ struct WholeTextFrameTests {
     do {
       for chunk in chunks {
         chunk.withUnsafeBytes { decoder.append($0) }
-        if strings {
-          while let decoded = try decoder.next(wholeTextUpTo: .max) {
-            switch decoded {
-            case .frame(let frame): frames.append(frame)
-            case .text(let text): frames.append(WebSocketFrame(opcode: .text, payload: Array(text.utf8)))
-            }
-          }
-        } else {
+        if path == .frames {
           while let frame = try decoder.nextFrame() { frames.append(frame) }
+          continue
+        }
+        while let decoded = try decoder.next(wholeTextUpTo: .max, inPlace: path == .inPlace) {
+          switch decoded {
+          case .frame(let frame): frames.append(frame)
+          case .text(let text):
+            #expect(path == .strings, "a string on the in-place path")
+            frames.append(WebSocketFrame(opcode: .text, payload: Array(text.utf8)))
+          case .textInPlace(let range):
+            #expect(path == .inPlace, "in place without being asked")
+            frames.append(WebSocketFrame(opcode: .text, payload: decoder.withBytes(in: range) { Array($0) }))
+          }
         }
       }
     } catch {
@@ -64,11 +79,13 @@ struct WholeTextFrameTests {
         clientFrame(.binary, [1, 2, 3], key: 0x0102_0304) + clientFrame(.text, payload, key: 0xA5C3_0F71 &+ UInt32(index))
         + clientFrame(.ping, [9], key: 7)
       let chunks = split.chunks(stream)
-      let frames = Self.decode(chunks, strings: false)
-      let strings = Self.decode(chunks, strings: true)
-      #expect(strings.frames == frames.frames, "payload \(index)")
-      #expect(strings.error?.closeCode == frames.error?.closeCode, "payload \(index)")
-      #expect(strings.error?.message == frames.error?.message, "payload \(index)")
+      let frames = Self.decode(chunks, .frames)
+      for path in [Path.strings, .inPlace] {
+        let other = Self.decode(chunks, path)
+        #expect(other.frames == frames.frames, "payload \(index), \(path)")
+        #expect(other.error?.closeCode == frames.error?.closeCode, "payload \(index), \(path)")
+        #expect(other.error?.message == frames.error?.message, "payload \(index), \(path)")
+      }
       let valid = String(validating: payload, as: UTF8.self) != nil
       #expect((frames.error == nil) == valid, "payload \(index)")
     }
@@ -84,6 +101,43 @@ struct WholeTextFrameTests {
       }
       #expect(text == String(decoding: payload, as: UTF8.self))
     }
+  }
+
+  /// Without validation nothing is left in place (the string path repairs what it does not
+  /// check): the in-place path hands out only UTF-8.
+  @Test func withoutValidationNothingIsLeftInPlace() throws {
+    var decoder = WebSocketFrameDecoder(role: .server, checksMessages: true, validatesUTF8: false)
+    clientFrame(.text, [0x61, 0xFF]).withUnsafeBytes { decoder.append($0) }
+    guard case .text(let text)? = try decoder.next(wholeTextUpTo: .max, inPlace: true) else {
+      Issue.record("no string for a text the decoder does not validate")
+      return
+    }
+    #expect(text == "a\u{FFFD}")
+  }
+
+  /// The connection's in-place input: the text's bytes where ``WebSocketConnection/nextInput()``
+  /// left them, actions as ``WebSocketConnection/nextAction()`` makes them, and the same
+  /// close for invalid UTF-8.
+  @Test func theConnectionLeavesWholeTextsInPlace() {
+    var connection = WebSocketConnection(role: .server)
+    let bytes = clientFrame(.text, Array("héllo".utf8)) + clientFrame(.ping, [7]) + clientFrame(.text, [0x61, 0xFF])
+    bytes.withUnsafeBytes { connection.append($0) }
+    guard case .receivedText(let range)? = connection.nextInput() else {
+      Issue.record("the text was not left in place")
+      return
+    }
+    #expect(connection.withReceivedText(range) { String(decoding: $0, as: UTF8.self) } == "héllo")
+    guard case .action(.send)? = connection.nextInput(), case .action(.ping([7]))? = connection.nextInput() else {
+      Issue.record("the ping's pong and the ping did not follow")
+      return
+    }
+    guard case .action(.send)? = connection.nextInput(),
+      case .action(.close(.invalidFramePayloadData?, _))? = connection.nextInput()
+    else {
+      Issue.record("invalid UTF-8 did not close with 1007")
+      return
+    }
+    #expect(connection.nextInput() == nil)
   }
 
   /// Fragmented and over-the-limit texts keep the frame path (and its answers).
