@@ -40,34 +40,46 @@ public enum ClientFrame: Equatable, Sendable {
   package static func canonicalMessage(_ text: String) -> ClientFrame? {
     var text = text
     return text.withUTF8 { bytes -> ClientFrame? in
-      let opening: StaticString = #"{"type":"message","data":{"text":""#
-      let start = opening.utf8CodeUnitCount
-      guard let base = bytes.baseAddress, bytes.count >= start + 3,
-        memcmp(base, opening.utf8Start, start) == 0
-      else { return nil }
-      let end = JSONDialect.nextStop(in: bytes, from: start, lineSeparatorLead: false)
-      guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
-      let body = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
-      let closing = UInt8(ascii: "}")
-      let rest = end + 1
-      if bytes.count - rest == 2 {
-        return bytes[rest] == closing && bytes[rest + 1] == closing ? .message(text: body, ref: nil) : nil
-      }
-      let refKey: StaticString = #","ref":""#
-      let refStart = rest + refKey.utf8CodeUnitCount
-      guard bytes.count >= refStart + 3, memcmp(base + rest, refKey.utf8Start, refKey.utf8CodeUnitCount) == 0 else {
-        return nil
-      }
-      // The ref is kept as its JSON text, as `JSONDialect.quote` writes it: with nothing to
-      // escape (U+2028 and U+2029 are, so their lead byte E2 leaves this path), its bytes
-      // between quotes.
-      let refEnd = JSONDialect.nextStop(in: bytes, from: refStart, lineSeparatorLead: true)
-      guard refEnd == bytes.count - 3, bytes[refEnd] == UInt8(ascii: "\""), bytes[refEnd + 1] == closing,
-        bytes[refEnd + 2] == closing
-      else { return nil }
+      guard let parts = canonicalMessageParts(bytes) else { return nil }
+      let body = String(decoding: UnsafeBufferPointer(rebasing: bytes[parts.text]), as: UTF8.self)
       return .message(
-        text: body, ref: String(decoding: UnsafeBufferPointer(rebasing: bytes[(refStart - 1)...refEnd]), as: UTF8.self))
+        text: body, ref: parts.ref.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) })
     }
+  }
+
+  /// Where ``canonicalMessage(_:)`` finds the text and the ref in the frame's UTF-8: the
+  /// text's bytes (between its quotes, nothing in them to unescape) and the ref's JSON
+  /// text (with its quotes), or `nil` for a frame it does not take. For a server that
+  /// publishes the text straight from the bytes it received (the bytes of valid UTF-8
+  /// cut at quotes are valid UTF-8).
+  package static func canonicalMessageParts(_ bytes: UnsafeBufferPointer<UInt8>) -> (
+    text: Range<Int>, ref: Range<Int>?
+  )? {
+    let opening: StaticString = #"{"type":"message","data":{"text":""#
+    let start = opening.utf8CodeUnitCount
+    guard let base = bytes.baseAddress, bytes.count >= start + 3,
+      memcmp(base, opening.utf8Start, start) == 0
+    else { return nil }
+    let end = JSONDialect.nextStop(in: bytes, from: start, lineSeparatorLead: false)
+    guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
+    let closing = UInt8(ascii: "}")
+    let rest = end + 1
+    if bytes.count - rest == 2 {
+      return bytes[rest] == closing && bytes[rest + 1] == closing ? (start..<end, nil) : nil
+    }
+    let refKey: StaticString = #","ref":""#
+    let refStart = rest + refKey.utf8CodeUnitCount
+    guard bytes.count >= refStart + 3, memcmp(base + rest, refKey.utf8Start, refKey.utf8CodeUnitCount) == 0 else {
+      return nil
+    }
+    // The ref is kept as its JSON text, as `JSONDialect.quote` writes it: with nothing to
+    // escape (U+2028 and U+2029 are, so their lead byte E2 leaves this path), its bytes
+    // between quotes.
+    let refEnd = JSONDialect.nextStop(in: bytes, from: refStart, lineSeparatorLead: true)
+    guard refEnd == bytes.count - 3, bytes[refEnd] == UInt8(ascii: "\""), bytes[refEnd + 1] == closing,
+      bytes[refEnd + 2] == closing
+    else { return nil }
+    return (start..<end, (refStart - 1)..<(refEnd + 1))
   }
 
   /// Reads any JSON object through ``ClientFrameDecoder``.

@@ -202,22 +202,34 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     }
   }
 
-  /// The next input: in the text dialect, a whole text message stays in the receive
-  /// buffer (``WebSocketConnection/Input/receivedText(_:)``) and is copied from there into
-  /// the chat message; the other modes need the text as a `String`.
+  /// The next input: in chat, a whole text message stays in the receive buffer
+  /// (``WebSocketConnection/Input/receivedText(_:)``) and its text is copied from there
+  /// into the chat message; echo needs the text as a `String`.
   private func nextInput() -> WebSocketConnection.Input? {
-    if case .text = mode { return protocolState.nextInput() }
-    return protocolState.nextAction().map(WebSocketConnection.Input.action)
+    if case .echo = mode { return protocolState.nextAction().map(WebSocketConnection.Input.action) }
+    return protocolState.nextInput()
   }
 
-  /// Publishes a text-dialect message straight from the receive buffer.
+  /// Publishes a chat message straight from the receive buffer: the text dialect's whole
+  /// frame, or the text of the JSON protocol's canonical message frame
+  /// (``ClientFrame/canonicalMessageParts(_:)``). Any other JSON frame is read as a
+  /// `String`, as ``handleText(_:)`` reads it.
   private func publishReceived(_ range: Range<Int>) {
     guard limitState == nil || admitMessage(bytes: range.count) else { return }
-    ensureNamed()
-    let (hub, id) = (context.hub, memberID)
-    if protocolState.withReceivedText(range, { hub.publish(from: id, validatedUTF8: $0) }) {
-      context.metrics.messagesPublished.add(1, ordering: .relaxed)
+    var text = 0..<range.count
+    var ref: String? = nil
+    if case .json = mode {
+      guard let parts = protocolState.withReceivedText(range, { ClientFrame.canonicalMessageParts($0.assumingMemoryBound(to: UInt8.self)) })
+      else {
+        handleText(protocolState.withReceivedText(range) { String(decoding: $0, as: UTF8.self) })
+        return
+      }
+      text = parts.text
+      ref = parts.ref.map { r in protocolState.withReceivedText(range) { String(decoding: $0[r], as: UTF8.self) } }
     }
+    ensureNamed()
+    // Nothing in here touches the protocol state the bytes are lent from.
+    protocolState.withReceivedText(range) { publishNamed(UnsafeRawBufferPointer(rebasing: $0[text]), ref: ref) }
   }
 
   /// After failing the connection: the close frame and everything before it leave first,
@@ -276,8 +288,15 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   private func publish(_ text: String, ref: String?) {
     ensureNamed()
+    var text = text
+    text.withUTF8 { publishNamed(UnsafeRawBufferPointer($0), ref: ref) }
+  }
+
+  /// Publishes `text` (UTF-8) from this named member, with the `ack` of its `ref`, if any,
+  /// to follow. Touches neither the protocol state nor the session's state.
+  private func publishNamed(_ text: UnsafeRawBufferPointer, ref: String?) {
     guard let ref else {
-      if context.hub.publish(from: memberID, text: text) {
+      if context.hub.publish(from: memberID, validatedUTF8: text) {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
       return
@@ -287,7 +306,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     // loop's table).
     let memberID = self.memberID
     let boundContext = LoopBound(context, on: context.loop)
-    let accepted = context.hub.publish(from: memberID, text: text, ref: ref, subject: auth.claims?.subject) {
+    let accepted = context.hub.publish(
+      from: memberID, validatedUTF8: text, ref: ref, subject: auth.claims?.subject
+    ) {
       result in
       guard let session = boundContext.value.sessions[memberID] as? WebSocketSession else { return }
       switch result {
