@@ -22,10 +22,16 @@
 # Instruction counts are stable from run to run where times
 # are not; a server that falls behind the offered rate batches more per read, so the
 # generator's sent rate is printed beside each row and a row below the offered load is
-# marked.
+# marked. Since session 11 a room's messages that arrive in one loop iteration share one
+# delivery task per shard (docs/ARCHITECTURE.md), so the count per delivery also depends
+# on how many messages an iteration holds, which varies from run to run (under valgrind
+# ~6 to ~11 at this load): the row gives the messages per batch (publish calls ÷
+# delivery tasks) beside the figure; compare figures at similar batches.
 #
 # Options: --window S (default 10), --servers "switchboard floor switchboard-json"
-# (default "switchboard floor"), --rate R (msg/s per client, default 400), --no-build.
+# (default "switchboard floor"), --rate R (msg/s per client, default 400), --no-build,
+# --baseline BIN (another release binary of switchboard, an earlier commit's say: the
+# servers switchboard-base and switchboard-base-json run it, in the same run).
 # Environment: SWIFT_SCRATCH (build scratch path, default .build), BENCH_WORK (default
 # /tmp/switchboard-bench). Output: a table on stdout; the callgrind files and
 # `callgrind_annotate` reports in $BENCH_WORK/callgrind-DATE/.
@@ -39,12 +45,14 @@ SERVERS="switchboard floor"
 RATE=400
 CLIENTS=10
 BUILD=1
+BASELINE=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --window) WINDOW=$2; shift ;;
     --servers) SERVERS=$2; shift ;;
     --rate) RATE=$2; shift ;;
     --no-build) BUILD=0 ;;
+    --baseline) BASELINE=$2; shift ;;
     -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) echo "callgrind.sh: unknown option $1" >&2; exit 64 ;;
   esac
@@ -63,6 +71,10 @@ if [ "$BUILD" = 1 ]; then
 fi
 SB="$SCRATCH/release/switchboard"
 objcopy --strip-debug "$SB" "$OUT/switchboard-nodebug"
+if [ -n "$BASELINE" ]; then
+  [ -x "$BASELINE" ] || { echo "callgrind.sh: --baseline $BASELINE is not an executable" >&2; exit 66; }
+  objcopy --strip-debug "$BASELINE" "$OUT/switchboard-base-nodebug"
+fi
 cc -O2 -g -o "$OUT/floor_hub" "$ROOT/benchmarks/peers/floor_hub.c" -lcrypto
 
 SERVER_PID=0
@@ -102,11 +114,13 @@ sent_bytes() {
     awk '{ s += $1 } END { print s + 0 }'
 }
 
-# Switchboard's deliveries in a callgrind file: its publish calls × the members ($2).
+# Switchboard's deliveries in a callgrind file: its publish calls × the members ($2); with
+# a third argument, its messages per delivery task instead (publish calls ÷ the calls of
+# HubShardRoom.deliverInbox, one per batch of a room's messages on the shard).
 receive_calls() {
-  python3 - "$1" "$2" <<'PY'
+  python3 - "$1" "$2" "${3:-}" <<'PY'
 import re, sys
-names, total, current = {}, 0, None
+names, total, text_total, batches, current = {}, 0, 0, 0, None
 for line in open(sys.argv[1], errors="replace"):
     if line.startswith("cfn="):
         m = re.match(r"cfn=\((\d+)\)(?: (.*))?", line.strip())
@@ -120,10 +134,20 @@ for line in open(sys.argv[1], errors="replace"):
         # ChatHub.publish(from:validatedUTF8:isAction:ref:subject:completion:) itself,
         # mangled: not its closures nor thunks, which share the prefix. One call per
         # message: the text dialect calls it, and publish(from:text:…) calls it for the rest.
+        # (A baseline from before session 12 has only publish(from:text:…), counted then.)
+        n = int(line.split("=")[1].split()[0])
         if "0B3HubC7publish4from13validatedUTF88isAction3ref7subject10completion" in current and current.endswith("SgtF"):
-            total += int(line.split("=")[1].split()[0])
+            total += n
+        if "0B3HubC7publish4from4text8isAction3ref7subject10completion" in current and current.endswith("SgtF"):
+            text_total += n
+        if "12HubShardRoomC12deliverInbox" in current and current.endswith("LLyyF"):
+            batches += int(line.split("=")[1].split()[0])
 
-print(total * int(sys.argv[2]))
+total = total or text_total
+if sys.argv[3]:
+    print(f"{total / batches:.1f}" if batches else "–")
+else:
+    print(total * int(sys.argv[2]))
 PY
 }
 
@@ -136,10 +160,17 @@ measure() {
     [ -z "$(ss -Htan "( sport = :$port )")" ] && break
   done
   local cg="$OUT/callgrind.out.$name"
+  local binary="$OUT/switchboard-nodebug"
   case "$name" in
-    switchboard|switchboard-json)
+    switchboard-base|switchboard-base-json)
+      [ -n "$BASELINE" ] || { echo "callgrind.sh: $name needs --baseline BIN" >&2; return 1; }
+      binary="$OUT/switchboard-base-nodebug"
+      ;;
+  esac
+  case "$name" in
+    switchboard|switchboard-json|switchboard-base|switchboard-base-json)
       valgrind --tool=callgrind --callgrind-out-file="$cg" --dump-line=no \
-        "$OUT/switchboard-nodebug" serve --host 127.0.0.1 --http-port "$port" --tcp-port 0 --udp-port 0 \
+        "$binary" serve --host 127.0.0.1 --http-port "$port" --tcp-port 0 --udp-port 0 \
         --no-advertise --ephemeral --loops 1 --backend epoll --log-level warning \
         --max-connections-per-ip 0 >"$OUT/server-$name.log" 2>&1 &
       url="ws://127.0.0.1:$port/rooms/bench"
@@ -196,13 +227,14 @@ measure() {
     deliveries=$(( (b1 - b0) / 66 ))
   fi
   [[ "$name" == switchboard* ]] && echo "$name: $(receive_calls "$OUT/window.$name" "$CLIENTS") deliveries (ChatHub.publish calls × $CLIENTS members), $(( (b1 - b0) / 66 )) frames by bytes" >&2
-  local sent
+  local sent batch="–"
+  [[ "$name" == switchboard* ]] && batch=$(receive_calls "$OUT/window.$name" "$CLIENTS" batch)
   sent=$(python3 -c 'import json,sys
 try:
     b = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
     print(round(b["sent"] / b["duration"]))
 except Exception: print(0)' "$OUT/bench-$name.json")
-  echo "$ir $deliveries $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') $sent"
+  echo "$ir $deliveries $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') $sent $batch"
 }
 
 breakdown() {  # name total → "group share" lines, largest first
@@ -218,17 +250,17 @@ breakdown() {  # name total → "group share" lines, largest first
     awk -F'\t' -v total="$total" '{ s[$2] += $1 } END { for (g in s) printf "%s\t%d\n", g, s[g] }' | sort -t$'\t' -k2 -nr
 }
 
-declare -A IR DEL SECS SENT
+declare -A IR DEL SECS SENT BATCH
 for name in $SERVERS; do
   log "$name under callgrind: $CLIENTS clients × $RATE msg/s, ${WINDOW} s window"
-  read -r IR[$name] DEL[$name] SECS[$name] SENT[$name] < <(measure "$name")
+  read -r IR[$name] DEL[$name] SECS[$name] SENT[$name] BATCH[$name] < <(measure "$name")
   [ "${DEL[$name]:-0}" -gt 0 ] || { echo "callgrind.sh: no deliveries counted for $name" >&2; exit 1; }
 done
 
 target=$((RATE * CLIENTS))
 echo
-echo "| server | instructions in window | window | deliveries | instructions / delivery | vs floor | generator sent/s |"
-echo "|---|---:|---:|---:|---:|---:|---|"
+echo "| server | instructions in window | window | deliveries | instructions / delivery | vs floor | messages per batch | generator sent/s |"
+echo "|---|---:|---:|---:|---:|---:|---:|---|"
 floor_ipd=""
 [ -n "${IR[floor]:-}" ] && floor_ipd=$(( IR[floor] / DEL[floor] ))
 for name in $SERVERS; do
@@ -236,7 +268,7 @@ for name in $SERVERS; do
   vs="–"; [ -n "$floor_ipd" ] && [ "$floor_ipd" -gt 0 ] && vs=$(awk -v a="$ipd" -v b="$floor_ipd" 'BEGIN { printf "%.1f×", a / b }')
   note=$(awk -v s="${SENT[$name]}" -v t="$target" \
     'BEGIN { printf "%.0f%s", s, (s < 0.98 * t) ? " (below the offered load: more batching, figure too low)" : "" }')
-  echo "| $name | ${IR[$name]} | ${SECS[$name]} s | ${DEL[$name]} | **$ipd** | $vs | $note |"
+  echo "| $name | ${IR[$name]} | ${SECS[$name]} s | ${DEL[$name]} | **$ipd** | $vs | ${BATCH[$name]} | $note |"
 done
 for name in $SERVERS; do
   echo

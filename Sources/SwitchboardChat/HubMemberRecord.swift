@@ -72,16 +72,6 @@ final class HubMemberInfo: Sendable {
       placement: placement ?? self.placement, brokerRoom: brokerRoom ?? self.brokerRoom)
   }
 
-  /// The draft of a message this member sends (made from this state in place).
-  func draft(
-    from id: MemberID, text: UnsafeRawBufferPointer, isAction: Bool, ref: String?, subject: String?, time: Int64
-  ) -> MessageDraft {
-    let message = ChatMessage(
-      id: 0, room: room, time: time, author: name, color: color, validatedUTF8: text, isAction: isAction)
-    let key = ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: requestedName, textUTF8: text) }
-    return MessageDraft(message, origin: id, clientKey: key, brokerRoom: brokerRoom)
-  }
-
   /// The room's cell when the member is (still) in `room`.
   func cell(ifIn room: String) -> HubRoomCell? { self.room == room ? cell : nil }
 }

@@ -58,7 +58,7 @@ public struct WebSocketConnection {
   /// The limits in force.
   public let configuration: WebSocketConfiguration
   private var state = State.open
-  private var decoder: WebSocketFrameDecoder
+  @usableFromInline var decoder: WebSocketFrameDecoder
   /// Boxed: the codec is ~50 bytes inline (its parameters and two zlib streams) that a
   /// connection without permessage-deflate — the common case — would carry as `nil`. Its
   /// fields are constants and its zlib streams are shared by copies anyway, so a copy of the
@@ -172,7 +172,10 @@ public struct WebSocketConnection {
   }
 
   /// Lends `body` the UTF-8 of the ``Input/receivedText(_:)`` the last ``nextInput()``
-  /// returned. (`mutating` only so that a caller's stored connection is lent, not copied.)
+  /// returned. (`mutating` only so that a caller's stored connection is lent, not copied;
+  /// inlinable, so a server in another module calls it specialized, with no closure
+  /// context.)
+  @inlinable
   package mutating func withReceivedText<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
     decoder.withBytes(in: range, body)
   }

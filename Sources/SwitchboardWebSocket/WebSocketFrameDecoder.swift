@@ -52,9 +52,9 @@ public struct WebSocketFrameDecoder: Sendable {
   /// Received bytes: `buffer[readIndex..<end]` are not consumed yet. The array's count is
   /// its storage's size (zeros past `end`), so emptying it and appending to it are an
   /// index and a copy, not the array's generic `removeAll` and `append(contentsOf:)`.
-  private var buffer: [UInt8] = []
+  @usableFromInline var buffer: [UInt8] = []
   private var readIndex = 0
-  private var end = 0
+  @usableFromInline var end = 0
   private var failure: WebSocketError?
   private var message = Message.none
   /// The UTF-8 state of the current text message, across frames and reads.
@@ -168,6 +168,7 @@ public struct WebSocketFrameDecoder: Sendable {
 
   /// Lends `body` the bytes at `range` of the buffer: the payload of the
   /// ``Decoded/textInPlace(_:)`` the last ``next(wholeTextUpTo:inPlace:)`` returned.
+  @inlinable
   package func withBytes<R>(in range: Range<Int>, _ body: (UnsafeRawBufferPointer) -> R) -> R {
     precondition(range.upperBound <= end, "withBytes: past the received bytes")
     return buffer.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[range])) }
@@ -182,6 +183,7 @@ public struct WebSocketFrameDecoder: Sendable {
   /// decoder validates text (``checksMessages`` and ``validatesUTF8``): unmasked in the
   /// buffer, with no storage of its own, and always UTF-8.
   package mutating func next(wholeTextUpTo limit: Int, inPlace: Bool = false) throws(WebSocketError) -> Decoded? {
+    if inPlace, let text = nextShortText(upTo: limit) { return .textInPlace(text) }
     if let failure { throw failure }
     let available = end - readIndex
     guard available >= 2 else {
@@ -355,6 +357,36 @@ public struct WebSocketFrameDecoder: Sendable {
     case .failure(let error):
       failure = error
       throw error
+    }
+  }
+
+  /// The frame a chat client sends nearly always, taken by a short path: from a client to
+  /// this server, final, masked, text, no RSV bit, a payload of at most 125 bytes (a
+  /// one-byte length) within `limit` and the frame limit, whole in the buffer, no message
+  /// in progress, and this decoder validating. Unmasked in place and accepted when it is
+  /// UTF-8 (ASCII by the unmasking's report, else checked); the payload's indices. `nil`,
+  /// with nothing consumed or changed, for anything else — an invalid text is masked back
+  /// — which the general path then decides with its own checks and errors.
+  private mutating func nextShortText(upTo limit: Int) -> Range<Int>? {
+    let start = readIndex
+    guard end - start >= 6, failure == nil, role == .server, checksMessages, validatesUTF8, validatedCount == 0
+    else { return nil }
+    guard case .none = message else { return nil }
+    let maxCount = min(limit, maxFrameSize, 125)
+    return buffer.withUnsafeMutableBytes { all -> Range<Int>? in
+      let b1 = all[start + 1]
+      let count = Int(b1 & 0x7F)
+      guard all[start] == 0x81, b1 & 0x80 != 0, count <= maxCount, end - start >= 6 + count else { return nil }
+      let key = UInt32(bigEndian: all.loadUnaligned(fromByteOffset: start + 2, as: UInt32.self))
+      let payload = UnsafeMutableRawBufferPointer(rebasing: all[(start + 6)..<(start + 6 + count)])
+      if !WebSocketFrameEncoder.maskReportingASCII(source: UnsafeRawBufferPointer(payload), destination: payload, key: key) {
+        guard UTF8Validator.isValid(UnsafeRawBufferPointer(payload)) else {
+          WebSocketFrameEncoder.mask(source: UnsafeRawBufferPointer(payload), destination: payload, key: key)
+          return nil
+        }
+      }
+      readIndex = start + 6 + count
+      return (start + 6)..<(start + 6 + count)
     }
   }
 
