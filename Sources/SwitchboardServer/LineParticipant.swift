@@ -28,7 +28,14 @@ extension LineParticipant {
     // Formatted once per shard (inside the cache), not once per member; an event with no
     // line form is cached as empty bytes.
     let bytes = cache.value(for: DialectSlot.line) {
-      SharedBytes(string: LineDialect.format(event).map { $0 + "\n" } ?? "")
+      // A message's line is written straight into the shared bytes (no `String` of it).
+      if case .message(let m, _) = event {
+        return SharedBytes(uninitializedCount: LineDialect.lineByteCount(m)) {
+          LineDialect.writeLine(m, into: $0)
+          return true
+        } ?? SharedBytes([])
+      }
+      return SharedBytes(string: LineDialect.format(event).map { $0 + "\n" } ?? "")
     }
     return bytes.count == 0 ? nil : bytes
   }
