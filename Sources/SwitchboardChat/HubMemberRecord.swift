@@ -37,15 +37,16 @@ final class HubMemberInfo: Sendable {
   let cell: HubRoomCell
   /// The room's name (its cell's: not stored twice, 16 bytes a member).
   var room: String { cell.name }
+  let shard: HubShard
+  /// The broker's object for the room (``HubRoom/brokerRoom`` when the member was
+  /// admitted; `nil` while waiting), put into the member's drafts.
+  let brokerRoom: BrokerRoomHandle?
+  // (The nine-byte placement and the one-byte fields last: no padding between them.)
+  let placement: Placement
   /// The colour, as its index in ``ChatHub/palette`` (one byte, not a 16-byte `String`).
   let colorIndex: UInt8
   var color: String { ChatHub.palette[Int(colorIndex)] }
   let announced: Bool
-  let shard: HubShard
-  let placement: Placement
-  /// The broker's object for the room (``HubRoom/brokerRoom`` when the member was
-  /// admitted; `nil` while waiting), put into the member's drafts.
-  let brokerRoom: BrokerRoomHandle?
 
   init(
     name: String, requestedName: String, cell: HubRoomCell, colorIndex: UInt8, announced: Bool, shard: HubShard,

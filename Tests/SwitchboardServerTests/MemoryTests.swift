@@ -32,7 +32,7 @@ struct MemoryTests {
   /// sizes); 942 once in a full parallel run at a load average of 15, where glibc handed
   /// the session a 360-byte chunk for its 344 (a free chunk's remainder too small to split
   /// off). Session 12 made the member's hub state an immutable object of its own (a
-  /// record and a state of 48 and 112 bytes in glibc's chunks, where the record was one of
+  /// record and a state of 48 and 96 bytes in glibc's chunks, where the record was one of
   /// 112), measured at 935 (debug) on a quiet machine; the bound keeps about its margin
   /// over the measured figure (992, was 968). One more
   /// object of 64 bytes or more per connection (a timer with its closure, a kept buffer)
