@@ -327,7 +327,9 @@ public final class ChatHub: RoomBrokerSink {
     let message = ChatMessage(
       id: 0, room: info.room, time: now, author: info.name, color: info.color, validatedUTF8: text,
       isAction: isAction)
-    let key = ref.map { MessageDraft.clientKey(ref: $0, subject: subject, name: info.requestedName, textUTF8: text) }
+    let key = ref.map {
+      MessageDraft.clientKey(ref: $0, subject: subject, name: info.requestedName, textUTF8: text)
+    }
     // A ready room first, with nothing captured (a closure here that captured the draft
     // copied and destroyed it per message), and the draft made in the call's argument (one
     // kept in a local was copied and destroyed too); else the full decision.

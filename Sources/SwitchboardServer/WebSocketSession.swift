@@ -219,17 +219,23 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     var text = 0..<range.count
     var ref: String? = nil
     if case .json = mode {
-      guard let parts = protocolState.withReceivedText(range, { ClientFrame.canonicalMessageParts($0.assumingMemoryBound(to: UInt8.self)) })
-      else {
+      let canonical = protocolState.withReceivedText(range) {
+        ClientFrame.canonicalMessageParts($0.assumingMemoryBound(to: UInt8.self))
+      }
+      guard let parts = canonical else {
         handleText(protocolState.withReceivedText(range) { String(decoding: $0, as: UTF8.self) })
         return
       }
       text = parts.text
-      ref = parts.ref.map { r in protocolState.withReceivedText(range) { String(decoding: $0[r], as: UTF8.self) } }
+      ref = parts.ref.map { r in
+        protocolState.withReceivedText(range) { String(decoding: $0[r], as: UTF8.self) }
+      }
     }
     ensureNamed()
     // Nothing in here touches the protocol state the bytes are lent from.
-    protocolState.withReceivedText(range) { publishNamed(UnsafeRawBufferPointer(rebasing: $0[text]), ref: ref) }
+    protocolState.withReceivedText(range) {
+      publishNamed(UnsafeRawBufferPointer(rebasing: $0[text]), ref: ref)
+    }
   }
 
   /// After failing the connection: the close frame and everything before it leave first,

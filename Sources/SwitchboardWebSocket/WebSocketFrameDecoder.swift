@@ -379,7 +379,8 @@ public struct WebSocketFrameDecoder: Sendable {
       guard all[start] == 0x81, b1 & 0x80 != 0, count <= maxCount, end - start >= 6 + count else { return nil }
       let key = UInt32(bigEndian: all.loadUnaligned(fromByteOffset: start + 2, as: UInt32.self))
       let payload = UnsafeMutableRawBufferPointer(rebasing: all[(start + 6)..<(start + 6 + count)])
-      if !WebSocketFrameEncoder.maskReportingASCII(source: UnsafeRawBufferPointer(payload), destination: payload, key: key) {
+      let masked = UnsafeRawBufferPointer(payload)
+      if !WebSocketFrameEncoder.maskReportingASCII(source: masked, destination: payload, key: key) {
         guard UTF8Validator.isValid(UnsafeRawBufferPointer(payload)) else {
           WebSocketFrameEncoder.mask(source: UnsafeRawBufferPointer(payload), destination: payload, key: key)
           return nil
