@@ -282,41 +282,24 @@ public struct WebSocketFrameDecoder: Sendable {
         // decoder validates: the string path repairs what it does not check).
         let payloadStart = start + offset
         let payload = UnsafeMutableRawBufferPointer(rebasing: all[payloadStart..<(payloadStart + payloadCount)])
-        var ascii = false
-        if masked {
-          ascii = WebSocketFrameEncoder.maskReportingASCII(source: source, destination: payload, key: maskKey)
-        }
-        if validates && !ascii {
-          if !validator.validate(UnsafeRawBufferPointer(rebasing: payload[validatedCount...])) {
-            return .failure(.invalidUTF8("text message is not UTF-8"))
-          }
-          if !validator.isComplete { return .failure(.invalidUTF8("text message ends mid character")) }
+        if let error = Self.unmaskText(
+          source, into: payload, key: masked ? maskKey : nil, validating: validates, from: validatedCount,
+          with: &validator)
+        {
+          return .failure(error)
         }
         decoded = .textInPlace(payloadStart..<(payloadStart + payloadCount))
       } else if opcode == .text && fin && !rsv1 && payloadCount <= limit {
         // The payload straight into the string's storage, validated there (the string's own
         // check, which repairs what is invalid, then finds nothing to repair when `validates`).
-        // ASCII is valid whatever came before it in the frame (a validated prefix of ASCII
-        // left the validator where it started: between characters, at a message's start),
-        // so the unmasking's ASCII report saves the validator's pass.
-        var valid = true
-        var complete = true
+        var failed: WebSocketError? = nil
         let text = String(unsafeUninitializedCapacity: payloadCount) { out in
-          let destination = UnsafeMutableRawBufferPointer(out)
-          var ascii = false
-          if masked {
-            ascii = WebSocketFrameEncoder.maskReportingASCII(source: source, destination: destination, key: maskKey)
-          } else if payloadCount > 0 {
-            destination.copyMemory(from: source)
-          }
-          if validates && !ascii {
-            valid = validator.validate(UnsafeRawBufferPointer(rebasing: destination[validatedCount...]))
-            complete = validator.isComplete
-          }
+          failed = Self.unmaskText(
+            source, into: UnsafeMutableRawBufferPointer(out), key: masked ? maskKey : nil, validating: validates,
+            from: validatedCount, with: &validator)
           return payloadCount
         }
-        if !valid { return .failure(.invalidUTF8("text message is not UTF-8")) }
-        if !complete { return .failure(.invalidUTF8("text message ends mid character")) }
+        if let failed { return .failure(failed) }
         decoded = .text(text)
       } else {
         let payload = [UInt8](unsafeUninitializedCapacity: payloadCount) { out, initialized in
@@ -389,6 +372,29 @@ public struct WebSocketFrameDecoder: Sendable {
       readIndex = start + 6 + count
       return (start + 6)..<(start + 6 + count)
     }
+  }
+
+  /// A whole text frame's payload unmasked (with `key`) or copied into `destination` — a
+  /// string's storage, or the payload's own bytes — and, when `validates`, the part
+  /// `validator` has not seen yet (from `position`) checked: `nil`, or the 1007 it fails
+  /// with. ASCII is valid whatever came before it in the frame (a validated prefix of
+  /// ASCII left the validator where it started: between characters, at a message's start),
+  /// so the unmasking's ASCII report saves the validator's pass.
+  private static func unmaskText(
+    _ source: UnsafeRawBufferPointer, into destination: UnsafeMutableRawBufferPointer, key: UInt32?,
+    validating validates: Bool, from position: Int, with validator: inout UTF8Validator
+  ) -> WebSocketError? {
+    var ascii = false
+    if let key {
+      ascii = WebSocketFrameEncoder.maskReportingASCII(source: source, destination: destination, key: key)
+    } else if source.count > 0, source.baseAddress != UnsafeRawPointer(destination.baseAddress) {
+      destination.copyMemory(from: source)
+    }
+    guard validates, !ascii else { return nil }
+    if !validator.validate(UnsafeRawBufferPointer(rebasing: destination[position...])) {
+      return .invalidUTF8("text message is not UTF-8")
+    }
+    return validator.isComplete ? nil : .invalidUTF8("text message ends mid character")
   }
 
   /// Feeds payload bytes that start `position` bytes into their frame to `validator`,
