@@ -2,13 +2,16 @@
 """Prints the scenario × server table from run.sh's all.jsonl as Markdown.
 
 Columns: delivered msg/s and delivery ratio, latency p50/p99, server CPU µs per delivered
-message (over the measured window), how busy the server's and the generator's cores were
+message (over the measured window) and its user-space part (the server's own code; the
+rest is the kernel's work for its sends and receives), how busy the server's and the generator's cores were
 (a generator near 100 % while the server is not means the figure is the generator's),
 peak RSS, and each number's ratio to Switchboard's
 (text dialect) in the same scenario; "vs floor" divides p99 and CPU/msg by the floor
 hub's (benchmarks/peers/floor_hub.c) when it ran. Idle rows show connect times and RSS per
 connection. With several rounds (run.sh --rounds N) every number is the median over the
-rounds, and the notes give the p99 range.
+rounds, and the notes give the p99 range. When Switchboard's JSON protocol ran beside its
+text dialect (switchboard-json beside switchboard), a second table divides the JSON rows'
+CPU per delivery, all of it and its user-space part, by the text rows'.
 """
 import json
 import statistics
@@ -47,6 +50,13 @@ def ratio(v, base):
     return f"{v / base:.2f}×"
 
 
+def fmt_cpu(v):
+    """µs per delivery with three significant digits (fan-out rows are a few hundredths)."""
+    if v is None:
+        return "–"
+    return f"{v:.3g}" if v < 1 else f"{v:.2f}"
+
+
 def busy(v):
     return "–" if v is None else f"{v:.0f} %"
 
@@ -80,6 +90,7 @@ def merge(runs):
     m["p99"] = median(p99s)
     m["p99_range"] = (min(p99s), max(p99s))
     m["cpu"] = median(b.get("server_cpu_us_per_msg") for b in benches)
+    m["user_cpu"] = median(b.get("server_user_cpu_us_per_msg") for b in benches)
     m["server_busy"] = median(100 * b["server_cpu_s"] / b["duration"] for b in benches if b.get("server_cpu_s") is not None)
     m["generator_busy"] = median(100 * b["client_cpu_s"] / b["duration"] for b in benches if b.get("client_cpu_s") is not None)
     m["hwm_kib"] = median([r.get("hwm_kib") or r["bench"].get("server_hwm_kib") or 0 for r in runs if r.get("bench")])
@@ -96,13 +107,13 @@ def main():
         groups.setdefault((r["scenario"], r["server"]), []).append(r)
     merged = {k: merge(v) for k, v in groups.items()}
     has_floor = any(k[1] == "floor" for k in merged)
-    print("| scenario | server | sent msg/s | delivered msg/s | ratio | p50 | p99 | server CPU µs/msg | server / generator core busy | peak RSS | msg/s vs SB | CPU/msg vs SB |"
+    print("| scenario | server | sent msg/s | delivered msg/s | ratio | p50 | p99 | server CPU µs/msg | of it user | server / generator core busy | peak RSS | msg/s vs SB | CPU/msg vs SB |"
           + (" p99 vs floor | CPU/msg vs floor |" if has_floor else "") + " notes |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if has_floor else "") + "---|")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + ("---:|---:|" if has_floor else "") + "---|")
     idle = []
     for (scenario, server), m in merged.items():
         if m is None:
-            print(f"| {scenario} | {server} | failed |" + " |" * (12 if has_floor else 10))
+            print(f"| {scenario} | {server} | failed |" + " |" * (13 if has_floor else 11))
             continue
         if m["idle"]:
             idle.append((scenario, server, m))
@@ -127,10 +138,21 @@ def main():
         print(
             f"| {scenario} | {server} | {fmt_rate(m['sent_per_sec'])} | {fmt_rate(m['delivered_per_sec'])} | {m['delivery_ratio']:.3f} | "
             f"{fmt_us(m['p50'])} | {fmt_us(m['p99'])} | "
-            f"{'–' if cpu is None else f'{cpu:.2f}'} | {busy(m['server_busy'])} / {busy(m['generator_busy'])} | {m['hwm_kib'] / 1024:.0f} MiB | "
+            f"{fmt_cpu(cpu)} | {fmt_cpu(m['user_cpu'])} | {busy(m['server_busy'])} / {busy(m['generator_busy'])} | {m['hwm_kib'] / 1024:.0f} MiB | "
             f"{ratio(m['delivered_per_sec'], sb and sb['delivered_per_sec'])} | "
             f"{ratio(cpu, sb and sb['cpu'])} |{floor_cols} {'; '.join(notes)} |"
         )
+    pairs = [(scenario, m, merged.get((scenario, "switchboard-json"))) for (scenario, server), m in merged.items()
+             if server == "switchboard" and m and not m["idle"] and merged.get((scenario, "switchboard-json"))]
+    if pairs:
+        print()
+        print("| JSON ÷ text | server CPU µs/msg, text → JSON | ÷ | user µs/msg, text → JSON | ÷ |")
+        print("|---|---:|---:|---:|---:|")
+        for scenario, text, json_row in pairs:
+            print(
+                f"| {scenario} | {fmt_cpu(text['cpu'])} → {fmt_cpu(json_row['cpu'])} | {ratio(json_row['cpu'], text['cpu'])} | "
+                f"{fmt_cpu(text['user_cpu'])} → {fmt_cpu(json_row['user_cpu'])} | {ratio(json_row['user_cpu'], text['user_cpu'])} |"
+            )
     if idle:
         print()
         print("| idle | server | connections open | connect p50 | connect p99 | connect max | RSS held | KiB per connection | vs SB |")

@@ -21,6 +21,9 @@ public struct BenchResult: Sendable {
   public var clientCPUSeconds: Double?
   /// The server's CPU time over the measured window (with `--server-pid`).
   public var serverCPUSeconds: Double?
+  /// The part of ``serverCPUSeconds`` the server spent in user space, running its own code
+  /// (the rest is the kernel's work for it: its sends, receives and waits).
+  public var serverUserCPUSeconds: Double?
   public var serverRSSBeforeKiB: Int?
   /// Server RSS at the end of the measured window (or of the hold with `--idle`).
   public var serverRSSKiB: Int?
@@ -46,6 +49,12 @@ public struct BenchResult: Sendable {
   /// Server CPU µs per delivered message.
   public var serverMicrosPerDelivery: Double? {
     guard let s = serverCPUSeconds, delivered > 0 else { return nil }
+    return s * 1e6 / Double(delivered)
+  }
+  /// The user-space part of ``serverMicrosPerDelivery``: the server's own code per
+  /// delivered message, without the kernel's work for its sends.
+  public var serverUserMicrosPerDelivery: Double? {
+    guard let s = serverUserCPUSeconds, delivered > 0 else { return nil }
     return s * 1e6 / Double(delivered)
   }
   /// Server RSS growth per connection (KiB) while holding them.
@@ -102,6 +111,10 @@ public struct BenchResult: Sendable {
       if let cpu = serverCPUSeconds {
         var s = "server       CPU \(Format.fixed(cpu, 2)) s (\(Format.fixed(cpu / c.duration * 100, 0)) % of a core)"
         if let per = serverMicrosPerDelivery { s += ", \(Format.fixed(per, 2)) µs per delivered message" }
+        if let user = serverUserCPUSeconds {
+          s += "; user \(Format.fixed(user, 2)) s"
+          if let per = serverUserMicrosPerDelivery { s += ", \(Format.fixed(per, 3)) µs per delivered message" }
+        }
         lines.append(s)
       }
     }
@@ -163,6 +176,8 @@ public struct BenchResult: Sendable {
     f.append(("client_cpu_s", opt(clientCPUSeconds)))
     f.append(("server_cpu_s", opt(serverCPUSeconds)))
     f.append(("server_cpu_us_per_msg", opt(serverMicrosPerDelivery)))
+    f.append(("server_user_cpu_s", opt(serverUserCPUSeconds)))
+    f.append(("server_user_cpu_us_per_msg", opt(serverUserMicrosPerDelivery)))
     f.append(("server_rss_before_kib", opt(serverRSSBeforeKiB)))
     f.append(("server_rss_kib", opt(serverRSSKiB)))
     f.append(("server_hwm_kib", opt(serverHWMKiB)))

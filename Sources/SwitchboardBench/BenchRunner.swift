@@ -89,11 +89,13 @@ public enum BenchRunner {
       }
       reporter.sleep(until: measureStart, phase: "warmup")
       let cpuBefore = ProcessStats.selfCPUSeconds()
-      let serverBefore = pid.flatMap { ProcessStats.cpuSeconds(pid: $0) }
+      let serverBefore = pid.flatMap { ProcessStats.cpuTimes(pid: $0) }
       reporter.sleep(until: measureEnd, phase: "measure")
       result.clientCPUSeconds = ProcessStats.selfCPUSeconds() - cpuBefore
-      if let pid, let before = serverBefore, let after = ProcessStats.cpuSeconds(pid: pid) {
-        result.serverCPUSeconds = after - before
+      if let pid, let before = serverBefore, let after = ProcessStats.cpuTimes(pid: pid) {
+        let window = after.since(before)
+        result.serverCPUSeconds = window.total
+        result.serverUserCPUSeconds = window.user
         result.serverRSSKiB = ProcessStats.statusKiB(pid: pid, field: "VmRSS")
       }
       // Drain: wait for what is still in flight, until nothing more arrives for a second

@@ -38,6 +38,33 @@ public enum ProcessStats {
 
   /// CPU seconds (utime + stime from `/proc/PID/stat`) of process `pid`, or `nil`.
   public static func cpuSeconds(pid: Int32) -> Double? {
+    cpuTimes(pid: pid)?.total
+  }
+
+  /// A process's CPU time, split into the time it ran its own code and the time the kernel
+  /// ran on its behalf (system calls: for a server, mostly its sends and receives).
+  public struct CPUTimes: Sendable, Equatable {
+    /// Seconds in user space (`utime`).
+    public var user: Double
+    /// Seconds in the kernel (`stime`).
+    public var system: Double
+    /// `user + system`.
+    public var total: Double { user + system }
+
+    /// Times of `user` and `system` seconds.
+    public init(user: Double, system: Double) {
+      self.user = user
+      self.system = system
+    }
+
+    /// The time from `earlier` to these times.
+    public func since(_ earlier: CPUTimes) -> CPUTimes {
+      CPUTimes(user: user - earlier.user, system: system - earlier.system)
+    }
+  }
+
+  /// CPU times of process `pid` (`utime` and `stime` from `/proc/PID/stat`), or `nil`.
+  public static func cpuTimes(pid: Int32) -> CPUTimes? {
     guard let stat = readFile("/proc/\(pid)/stat") else { return nil }
     // The command name may hold spaces; the fields after its closing ')' are fixed.
     guard let close = stat.lastIndex(of: ")") else { return nil }
@@ -45,7 +72,7 @@ public enum ProcessStats {
     // After ')': state is field 3, utime 14 and stime 15 (1-based over the whole line).
     guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else { return nil }
     let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-    return (u + s) / ticks
+    return CPUTimes(user: u / ticks, system: s / ticks)
   }
 
   /// A `kB` field of `/proc/PID/status` (`VmRSS`, `VmHWM`), in KiB, or `nil`.

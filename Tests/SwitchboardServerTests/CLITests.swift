@@ -142,12 +142,18 @@ struct CLITests {
       let bench = try ChildProcess(
         binary,
         ["bench", url, "--protocol", proto, "--connections", "20", "--senders", "2", "--rate", "200",
-         "--duration", "1", "--warmup", "0.2", "--json", "--quiet"])
+         "--duration", "1", "--warmup", "0.2", "--json", "--quiet", "--server-pid", "\(server.pid)"])
       #expect(try await bench.waitForExit(timeout: .seconds(30)) == 0, "\(bench.stderr)")
       let line = try #require(bench.stdout.split(separator: "\n").last.map(String.init))
       let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
       let ratio = (report["delivery_ratio"] as? NSNumber)?.doubleValue ?? (report["deliveryRatio"] as? NSNumber)?.doubleValue
       #expect(ratio == 1.0, "\(proto): \(line)")
+      // The server's CPU over the window, and the user-space part of it (the rest is the
+      // kernel's): both read from the server's /proc entry, so the part is within the whole.
+      let cpu = try #require((report["server_cpu_s"] as? NSNumber)?.doubleValue, "\(proto): \(line)")
+      let user = try #require((report["server_user_cpu_s"] as? NSNumber)?.doubleValue, "\(proto): \(line)")
+      #expect(user >= 0 && user <= cpu, "\(proto): \(line)")
+      #expect(report["server_user_cpu_us_per_msg"] is NSNumber, "\(proto): \(line)")
     }
     server.signal(SIGTERM)
     #expect(try await server.waitForExit() == 0)
