@@ -11,7 +11,9 @@
 #
 # Options: --quick, --rounds N, --servers "switchboard switchboard-epoll floor floor-uring gohub node python"
 # (also: switchboard-json, Switchboard's JSON protocol in every scenario; node-json, the seed
-# apps' JSON chat protocol on node `ws` — both driven with --protocol json),
+# apps' JSON chat protocol on node `ws` — both driven with --protocol json; switchboard-jsonbytes,
+# the text dialect with texts as long as the JSON rows' whole message frames, to tell the
+# JSON format's bytes from its code; switchboard-base-json, --baseline's JSON protocol),
 # --scenarios "fanout-100 …", --duration S, --no-build, --baseline BIN (an older switchboard
 # binary, served as the rows switchboard-base and switchboard-base-epoll; the load generator
 # is always the current build's, so both rows are measured by the same client). Environment: BENCH_WORK (peers,
@@ -36,6 +38,7 @@ SCENARIOS="fanout-100 fanout-1k fanout-max chat saturation idle tcp-fanout-1k"
 BUILD=1
 ROUNDS=1
 SB_BASE=""
+JSON_FRAME_BYTES=186
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) DURATION=3; WARMUP=1; IDLE_CONNS=5000 ;;
@@ -115,7 +118,7 @@ start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
     [ -z "$(ss -Htan "( sport = :$PORT or sport = :$TCP_PORT )")" ] && break
   done
   case "$name" in
-    switchboard|switchboard-epoll|switchboard-json|switchboard-base|switchboard-base-epoll)
+    switchboard|switchboard-epoll|switchboard-json|switchboard-jsonbytes|switchboard-base|switchboard-base-epoll|switchboard-base-json)
       # One event loop: the server gets one core, like the single-threaded peers.
       # switchboard-epoll: the same binary with a send() per connection instead of the
       # io_uring batch (the default where the kernel allows it). *-base: --baseline's binary.
@@ -165,6 +168,13 @@ run_one() {  # scenario server label bench-args…
   local args=("$@")
   # The JSON rows: Switchboard's JSON protocol and the seed apps' (node-json).
   [[ "$server" == *-json ]] && args+=(--protocol json)
+  # switchboard-jsonbytes: the text dialect carrying as many bytes per frame as the JSON
+  # rows' `message` frames (a 64-byte text, a 6-7 digit id, a 13-digit time, room "bench",
+  # author "Client NNN", a colour: ~186 bytes), so JSON's cost can be split into its bytes
+  # (the kernel copies every one) and its code.
+  if [ "$server" = switchboard-jsonbytes ]; then
+    local i; for i in "${!args[@]}"; do [ "${args[$i]}" = --size ] && args[$((i + 1))]=$JSON_FRAME_BYTES; done
+  fi
   if [ "${args[0]}" = tcp ]; then url="tcp://127.0.0.1:$TCP_PORT"; args=("${args[@]:1}"); fi
   local before; before=$(cpu_ticks "$SERVER_PID")
   log "$scenario / $label: switchboard bench $url ${args[*]}"
