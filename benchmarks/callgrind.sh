@@ -131,12 +131,15 @@ for line in open(sys.argv[1], errors="replace"):
         m = re.match(r"fn=\((\d+)\)(?: (.*))?", line.strip())
         if m and m.group(2): names[m.group(1)] = m.group(2)
     elif line.startswith("calls=") and current is not None:
-        # ChatHub.publish(from:validatedUTF8:isAction:ref:subject:completion:) itself,
+        # ChatHub.publish(from:validatedUTF8:…:isAction:ref:subject:completion:) itself,
         # mangled: not its closures nor thunks, which share the prefix. One call per
         # message: the text dialect calls it, and publish(from:text:…) calls it for the rest.
         # (A baseline from before session 12 has only publish(from:text:…), counted then.)
         n = int(line.split("=")[1].split()[0])
-        if "0B3HubC7publish4from13validatedUTF88isAction3ref7subject10completion" in current and current.endswith("SgtF"):
+        # (Since session 13 a textNeedsNoJSONEscape argument stands between validatedUTF8 and
+        # isAction; both forms are counted.)
+        if ("0B3HubC7publish4from13validatedUTF8" in current and "isAction3ref7subject10completion" in current
+                and current.endswith("SgtF")):
             total += n
         if "0B3HubC7publish4from4text8isAction3ref7subject10completion" in current and current.endswith("SgtF"):
             text_total += n

@@ -309,13 +309,16 @@ public final class ChatHub: RoomBrokerSink {
 
   /// ``publish(from:text:isAction:ref:subject:completion:)`` of a text given as bytes the
   /// caller has checked to be UTF-8 (a WebSocket text frame in the decoder's buffer): they
-  /// are copied into the message, with no `String` made of them. (Never inlined into
-  /// the `String` variant: `benchmarks/callgrind.sh` counts its calls, one per message.)
+  /// are copied into the message, with no `String` made of them. `textNeedsNoJSONEscape`:
+  /// the caller also found no byte in them that a JSON string escapes
+  /// (``ChatMessage/textNeedsNoJSONEscape``). (Never inlined into the `String` variant:
+  /// `benchmarks/callgrind.sh` counts its calls, one per message.)
   @discardableResult
   @inline(never)
   package func publish(
-    from id: MemberID, validatedUTF8 text: UnsafeRawBufferPointer, isAction: Bool = false, ref: String? = nil,
-    subject: String? = nil, completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)? = nil
+    from id: MemberID, validatedUTF8 text: UnsafeRawBufferPointer, textNeedsNoJSONEscape: Bool = false,
+    isAction: Bool = false, ref: String? = nil, subject: String? = nil,
+    completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)? = nil
   ) -> Bool {
     guard let record = record(id) else { return false }
     let now = clock?() ?? ChatClock.milliseconds()
@@ -326,7 +329,8 @@ public final class ChatHub: RoomBrokerSink {
     guard let info = record.info.withLock({ $0 }) else { return false }
     let message = ChatMessage(
       id: 0, room: info.room, time: now, author: info.name, color: info.color, validatedUTF8: text,
-      isAction: isAction)
+      isAction: isAction, textNeedsNoJSONEscape: textNeedsNoJSONEscape,
+      stringsNeedNoJSONEscape: info.stringsNeedNoJSONEscape)
     let key = ref.map {
       MessageDraft.clientKey(ref: $0, subject: subject, name: info.requestedName, textUTF8: text)
     }

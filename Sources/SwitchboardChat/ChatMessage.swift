@@ -13,6 +13,18 @@ public struct ChatMessage: Sendable, Hashable {
   public var time: Int64
   /// `true` for `/me` actions (`* bob waves`).
   public var isAction: Bool
+  /// `true` when the text is known to hold no byte a JSON string escapes (no `"`, `\`,
+  /// control, nor the E2 lead byte of U+2028/U+2029): the JSON protocol's frame writer then
+  /// copies it as it is, unchecked. Only a reader that checked the bytes says so (the
+  /// canonical message frame's scan, ``ClientFrame/canonicalMessageParts(_:)``); every
+  /// other message, and one whose text is set, is checked as it is written. Not part of
+  /// the message's value (equality and hash leave it out). (In the padding after
+  /// ``isAction``: the message is no larger.)
+  package private(set) var textNeedsNoJSONEscape = false
+  /// The same for ``room``, ``author`` and ``color`` together: the hub says so for a room
+  /// and a name it checked once, when the room was made and the member named (the colours
+  /// of ``ChatHub/palette`` need none); setting any of the three clears it.
+  package private(set) var stringsNeedNoJSONEscape = false
   // (`ManagedBuffer` is not `Sendable`, so neither is its subclass to the checker; the
   // box is never changed after it is made, so sharing it between threads is safe.)
   @usableFromInline nonisolated(unsafe) var storage: Storage
@@ -20,23 +32,35 @@ public struct ChatMessage: Sendable, Hashable {
   /// The room it was sent to.
   public var room: String {
     get { storage.room }
-    set { storage = withTextUTF8 { Storage.make(room: newValue, author: author, color: color, text: $0) } }
+    set {
+      storage = withTextUTF8 { Storage.make(room: newValue, author: author, color: color, text: $0) }
+      stringsNeedNoJSONEscape = false
+    }
   }
   /// The author's name.
   public var author: String {
     get { storage.author }
-    set { storage = withTextUTF8 { Storage.make(room: room, author: newValue, color: color, text: $0) } }
+    set {
+      storage = withTextUTF8 { Storage.make(room: room, author: newValue, color: color, text: $0) }
+      stringsNeedNoJSONEscape = false
+    }
   }
   /// The author's colour (a CSS colour name).
   public var color: String {
     get { storage.color }
-    set { storage = withTextUTF8 { Storage.make(room: room, author: author, color: newValue, text: $0) } }
+    set {
+      storage = withTextUTF8 { Storage.make(room: room, author: author, color: newValue, text: $0) }
+      stringsNeedNoJSONEscape = false
+    }
   }
   /// The text (a new `String` of the stored UTF-8 at each read: on a hot path, use
   /// ``withTextUTF8(_:)`` and ``textUTF8Count``).
   public var text: String {
     get { withTextUTF8 { String(decoding: $0, as: UTF8.self) } }
-    set { storage = Storage.make(room: room, author: author, color: color, text: newValue) }
+    set {
+      storage = Storage.make(room: room, author: author, color: color, text: newValue)
+      textNeedsNoJSONEscape = false
+    }
   }
 
   /// The UTF-8 byte count of ``text``.
@@ -63,14 +87,18 @@ public struct ChatMessage: Sendable, Hashable {
 
   /// A message whose text is `textUTF8`, copied into the message: bytes the caller has
   /// already checked to be UTF-8 (a WebSocket text frame the decoder validated), so no
-  /// `String` is made and nothing is checked again.
+  /// `String` is made and nothing is checked again. `textNeedsNoJSONEscape` and
+  /// `stringsNeedNoJSONEscape`: the caller found no byte that a JSON string escapes in the
+  /// text, and in the room, author and colour (see ``textNeedsNoJSONEscape``).
   package init(
     id: UInt64, room: String, time: Int64, author: String, color: String, validatedUTF8 textUTF8: UnsafeRawBufferPointer,
-    isAction: Bool = false
+    isAction: Bool = false, textNeedsNoJSONEscape: Bool = false, stringsNeedNoJSONEscape: Bool = false
   ) {
     self.id = id
     self.time = time
     self.isAction = isAction
+    self.textNeedsNoJSONEscape = textNeedsNoJSONEscape
+    self.stringsNeedNoJSONEscape = stringsNeedNoJSONEscape
     storage = Storage.make(
       room: room, author: author, color: color, text: textUTF8.assumingMemoryBound(to: UInt8.self))
   }

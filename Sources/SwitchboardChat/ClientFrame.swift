@@ -51,21 +51,27 @@ public enum ClientFrame: Equatable, Sendable {
   /// text's bytes (between its quotes, nothing in them to unescape) and the ref's JSON
   /// text (with its quotes), or `nil` for a frame it does not take. For a server that
   /// publishes the text straight from the bytes it received (the bytes of valid UTF-8
-  /// cut at quotes are valid UTF-8).
+  /// cut at quotes are valid UTF-8). `textNeedsNoJSONEscape`: the text has no E2 byte
+  /// either (the lead byte of U+2028 and U+2029, which the JSON protocol's frames escape),
+  /// so it goes into a JSON string as it is (``ChatMessage/textNeedsNoJSONEscape``).
   package static func canonicalMessageParts(_ bytes: UnsafeBufferPointer<UInt8>) -> (
-    text: Range<Int>, ref: Range<Int>?
+    text: Range<Int>, ref: Range<Int>?, textNeedsNoJSONEscape: Bool
   )? {
     let opening: StaticString = #"{"type":"message","data":{"text":""#
     let start = opening.utf8CodeUnitCount
     guard let base = bytes.baseAddress, bytes.count >= start + 3,
       memcmp(base, opening.utf8Start, start) == 0
     else { return nil }
-    let end = JSONDialect.nextStop(in: bytes, from: start, lineSeparatorLead: false)
+    // One scan that stops at an E2 too; a text with one (curly quotes, dashes, the euro
+    // sign: many non-ASCII texts) is scanned on from there for the closing quote alone.
+    var end = JSONDialect.nextStop(in: bytes, from: start, lineSeparatorLead: true)
+    let plain = end == bytes.count || bytes[end] != 0xE2
+    if !plain { end = JSONDialect.nextStop(in: bytes, from: end, lineSeparatorLead: false) }
     guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }
     let closing = UInt8(ascii: "}")
     let rest = end + 1
     if bytes.count - rest == 2 {
-      return bytes[rest] == closing && bytes[rest + 1] == closing ? (start..<end, nil) : nil
+      return bytes[rest] == closing && bytes[rest + 1] == closing ? (start..<end, nil, plain) : nil
     }
     let refKey: StaticString = #","ref":""#
     let refStart = rest + refKey.utf8CodeUnitCount
@@ -79,7 +85,7 @@ public enum ClientFrame: Equatable, Sendable {
     guard refEnd == bytes.count - 3, bytes[refEnd] == UInt8(ascii: "\""), bytes[refEnd + 1] == closing,
       bytes[refEnd + 2] == closing
     else { return nil }
-    return (start..<end, (refStart - 1)..<(refEnd + 1))
+    return (start..<end, (refStart - 1)..<(refEnd + 1), plain)
   }
 
   /// Reads any JSON object through ``ClientFrameDecoder``.

@@ -47,6 +47,9 @@ final class HubMemberInfo: Sendable {
   let colorIndex: UInt8
   var color: String { ChatHub.palette[Int(colorIndex)] }
   let announced: Bool
+  /// Whether ``name`` goes into a JSON string as it is (``JSONDialect/needsNoEscape(_:)``),
+  /// asked once per name, not per message. (One byte: the state stays in 96-byte chunks.)
+  let nameNeedsNoJSONEscape: Bool
 
   init(
     name: String, requestedName: String, cell: HubRoomCell, colorIndex: UInt8, announced: Bool, shard: HubShard,
@@ -60,7 +63,12 @@ final class HubMemberInfo: Sendable {
     self.shard = shard
     self.placement = placement
     self.brokerRoom = brokerRoom
+    nameNeedsNoJSONEscape = JSONDialect.needsNoEscape(name)
   }
+
+  /// Whether the room's name, the member's name and its colour all go into JSON strings
+  /// as they are (every colour of ``ChatHub/palette`` does).
+  var stringsNeedNoJSONEscape: Bool { nameNeedsNoJSONEscape && cell.nameNeedsNoJSONEscape }
 
   /// This state with the given fields changed.
   func with(

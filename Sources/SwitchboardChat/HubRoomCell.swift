@@ -11,9 +11,13 @@ final class HubRoomCell: Sendable {
   let name: String
   /// The room's state: members, names in use, ring, loading queue, idle mark.
   let state: Mutex<HubRoom>
+  /// Whether ``name`` goes into a JSON string as it is (``JSONDialect/needsNoEscape(_:)``),
+  /// asked once for every message of the room.
+  let nameNeedsNoJSONEscape: Bool
 
   init(name: String, capacity: Int) {
     self.name = name
     state = Mutex(HubRoom(capacity: capacity))
+    nameNeedsNoJSONEscape = JSONDialect.needsNoEscape(name)
   }
 }

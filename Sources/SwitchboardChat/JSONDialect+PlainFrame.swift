@@ -25,8 +25,27 @@ extension JSONDialect {
   /// ``plainMessageFrame(_:headerRoom:)``): the literals, the digits, the strings' UTF-8
   /// counts. The storage to give ``writePlainMessageFrame(_:into:)``.
   package static func plainMessageFrameCount(_ m: ChatMessage) -> Int {
-    PlainMessageLiterals.count(isAction: m.isAction) + decimalCount(m.id) + decimalCount(m.time) + m.room.utf8.count
-      + m.textUTF8Count + m.author.utf8.count + m.color.utf8.count
+    plainMessageFrameSize(m).payload
+  }
+
+  /// A `message` frame's size (``plainMessageFrameCount(_:)``) and the digits of its id
+  /// and time, counted on the way: for ``writePlainMessageFrame(_:size:into:)``, which
+  /// then does not count them again.
+  package struct PlainFrameSize {
+    /// The frame's bytes.
+    package let payload: Int
+    let idDigits: Int
+    let timeDigits: Int
+  }
+
+  /// `m`'s ``PlainFrameSize``.
+  package static func plainMessageFrameSize(_ m: ChatMessage) -> PlainFrameSize {
+    let idDigits = decimalCount(m.id)
+    let timeDigits = decimalCount(m.time)
+    let payload =
+      PlainMessageLiterals.count(isAction: m.isAction) + idDigits + timeDigits + m.room.utf8.count + m.textUTF8Count
+      + m.author.utf8.count + m.color.utf8.count
+    return PlainFrameSize(payload: payload, idDigits: idDigits, timeDigits: timeDigits)
   }
 
   /// Writes `m`'s `message` frame into `out`, whose size is ``plainMessageFrameCount(_:)``,
@@ -35,19 +54,34 @@ extension JSONDialect {
   /// and `out` is not a frame. The same bytes as the piece-by-piece builder otherwise
   /// (`JSONFrameEquivalenceTests`).
   package static func writePlainMessageFrame(_ m: ChatMessage, into out: UnsafeMutableRawBufferPointer) -> Bool {
+    writePlainMessageFrame(m, size: plainMessageFrameSize(m), into: out)
+  }
+
+  /// ``writePlainMessageFrame(_:into:)`` with `m`'s size already counted
+  /// (``plainMessageFrameSize(_:)``).
+  package static func writePlainMessageFrame(
+    _ m: ChatMessage, size: PlainFrameSize, into out: UnsafeMutableRawBufferPointer
+  ) -> Bool {
     var writer = PlainWriter(base: out.baseAddress!.assumingMemoryBound(to: UInt8.self))
     writer.literal(PlainMessageLiterals.opening)
-    writer.decimal(m.id)
+    writer.decimal(m.id, digits: size.idDigits)
+    // Strings their makers found plain are copied unchecked, any other checked as copied.
+    let stringsArePlain = m.stringsNeedNoJSONEscape
     writer.literal(PlainMessageLiterals.room)
-    guard writer.plain(m.room) else { return false }
+    guard writer.string(m.room, known: stringsArePlain) else { return false }
     writer.literal(PlainMessageLiterals.time)
-    writer.decimal(m.time)
+    writer.decimal(m.time, digits: size.timeDigits)
     writer.literal(PlainMessageLiterals.text)
-    guard m.withTextUTF8({ writer.plain($0) }) else { return false }
+    // A text its reader found plain is copied unchecked; any other is checked as copied.
+    if m.textNeedsNoJSONEscape {
+      m.withTextUTF8 { writer.copy($0) }
+    } else {
+      guard m.withTextUTF8({ writer.plain($0) }) else { return false }
+    }
     writer.literal(PlainMessageLiterals.author)
-    guard writer.plain(m.author) else { return false }
+    guard writer.string(m.author, known: stringsArePlain) else { return false }
     writer.literal(PlainMessageLiterals.color)
-    guard writer.plain(m.color) else { return false }
+    guard writer.string(m.color, known: stringsArePlain) else { return false }
     writer.literal(PlainMessageLiterals.closing(isAction: m.isAction))
     precondition(writer.at == out.count, "writePlainMessageFrame: \(writer.at) bytes written, \(out.count) counted")
     return true
@@ -115,9 +149,9 @@ extension JSONDialect {
       """
     }
 
-    mutating func decimal(_ value: UInt64) {
+    /// `value` in decimal, `count` digits long (``JSONDialect/decimalCount(_:)``).
+    mutating func decimal(_ value: UInt64, digits count: Int) {
       // The bytes are plain `UInt8`s, so assigning them initialises them.
-      let count = JSONDialect.decimalCount(value)
       let pairs = Self.digitPairs.utf8Start
       var rest = value
       var end = at &+ count
@@ -138,18 +172,40 @@ extension JSONDialect {
       at &+= count
     }
 
-    mutating func decimal(_ value: Int64) {
+    /// `value` in decimal, `count` characters long, its sign included
+    /// (``JSONDialect/decimalCount(_:)``).
+    mutating func decimal(_ value: Int64, digits count: Int) {
       if value < 0 {
         (base + at).initialize(to: UInt8(ascii: "-"))
         at += 1
+        decimal(value.magnitude, digits: count - 1)
+      } else {
+        decimal(value.magnitude, digits: count)
       }
-      decimal(value.magnitude)
     }
 
     /// Copies `s` when nothing in it needs an escape; `false` otherwise (what was copied
     /// by then is not to be used).
     mutating func plain(_ s: String) -> Bool {
       s.utf8.withContiguousStorageIfAvailable { plain($0) } ?? false
+    }
+
+    /// Copies `s`: unchecked when it is `known` to need no escape, else as ``plain(_:)``.
+    mutating func string(_ s: String, known: Bool) -> Bool {
+      guard known else { return plain(s) }
+      if s.utf8.withContiguousStorageIfAvailable({ copy($0) }) == nil {
+        for byte in s.utf8 {
+          base[at] = byte
+          at &+= 1
+        }
+      }
+      return true
+    }
+
+    /// Copies bytes known to need no escape.
+    mutating func copy(_ bytes: UnsafeBufferPointer<UInt8>) {
+      if let source = bytes.baseAddress { (base + at).initialize(from: source, count: bytes.count) }
+      at &+= bytes.count
     }
 
     /// ``plain(_:)`` of UTF-8 bytes.

@@ -28,6 +28,15 @@ extension JSONDialect {
     return count
   }
 
+  /// Whether `s` goes into a JSON string as it is: no byte of it is one that
+  /// ``nextStop(in:from:lineSeparatorLead:)`` stops at, E2 included (so any U+2028 and
+  /// U+2029, which the JSON protocol's frames escape, and any other character led by E2
+  /// is left to the checking writer). For strings asked about once and written often.
+  package static func needsNoEscape(_ s: String) -> Bool {
+    var s = s
+    return s.withUTF8 { nextStop(in: $0, from: 0, lineSeparatorLead: true) == $0.count }
+  }
+
   /// Copies `bytes` to `destination` while looking for the bytes ``nextStop(in:from:lineSeparatorLead:)``
   /// stops at (with `lineSeparatorLead`): `true` when there is none, so the copy is the
   /// string's inside as a JSON string; `false` at the first, with the copy unfinished. One

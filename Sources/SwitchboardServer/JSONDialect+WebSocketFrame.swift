@@ -31,8 +31,11 @@ extension JSONDialect {
   /// ``MessageBatch`` as JSON members are sent it. Plain messages are written in place, as
   /// one frame is; if one needs an escape, each frame is made alone and copied in.
   static func webSocketFrames(_ messages: UnsafeBufferPointer<BatchedMessage>) -> SharedBytes {
-    BatchFrames.text(count: messages.count) { plainMessageFrameCount(messages[$0].message) } writePayload: {
-      writePlainMessageFrame(messages[$0].message, into: $1)
+    BatchFrames.text(count: messages.count) {
+      let size = plainMessageFrameSize(messages[$0].message)
+      return (size.payload, size)
+    } writePayload: {
+      writePlainMessageFrame(messages[$0].message, size: $1, into: $2)
     } ?? joined(messages)
   }
 

@@ -218,6 +218,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     guard limitState == nil || admitMessage(bytes: range.count) else { return }
     var text = 0..<range.count
     var ref: String? = nil
+    var textNeedsNoJSONEscape = false
     if case .json = mode {
       let canonical = protocolState.withReceivedText(range) {
         ClientFrame.canonicalMessageParts($0.assumingMemoryBound(to: UInt8.self))
@@ -227,6 +228,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         return
       }
       text = parts.text
+      textNeedsNoJSONEscape = parts.textNeedsNoJSONEscape
       ref = parts.ref.map { r in
         protocolState.withReceivedText(range) { String(decoding: $0[r], as: UTF8.self) }
       }
@@ -234,7 +236,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     ensureNamed()
     // Nothing in here touches the protocol state the bytes are lent from.
     protocolState.withReceivedText(range) {
-      publishNamed(UnsafeRawBufferPointer(rebasing: $0[text]), ref: ref)
+      publishNamed(UnsafeRawBufferPointer(rebasing: $0[text]), textNeedsNoJSONEscape: textNeedsNoJSONEscape, ref: ref)
     }
   }
 
@@ -300,9 +302,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   /// Publishes `text` (UTF-8) from this named member, with the `ack` of its `ref`, if any,
   /// to follow. Touches neither the protocol state nor the session's state.
-  private func publishNamed(_ text: UnsafeRawBufferPointer, ref: String?) {
+  /// `textNeedsNoJSONEscape`: see ``ChatMessage/textNeedsNoJSONEscape``.
+  private func publishNamed(_ text: UnsafeRawBufferPointer, textNeedsNoJSONEscape: Bool = false, ref: String?) {
     guard let ref else {
-      if context.hub.publish(from: memberID, validatedUTF8: text) {
+      if context.hub.publish(from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape) {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
       return
@@ -313,7 +316,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     let memberID = self.memberID
     let boundContext = LoopBound(context, on: context.loop)
     let accepted = context.hub.publish(
-      from: memberID, validatedUTF8: text, ref: ref, subject: auth.claims?.subject
+      from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape, ref: ref,
+      subject: auth.claims?.subject
     ) {
       result in
       guard let session = boundContext.value.sessions[memberID] as? WebSocketSession else { return }
@@ -460,7 +464,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   /// Every message's text frame, back to back, in one `SharedBytes`.
   static func textFrames(_ messages: UnsafeBufferPointer<BatchedMessage>) -> SharedBytes {
-    BatchFrames.text(count: messages.count) { messages[$0].message.textUTF8Count } writePayload: { i, payload in
+    BatchFrames.text(count: messages.count) { (messages[$0].message.textUTF8Count, ()) } writePayload: { i, _, payload in
       messages[i].message.withTextUTF8 { utf8 in
         if utf8.count > 0 { payload.copyMemory(from: UnsafeRawBufferPointer(utf8)) }
       }

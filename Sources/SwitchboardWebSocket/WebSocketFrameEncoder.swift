@@ -140,6 +140,22 @@ public enum WebSocketFrameEncoder {
     let key64 = UInt64(key32) | (UInt64(key32) << 32)
     var seen: UInt64 = 0
     var i = 0
+    // Sixteen bytes at a time first (one vector XOR and OR each), then words.
+    if count >= 16 {
+      // key64 twice, in memory order: the key's bytes four times over.
+      let key128 = unsafeBitCast(SIMD2<UInt64>(repeating: key64), to: SIMD16<UInt8>.self)
+      var seen128 = SIMD16<UInt8>()
+      while i + 16 <= count {
+        let vector = src.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self) ^ key128
+        dst.storeBytes(of: vector, toByteOffset: i, as: SIMD16<UInt8>.self)
+        seen128 |= vector
+        i += 16
+      }
+      // Folded into the word the rest is OR-ed into (a vector compare here compiled to a
+      // loop over the lanes; two 64-bit lanes OR-ed stay in registers).
+      let lanes = unsafeBitCast(seen128, to: SIMD2<UInt64>.self)
+      seen = lanes[0] | lanes[1]
+    }
     while i + 8 <= count {
       let word = src.loadUnaligned(fromByteOffset: i, as: UInt64.self) ^ key64
       dst.storeBytes(of: word, toByteOffset: i, as: UInt64.self)

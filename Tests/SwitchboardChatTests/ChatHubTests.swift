@@ -120,3 +120,32 @@ func presenceLog(_ member: RecordingMember) -> [String] {
     }
   }
 }
+
+/// What the hub tells the JSON writer about a message's strings
+/// (``ChatMessage/stringsNeedNoJSONEscape``): set for a plain name in a plain room, not for
+/// a name with a byte to escape, and following a rename; and the text's flag only when the
+/// publisher's reader said so.
+@Suite(.onTestThreads)
+struct ChatHubJSONEscapeFlagTests {
+  @Test(arguments: BrokerKind.allCases) func theStringsFlagFollowsTheNameAndRoom(_ kind: BrokerKind) throws {
+    let hub = kind.makeHub()
+    let shard = hub.makeShard(executor: InlineExecutor())
+    let plain = RecordingMember(hub.nextMemberID())
+    let quoted = RecordingMember(hub.nextMemberID())
+    try hub.joinNow(plain, shard: shard, name: "ann", room: "lobby", announce: true)
+    try hub.joinNow(quoted, shard: shard, name: #"Zoë "z""#, room: "lobby", announce: true)
+    _ = try hub.publishNow(from: plain.memberID, text: "one")
+    _ = try hub.publishNow(from: quoted.memberID, text: "two")
+    #expect(plain.messages.map(\.stringsNeedNoJSONEscape) == [true, false])
+    #expect(plain.messages.allSatisfy { !$0.textNeedsNoJSONEscape }, "a String's text is checked when written")
+    Array("three".utf8).withUnsafeBytes {
+      _ = hub.publish(from: plain.memberID, validatedUTF8: $0, textNeedsNoJSONEscape: true)
+    }
+    _ = hub.rename(plain.memberID, to: "back\\slash")
+    _ = try hub.publishNow(from: plain.memberID, text: "four")
+    let last = plain.messages.suffix(2)
+    #expect(last.map(\.text) == ["three", "four"])
+    #expect(last.map(\.textNeedsNoJSONEscape) == [true, false])
+    #expect(last.map(\.stringsNeedNoJSONEscape) == [true, false])
+  }
+}

@@ -66,6 +66,32 @@ struct ChatMessageTests {
     #expect(Set([a, b, Self.message("other")]).count == 2)
   }
 
+  /// What a reader found about the text and the hub about the strings (no byte a JSON
+  /// string escapes) stays with the message while those stay as they are, goes with a
+  /// change of them, and is no part of the message's value.
+  @Test func theJSONEscapeFlagsFollowTheirStringsAndAreNotPartOfTheValue() {
+    let flagged = Array("plain".utf8).withUnsafeBytes {
+      ChatMessage(
+        id: 1, room: "lobby", time: 1_700_000_000_000, author: "alice", color: "teal", validatedUTF8: $0,
+        textNeedsNoJSONEscape: true, stringsNeedNoJSONEscape: true)
+    }
+    #expect(flagged.textNeedsNoJSONEscape && flagged.stringsNeedNoJSONEscape)
+    #expect(flagged == Self.message("plain") && flagged.hashValue == Self.message("plain").hashValue)
+    var copy = flagged
+    copy.id = 2
+    copy.isAction = true
+    #expect(copy.textNeedsNoJSONEscape && copy.stringsNeedNoJSONEscape, "id and action leave them")
+    for change in [\ChatMessage.room, \.author, \.color] {
+      var changed = flagged
+      changed[keyPath: change] = #"a "quoted" \ one"#
+      #expect(changed.textNeedsNoJSONEscape && !changed.stringsNeedNoJSONEscape, "\(change)")
+    }
+    var text = flagged
+    text.text = "\"quoted\""
+    #expect(!text.textNeedsNoJSONEscape && text.stringsNeedNoJSONEscape)
+    #expect(!Self.message("plain").textNeedsNoJSONEscape && !Self.message("plain").stringsNeedNoJSONEscape)
+  }
+
   @Test func manyCopiesShareOneBoxAndOutliveTheOriginal() {
     var kept: [ChatMessage] = []
     do {

@@ -186,6 +186,52 @@ struct JSONFrameEquivalenceTests {
     #expect(written >= 2000)
   }
 
+  /// Strings flagged as needing no escape (by the same check the hub and the canonical
+  /// reader make, ``JSONDialect/needsNoEscape(_:)``) are copied unchecked, and the frame is
+  /// still the builder's bytes; the check itself says "none" exactly when the builder
+  /// would add nothing and the string has no E2 lead byte.
+  @Test func stringsFlaggedPlainAreCopiedAsTheBuilderWritesThem() {
+    let all = Self.strings()
+    for s in all {
+      #expect(
+        JSONDialect.needsNoEscape(s) == (JSONDialect.quote(s) == "\"" + s + "\"" && !s.utf8.contains(0xE2)),
+        "\(s.debugDescription)")
+    }
+    let strings = all.filter(JSONDialect.needsNoEscape)
+    var rng = SeededGenerator(seed: 2030)
+    func pick() -> String { strings[Int(rng.next() % UInt64(strings.count))] }
+    for round in 0..<2000 {
+      let m = Array(pick().utf8).withUnsafeBytes {
+        ChatMessage(
+          id: UInt64(round) * 7919, room: pick(), time: Int64(round) * 1_000_003 - 5_000, author: pick(), color: pick(),
+          validatedUTF8: $0, isAction: round % 7 == 0, textNeedsNoJSONEscape: true, stringsNeedNoJSONEscape: true)
+      }
+      var built: [UInt8] = []
+      JSONDialect.appendObject(m, to: &built, opening: #"{"type":"message","data":{"id":"#, inFrame: true)
+      #expect(JSONDialect.plainMessageFrame(m, headerRoom: 0) == built, "\(m)")
+    }
+  }
+
+  /// The canonical reader's word on a text (``ClientFrame/canonicalMessageParts(_:)``'s
+  /// `textNeedsNoJSONEscape`) is the check's, for every string written as clients write
+  /// it and raw where JSON lets it stand raw (U+2028, non-ASCII).
+  @Test func theCanonicalReaderSaysATextIsPlainExactlyWhenItIs() {
+    var checked = 0
+    for s in Self.strings() {
+      let raw = !s.unicodeScalars.contains { $0 == "\"" || $0 == "\\" || $0.value < 0x20 }
+      var bodies = [String(JSONDialect.quote(s).dropFirst().dropLast())]
+      if raw { bodies.append(s) }
+      for body in bodies {
+        let frame = Array((#"{"type":"message","data":{"text":""# + body + #""}}"#).utf8)
+        guard let parts = frame.withUnsafeBufferPointer({ ClientFrame.canonicalMessageParts($0) }) else { continue }
+        let text = String(decoding: frame[parts.text], as: UTF8.self)
+        #expect(parts.textNeedsNoJSONEscape == JSONDialect.needsNoEscape(text), "\(body.debugDescription)")
+        checked += 1
+      }
+    }
+    #expect(checked > 1000)
+  }
+
   /// The canonical-message path (``ClientFrame/canonicalMessage(_:)``) against the general
   /// decoder and the Foundation reference: for texts and refs of every kind, written as
   /// clients write them and mutated near that form (a byte cut, added, changed, spaces,
