@@ -12,19 +12,28 @@ public struct ChatMessage: Sendable, Hashable {
   /// Server time in milliseconds since the Unix epoch.
   public var time: Int64
   /// `true` for `/me` actions (`* bob waves`).
-  public var isAction: Bool
+  @inlinable public var isAction: Bool {
+    get { flags & Self.actionFlag != 0 }
+    set { set(Self.actionFlag, newValue) }
+  }
   /// `true` when the text is known to hold no byte a JSON string escapes (no `"`, `\`,
   /// control, nor the E2 lead byte of U+2028/U+2029): the JSON protocol's frame writer then
   /// copies it as it is, unchecked. Only a reader that checked the bytes says so (the
   /// canonical message frame's scan, ``ClientFrame/canonicalMessageParts(_:)``); every
   /// other message, and one whose text is set, is checked as it is written. Not part of
-  /// the message's value (equality and hash leave it out). (In the padding after
-  /// ``isAction``: the message is no larger.)
-  package private(set) var textNeedsNoJSONEscape = false
+  /// the message's value (equality and hash leave it out).
+  package var textNeedsNoJSONEscape: Bool { flags & Self.textPlainFlag != 0 }
   /// The same for ``room``, ``author`` and ``color`` together: the hub says so for a room
   /// and a name it checked once, when the room was made and the member named (the colours
   /// of ``ChatHub/palette`` need none); setting any of the three clears it.
-  package private(set) var stringsNeedNoJSONEscape = false
+  package var stringsNeedNoJSONEscape: Bool { flags & Self.stringsPlainFlag != 0 }
+  // The three in one byte: a message is copied often (into the ring, the store, an
+  // event, a batch), and one byte is one move; three `Bool`s were three.
+  @usableFromInline var flags: UInt8 = 0
+  @usableFromInline static var actionFlag: UInt8 { 1 }
+  static var textPlainFlag: UInt8 { 2 }
+  static var stringsPlainFlag: UInt8 { 4 }
+  @inlinable mutating func set(_ flag: UInt8, _ on: Bool) { flags = on ? flags | flag : flags & ~flag }
   // (`ManagedBuffer` is not `Sendable`, so neither is its subclass to the checker; the
   // box is never changed after it is made, so sharing it between threads is safe.)
   @usableFromInline nonisolated(unsafe) var storage: Storage
@@ -34,7 +43,7 @@ public struct ChatMessage: Sendable, Hashable {
     get { storage.room }
     set {
       storage = withTextUTF8 { Storage.make(room: newValue, author: author, color: color, text: $0) }
-      stringsNeedNoJSONEscape = false
+      set(Self.stringsPlainFlag, false)
     }
   }
   /// The author's name.
@@ -42,7 +51,7 @@ public struct ChatMessage: Sendable, Hashable {
     get { storage.author }
     set {
       storage = withTextUTF8 { Storage.make(room: room, author: newValue, color: color, text: $0) }
-      stringsNeedNoJSONEscape = false
+      set(Self.stringsPlainFlag, false)
     }
   }
   /// The author's colour (a CSS colour name).
@@ -50,7 +59,7 @@ public struct ChatMessage: Sendable, Hashable {
     get { storage.color }
     set {
       storage = withTextUTF8 { Storage.make(room: room, author: author, color: newValue, text: $0) }
-      stringsNeedNoJSONEscape = false
+      set(Self.stringsPlainFlag, false)
     }
   }
   /// The text (a new `String` of the stored UTF-8 at each read: on a hot path, use
@@ -59,7 +68,7 @@ public struct ChatMessage: Sendable, Hashable {
     get { withTextUTF8 { String(decoding: $0, as: UTF8.self) } }
     set {
       storage = Storage.make(room: room, author: author, color: color, text: newValue)
-      textNeedsNoJSONEscape = false
+      set(Self.textPlainFlag, false)
     }
   }
 
@@ -81,7 +90,7 @@ public struct ChatMessage: Sendable, Hashable {
   ) {
     self.id = id
     self.time = time
-    self.isAction = isAction
+    flags = isAction ? Self.actionFlag : 0
     storage = Storage.make(room: room, author: author, color: color, text: text)
   }
 
@@ -96,9 +105,9 @@ public struct ChatMessage: Sendable, Hashable {
   ) {
     self.id = id
     self.time = time
-    self.isAction = isAction
-    self.textNeedsNoJSONEscape = textNeedsNoJSONEscape
-    self.stringsNeedNoJSONEscape = stringsNeedNoJSONEscape
+    flags =
+      (isAction ? Self.actionFlag : 0) | (textNeedsNoJSONEscape ? Self.textPlainFlag : 0)
+      | (stringsNeedNoJSONEscape ? Self.stringsPlainFlag : 0)
     storage = Storage.make(
       room: room, author: author, color: color, text: textUTF8.assumingMemoryBound(to: UInt8.self))
   }
