@@ -17,7 +17,7 @@ public struct ChatMessage: Sendable, Hashable {
     set { set(Self.actionFlag, newValue) }
   }
   /// `true` when the text is known to hold no byte a JSON string escapes (no `"`, `\`,
-  /// control, nor the E2 lead byte of U+2028/U+2029): the JSON protocol's frame writer then
+  /// control, U+2028 or U+2029): the JSON protocol's frame writer then
   /// copies it as it is, unchecked. Only a reader that checked the bytes says so (the
   /// canonical message frame's scan, ``ClientFrame/canonicalMessageParts(_:)``); every
   /// other message, and one whose text is set, is checked as it is written. Not part of

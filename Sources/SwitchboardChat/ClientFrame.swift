@@ -51,9 +51,9 @@ public enum ClientFrame: Equatable, Sendable {
   /// text's bytes (between its quotes, nothing in them to unescape) and the ref's JSON
   /// text (with its quotes), or `nil` for a frame it does not take. For a server that
   /// publishes the text straight from the bytes it received (the bytes of valid UTF-8
-  /// cut at quotes are valid UTF-8). `textNeedsNoJSONEscape`: the text has no E2 byte
-  /// either (the lead byte of U+2028 and U+2029, which the JSON protocol's frames escape),
-  /// so it goes into a JSON string as it is (``ChatMessage/textNeedsNoJSONEscape``).
+  /// cut at quotes are valid UTF-8). `textNeedsNoJSONEscape`: the text has no U+2028 or
+  /// U+2029 either (which a client may send raw and the JSON protocol's frames escape), so
+  /// it goes into a JSON string as it is (``ChatMessage/textNeedsNoJSONEscape``).
   package static func canonicalMessageParts(_ bytes: UnsafeBufferPointer<UInt8>) -> (
     text: Range<Int>, ref: Range<Int>?, textNeedsNoJSONEscape: Bool
   )? {
@@ -62,9 +62,10 @@ public enum ClientFrame: Equatable, Sendable {
     guard let base = bytes.baseAddress, bytes.count >= start + 3,
       memcmp(base, opening.utf8Start, start) == 0
     else { return nil }
-    // One scan that stops at an E2 too; a text with one (curly quotes, dashes, the euro
-    // sign: many non-ASCII texts) is scanned on from there for the closing quote alone.
-    var end = JSONDialect.nextStop(in: bytes, from: start, lineSeparatorLead: true)
+    // One scan that stops at U+2028 and U+2029 too (passing over other characters led
+    // by E2: curly quotes, dashes, the euro sign); a text with one is scanned on from
+    // there for the closing quote alone.
+    var end = JSONDialect.nextEscape(in: bytes, from: start)
     let plain = end == bytes.count || bytes[end] != 0xE2
     if !plain { end = JSONDialect.nextStop(in: bytes, from: end, lineSeparatorLead: false) }
     guard end < bytes.count, bytes[end] == UInt8(ascii: "\"") else { return nil }

@@ -85,7 +85,7 @@ extension JSONDialect {
       let byte = bytes[i]
       if byte == 0xE2 {
         // U+2028 is E2 80 A8, U+2029 is E2 80 A9; other E2 sequences are copied.
-        guard i + 2 < bytes.count, bytes[i + 1] == 0x80, bytes[i + 2] == 0xA8 || bytes[i + 2] == 0xA9 else {
+        guard isLineSeparator(bytes, at: i) else {
           i = nextStop(in: bytes, from: i + 1, lineSeparatorLead: true)
           continue
         }

@@ -28,19 +28,52 @@ extension JSONDialect {
     return count
   }
 
-  /// Whether `s` goes into a JSON string as it is: no byte of it is one that
-  /// ``nextStop(in:from:lineSeparatorLead:)`` stops at, E2 included (so any U+2028 and
-  /// U+2029, which the JSON protocol's frames escape, and any other character led by E2
-  /// is left to the checking writer). For strings asked about once and written often.
-  package static func needsNoEscape(_ s: String) -> Bool {
-    var s = s
-    return s.withUTF8 { nextStop(in: $0, from: 0, lineSeparatorLead: true) == $0.count }
+  /// Whether the bytes at `i` are U+2028 or U+2029 (E2 80 A8, E2 80 A9): of the
+  /// characters led by E2 (curly quotes, dashes, the euro sign, …), the only two a JSON
+  /// protocol frame escapes (a browser's JavaScript once read them as line ends).
+  @inline(__always)
+  static func isLineSeparator(_ bytes: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+    bytes[i] == 0xE2 && bytes.count &- i > 2 && bytes[i &+ 1] == 0x80 && bytes[i &+ 2] & 0xFE == 0xA8
   }
 
-  /// Copies `bytes` to `destination` while looking for the bytes ``nextStop(in:from:lineSeparatorLead:)``
-  /// stops at (with `lineSeparatorLead`): `true` when there is none, so the copy is the
-  /// string's inside as a JSON string; `false` at the first, with the copy unfinished. One
-  /// pass, eight bytes at a time: each word is stored as it is tested.
+  /// The index of the first byte at or after `start` that a JSON protocol string escapes
+  /// (a control, `"`, `\`, or the first byte of U+2028 or U+2029), or `bytes.count`:
+  /// ``nextStop(in:from:lineSeparatorLead:)``, passing over the E2 bytes that lead other
+  /// characters.
+  @inline(__always)
+  static func nextEscape(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+    var i = nextStop(in: bytes, from: start, lineSeparatorLead: true)
+    while i < bytes.count && bytes[i] == 0xE2 && !isLineSeparator(bytes, at: i) {
+      i = nextStop(in: bytes, from: i &+ 1, lineSeparatorLead: true)
+    }
+    return i
+  }
+
+  /// Whether `s` goes into a JSON string as it is, with nothing escaped
+  /// (``nextEscape(in:from:)`` finds nothing). For strings asked about once and written
+  /// often (a room's name, a member's).
+  package static func needsNoEscape(_ s: String) -> Bool {
+    var s = s
+    return s.withUTF8 { nextEscape(in: $0, from: 0) == $0.count }
+  }
+
+  /// Whether one of the bytes `from..<to`, a piece in which ``stopMarks(_:lineSeparatorLead:)``
+  /// marked something, is one a JSON string escapes, or all the marks were E2 bytes
+  /// leading other characters (or bytes a borrow marked).
+  @inline(never)
+  static func hasEscape(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Bool {
+    for i in from..<to {
+      let byte = bytes[i]
+      if isStop(byte, lineSeparatorLead: false) || (byte == 0xE2 && isLineSeparator(bytes, at: i)) { return true }
+    }
+    return false
+  }
+
+  /// Copies `bytes` to `destination` while looking for a byte a JSON string escapes
+  /// (``nextEscape(in:from:)``): `true` when there is none, so the copy is the string's
+  /// inside as a JSON string; `false` at the first, with the copy unfinished. One pass,
+  /// eight bytes at a time: each word is stored as it is tested, and only a word with a
+  /// mark is looked at byte by byte (an E2 that leads a curly quote is copied).
   @inline(__always)
   static func copyIfPlain(_ bytes: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) -> Bool {
     guard let base = bytes.baseAddress else { return true }
@@ -51,7 +84,9 @@ extension JSONDialect {
     while count &- i >= 8 {
       let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
       out.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
-      if stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true) != 0 { return false }
+      if stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true) != 0 && hasEscape(bytes, from: i, to: i &+ 8) {
+        return false
+      }
       i &+= 8
     }
     // The last few bytes of a string of eight or more: the last word, overlapping bytes
@@ -59,11 +94,11 @@ extension JSONDialect {
     if i < count && count >= 8 {
       let word = raw.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
       out.storeBytes(of: word, toByteOffset: count &- 8, as: UInt64.self)
-      return stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true) == 0
+      return stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true) == 0 || !hasEscape(bytes, from: i, to: count)
     }
     while i < count {
       let byte = base[i]
-      if isStop(byte, lineSeparatorLead: true) { return false }
+      if isStop(byte, lineSeparatorLead: true) && (byte != 0xE2 || isLineSeparator(bytes, at: i)) { return false }
       destination[i] = byte
       i &+= 1
     }

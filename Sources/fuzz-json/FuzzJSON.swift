@@ -10,7 +10,9 @@ import SwitchboardFuzzSupport
 // number within a few units in its last place); JSONDialect.quote of any text reads back,
 // through JSONSerialization, as that text; and the Foundation-free ClientFrameDecoder
 // accepts exactly the objects JSONSerialization accepts, reading the same `type` from them;
-// and the canonical-message fast path answers as the decoder does wherever it answers.
+// and the canonical-message fast path answers as the decoder does wherever it answers;
+// its word that a text needs no escape is the check's, and the frame writer's bytes for such
+// a text, copied unchecked, are the builder's.
 
 /// Small, so that the fuzzer reaches it.
 let maxLength = 2048
@@ -18,12 +20,33 @@ let maxLength = 2048
 /// The codes ``ClientFrame/invalid(code:message:)`` may carry.
 let codes: Set = ["too_large", "invalid_type", "invalid_data", "unknown_type"]
 
+/// The canonical reader's word that a text needs no escape is the check's
+/// (`JSONDialect.needsNoEscape`), and the frame writer that copies such a text unchecked
+/// writes the builder's bytes; unflagged, it writes them or leaves the text to the builder.
+func checkPlainFlag(_ bytes: [UInt8]) {
+  guard let parts = bytes.withUnsafeBufferPointer({ ClientFrame.canonicalMessageParts($0) }) else { return }
+  let body = String(decoding: bytes[parts.text], as: UTF8.self)
+  Fuzz.require(parts.textNeedsNoJSONEscape == JSONDialect.needsNoEscape(body), "the reader's plain flag for \(body)")
+  for flagged in [parts.textNeedsNoJSONEscape, false] {
+    let m = bytes[parts.text].withUnsafeBytes {
+      ChatMessage(
+        id: 1, room: "r", time: 2, author: "a", color: "c", validatedUTF8: $0, textNeedsNoJSONEscape: flagged,
+        stringsNeedNoJSONEscape: true)
+    }
+    var built: [UInt8] = []
+    JSONDialect.appendObject(m, to: &built, opening: #"{"type":"message","data":{"id":"#, inFrame: true)
+    let written = JSONDialect.plainMessageFrame(m, headerRoom: 0)
+    Fuzz.require(written == nil ? !flagged : written == built, "the plain writer's frame of \(body)")
+  }
+}
+
 func check(_ bytes: [UInt8]) {
   let text = String(decoding: bytes, as: UTF8.self)
   let frame = ClientFrame.parse(text, maxLength: maxLength)
   if let fast = ClientFrame.canonicalMessage(text) {
     Fuzz.require(fast == ClientFrame.decoded(text), "the canonical-message path read \(fast)")
   }
+  checkPlainFlag(Array(text.utf8))
   let isObject = text.utf8.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
   if !isObject { Fuzz.require(frame == .plain(text), "not an object, yet \(frame)") }
   if isObject && text.utf8.count > maxLength {

@@ -21,7 +21,7 @@ struct JSONFrameEquivalenceTests {
     }
     out += [
       "\"", "\\", "\"\\\"", "\\\\n", "\u{2028}", "\u{2029}", "a\u{2028}b\u{2029}c", "\u{2027}", "\u{202A}",
-      "€",
+      "€", "it’s “quoted” — fine", "a\u{2028}’\u{2029}—",
       "…", "\u{E000}", "é", "Zoë", "日本語", "👋🏽", "\u{10FFFF}", "\u{FEFF}", "\u{7F}\u{80}\u{9F}",
       String(decoding: [0xED, 0xA0, 0x80], as: UTF8.self),
       String(decoding: [0x61, 0xE2, 0x80], as: UTF8.self),
@@ -30,7 +30,7 @@ struct JSONFrameEquivalenceTests {
     var rng = SeededGenerator(seed: 16)
     let alphabet: [Unicode.Scalar] = [
       "a", " ", "\"", "\\", "\n", "\r", "\t", "\u{0}", "\u{8}", "\u{C}", "\u{1B}", "\u{1F}", "é", "\u{2028}",
-      "\u{2029}", "€", "👋", "日",
+      "\u{2029}", "€", "👋", "日", "’", "\u{2027}",
     ]
     for _ in 0..<2000 {
       var s = String.UnicodeScalarView()
@@ -60,9 +60,12 @@ struct JSONFrameEquivalenceTests {
           #expect(Array(quoted.utf8) == Array(JSONReference.quote(s).utf8), "\(s.debugDescription)")
           let frame = #"{"type":"message","data":{"text":"# + quoted + "}}"
           #expect(ClientFrame.parse(frame) == .message(text: s, ref: nil), "\(frame)")
-          // The one-pass copy of the plain-frame writer stops at it too (`é` is no stop).
+          // The one-pass copy of the plain-frame writer stops at it too (`é` is no stop, nor
+          // U+2027, led by E2 like U+2028).
           let m = ChatMessage(id: 1, room: "r", time: 2, author: "a", color: "c", text: s)
-          #expect((JSONDialect.plainMessageFrame(m, headerRoom: 0) != nil) == (special == "é"), "\(s.debugDescription)")
+          #expect(
+            (JSONDialect.plainMessageFrame(m, headerRoom: 0) != nil) == ["é", "\u{2027}"].contains(special),
+            "\(s.debugDescription)")
         }
       }
     }
@@ -144,7 +147,8 @@ struct JSONFrameEquivalenceTests {
   /// The one-pass writer of plain message frames (``JSONDialect/plainMessageFrame(_:headerRoom:)``,
   /// and the count and in-place writer it is made of) against the piece-by-piece builder: the same bytes whenever it writes, for every mix
   /// of plain and escaped strings, ids and times of every length and sign, and `/me`; and
-  /// it writes for the plain ones (without an E2 byte, which it leaves to the builder).
+  /// it writes for the plain ones (those the builder quotes with nothing escaped: an E2
+  /// that leads a curly quote or a euro sign included).
   @Test func thePlainFrameWriterMakesTheBuildersBytes() {
     let strings = Self.strings()
     var rng = SeededGenerator(seed: 2029)
@@ -155,7 +159,7 @@ struct JSONFrameEquivalenceTests {
       let plainOnly = round % 2 == 0
       func string() -> String {
         var s = pick()
-        while plainOnly && (JSONDialect.quote(s) != "\"" + s + "\"" || s.utf8.contains(0xE2)) { s = pick() }
+        while plainOnly && JSONDialect.quote(s) != "\"" + s + "\"" { s = pick() }
         return s
       }
       let id = numbers[Int(rng.next() % UInt64(numbers.count))]
@@ -189,12 +193,12 @@ struct JSONFrameEquivalenceTests {
   /// Strings flagged as needing no escape (by the same check the hub and the canonical
   /// reader make, ``JSONDialect/needsNoEscape(_:)``) are copied unchecked, and the frame is
   /// still the builder's bytes; the check itself says "none" exactly when the builder
-  /// would add nothing and the string has no E2 lead byte.
+  /// would add nothing.
   @Test func stringsFlaggedPlainAreCopiedAsTheBuilderWritesThem() {
     let all = Self.strings()
     for s in all {
       #expect(
-        JSONDialect.needsNoEscape(s) == (JSONDialect.quote(s) == "\"" + s + "\"" && !s.utf8.contains(0xE2)),
+        JSONDialect.needsNoEscape(s) == (JSONDialect.quote(s) == "\"" + s + "\""),
         "\(s.debugDescription)")
     }
     let strings = all.filter(JSONDialect.needsNoEscape)
