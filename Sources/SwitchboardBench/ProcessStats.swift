@@ -36,11 +36,6 @@ public enum ProcessStats {
     return seconds(usage.ru_utime) + seconds(usage.ru_stime)
   }
 
-  /// CPU seconds (utime + stime from `/proc/PID/stat`) of process `pid`, or `nil`.
-  public static func cpuSeconds(pid: Int32) -> Double? {
-    cpuTimes(pid: pid)?.total
-  }
-
   /// A process's CPU time, split into the time it ran its own code and the time the kernel
   /// ran on its behalf (system calls: for a server, mostly its sends and receives).
   public struct CPUTimes: Sendable, Equatable {

@@ -4,7 +4,8 @@
 extension JSONDialect {
   /// The bytes ``encodedBytes(_:headerRoom:)`` makes for `m`, when none of its room,
   /// text, author and colour has a byte to escape (a quote, a backslash, a control, U+2028
-  /// or U+2029; other characters led by E2, curly quotes say, are copied); `nil` otherwise. The size is known
+  /// or U+2029; other characters led by E2, curly quotes say, are copied); `nil`
+  /// otherwise. The size is known
   /// before the first byte (``plainMessageFrameCount(_:)``), so the array is made once at
   /// that size and each piece is one pass into it (``writePlainMessageFrame(_:into:)``). A
   /// string found to need an escape ends the pass; the caller then builds the frame piece

@@ -57,9 +57,9 @@ extension JSONDialect {
     return s.withUTF8 { nextEscape(in: $0, from: 0) == $0.count }
   }
 
-  /// Whether one of the bytes `from..<to`, a piece in which ``stopMarks(_:lineSeparatorLead:)``
-  /// marked something, is one a JSON string escapes, or all the marks were E2 bytes
-  /// leading other characters (or bytes a borrow marked).
+  /// Whether one of the bytes `from..<to` is one a JSON string escapes: asked, byte by
+  /// byte, of a piece in which ``stopMarks(_:lineSeparatorLead:)`` marked something, since
+  /// a mark may be an E2 that leads another character (or a byte a borrow marked).
   @inline(never)
   static func hasEscape(_ bytes: UnsafeBufferPointer<UInt8>, from: Int, to: Int) -> Bool {
     for i in from..<to {
@@ -84,9 +84,8 @@ extension JSONDialect {
     while count &- i >= 8 {
       let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
       out.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
-      if stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true) != 0 && hasEscape(bytes, from: i, to: i &+ 8) {
-        return false
-      }
+      let marks = stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true)
+      if marks != 0 && hasEscape(bytes, from: i, to: i &+ 8) { return false }
       i &+= 8
     }
     // The last few bytes of a string of eight or more: the last word, overlapping bytes
@@ -94,7 +93,8 @@ extension JSONDialect {
     if i < count && count >= 8 {
       let word = raw.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
       out.storeBytes(of: word, toByteOffset: count &- 8, as: UInt64.self)
-      return stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true) == 0 || !hasEscape(bytes, from: i, to: count)
+      return stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true) == 0
+        || !hasEscape(bytes, from: i, to: count)
     }
     while i < count {
       let byte = base[i]

@@ -9,8 +9,7 @@ enum BatchFrames {
   /// `writePayload(i, measure(i).detail, into:)` writes into exactly that much room; each
   /// frame is measured once, and what the measure found beyond the size (`Detail`: say,
   /// the digits of its numbers) is handed to its writer. `nil` when a `writePayload` gives
-  /// up (returns `false`). (Always inlined: each caller's closures are specialized into
-  /// it, with no call through a closure context per message.)
+  /// up (returns `false`). (Inlined into each caller, where `Detail` is concrete.)
   @inline(__always)
   static func text<Detail>(
     count: Int, measure: (Int) -> (payload: Int, detail: Detail),
@@ -22,7 +21,7 @@ enum BatchFrames {
         sizes.initializeElement(at: i, to: measure(i))
         total += WebSocketConnection.serverFrameCount(payloadCount: sizes[i].payload)
       }
-      defer { _ = sizes.baseAddress!.deinitialize(count: count) }
+      defer { _ = sizes.deinitialize() }
       return SharedBytes(uninitializedCount: total) { buffer in
         var offset = 0
         for i in 0..<count {

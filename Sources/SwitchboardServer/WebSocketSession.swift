@@ -236,7 +236,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     ensureNamed()
     // Nothing in here touches the protocol state the bytes are lent from.
     protocolState.withReceivedText(range) {
-      publishNamed(UnsafeRawBufferPointer(rebasing: $0[text]), textNeedsNoJSONEscape: textNeedsNoJSONEscape, ref: ref)
+      publishNamed(
+        UnsafeRawBufferPointer(rebasing: $0[text]), textNeedsNoJSONEscape: textNeedsNoJSONEscape, ref: ref)
     }
   }
 
@@ -464,7 +465,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   /// Every message's text frame, back to back, in one `SharedBytes`.
   static func textFrames(_ messages: UnsafeBufferPointer<BatchedMessage>) -> SharedBytes {
-    BatchFrames.text(count: messages.count) { (messages[$0].message.textUTF8Count, ()) } writePayload: { i, _, payload in
+    BatchFrames.text(count: messages.count) {
+      (messages[$0].message.textUTF8Count, ())
+    } writePayload: { i, _, payload in
       messages[i].message.withTextUTF8 { utf8 in
         if utf8.count > 0 { payload.copyMemory(from: UnsafeRawBufferPointer(utf8)) }
       }
