@@ -59,9 +59,7 @@ public enum ClientFrame: Equatable, Sendable {
   )? {
     let opening: StaticString = #"{"type":"message","data":{"text":""#
     let start = opening.utf8CodeUnitCount
-    guard let base = bytes.baseAddress, bytes.count >= start + 3,
-      memcmp(base, opening.utf8Start, start) == 0
-    else { return nil }
+    guard let base = bytes.baseAddress, bytes.count >= start + 3, startsWith(base, opening) else { return nil }
     // One scan that stops at U+2028 and U+2029 too (passing over other characters led
     // by E2: curly quotes, dashes, the euro sign); a text with one is scanned on from
     // there for the closing quote alone.
@@ -87,6 +85,27 @@ public enum ClientFrame: Equatable, Sendable {
       bytes[refEnd + 2] == closing
     else { return nil }
     return (start..<end, (refStart - 1)..<(refEnd + 1), plain)
+  }
+
+  /// Whether the bytes at `base` (at least as many as `prefix` has) start with `prefix`:
+  /// compared a word at a time in place, not through a call of `memcmp` (~25 instructions
+  /// of every message frame).
+  @inline(__always)
+  private static func startsWith(_ base: UnsafePointer<UInt8>, _ prefix: StaticString) -> Bool {
+    let count = prefix.utf8CodeUnitCount
+    let bytes = UnsafeRawPointer(base)
+    let expected = UnsafeRawPointer(prefix.utf8Start)
+    var i = 0
+    while count - i >= 8 {
+      guard bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) == expected.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+      else { return false }
+      i += 8
+    }
+    while i < count {
+      guard base[i] == prefix.utf8Start[i] else { return false }
+      i += 1
+    }
+    return true
   }
 
   /// Reads any JSON object through ``ClientFrameDecoder``.

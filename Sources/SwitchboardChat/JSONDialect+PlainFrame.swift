@@ -40,6 +40,7 @@ extension JSONDialect {
   }
 
   /// `m`'s ``PlainFrameSize``.
+  @inline(__always)
   package static func plainMessageFrameSize(_ m: ChatMessage) -> PlainFrameSize {
     let idDigits = decimalCount(m.id)
     let timeDigits = decimalCount(m.time)
@@ -58,8 +59,27 @@ extension JSONDialect {
     writePlainMessageFrame(m, size: plainMessageFrameSize(m), into: out)
   }
 
+  /// ``plainMessageFrameSize(_:)`` of the message at `index` of a batch, read where it
+  /// lies: a message passed from a batch's buffer to a function of another module is
+  /// copied first (a retain and a release a message, twice a batch frame).
+  package static func plainMessageFrameSize(_ messages: UnsafeBufferPointer<BatchedMessage>, at index: Int)
+    -> PlainFrameSize
+  {
+    plainMessageFrameSize(messages[index].message)
+  }
+
+  /// ``writePlainMessageFrame(_:size:into:)`` of the message at `index` of a batch, read
+  /// where it lies (see ``plainMessageFrameSize(_:at:)``).
+  package static func writePlainMessageFrame(
+    _ messages: UnsafeBufferPointer<BatchedMessage>, at index: Int, size: PlainFrameSize,
+    into out: UnsafeMutableRawBufferPointer
+  ) -> Bool {
+    writePlainMessageFrame(messages[index].message, size: size, into: out)
+  }
+
   /// ``writePlainMessageFrame(_:into:)`` with `m`'s size already counted
   /// (``plainMessageFrameSize(_:)``).
+  @inline(__always)
   package static func writePlainMessageFrame(
     _ m: ChatMessage, size: PlainFrameSize, into out: UnsafeMutableRawBufferPointer
   ) -> Bool {

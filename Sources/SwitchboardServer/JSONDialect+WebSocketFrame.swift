@@ -32,10 +32,10 @@ extension JSONDialect {
   /// one frame is; if one needs an escape, each frame is made alone and copied in.
   static func webSocketFrames(_ messages: UnsafeBufferPointer<BatchedMessage>) -> SharedBytes {
     BatchFrames.text(count: messages.count) {
-      let size = plainMessageFrameSize(messages[$0].message)
+      let size = plainMessageFrameSize(messages, at: $0)
       return (size.payload, size)
     } writePayload: {
-      writePlainMessageFrame(messages[$0].message, size: $1, into: $2)
+      writePlainMessageFrame(messages, at: $0, size: $1, into: $2)
     } ?? joined(messages)
   }
 
