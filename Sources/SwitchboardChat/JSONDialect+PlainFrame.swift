@@ -212,15 +212,11 @@ extension JSONDialect {
     }
 
     /// Copies `s`: unchecked when it is `known` to need no escape, else as ``plain(_:)``.
+    /// (A string without contiguous UTF-8, which native strings always have, is left to
+    /// the builder, as ``plain(_:)`` leaves it.)
     mutating func string(_ s: String, known: Bool) -> Bool {
       guard known else { return plain(s) }
-      if s.utf8.withContiguousStorageIfAvailable({ copy($0) }) == nil {
-        for byte in s.utf8 {
-          base[at] = byte
-          at &+= 1
-        }
-      }
-      return true
+      return s.utf8.withContiguousStorageIfAvailable { copy($0) } != nil
     }
 
     /// Copies bytes known to need no escape.
