@@ -26,6 +26,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -244,10 +245,45 @@ async def open_page(cdp, url):
     await page.call("Page.enable")
     await page.call("Runtime.enable")
     await page.call("Emulation.setDeviceMetricsOverride", width=900, height=700, deviceScaleFactor=1, mobile=False)
-    await page.call("Page.navigate", url=url)
-    await page.wait_for("document.readyState === 'complete' && !!document.getElementById('name-form')",
-                        f"load of {url}")
+    navigation = await page.call("Page.navigate", url=url)
+    if navigation.get("errorText"):  # refused, reset, empty answer: the tab shows Chromium's error page
+        raise Failure(f"page: load of {url} failed: {navigation['errorText']}; {await load_diagnosis(page, url)}")
+    try:
+        await page.wait_for("document.readyState === 'complete' && !!document.getElementById('name-form')",
+                            f"load of {url}")
+    except Failure as failure:
+        raise Failure(f"{failure}; {await load_diagnosis(page, url)}") from None
     return page
+
+
+async def load_diagnosis(page, url):
+    """What a failed page load looked like: where the tab is, and how the server answers a
+    plain GET of the same URL from here (told apart: a slow browser, a silent server)."""
+    try:
+        tab = await page.eval("JSON.stringify({href: location.href, readyState: document.readyState,"
+                              " title: document.title, text: (document.body ? document.body.innerText : '').slice(0, 200)})")
+    except Failure as e:
+        tab = f"unknown ({e})"
+    host, _, rest = url.partition("://")[2].partition(":")
+    port = int(rest.split("/")[0])
+    started = time.monotonic()
+    try:
+        with socket.create_connection((host, port), timeout=10) as raw:
+            conn = raw
+            if url.startswith("https:"):  # the tests' own self-signed certificate: not verified here
+                tls = ssl.create_default_context()
+                tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
+                conn = tls.wrap_socket(raw, server_hostname=host)
+            conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            head = conn.recv(200).split(b"\r\n", 1)[0].decode("latin-1")
+        answer = f"{head!r} after {time.monotonic() - started:.2f}s"
+    except OSError as e:
+        answer = f"{type(e).__name__} after {time.monotonic() - started:.2f}s: {e}"
+    try:
+        load = " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        load = "unknown"
+    return f"tab {tab}; a plain GET: {answer}; load average {load}"
 
 
 def messages_js(cls):
