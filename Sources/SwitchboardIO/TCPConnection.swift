@@ -485,7 +485,11 @@ public final class TCPConnection: Selectable, Flushable {
   /// that a fan-out visits each connection once less.
   func sendCompleted(_ result: Int32) -> Bool {
     sendQueued = false
-    if state.isClosed { return false }
+    if state.isClosed {
+      // Finished while this send was in the ring: what `finish` left for now goes.
+      releaseQueueAndDescriptor()
+      return false
+    }
     if result >= 0 {
       loop.bytesSinceTrim &+= pending.consume(Int(result))
       byteCounter?.sent.add(Int(result), ordering: .relaxed)
@@ -642,16 +646,26 @@ public final class TCPConnection: Selectable, Flushable {
   private func finish(_ error: IOError?) {
     guard !state.isClosed else { return }
     move(to: .closed)
-    pending.removeAll()
+    // A send in the ring points into the queue and names the descriptor: both stay until
+    // its completion (``sendCompleted(_:)``), which always comes within this loop
+    // iteration's flush. Freed now, the kernel would read released runs, and a descriptor
+    // closed now could be reused by a new socket before the ring's send names it.
+    if !sendQueued { releaseQueueAndDescriptor() }
     if let rare {
       rare.connectCompletion = nil
       rare.farewellTimer?.cancel()
       rare.farewellTimer = nil
     }
-    loop.deregisterAndClose(fd: fd)
     let delegate = self.delegate
     self.delegate = nil
     delegate?.connection(self, didCloseWith: error ?? rare?.closeError)
+  }
+
+  /// Drops the output still queued and closes the descriptor: once the connection is
+  /// closed and no send of its queue is in the ring.
+  private func releaseQueueAndDescriptor() {
+    pending.removeAll()
+    loop.deregisterAndClose(fd: fd)
   }
 }
 

@@ -78,6 +78,38 @@ struct TCPConnectionRingTests {
     #expect(String(decoding: try second.receiveUntilEOF(), as: UTF8.self) == "b-bytes;after;")
   }
 
+  @Test func aConnectionResetWhileItsSendIsInTheRingKeepsItsDescriptorUntilTheSend() throws {
+    let server = try RingTestServer(sendRingEntries: Self.smallRing)
+    defer { server.shutdown() }
+    let victim = try BlockingClient(connectingTo: server.address)
+    let staying = try BlockingClient(connectingTo: server.address)
+    let logs = try server.base.waitForConnections(2)
+    let a = logs[0].connection, b = logs[1].connection
+    let loop = server.loop
+    let registeredBefore = try onLoop(loop) { loop.registeredCount }
+    let (openAfterReset, newSocketFD, aFD) = try onLoop(loop) {
+      // A's send goes into the ring (its flush called directly, as the loop's flush list
+      // would), then A is reset in the same iteration, before the ring is submitted.
+      a.value.write(SharedBytes(string: String(repeating: "a", count: 3000)))
+      a.value.flush()
+      b.value.write(SharedBytes(string: "b-bytes;"))
+      a.value.reset()
+      // Until the ring's send completes, A's descriptor stays open, so a socket opened now
+      // cannot be given the number that send names.
+      let open = fcntl(a.value.fd, F_GETFD) != -1
+      let fresh = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      return (open, fresh, a.value.fd)
+    }
+    defer { if newSocketFD >= 0 { _ = Glibc.close(newSocketFD) } }
+    #expect(openAfterReset, "A's descriptor was closed while its send was in the ring")
+    #expect(newSocketFD != aFD)
+    #expect(logs[0].closed)
+    // The batch went out whole: B got its bytes, and A's descriptor left the loop after.
+    #expect(String(decoding: try staying.receive(exactly: 8), as: UTF8.self) == "b-bytes;")
+    #expect(try eventually { try onLoop(loop) { loop.registeredCount == registeredBefore - 1 } })
+    _ = victim
+  }
+
   @Test func aPeerThatResetsMidBatchFailsOnlyItsOwnConnection() throws {
     let server = try RingTestServer(sendRingEntries: Self.smallRing)
     defer { server.shutdown() }
