@@ -32,6 +32,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 
 try:
     import websockets
@@ -264,17 +265,17 @@ async def load_diagnosis(page, url):
                               " title: document.title, text: (document.body ? document.body.innerText : '').slice(0, 200)})")
     except Failure as e:
         tab = f"unknown ({e})"
-    host, _, rest = url.partition("://")[2].partition(":")
-    port = int(rest.split("/")[0])
+    parts = urllib.parse.urlsplit(url)
+    target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     started = time.monotonic()
     try:
-        with socket.create_connection((host, port), timeout=10) as raw:
+        with socket.create_connection((parts.hostname, parts.port), timeout=10) as raw:
             conn = raw
-            if url.startswith("https:"):  # the tests' own self-signed certificate: not verified here
+            if parts.scheme == "https":  # the tests' own self-signed certificate: not verified here
                 tls = ssl.create_default_context()
                 tls.check_hostname, tls.verify_mode = False, ssl.CERT_NONE
-                conn = tls.wrap_socket(raw, server_hostname=host)
-            conn.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                conn = tls.wrap_socket(raw, server_hostname=parts.hostname)
+            conn.sendall(f"GET {target} HTTP/1.1\r\nHost: {parts.netloc}\r\nConnection: close\r\n\r\n".encode())
             head = conn.recv(200).split(b"\r\n", 1)[0].decode("latin-1")
         answer = f"{head!r} after {time.monotonic() - started:.2f}s"
     except OSError as e:
