@@ -16,22 +16,27 @@ extension LineDialect {
   /// - an action is `* NAME ACTION`: the name's first word may not be one of
   ///   ``noticeWords`` (case aside: `Server is going away` fools a reader too).
   public static func nameRefusal(_ name: String) -> NameRefusal? {
-    guard let first = name.first else { return .empty }
-    if first == "*" || first == "!" || first == "[" { return .marker(first) }
-    if name.contains(": ") { return .colonSpace }
-    let lower = name.lowercased()
+    // Judged as a reader sees it: without the scalars a terminal draws as nothing of their
+    // own (format characters such as U+200B, combining marks), so `server` followed by
+    // U+200B is still the word `server`, and U+200B before `*` still starts with `*`.
+    let seen = visible(name)
+    guard let first = seen.unicodeScalars.first else { return .empty }
+    if first == "*" || first == "!" || first == "[" { return .marker(Character(first)) }
+    if splitMessage(Substring(seen)) != nil { return .colonSpace }
+    let lower = seen.lowercased()
     if lower.hasPrefix("server received") { return .echoPrefix }
-    let word = String(lower.prefix { $0 != " " })
+    let word = firstWord(lower)
     if noticeWords.contains(word) { return .noticeWord(word) }
     return nil
   }
 
   /// Why the action `* AUTHOR ACTION` would read as presence (the way a line client tells a
   /// member joined, left or was renamed), or `nil` when it would not: it may not end with
-  /// `has joined` or `has left`, nor hold `is now` after the author.
+  /// `has joined` or `has left`, nor hold `is now` after the author (judged on the line as
+  /// written, and as a reader sees it).
   public static func actionRefusal(author: String, action: String) -> NameRefusal? {
     let body = escape(author) + " " + escape(action)
-    if readsAsPresence(body) { return .actionReadsAsPresence }
+    if readsAsPresence(body) || readsAsPresence(visible(body)) { return .actionReadsAsPresence }
     return nil
   }
 
@@ -40,5 +45,31 @@ extension LineDialect {
   public static func readsAsPresence(_ body: some StringProtocol) -> Bool {
     body.hasSuffix(" has joined") || body.hasSuffix(" has left")
       || (body.contains(" is now ") && !body.hasPrefix("you "))
+  }
+
+  /// The first word of `s` (up to its first space, found by scalar: a space followed by a
+  /// combining mark is a space too), lowercased.
+  package static func firstWord(_ s: some StringProtocol) -> String {
+    String(String.UnicodeScalarView(s.unicodeScalars.prefix { $0 != " " })).lowercased()
+  }
+
+  /// `s` without the scalars drawn as nothing of their own: format characters (U+200B,
+  /// U+2060, bidirectional marks, …) and combining marks.
+  static func visible(_ s: String) -> String {
+    let hidden = s.unicodeScalars.contains {
+      switch $0.properties.generalCategory {
+      case .format, .nonspacingMark, .enclosingMark: true
+      default: false
+      }
+    }
+    guard hidden else { return s }
+    return String(
+      String.UnicodeScalarView(
+        s.unicodeScalars.filter {
+          switch $0.properties.generalCategory {
+          case .format, .nonspacingMark, .enclosingMark: false
+          default: true
+          }
+        }))
   }
 }

@@ -114,9 +114,11 @@ enum ChatWire {
     // The seed's echo of this client's own datagram, byte for byte (never escaped).
     if line.hasPrefix("Server received: ") { return .echo(String(line.dropFirst("Server received: ".count))) }
     if line.hasPrefix("Server received:") { return .echo(String(line.dropFirst("Server received:".count))) }
-    if line.hasPrefix("! ") { return .errorLine(LineEscape.unescape(line.dropFirst(2))) }
-    if line.hasPrefix("* ") {
-      let body = line.dropFirst(2)
+    // Prefixes and the author's end are found in the UTF-8: a `Character` would join the
+    // space after `*` or `:` with a combining mark that follows it.
+    if LineDialect.starts(line, with: "! ") { return .errorLine(LineEscape.unescape(LineDialect.afterPrefix(line, 2))) }
+    if LineDialect.starts(line, with: "* ") {
+      let body = LineDialect.afterPrefix(line, 2)
       if body.hasSuffix(" has joined") {
         return .presence(
           .init(kind: .join, author: LineEscape.unescape(body.dropLast(" has joined".count)), room: room, members: nil))
@@ -133,11 +135,10 @@ enum ChatWire {
       }
       return .notice(LineEscape.unescape(line))
     }
-    if let r = line.range(of: ": ") {
-      let author = LineEscape.unescape(line[..<r.lowerBound])
+    if let (rawAuthor, text) = LineDialect.splitMessage(Substring(line)) {
+      let author = LineEscape.unescape(rawAuthor)
       return .message(
-        ChatClient.Message(
-          room: room, author: author, text: LineEscape.unescape(line[r.upperBound...]), isMine: author == me))
+        ChatClient.Message(room: room, author: author, text: LineEscape.unescape(text), isMine: author == me))
     }
     return .message(ChatClient.Message(room: room, author: "", text: LineEscape.unescape(line)))
   }
