@@ -103,18 +103,34 @@ public final class ChatHub: RoomBrokerSink {
     return directory.withLock { $0.members[id] }
   }
 
-  /// Normalises a requested name: trimmed, control characters removed, at most
+  /// A name a member asked for (any transport), as the hub admits it: cleaned as
+  /// ``sanitizeName(_:)`` cleans it, then held to the line dialect's rule
+  /// (``LineDialect/nameRefusal(_:)``), so that no line of the member's can read as a
+  /// notice, an error or another author's. The refusal's ``NameRefusal/answer`` is what the
+  /// member is told.
+  public func admitName(_ raw: String) -> Result<String, NameRefusal> {
+    guard let clean = sanitizeName(raw) else { return .failure(.empty) }
+    if let refusal = LineDialect.nameRefusal(clean) { return .failure(refusal) }
+    return .success(clean)
+  }
+
+  /// Normalises a requested name: trimmed, control characters (C0, DEL, C1) removed, at most
   /// `maxNameLength` characters. `nil` when nothing visible is left (format characters
   /// such as U+200B alone are no name; docs/BAD-INPUT.md).
   public func sanitizeName(_ raw: String) -> String? {
+    Self.cleanName(raw, maxLength: configuration.maxNameLength)
+  }
+
+  /// ``sanitizeName(_:)`` with the length limit given (the fuzz targets use it hub-less).
+  package static func cleanName(_ raw: String, maxLength: Int) -> String? {
     let cleaned = String(
       String.UnicodeScalarView(
         raw.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }
-          .filter { $0.value >= 0x20 && $0.value != 0x7F }))
+          .filter { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }))
     let trimmed = cleaned.trimmingSpacesAndTabs()
     let visible = trimmed.unicodeScalars.contains { $0 != " " && $0.properties.generalCategory != .format }
     guard visible else { return nil }
-    return String(trimmed.prefix(configuration.maxNameLength))
+    return String(trimmed.prefix(maxLength))
   }
 
   // MARK: Membership

@@ -1,5 +1,9 @@
 /// How room events read in the line dialect (TCP 8080 and UDP 8081): messages as
 /// `NAME: TEXT`, notices set apart with `* `, errors with `! `.
+///
+/// Every name, room name and text inside a line goes through ``LineEscape`` (so none of it
+/// can end the line), and the hub admits only names that cannot make a message or an action
+/// read as a notice, an error or another author's (``nameRefusal(_:)``).
 public enum LineDialect {
   /// The text line for `event` (no terminator), or `nil` when the dialect does not show it
   /// (binary data).
@@ -9,57 +13,81 @@ public enum LineDialect {
       return format(m)
     case .presence(let p, _):
       switch p.kind {
-      case .join: return "* \(p.author) has joined"
-      case .leave: return "* \(p.author) has left"
-      case .rename(let old): return "* \(old) is now \(p.author)"
+      case .join: return "* \(escape(p.author)) has joined"
+      case .leave: return "* \(escape(p.author)) has left"
+      case .rename(let old): return "* \(escape(old)) is now \(escape(p.author))"
       }
     case .binary, .epochChanged:
       return nil
     case .shutdown(let reason):
-      return "* server is going away: \(reason)"
+      return "* server is going away: \(escape(reason))"
     }
   }
 
-  /// A message as a line.
+  /// A message as a line: `NAME: TEXT`, or `* NAME ACTION`, both escaped (``LineEscape``).
   public static func format(_ m: ChatMessage) -> String {
-    m.isAction ? "* \(m.author) \(m.text)" : "\(m.author): \(m.text)"
+    m.isAction ? "* \(escape(m.author)) \(escape(m.text))" : "\(escape(m.author)): \(escape(m.text))"
   }
 
+  /// `s` (a name, a room name, a text) as it may stand inside a line (``LineEscape``).
+  public static func escape(_ s: String) -> String { LineEscape.escape(s) }
+
   /// The UTF-8 byte count of ``format(_:)-swift.type.method`` of `m` and a line feed:
-  /// the storage ``writeLine(_:into:)`` fills.
+  /// the storage ``writeLine(_:into:)`` fills. Reads the text once (eight bytes at a time)
+  /// for what needs an escape.
   package static func lineByteCount(_ m: ChatMessage) -> Int {
+    var author = m.author
+    let authorCount = author.withUTF8 { LineEscape.escapedCount($0) }
     // `* NAME TEXT` (an action: three bytes around the name) or `NAME: TEXT` (two).
-    m.author.utf8.count + (m.isAction ? 3 : 2) + m.textUTF8Count + 1
+    return authorCount + (m.isAction ? 3 : 2) + m.withTextUTF8 { LineEscape.escapedCount($0) } + 1
+  }
+
+  /// ``lineByteCount(_:)`` of a line in which nothing needs an escape.
+  @inline(__always)
+  static func plainLineByteCount(_ m: ChatMessage, authorCount: Int) -> Int {
+    authorCount + (m.isAction ? 3 : 2) + m.textUTF8Count + 1
   }
 
   /// Writes the line of `m` (``format(_:)-swift.type.method``) and a line feed into `out`,
   /// whose size is ``lineByteCount(_:)``: the author and the text copied, with no `String`
   /// made of the line (a server's line members share these bytes).
+  ///
+  /// Escaping only ever lengthens a line, so a buffer of the unescaped size says that
+  /// nothing needs one: then author and text are copied as they are, with no second scan.
   package static func writeLine(_ m: ChatMessage, into out: UnsafeMutableRawBufferPointer) {
-    precondition(out.count == lineByteCount(m), "writeLine: not lineByteCount bytes")
-    var at = 0
-    func put(_ bytes: UnsafeRawBufferPointer) {
-      guard bytes.count > 0 else { return }
-      precondition(at + bytes.count <= out.count, "writeLine: past the counted bytes")
-      out.baseAddress!.advanced(by: at).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-      at += bytes.count
-    }
-    func put(_ literal: StaticString) {
-      put(UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
-    }
     var author = m.author
     author.withUTF8 { author in
+      let plain = out.count == plainLineByteCount(m, authorCount: author.count)
+      let base = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
+      var at = 0
+      func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        if plain {
+          guard let from = bytes.baseAddress, bytes.count > 0 else { return }
+          precondition(at + bytes.count <= out.count, "writeLine: past the counted bytes")
+          (base + at).update(from: from, count: bytes.count)
+          at += bytes.count
+        } else {
+          precondition(at + LineEscape.escapedCount(bytes) <= out.count, "writeLine: past the counted bytes")
+          at += LineEscape.write(bytes, to: base + at)
+        }
+      }
+      func put(_ literal: StaticString) {
+        precondition(at + literal.utf8CodeUnitCount <= out.count, "writeLine: past the counted bytes")
+        (base + at).update(from: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        at += literal.utf8CodeUnitCount
+      }
       if m.isAction {
         put("* ")
-        put(UnsafeRawBufferPointer(author))
+        put(author)
         put(" ")
       } else {
-        put(UnsafeRawBufferPointer(author))
+        put(author)
         put(": ")
       }
+      m.withTextUTF8 { put($0) }
+      put("\n")
+      precondition(at == out.count, "writeLine: not lineByteCount bytes")
     }
-    m.withTextUTF8 { put(UnsafeRawBufferPointer($0)) }
-    put("\n")
   }
 
   /// A history line: the message prefixed with its id, `[12] bob: hi`.

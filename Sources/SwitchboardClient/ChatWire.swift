@@ -103,33 +103,44 @@ enum ChatWire {
   // MARK: Line and datagram dialect
 
   /// Decodes one line (TCP) or datagram (UDP, trailing newline already removed).
+  ///
+  /// The line is read as it came (escaped) and each name and text in it is then unescaped
+  /// (``LineEscape/unescape(_:)``), so an app gets the exact text. What a member sent can
+  /// never read as a notice, an error or another author's line: the server escapes every
+  /// line break in it and admits no name that could (docs/PROTOCOLS.md, "Text inside a
+  /// line"), so a line that starts `* ` or `! ` is the server's or an action's.
   static func decodeLine(_ line: String, room: String, me: String) -> Inbound {
     if line.isEmpty { return .ignored }
+    // The seed's echo of this client's own datagram, byte for byte (never escaped).
     if line.hasPrefix("Server received: ") { return .echo(String(line.dropFirst("Server received: ".count))) }
     if line.hasPrefix("Server received:") { return .echo(String(line.dropFirst("Server received:".count))) }
-    if line.hasPrefix("! ") { return .errorLine(String(line.dropFirst(2))) }
-    if line.hasPrefix("* ") {
-      let body = line.dropFirst(2)
+    // Prefixes and the author's end are found in the UTF-8: a `Character` would join the
+    // space after `*` or `:` with a combining mark that follows it.
+    if LineDialect.starts(line, with: "! ") { return .errorLine(LineEscape.unescape(LineDialect.afterPrefix(line, 2))) }
+    if LineDialect.starts(line, with: "* ") {
+      let body = LineDialect.afterPrefix(line, 2)
       if body.hasSuffix(" has joined") {
-        return .presence(.init(kind: .join, author: String(body.dropLast(" has joined".count)), room: room, members: nil))
+        return .presence(
+          .init(kind: .join, author: LineEscape.unescape(body.dropLast(" has joined".count)), room: room, members: nil))
       }
       if body.hasSuffix(" has left") {
-        return .presence(.init(kind: .leave, author: String(body.dropLast(" has left".count)), room: room, members: nil))
+        return .presence(
+          .init(kind: .leave, author: LineEscape.unescape(body.dropLast(" has left".count)), room: room, members: nil))
       }
       if let r = body.range(of: " is now "), !body.hasPrefix("you ") {
         return .presence(
           .init(
-            kind: .rename(previous: String(body[..<r.lowerBound])), author: String(body[r.upperBound...]), room: room,
-            members: nil))
+            kind: .rename(previous: LineEscape.unescape(body[..<r.lowerBound])),
+            author: LineEscape.unescape(body[r.upperBound...]), room: room, members: nil))
       }
-      return .notice(line)
+      return .notice(LineEscape.unescape(line))
     }
-    if let r = line.range(of: ": ") {
-      let author = String(line[..<r.lowerBound])
+    if let (rawAuthor, text) = LineDialect.splitMessage(Substring(line)) {
+      let author = LineEscape.unescape(rawAuthor)
       return .message(
-        ChatClient.Message(room: room, author: author, text: String(line[r.upperBound...]), isMine: author == me))
+        ChatClient.Message(room: room, author: author, text: LineEscape.unescape(text), isMine: author == me))
     }
-    return .message(ChatClient.Message(room: room, author: "", text: line))
+    return .message(ChatClient.Message(room: room, author: "", text: LineEscape.unescape(line)))
   }
 
   /// The name in a line-dialect `* you are now NAME` notice (the answer to `/nick`, and to

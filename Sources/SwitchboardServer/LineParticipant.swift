@@ -55,13 +55,18 @@ extension LineParticipant {
     case .auth:
       // Never published. With tokens on, only the first line is a token (LineSession+Auth.swift).
       if let claims = authClaims {
-        reply("* already authenticated as \(claims.subject)")
+        reply("* already authenticated as \(LineDialect.escape(claims.subject))")
       } else {
         reply("* this server does not check tokens; auth: ignored")
       }
     case .iam(let raw), .nick(let raw):
-      guard let name = hub.sanitizeName(raw) else {
-        reply("! a name needs at least one visible character")
+      // The hub's rule for every transport: a name no line of this member's can be
+      // misread by (docs/PROTOCOLS.md, "Names and actions that read as notices").
+      let name: String
+      switch hub.admitName(raw) {
+      case .success(let admitted): name = admitted
+      case .failure(let refusal):
+        reply("! " + refusal.answer)
         return
       }
       if let claims = authClaims, name != (hub.sanitizeName(claims.subject) ?? claims.subject) {
@@ -74,13 +79,18 @@ extension LineParticipant {
       if !wasAnnounced { hub.announce(memberID) }
       let isNick: Bool
       if case .nick = LineCommand.parse(text) { isNick = true } else { isNick = false }
-      if isNick || assigned != name { reply("* you are now \(assigned)") }
+      if isNick || assigned != name { reply("* you are now \(LineDialect.escape(assigned))") }
     case .message(let body):
       ensureAnnounced()
       if hub.publish(from: memberID, text: body) {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
     case .me(let action):
+      // `* NAME has left` from a member would read as its leaving (and `is now`, a rename).
+      if let refusal = LineDialect.actionRefusal(author: hub.member(memberID)?.name ?? "", action: action) {
+        reply("! " + refusal.answer)
+        return
+      }
       ensureAnnounced()
       if hub.publish(from: memberID, text: action, isAction: true) {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
@@ -99,17 +109,17 @@ extension LineParticipant {
       // The reply comes once the member is in (later, when the room was not open here).
       hub.join(self, shard: context.shard, name: me.name, room: room, announce: true) { [self] result in
         // The name asked for may be taken in the new room (or free again).
-        if let now = hub.member(memberID)?.name, now != me.name { reply("* you are now \(now)") }
+        if let now = hub.member(memberID)?.name, now != me.name { reply("* you are now \(LineDialect.escape(now))") }
         reply("* you are now in \(room) (\(result.members) member\(result.members == 1 ? "" : "s"))")
       }
     case .who:
       guard let me = hub.member(memberID) else { return }
       // Every node's members (the broker adds the other nodes').
       hub.who(room: me.room, shard: context.shard) { [self] names in
-        reply("* in \(me.room) (\(names.count)): \(names.joined(separator: ", "))")
+        reply("* in \(me.room) (\(names.count)): \(names.map(LineDialect.escape).joined(separator: ", "))")
       }
     case .rooms:
-      let rooms = hub.rooms().map { "\($0.name) (\($0.members))" }
+      let rooms = hub.rooms().map { "\(LineDialect.escape($0.name)) (\($0.members))" }
       reply("* rooms: \(rooms.joined(separator: ", "))")
     case .history(let n):
       guard let me = hub.member(memberID) else { return }
@@ -119,7 +129,7 @@ extension LineParticipant {
       hub.history(room: me.room, after: id, shard: context.shard) { [self] result in
         switch result {
         case .success(let messages): replay(messages, room: me.room)
-        case .failure(let error): reply("! cannot read the history of \(me.room): \(error)")
+        case .failure(let error): reply("! cannot read the history of \(me.room): \(LineDialect.escape("\(error)"))")
         }
       }
     case .help:
@@ -128,7 +138,8 @@ extension LineParticipant {
       reply("* bye")
       quit()
     case .invalid(let message):
-      reply("! " + message)
+      // It may quote the command (`/x` with a CR in it): one line all the same.
+      reply("! " + LineDialect.escape(message))
     }
   }
 

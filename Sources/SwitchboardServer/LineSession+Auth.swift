@@ -41,7 +41,7 @@ extension LineSession {
         return
       }
       let name = context.hub.sanitizeName(claims.subject) ?? claims.subject
-      reply("* authenticated as \(name)")
+      reply("* authenticated as \(LineDialect.escape(name))")
       context.hub.join(self, shard: context.shard, name: name, room: room, announce: true)
       if let left = auth.timeUntilExpiry(verifier: verifier) {
         authTimer = context.loop.scheduleLocal(after: left) { [context, memberID] in

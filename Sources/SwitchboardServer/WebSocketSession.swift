@@ -154,7 +154,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     }
     joinRoom(room, since: since, epoch: epoch)
     if let claims = auth.claims { setName(context.hub.sanitizeName(claims.subject) ?? claims.subject) }
-    if let name = query["name"], let clean = context.hub.sanitizeName(name) { setName(clean) }
+    if let name = query["name"], let clean = admitName(name) { setName(clean) }
   }
 
   // MARK: Input
@@ -263,15 +263,22 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       switch ClientFrame.parse(text, maxLength: protocolState.configuration.maxMessageSize) {
       case .plain(let body):
         if auth.firstPlainFrameIsName(body) { return }
-        if !state.isNamed, let name = context.hub.sanitizeName(body) {
-          setName(name)
+        if !state.isNamed {
+          switch context.hub.admitName(body) {
+          case .success(let name): setName(name)
+          case .failure(.empty): publish(body, ref: nil)
+          case .failure(let refusal):
+            // Named `Client N` instead, so the next frame is a message, not another try.
+            refuseName(refusal)
+            ensureNamed()
+          }
         } else {
           publish(body, ref: nil)
         }
       case .message(let body, let ref):
         publish(body, ref: ref)
       case .join(let name, let room, let since, let epoch):
-        if let name, let clean = context.hub.sanitizeName(name) { setName(clean) }
+        if let name, let clean = admitName(name) { setName(clean) }
         if let room, !auth.mayJoin(room) {
           sendText(JSONDialect.error(code: "room_forbidden", message: SessionAuth.Answer.notAllowed(room)))
         } else if room != nil || since != nil || epoch != nil {
@@ -373,6 +380,22 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     }
     // The name the member has now (`alice (2)` when `alice` is taken in the room).
     if mode == .json { sendText(JSONDialect.name(assigned)) }
+  }
+
+  /// `raw` as the hub admits it (``ChatHub/admitName(_:)``); a refused name is answered
+  /// with an `invalid_name` error (nothing visible in it: ignored, as before).
+  private func admitName(_ raw: String) -> String? {
+    switch context.hub.admitName(raw) {
+    case .success(let name): return name
+    case .failure(.empty): return nil
+    case .failure(let refusal):
+      refuseName(refusal)
+      return nil
+    }
+  }
+
+  private func refuseName(_ refusal: NameRefusal) {
+    if mode == .json { sendText(JSONDialect.error(code: "invalid_name", message: refusal.answer)) }
   }
 
   private func ensureNamed() {

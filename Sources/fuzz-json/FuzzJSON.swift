@@ -12,7 +12,10 @@ import SwitchboardFuzzSupport
 // accepts exactly the objects JSONSerialization accepts, reading the same `type` from them;
 // and the canonical-message fast path answers as the decoder does wherever it answers;
 // its word that a text needs no escape is the check's, and the frame writer's bytes for such
-// a text, copied unchecked, are the builder's.
+// a text, copied unchecked, are the builder's. And the line rule (docs/PROTOCOLS.md, "Text
+// inside a line"): the text of a message frame, and the name of a join frame or of a first
+// plain frame, reach a line member as exactly one line each, none of them a notice, an error
+// or another author's, reading back exactly (`LineDialect.ruleBreach`).
 
 /// Small, so that the fuzzer reaches it.
 let maxLength = 2048
@@ -52,6 +55,7 @@ func check(_ bytes: [UInt8]) {
   if isObject && text.utf8.count > maxLength {
     Fuzz.require(frame == .invalid(code: "too_large", message: "frame over \(maxLength) bytes"), "size limit")
   }
+  checkLineRule(frame)
   switch frame {
   case .plain(let plain):
     Fuzz.require(plain == text, "plain text changed")
@@ -79,6 +83,27 @@ func check(_ bytes: [UInt8]) {
   let quoted = JSONDialect.quote(text)
   let read = try? JSONSerialization.jsonObject(with: Data(quoted.utf8), options: [.fragmentsAllowed]) as? String
   Fuzz.require(read == text, "quote does not read back: \(quoted)")
+}
+
+/// What a frame brings to a line member: a message's text (from `mallory`), a join's name or
+/// a plain frame's (the seed's first frame is the name) sending `hi`; each name as the hub
+/// cleans it, if its rule admits it.
+func checkLineRule(_ frame: ClientFrame) {
+  var lines: [(name: String, text: String)] = []
+  switch frame {
+  case .plain(let plain):
+    lines = [("mallory", plain)]
+    if let name = ChatHub.cleanName(plain, maxLength: 64) { lines.append((name, "hi")) }
+  case .message(let body, _):
+    lines = [("mallory", body)]
+  case .join(let name?, _, _, _):
+    if let name = ChatHub.cleanName(name, maxLength: 64) { lines = [(name, "hi")] }
+  case .join, .invalid:
+    break
+  }
+  for (name, text) in lines where LineDialect.nameRefusal(name) == nil {
+    if let breach = LineDialect.ruleBreach(author: name, text: text) { Fuzz.require(false, breach) }
+  }
 }
 
 /// The decoder and `JSONSerialization` accept the same objects, with the same `type`.

@@ -7,7 +7,11 @@ import SwitchboardFuzzSupport
 // limit, and what a pause flushes (`takePartial`) is within the limit too; pieces frame as
 // the whole does; every line parses to a command that keeps its rules (a valid room, a
 // non-negative count, a trimmed argument); and the commands written back parse to
-// themselves (`msg:TEXT`, `/join ROOM`, `//text`).
+// themselves (`msg:TEXT`, `/join ROOM`, `//text`). And the rule that text never becomes
+// structure (docs/PROTOCOLS.md, "Text inside a line"): the whole stream as one member's text
+// (what a WebSocket or UDP member may send, breaks and all), from a name made of its first
+// line, yields exactly one line per event, none of them a notice, an error or another
+// author's, and name and text read back exactly (`LineDialect.ruleBreach`).
 
 /// The framer's outputs for `chunks`, then what a pause flushes.
 func frame(_ chunks: [[UInt8]], maxLineLength: Int) -> (outputs: [LineFramer.Output], partial: [UInt8]?) {
@@ -39,6 +43,17 @@ func check(_ bytes: [UInt8]) {
     Fuzz.require(line.count <= maxLineLength, "line of \(line.count) bytes, limit \(maxLineLength)")
     Fuzz.require(!line.contains(0x0A), "newline inside a line")
     checkCommand(LineDialect.decode(line))
+  }
+  let text = LineDialect.decode(stream)
+  checkLineRule(name: String(text.prefix { $0 != "\n" }), text: text)
+}
+
+/// `raw` as a name the hub admits (and two plain ones), sending `text`: the lines are the
+/// rule's.
+func checkLineRule(name raw: String, text: String) {
+  for author in [raw, "bob", "Client 7"] {
+    guard let name = ChatHub.cleanName(author, maxLength: 64), LineDialect.nameRefusal(name) == nil else { continue }
+    if let breach = LineDialect.ruleBreach(author: name, text: text) { Fuzz.require(false, breach) }
   }
 }
 

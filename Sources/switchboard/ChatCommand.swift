@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Synchronization
+import SwitchboardChat
 import SwitchboardClient
 
 #if canImport(Glibc)
@@ -97,12 +98,12 @@ enum ChatCommand {
               var resuming = false
               for await event in session.events {
                 switch event {
-                case .message(let m) where !m.isMine: Output.print("\(m.author): \(m.text)")
+                case .message(let m) where !m.isMine: Output.print(line(m))
                 case .history(let messages, _, _):
                   // The first backlog is not what a pipe asked for; after a reconnect the
                   // history is what was missed meanwhile, and dropping it lost messages
                   // (found by benchmarks/soak.sh).
-                  if resuming { for m in messages where !m.isMine { Output.print("\(m.author): \(m.text)") } }
+                  if resuming { for m in messages where !m.isMine { Output.print(line(m)) } }
                   resuming = true
                 case .error(let e)
                 where e == .connectFailed || e == .gaveUp || e == .timeout || e == .serviceNotFound:
@@ -132,6 +133,13 @@ enum ChatCommand {
     }
     done.wait()
     return code.load(ordering: .relaxed)
+  }
+
+  /// A received message as pipe mode prints it, `AUTHOR: TEXT`: escaped as the line dialect
+  /// escapes it (``LineEscape``), so a text with a line break in it is one line of output
+  /// and cannot print a line that reads as another author's.
+  static func line(_ m: ChatClient.Message) -> String {
+    LineDialect.escape(m.author) + ": " + LineDialect.escape(m.text)
   }
 
   /// Stdin's lines, read by a thread of their own (reads block).
@@ -334,10 +342,12 @@ final class ChatTerminalUI: Sendable {
     let prefix: String
     switch item.kind {
     case .notice: prefix = ""
-    case .message: prefix = item.author.isEmpty ? "" : item.author + ": "
+    case .message: prefix = item.author.isEmpty ? "" : LineDialect.escape(item.author) + ": "
     }
     let body = item.kind == .notice ? "* " + item.text.replacingOccurrences(of: "* ", with: "", options: .anchored) : item.text
-    let plain = Array((prefix + body).replacingOccurrences(of: "\n", with: " "))
+    // Escaped as the line dialect escapes (``LineEscape``): no line break, and no control
+    // (an escape sequence would move the cursor and draw over the transcript).
+    let plain = Array(prefix + LineDialect.escape(body))
     var chunks: [String] = []
     var start = 0
     repeat {

@@ -1,0 +1,75 @@
+/// The names and actions the line dialect admits: none can make a member's line read as a
+/// notice, an error, an echo, a history line or another author's.
+extension LineDialect {
+  /// The first word of every `* ` line the server writes itself (replies and notices other
+  /// than presence), lowercased. A name may not start with one (``nameRefusal(_:)``), so an
+  /// action `* NAME ACTION` never starts as a notice does. A new notice adds its word here.
+  public static let noticeWords: Set<String> = [
+    "server", "you", "in", "rooms:", "no", "end", "bye", "authenticated", "already", "this", "commands:",
+  ]
+
+  /// Why `name` (already cleaned: trimmed, no controls) would make the member's lines
+  /// readable as something else, or `nil` when it would not:
+  /// - a message is `NAME: TEXT`: the name may not start with `*`, `!` or `[` (a notice, an
+  ///   error, a history line), hold `: ` (the author would end there) or start with
+  ///   `Server received` (the UDP echo);
+  /// - an action is `* NAME ACTION`: the name's first word may not be one of
+  ///   ``noticeWords`` (case aside: `Server is going away` fools a reader too).
+  public static func nameRefusal(_ name: String) -> NameRefusal? {
+    // Judged as a reader sees it: without the scalars a terminal draws as nothing of their
+    // own (format characters such as U+200B, combining marks), so `server` followed by
+    // U+200B is still the word `server`, and U+200B before `*` still starts with `*`.
+    let seen = visible(name)
+    guard let first = seen.unicodeScalars.first else { return .empty }
+    if first == "*" || first == "!" || first == "[" { return .marker(Character(first)) }
+    if splitMessage(Substring(seen)) != nil { return .colonSpace }
+    let lower = seen.lowercased()
+    if lower.hasPrefix("server received") { return .echoPrefix }
+    let word = firstWord(lower)
+    if noticeWords.contains(word) { return .noticeWord(word) }
+    return nil
+  }
+
+  /// Why the action `* AUTHOR ACTION` would read as presence (the way a line client tells a
+  /// member joined, left or was renamed), or `nil` when it would not: it may not end with
+  /// `has joined` or `has left`, nor hold `is now` after the author (judged on the line as
+  /// written, and as a reader sees it).
+  public static func actionRefusal(author: String, action: String) -> NameRefusal? {
+    let body = escape(author) + " " + escape(action)
+    if readsAsPresence(body) || readsAsPresence(visible(body)) { return .actionReadsAsPresence }
+    return nil
+  }
+
+  /// Whether the body of a `* ` line (what follows `* `) has the shape of a presence
+  /// notice: `NAME has joined`, `NAME has left`, `OLD is now NEW` (but not `you are now …`).
+  public static func readsAsPresence(_ body: some StringProtocol) -> Bool {
+    body.hasSuffix(" has joined") || body.hasSuffix(" has left")
+      || (body.contains(" is now ") && !body.hasPrefix("you "))
+  }
+
+  /// The first word of `s` (up to its first space, found by scalar: a space followed by a
+  /// combining mark is a space too), lowercased.
+  package static func firstWord(_ s: some StringProtocol) -> String {
+    String(String.UnicodeScalarView(s.unicodeScalars.prefix { $0 != " " })).lowercased()
+  }
+
+  /// `s` without the scalars drawn as nothing of their own: format characters (U+200B,
+  /// U+2060, bidirectional marks, …) and combining marks.
+  static func visible(_ s: String) -> String {
+    let hidden = s.unicodeScalars.contains {
+      switch $0.properties.generalCategory {
+      case .format, .nonspacingMark, .enclosingMark: true
+      default: false
+      }
+    }
+    guard hidden else { return s }
+    return String(
+      String.UnicodeScalarView(
+        s.unicodeScalars.filter {
+          switch $0.properties.generalCategory {
+          case .format, .nonspacingMark, .enclosingMark: false
+          default: true
+          }
+        }))
+  }
+}
