@@ -21,6 +21,9 @@ public enum LineCommand: Equatable, Sendable {
   case me(String)
   case help
   case quit
+  /// `/ok CODE` (UDP): proves the sender's address with the code the server offered
+  /// (``DatagramProof``); `/ok` alone asks for a code. The argument as sent, maybe empty.
+  case prove(String)
   /// A chat message (plain text, `msg:TEXT`, or `//text` for a text starting with `/`).
   case message(String)
   /// An empty line: ignored.
@@ -40,6 +43,7 @@ public enum LineCommand: Equatable, Sendable {
     "  /since ID               every kept message after ID",
     "  /me ACTION              * NAME ACTION",
     "  /quit                   leave",
+    "  /ok CODE                UDP: send back the code offered, to receive the room",
   ]
 
   /// Parses one line (without its terminator).
@@ -76,6 +80,7 @@ public enum LineCommand: Equatable, Sendable {
       return argument.isEmpty ? .invalid("usage: /me ACTION") : .me(argument)
     case "help", "?": return .help
     case "quit", "exit", "bye": return .quit
+    case "ok": return .prove(argument)
     default:
       return .invalid("unknown command /\(name) (try /help)")
     }

@@ -7,7 +7,7 @@ extension ChatClient {
   /// How a ``ChatClient`` connects, stays connected and queues.
   public struct Configuration: Sendable {
     /// The time allowed for resolving, connecting and (for WebSocket) the handshake, or
-    /// (for UDP) the server's first answer (default 10 s). Exceeding it counts as a failed
+    /// (for UDP) the address proof the server asks for (default 10 s). Exceeding it counts as a failed
     /// attempt: ``Event/error(_:)`` with ``ChatClientError/timeout``, then a retry.
     public var connectTimeout: Duration
     /// When to reconnect after a failed connect or a lost connection.

@@ -114,9 +114,6 @@ extension ChatClient {
     // An empty name leaves the naming to the server (`iam:` alone is refused).
     if !name.trimmingWhitespace.isEmpty { hello.append("iam:" + name) }
     if let room { hello.append("/join " + room) }
-    // UDP "connects" when the server answers the first hello datagram: send one that
-    // changes nothing.
-    if hello.isEmpty && target.scheme == .udp { hello.append("/rooms") }
     return (url, hello)
   }
 

@@ -31,8 +31,10 @@ import Synchronization
 ///   once written to the socket, or with ``Configuration/lineSendCompletion`` `.handled`
 ///   once the server answered a `/who` sent after them. The dialect has no ids, so there
 ///   is no resume.
-/// - `udp://host:port`: datagrams, `iam:NAME` first; a send completes when the
-///   server's `Server received:` echo arrives (the echo itself is not an event).
+/// - `udp://host:port`: datagrams; the client first proves that it receives at its
+///   address (it sends back the code the server offers, on its own), then `iam:NAME`; a
+///   send completes when the server's `Server received:` echo arrives (the echo itself is
+///   not an event).
 /// - `wss://`: the WebSocket protocol over TLS (``Configuration/tls``).
 ///
 /// Sends made while disconnected wait (at most ``Configuration/maxQueuedMessages``)

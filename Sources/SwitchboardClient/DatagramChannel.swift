@@ -11,8 +11,13 @@ final class DatagramChannel: TransportChannel, UDPSocketDelegate {
   private let inputs: AsyncStream<TransportInput>.Continuation
   private var socket: UDPSocket?
   private var completion: CheckedContinuation<Result<Void, ChatClientError>, Never>?
-  private var timers: [Scheduled] = []
+  /// Resends the handshake's datagram until the address is accepted, for the channel's life.
+  private var retransmitTimer: Scheduled?
+  /// Ends the connect attempt (until it succeeds).
+  private var deadlineTimer: Scheduled?
   private var finished = false
+  /// The address proof (``DatagramHandshake``), from the first datagram on.
+  private var handshake = DatagramHandshake(hello: [])
 
   init(loop: EventLoop, server: SocketAddress, inputs: AsyncStream<TransportInput>.Continuation) {
     self.loop = loop
@@ -32,15 +37,19 @@ final class DatagramChannel: TransportChannel, UDPSocketDelegate {
       return
     }
     self.completion = completion
-    for text in hello { _ = send(text) }
-    if let first = hello.first {
-      timers.append(loop.scheduleRepeatingLocal(every: .milliseconds(250)) { [weak self] in _ = self?.send(first) })
+    handshake = DatagramHandshake(hello: hello)
+    _ = transmit(handshake.first)
+    // Resent until the server accepts the address (a lost datagram costs a tick), and on
+    // while the client proves itself again later.
+    retransmitTimer = loop.scheduleRepeatingLocal(every: .milliseconds(250)) { [weak self] in
+      guard let self, let again = self.handshake.retransmission else { return }
+      _ = self.transmit(again)
     }
     let server = self.server
-    timers.append(
-      loop.scheduleLocal(after: timeout) { [weak self] in
-        self?.fail(.timeout("no answer from udp://\(server) within \(timeout)"))
-      })
+    deadlineTimer = loop.scheduleLocal(after: timeout) { [weak self] in
+      guard let self else { return }
+      self.fail(.timeout(self.handshake.timeoutReason(server: "\(server)", after: timeout)))
+    }
   }
 
   private func fail(_ error: ChatClientError) {
@@ -51,13 +60,22 @@ final class DatagramChannel: TransportChannel, UDPSocketDelegate {
   }
 
   func send(_ text: String) -> Bool {
+    guard socket != nil else { return false }
+    // Held while the client proves its address again (sent once it is accepted).
+    guard let now = handshake.outgoing(text) else { return true }
+    return transmit(now)
+  }
+
+  private func transmit(_ text: String) -> Bool {
     guard let socket else { return false }
     return socket.send(SharedBytes(string: text), to: server)
   }
 
   func close() {
-    for timer in timers { timer.cancel() }
-    timers = []
+    retransmitTimer?.cancel()
+    deadlineTimer?.cancel()
+    retransmitTimer = nil
+    deadlineTimer = nil
     socket?.close()
     socket = nil
     finish(reason: "closed")
@@ -76,18 +94,32 @@ final class DatagramChannel: TransportChannel, UDPSocketDelegate {
 
   func socket(_ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, truncated: Bool) {
     guard sender == server else { return }
-    if let completion {
-      // The first answer: the server is there.
-      self.completion = nil
-      for timer in timers { timer.cancel() }
-      timers = []
-      completion.resume(returning: .success(()))
-    }
     // A datagram may hold several lines (replies to /help); each is one unit, split as
     // the line dialect splits a stream.
     var lines = LineFramer(maxLineLength: Self.maxLineLength)
     lines.append(bytes)
-    while case .line(let line)? = lines.next() { inputs.yield(.text(String(decoding: line, as: UTF8.self))) }
-    if let last = lines.takePartial() { inputs.yield(.text(String(decoding: last, as: UTF8.self))) }
+    while case .line(let line)? = lines.next() { handle(String(decoding: line, as: UTF8.self)) }
+    if let last = lines.takePartial() { handle(String(decoding: last, as: UTF8.self)) }
+  }
+
+  private func handle(_ line: String) {
+    switch handshake.receive(line) {
+    case .none:
+      break
+    case .deliver:
+      inputs.yield(.text(line))
+    case .send(let datagrams):
+      for datagram in datagrams { _ = transmit(datagram) }
+    case .connected(let hello):
+      for datagram in hello { _ = transmit(datagram) }
+      guard let completion else { return }
+      self.completion = nil
+      // The retransmission tick stays: it resends a proof if the server forgets the address.
+      deadlineTimer?.cancel()
+      deadlineTimer = nil
+      completion.resume(returning: .success(()))
+    case .refused(let reason):
+      fail(.serverError(reason))
+    }
   }
 }

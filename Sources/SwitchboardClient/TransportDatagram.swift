@@ -1,7 +1,8 @@
 /// The UDP transport: one datagram per unit, from a socket bound to a kernel-chosen
-/// port. "Connecting" sends the hello datagrams (`iam:NAME`, …) and waits for the
-/// server's first answer (its `Server received:` echo), resending the first one every
-/// 250 ms, so a server that is not there is noticed as a connect timeout.
+/// port. "Connecting" proves to the server that this client receives at its address
+/// (``DatagramHandshake``: `/ok`, the offered code back, resent every 250 ms), then sends
+/// the hello datagrams (`iam:NAME`, …); a server that is not there, or never accepts the
+/// proof, is noticed as a connect timeout, and a refusal (`! …`) fails the connect at once.
 typealias TransportDatagram = ChannelTransport<DatagramChannel>
 
 extension ChannelTransport where Channel == DatagramChannel {

@@ -137,6 +137,10 @@ extension LineParticipant {
     case .quit:
       reply("* bye")
       quit()
+    case .prove:
+      // The UDP port takes `/ok` before a line gets here (UDPService); a connection has
+      // shown its address by completing the TCP handshake.
+      reply("* /ok proves a UDP address; this connection needs no proof")
     case .invalid(let message):
       // It may quote the command (`/x` with a CR in it): one line all the same.
       reply("! " + LineDialect.escape(message))

@@ -36,6 +36,10 @@ public struct ServerLimits: Sendable, Equatable {
   /// Datagrams a second one source IP address may send to the UDP port
   /// (`--max-datagram-rate`), burst twice as many; the rest are dropped and counted.
   public var maxDatagramRate: Int? = 1000
+  /// UDP members at once (`--max-udp-members`): source addresses that proved they receive
+  /// at their address and get their room's messages. A proof past it is answered
+  /// `! too many UDP members …` and counted; the address stays unproven.
+  public var maxUDPMembers: Int? = 4096
 
   public init() {}
 

@@ -5,7 +5,7 @@ enum ServeLimitOptions {
   /// The flags that take a value, for `Arguments(valued:)`.
   static let valued: Set<String> = [
     "max-connections", "max-connections-per-ip", "http-request-timeout", "idle-timeout", "max-message-rate",
-    "max-byte-rate", "max-datagram-rate",
+    "max-byte-rate", "max-datagram-rate", "max-udp-members",
   ]
 
   /// The lines of `serve --help` that describe them.
@@ -25,6 +25,9 @@ enum ServeLimitOptions {
                                 messages, burst 2×BYTES (default: off); answered the same
       --max-datagram-rate N     UDP datagrams a second per source address, burst 2×N, the
                                 excess dropped (default 1000; 0: off)
+      --max-udp-members N       UDP members at once: addresses that proved they receive
+                                there (`/ok CODE`) and get their room (default 4096; 0: no
+                                cap); over it: `! too many UDP members (N); …`
     """
 
   /// Reads the flags into `limits`.
@@ -36,5 +39,6 @@ enum ServeLimitOptions {
     if let n = try args.int("max-message-rate", in: 0...1_000_000) { limits.maxMessageRate = n == 0 ? nil : n }
     if let n = try args.int("max-byte-rate", in: 0...1_000_000_000) { limits.maxByteRate = n == 0 ? nil : n }
     if let n = try args.int("max-datagram-rate", in: 0...10_000_000) { limits.maxDatagramRate = n == 0 ? nil : n }
+    if let n = try args.int("max-udp-members", in: 0...10_000_000) { limits.maxUDPMembers = n == 0 ? nil : n }
   }
 }

@@ -46,6 +46,25 @@ struct ChatCommandTests {
     await watcher.stop()
   }
 
+  /// Over UDP the pipe proves its address on its own before it is a member (a server sends
+  /// an unproven address no room traffic and publishes nothing of it).
+  @Test func pipeModeOverUDPProvesItsAddressSendsAndReceives() async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let watcher = try ChatProbe(wsURL(server), name: "watcher")
+    try await watcher.waitReady()
+    let chat = try ChildProcess(ChatBinary.path!, ["chat", udpURL(server), "--name", "dgram"])
+    defer { chat.stop() }
+    chat.write("over udp\n")
+    #expect(try await watcher.waitForMessage("over udp").author == "dgram")
+    try await watcher.client.send("to the udp pipe")
+    try await chat.waitForOutput("watcher: to the udp pipe\n")
+    #expect(!chat.stdout.contains("/ok"))  // the proof is the transport's, not shown
+    chat.closeInput()
+    #expect(try await chat.waitForExit() == 0)
+    await watcher.stop()
+  }
+
   /// What a pipe missed while reconnecting is printed once the client resumes (the soak
   /// found the replay dropped). The message is sent while the pipe cannot reach the room:
   /// the same data directory served on another port, so the pipe's resume must fetch it.

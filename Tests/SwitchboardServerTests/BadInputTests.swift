@@ -161,6 +161,7 @@ struct BadInputTests {
   @Test func aDatagramCommandIsEchoedThenAnswered() async throws {
     try await withServer { server in
       let peer = try DatagramPeer(server.udpAddress!)
+      try peer.prove()
       try peer.send("/frobnicate\n")
       try peer.expect { $0 == "Server received: /frobnicate\n" }
       try peer.expect { $0 == "! unknown command /frobnicate (try /help)\n" }
@@ -172,6 +173,7 @@ struct BadInputTests {
       let reader = try LineClient(server.tcpAddress!)
       try reader.join(as: "reader")
       let peer = try DatagramPeer(server.udpAddress!)
+      try peer.prove()
       try peer.send("iam:u\n")
       try peer.expect { $0 == "Server received: iam:u\n" }
       try peer.send([0x68, 0xFF, 0x69, 0x0A])

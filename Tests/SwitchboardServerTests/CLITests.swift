@@ -34,6 +34,16 @@ struct CLITests {
     try await nc.waitForOutput("observer: hello nc\n")
 
     let ncu = try ChildProcess(Binaries.tool("nc")!, ["-u", "127.0.0.1", "\(udp)"])
+    // What a plain `nc -u` user sees and types (docs/PROTOCOLS.md): the echo and, for a line
+    // of a dozen bytes or more, the code to send back; then they are a member.
+    ncu.write("hello, anyone there?\n")
+    try await ncu.waitForOutput("Server received: hello, anyone there?\n")
+    let code = try await ncu.waitForLine { line -> String? in
+      guard line.hasPrefix("* send /ok "), line.hasSuffix(" to chat") else { return nil }
+      return String(line.dropFirst("* send /ok ".count).dropLast(" to chat".count))
+    }
+    ncu.write("/ok \(code)\n")
+    try await ncu.waitForOutput("* ok, you are in lobby\n")
     ncu.write("datagram from nc -u\n")
     try await ncu.waitForOutput("Server received: datagram from nc -u\n")
     try observer.expectLine { $0.hasSuffix(": datagram from nc -u") }
@@ -62,6 +72,20 @@ struct CLITests {
       nc.stop()
     }
     throw TestFailure("nc never joined as \(name): \(announced)")
+  }
+
+  @Test func pastMaxUDPMembersAProofIsToldTooMany() async throws {
+    let (server, _, udp, _) = try await startServer(["--max-udp-members", "1"])
+    let address = try SocketAddress(host: "127.0.0.1", port: udp)
+    let first = try DatagramPeer(address)
+    try first.prove()
+    let second = try DatagramPeer(address)
+    try second.send("/ok" + String(repeating: " ", count: 61))
+    let code = try second.expectOffer()
+    try second.send("/ok \(code)")
+    try second.expect { $0 == "! too many UDP members (1); try again later, or use tcp:// or ws://\n" }
+    server.signal(SIGINT)
+    #expect(try await server.waitForExit() == 0)
   }
 
   @Test func sendDeliversOneMessage() async throws {

@@ -25,9 +25,9 @@ struct DatagramChatTests {
       try peer.send("Server received: hello from another server")
       try peer.send("Server received:no space either")
       try peer.send("ping")
-      // The first answer is the ping's: the two echoes got none, and made no member.
+      // The first answer is the ping's: the two echoes got none (dropped and counted).
       #expect(try peer.receive() == "Server received: ping\n")
-      try await eventually { server.hub.who(room: "lobby").count == 1 }
+      try await eventually { server.metrics.udpDropped.load(ordering: .relaxed) == 2 }
     }
   }
 
@@ -37,6 +37,7 @@ struct DatagramChatTests {
       try tcp.sendLine("iam:tcpuser")
       try await eventually { server.hub.who(room: "lobby") == ["tcpuser"] }
       let udp = try DatagramPeer(server.udpAddress!)
+      try udp.prove()
       try udp.send("iam:udpuser")
       try tcp.expectLine("* udpuser has joined")
       try udp.send("from udp")
@@ -45,6 +46,7 @@ struct DatagramChatTests {
       try udp.expect { $0 == "tcpuser: from tcp\n" }
       // Two UDP members see each other too.
       let udp2 = try DatagramPeer(server.udpAddress!)
+      try udp2.prove()
       try udp2.send("second peer")
       try udp.expect { $0.hasSuffix(": second peer\n") && $0.hasPrefix("Client ") }
     }
@@ -56,6 +58,7 @@ struct DatagramChatTests {
       try tcp.sendLine("iam:watcher")
       try await eventually { server.hub.who(room: "lobby") == ["watcher"] }
       let udp = try DatagramPeer(server.udpAddress!)
+      try udp.prove()
       try udp.send("iam:fleeting")
       try tcp.expectLine("* fleeting has joined")
       try tcp.expectLine("* fleeting has left", timeout: .seconds(5))
@@ -70,8 +73,9 @@ struct DatagramChatTests {
       let udp = try DatagramPeer(server.udpAddress!)
       try udp.send([UInt8](repeating: 0x41, count: 5000))
       try await eventually { server.metrics.udpDropped.load(ordering: .relaxed) == 1 }
+      try udp.prove()
       try udp.send("small one")
-      #expect(try udp.receive() == "Server received: small one\n")
+      try udp.expect { $0 == "Server received: small one\n" }
       try tcp.expectLine { $0.hasSuffix(": small one") }
     }
   }

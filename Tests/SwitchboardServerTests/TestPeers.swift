@@ -221,6 +221,38 @@ final class DatagramPeer {
     return String(decoding: chunk[0..<n], as: UTF8.self)
   }
 
+  /// Every datagram that arrives until none has for `quiet`, or `limit` has passed (used
+  /// to count what a source is sent: proving an absence needs a window).
+  func drain(quietFor quiet: Duration = .milliseconds(500), atMost limit: Duration = .seconds(5)) -> [String] {
+    var got: [String] = []
+    let end = ContinuousClock.now + limit
+    while ContinuousClock.now < end, let d = try? receive(timeout: min(quiet, end - ContinuousClock.now)) {
+      got.append(d)
+    }
+    return got
+  }
+
+  /// The code in the server's offer (`* send /ok CODE to chat`), waiting for it.
+  func expectOffer(timeout: Duration = .seconds(5)) throws -> String {
+    let prefix = "* send /ok "
+    let offer = try expect(timeout: timeout) { $0.hasPrefix(prefix) }
+    let code = String(offer.dropFirst(prefix.count).dropLast(" to chat\n".count))
+    guard offer.hasSuffix(" to chat\n"), code.count == 16, code.allSatisfy(\.isHexDigit) else {
+      throw TestFailure("malformed offer \(offer.debugDescription)")
+    }
+    return code
+  }
+
+  /// Proves this peer's address, as every UDP client must before it is a member
+  /// (docs/PROTOCOLS.md): a padded `/ok` asks for a code, `/ok CODE` sends it back, and the
+  /// server accepts.
+  func prove(timeout: Duration = .seconds(5)) throws {
+    try send("/ok" + String(repeating: " ", count: 61))
+    let code = try expectOffer(timeout: timeout)
+    try send("/ok \(code)")
+    try expect(timeout: timeout) { $0.hasPrefix("* ok, you are in ") }
+  }
+
   /// Receives until a datagram satisfies `match`.
   @discardableResult
   func expect(timeout: Duration = .seconds(5), _ match: (String) -> Bool) throws -> String {

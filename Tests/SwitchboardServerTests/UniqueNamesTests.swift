@@ -101,6 +101,7 @@ struct UniqueNamesTests {
       let observer = try LineClient(server.tcpAddress!)
       try observer.join(as: "alice")
       let udp = try DatagramPeer(server.udpAddress!)
+      try udp.prove()
       try udp.send("iam:alice")
       _ = try udp.expect { $0 == "* you are now alice (2)\n" }
       try observer.expectLine("* alice (2) has joined")

@@ -57,6 +57,7 @@ struct WebSocketChatTests {
       try tcp.expectLine("webuser: hello from the web")
       _ = try ws.nextJSON(type: "message")  // its own, as in chat-server.js
       let udp = try DatagramPeer(server.udpAddress!)
+      try udp.prove()
       try udp.send("iam:udpuser")
       try udp.send("and from udp")
       #expect(data(try ws.nextJSON(type: "message"))["text"] as? String == "and from udp")
