@@ -30,8 +30,16 @@ extension JSONDialect {
   }
 
   /// Bytes enough for a message's object when nothing in it needs escaping.
-  static func estimate(_ m: ChatMessage) -> Int {
+  package static func estimate(_ m: ChatMessage) -> Int {
     m.room.utf8.count + m.textUTF8Count + m.author.utf8.count + m.color.utf8.count + 104
+  }
+
+  /// Bytes enough for a message's object whatever its text holds: a text not known to be
+  /// plain is counted as if every byte took a six-byte escape (`\u0001`). O(1), for
+  /// cutting replays into slices (the server's `HistoryReplay`).
+  package static func sizeBound(_ m: ChatMessage) -> Int {
+    let escapes = m.room.utf8.count + m.author.utf8.count + (m.textNeedsNoJSONEscape ? 0 : m.textUTF8Count)
+    return estimate(m) + 5 * escapes
   }
 
   static func append(_ literal: StaticString, to out: inout [UInt8]) {

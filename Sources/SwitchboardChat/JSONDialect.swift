@@ -58,10 +58,14 @@ public enum JSONDialect {
     }
   }
 
-  /// `{"type":"history","data":[…],"epoch":E,"recovered":R}`.
-  public static func history(_ messages: [ChatMessage], epoch: String, recovered: Bool) -> String {
+  /// `{"type":"history","data":[…],"epoch":E,"recovered":R}`, with `"more":true` before the
+  /// closing brace when `more` is set: a replay too large for one frame leaves as several
+  /// `history` frames (docs/PROTOCOLS.md), every one but the last marked so.
+  public static func history(
+    _ messages: some Collection<ChatMessage>, epoch: String, recovered: Bool, more: Bool = false
+  ) -> String {
     var out: [UInt8] = []
-    out.reserveCapacity(64 + messages.reduce(0) { $0 + estimate($1) + 1 })
+    out.reserveCapacity(80 + messages.reduce(0) { $0 + estimate($1) + 1 })
     append(#"{"type":"history","data":["#, to: &out)
     for (i, m) in messages.enumerated() {
       if i > 0 { out.append(UInt8(ascii: ",")) }
@@ -69,7 +73,8 @@ public enum JSONDialect {
     }
     append(#"],"epoch":"#, to: &out)
     appendQuoted(epoch, to: &out)
-    append(recovered ? #","recovered":true}"# : #","recovered":false}"#, to: &out)
+    append(recovered ? #","recovered":true"# : #","recovered":false"#, to: &out)
+    append(more ? #","more":true}"# : "}", to: &out)
     return String(decoding: out, as: UTF8.self)
   }
 

@@ -147,12 +147,22 @@ extension LineParticipant {
     }
   }
 
+  /// Answers `/history` and `/since` with at most one slice of the messages
+  /// (``HistoryReplay/sliceBytes``, at least one message): a longer answer ends with the
+  /// command that continues it, so no answer costs more than one slice whatever was asked
+  /// (docs/PROTOCOLS.md). The same bound holds for every line member, UDP included.
   private func replay(_ messages: [ChatMessage], room: String) {
-    if messages.isEmpty {
+    guard !messages.isEmpty else {
       reply("* no kept messages in \(room)")
       return
     }
-    for m in messages { reply(LineDialect.formatHistory(m)) }
-    reply("* end of history (\(messages.count) message\(messages.count == 1 ? "" : "s"), last id \(messages.last!.id))")
+    let end = HistoryReplay.sliceEnd(messages, from: 0)
+    for m in messages[..<end] { reply(LineDialect.formatHistory(m)) }
+    let last = messages[end - 1].id
+    if end < messages.count {
+      reply("* more history after id \(last) (\(end) of \(messages.count) messages sent): /since \(last)")
+    } else {
+      reply("* end of history (\(end) message\(end == 1 ? "" : "s"), last id \(last))")
+    }
   }
 }

@@ -112,8 +112,12 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     held = []
   }
 
+  /// Handles the complete lines received, one at a time, while the connection takes
+  /// output: past its high-water mark the rest wait (in the framer; the connection reads
+  /// nothing more meanwhile) until it drains, so commands sent in one burst (`/history`
+  /// after `/history`) cost one answer's bytes at a time, not all of theirs at once.
   private func drainLines() {
-    while !closing, let output = framer.next() {
+    while !closing, connection.isWritable, let output = framer.next() {
       switch output {
       case .line(let bytes):
         guard admitMessage(bytes: bytes.count + 1) else { continue }
@@ -149,6 +153,8 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   private func flushPartial() {
     if mode == .undecided { decide(.notHTTP) }
     guard mode == .line else { return }
+    // Lines still waiting for the connection to drain come first (the drain looks again).
+    guard connection.isWritable else { return }
     if let partial = framer.takePartial(), admitMessage(bytes: partial.count) {
       handle(line: LineDialect.decode(partial))
     }
@@ -159,7 +165,12 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     connection.close()
   }
 
-  func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {}
+  func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {
+    guard writable, mode == .line, !closing else { return }
+    drainLines()
+    // What is left without a newline ends with a pause, counted from now.
+    if connection.isWritable, framer.pendingCount > 0 { schedulePause() }
+  }
 
   /// The slow-consumer contract (docs/BAD-INPUT.md): counted and logged once, out of the
   /// room at once, and the last line it gets says why.

@@ -49,6 +49,9 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   /// (WebSocketSession+Limits.swift); `nil` for a session without limits. The keepalive is
   /// the loop's, not the session's (LoopContext+Keepalive.swift).
   @exclusivity(unchecked) var limitState: SessionLimitState?
+  /// The history replay under way, if any (WebSocketSession+Replay.swift): while it is, the
+  /// member's other output is held behind it.
+  var replay: HistoryReplay?
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
   /// the connection over.
@@ -361,7 +364,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       guard mode == .json else { return }
       // A named member moving to a room where its name is taken (or free again) is told.
       if announce, let now = context.hub.member(memberID)?.name, now != name { sendText(JSONDialect.name(now)) }
-      sendText(JSONDialect.history(result.history, epoch: result.epoch, recovered: result.complete))
+      startReplay(HistoryReplay(result.history, epoch: result.epoch, recovered: result.complete))
     }
   }
 
@@ -422,7 +425,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         // it (`withValue`): no retain and release per member.
         let now = cache.sendNow
         cache.withValue(for: DialectSlot.json) { JSONDialect.webSocketFrame(event) } _: {
-          connection.write($0, immediately: now)
+          deliver($0, immediately: now)
         }
       }
     case .text(let notifySelf):
@@ -461,7 +464,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     case .echo:
       return
     case .json:
-      batch.withValue(for: DialectSlot.json, JSONDialect.webSocketFrames) { connection.write($0, immediately: now) }
+      batch.withValue(for: DialectSlot.json, JSONDialect.webSocketFrames) { deliver($0, immediately: now) }
     case .text(let notifySelf):
       guard !notifySelf, batch.contains(origin: memberID) else {
         batch.withValue(for: DialectSlot.text, Self.textFrames) { connection.write($0, immediately: now) }
@@ -505,7 +508,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     cache.withValue(for: DialectSlot.binary) {
       guard case .binary(_, let bytes, _) = event else { return SharedBytes([]) }
       return WebSocketConnection.withServerFrame(binary: bytes, SharedBytes.init(copying:))
-    } _: { connection.write($0, immediately: now) }
+    } _: { deliver($0, immediately: now) }
   }
 
   /// Queues a frame with one bulk copy (see ``shared(_:)``).
@@ -520,9 +523,35 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     frame.withUnsafeBytes { SharedBytes(copying: $0) }
   }
 
+  /// Sends a reply (behind the history replay under way, if any).
   func sendText(_ text: String) {
     guard !state.isFinished, let frame = protocolState.sendText(text) else { return }
+    deliver(Self.shared(frame), immediately: false)
+  }
+
+  /// Sends `text` now, ahead of anything a replay holds: the replay's own slices.
+  func sendTextNow(_ text: String) {
+    guard !state.isFinished, let frame = protocolState.sendText(text) else { return }
     write(frame)
+  }
+
+  /// Queues `bytes` for the member, or, while a replay is under way, holds them for after
+  /// it (``HistoryReplay``): a member never sees a live message before the history it
+  /// follows.
+  @inline(__always)
+  private func deliver(_ bytes: SharedBytes, immediately: Bool) {
+    guard let replay else { return connection.write(bytes, immediately: immediately) }
+    if !replay.hold(bytes, limit: connection.limits.maximumBuffered) { dropAsTooSlow() }
+  }
+
+  /// More output held behind a replay than the connection may buffer: the member is a slow
+  /// consumer, closed as the connection would close it (1008 "slow consumer", counted).
+  private func dropAsTooSlow() {
+    replay = nil
+    context.reportSlowConsumer(connection, member: memberID, dialect: "websocket")
+    if let frame = protocolState.close(code: .policyViolation, reason: "slow consumer") { write(frame) }
+    finish()
+    lingerClose()
   }
 
   private func goAway(_ reason: String) {
@@ -602,6 +631,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   func finish() {
     guard case .stop(let leaveRoom) = state.finish() else { return }
+    replay = nil
     limitState?.cancelTimers()
     if leaveRoom { context.hub.leave(memberID) }
   }
