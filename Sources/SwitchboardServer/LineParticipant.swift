@@ -109,7 +109,10 @@ extension LineParticipant {
         reply("* in \(me.room) (\(names.count)): \(names.joined(separator: ", "))")
       }
     case .rooms:
-      let rooms = hub.rooms().map { "\($0.name) (\($0.members))" }
+      // With tokens, only the rooms this member's token lets it join.
+      let claims = authClaims
+      let rooms = hub.rooms().filter { claims?.allows(room: $0.name) ?? true }
+        .map { "\($0.name) (\($0.members))" }
       reply("* rooms: \(rooms.joined(separator: ", "))")
     case .history(let n):
       guard let me = hub.member(memberID) else { return }

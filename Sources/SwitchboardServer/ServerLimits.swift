@@ -36,6 +36,11 @@ public struct ServerLimits: Sendable, Equatable {
   /// Datagrams a second one source IP address may send to the UDP port
   /// (`--max-datagram-rate`), burst twice as many; the rest are dropped and counted.
   public var maxDatagramRate: Int? = 1000
+  /// With tokens on, how long a TCP or TLS line client has after connecting to send its
+  /// `auth:` line (`--auth-timeout`); answered `! authentication timed out …` and closed.
+  /// `nil` waits forever. Ten seconds: enough for a script, and a client that connects and
+  /// says nothing holds no descriptor for long.
+  public var authTimeout: Duration? = .seconds(10)
 
   public init() {}
 
