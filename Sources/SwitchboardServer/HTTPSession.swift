@@ -114,9 +114,16 @@ final class HTTPSession: TCPConnectionDelegate {
   private static let anyHostPaths: Set<String> = ["/healthz", "/readyz", "/metrics"]
 
   /// `421 Misdirected Request` when `head` (a page, an upgrade, anything but a probe) names
-  /// a `Host` the ``HostPolicy`` does not allow: a DNS-rebinding page; `nil` to go on.
+  /// a `Host` the ``HostPolicy`` does not allow: a DNS-rebinding page; `nil` to go on. An
+  /// upgrade without `Origin` is not checked: browsers always send one with an upgrade, so
+  /// it is no page's (the CLI, the client library, a script), and rebinding is a browser's.
   private func hostRefusal(_ head: HTTPRequestHead) -> HTTPResponse? {
-    guard !Self.anyHostPaths.contains(head.path) || head.isWebSocketUpgrade,
+    if head.isWebSocketUpgrade {
+      guard head.headers["Origin"] != nil else { return nil }
+    } else if Self.anyHostPaths.contains(head.path) {
+      return nil
+    }
+    guard
       case .refused(let why) = context.configuration.hostPolicy.check(host: head.headers["Host"])
     else { return nil }
     context.metrics.limits.hostsRefused.add(1, ordering: .relaxed)

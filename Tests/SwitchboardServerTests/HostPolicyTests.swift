@@ -87,6 +87,9 @@ struct HostPolicyTests {
           == 421)
       #expect(try status(http, host: foreign).0 == 421)
       #expect(try status(http, path: "/rooms/lobby", host: foreign).0 == 421)
+      // An upgrade without Origin is no browser's: the CLI and the client library reach
+      // the server by whatever name they were given.
+      #expect(try status(http, host: foreign, upgrade: true).0 == 101)
       // The line port's browser path serves the page too.
       #expect(try status(line, host: "r.attacker.example:\(line.port)").0 == 421)
       // Probes answer whatever the name.
