@@ -89,7 +89,7 @@ public struct ServerConfiguration: Sendable {
   public var originPolicy = OriginPolicy()
   /// Which `Host` names the HTTP listeners answer (`--allow-host`; docs/SECURITY.md, "Host
   /// names"): the guard against DNS rebinding. The default allows this machine's names and
-  /// every IP address, `localhost` and the mDNS `.local` name.
+  /// every IP address, names without a dot, `localhost` and the mDNS `.local` name.
   public var hostPolicy = HostPolicy()
 
   public init() {}
