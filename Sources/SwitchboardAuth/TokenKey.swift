@@ -58,11 +58,13 @@ public struct TokenKey: Sendable {
     }
   }
 
-  /// Whether `signature`, as the token carries it, signs `input` with this key.
-  func verify(signature: [UInt8], over input: [UInt8]) -> Bool {
+  /// Whether `signature`, as the token carries it, signs `input` with this key. An HMAC
+  /// that cannot be computed verifies nothing (fail closed: an ignored failure would leave
+  /// an empty MAC that an empty signature matches). `hmac` is a seam for the tests.
+  func verify(signature: [UInt8], over input: [UInt8], hmac: HMACPrimitive = TokenKey.openSSLHMAC) -> Bool {
     switch material {
     case .secret(let secret):
-      let expected = Self.hmacSHA256(key: secret, input)
+      guard let expected = Self.hmacSHA256(key: secret, input, hmac) else { return false }
       guard signature.count == expected.count else { return false }
       return CRYPTO_memcmp(signature, expected, expected.count) == 0
     case .openSSL(let key):
@@ -74,11 +76,15 @@ public struct TokenKey: Sendable {
     }
   }
 
-  /// The signature of `input` in the token's form (raw `r || s` for ES256).
-  func sign(_ input: [UInt8]) throws(TokenError) -> [UInt8] {
+  /// The signature of `input` in the token's form (raw `r || s` for ES256). `hmac` is a
+  /// seam for the tests.
+  func sign(_ input: [UInt8], hmac: HMACPrimitive = TokenKey.openSSLHMAC) throws(TokenError) -> [UInt8] {
     switch material {
     case .secret(let secret):
-      return Self.hmacSHA256(key: secret, input)
+      guard let mac = Self.hmacSHA256(key: secret, input, hmac) else {
+        throw TokenError.cannotSign.with("HMAC-SHA256 failed")
+      }
+      return mac
     case .openSSL(let key):
       let signature = try key.sign(input)
       guard algorithm == .es256 else { return signature }
@@ -89,10 +95,23 @@ public struct TokenKey: Sendable {
     }
   }
 
-  private static func hmacSHA256(key: [UInt8], _ input: [UInt8]) -> [UInt8] {
+  /// The C call behind HMAC-SHA256: writes the MAC into `digest` (32 bytes long) and its
+  /// length into `length`, and says whether it succeeded. A seam: OpenSSL's `HMAC` cannot be
+  /// made to fail from here (it returns `NULL` on an allocation or provider failure), so the
+  /// tests pass one that fails.
+  typealias HMACPrimitive =
+    @Sendable (_ key: [UInt8], _ input: [UInt8], _ digest: inout [UInt8], _ length: inout UInt32) -> Bool
+
+  /// OpenSSL's `HMAC` with SHA-256.
+  static let openSSLHMAC: HMACPrimitive = { key, input, digest, length in
+    HMAC(EVP_sha256(), key, Int32(key.count), input, input.count, &digest, &length) != nil
+  }
+
+  /// The 32-byte HMAC-SHA256 of `input`, or `nil` when `hmac` failed or wrote another length.
+  private static func hmacSHA256(key: [UInt8], _ input: [UInt8], _ hmac: HMACPrimitive) -> [UInt8]? {
     var digest = [UInt8](repeating: 0, count: 32)
     var length: UInt32 = 0
-    _ = HMAC(EVP_sha256(), key, Int32(key.count), input, input.count, &digest, &length)
-    return Array(digest[..<Int(length)])
+    guard hmac(key, input, &digest, &length), length == 32 else { return nil }
+    return digest
   }
 }

@@ -129,9 +129,7 @@ final class MDNSTransport {
   /// This machine's host name up to the first dot, as one DNS label (`localhost` and empty
   /// names become `switchboard`).
   static func machineHostName() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard gethostname(&buffer, buffer.count) == 0 else { return "switchboard" }
-    let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    guard let name = System.hostName() else { return "switchboard" }
     let label = name.split(separator: ".").first.map(String.init) ?? ""
     return label.isEmpty || label == "localhost" ? "switchboard" : String(label.prefix(63))
   }

@@ -68,6 +68,10 @@ final class HTTPSession: TCPConnectionDelegate {
       guard let request else { return }
       phase = .serving(idle: idle, request: nil)
       context.metrics.httpRequests.add(1, ordering: .relaxed)
+      if let refusal = hostRefusal(request.head) {
+        respond(refusal, keepAlive: false)
+        return
+      }
       if request.head.isWebSocketUpgrade {
         upgrade(request.head)
         return
@@ -103,6 +107,28 @@ final class HTTPSession: TCPConnectionDelegate {
     }
     if head.method == "HEAD" { response.body = [] }
     return response
+  }
+
+  /// The paths answered whatever the `Host`: probes and scrapers address the server by
+  /// service names nobody lists, and these carry no chat (docs/SECURITY.md, "Host names").
+  private static let anyHostPaths: Set<String> = ["/healthz", "/readyz", "/metrics"]
+
+  /// `421 Misdirected Request` when `head` (a page, an upgrade, anything but a probe) names
+  /// a `Host` the ``HostPolicy`` does not allow: a DNS-rebinding page; `nil` to go on. An
+  /// upgrade without `Origin` is not checked: browsers always send one with an upgrade, so
+  /// it is no page's (the CLI, the client library, a script), and rebinding is a browser's.
+  private func hostRefusal(_ head: HTTPRequestHead) -> HTTPResponse? {
+    if head.isWebSocketUpgrade {
+      guard head.headers["Origin"] != nil else { return nil }
+    } else if Self.anyHostPaths.contains(head.path) {
+      return nil
+    }
+    guard
+      case .refused(let why) = context.configuration.hostPolicy.check(host: head.headers["Host"])
+    else { return nil }
+    context.metrics.limits.hostsRefused.add(1, ordering: .relaxed)
+    context.logger.debug("request refused", metadata: .connection(peer: connection.remoteAddress, error: why))
+    return .text(421, why + "\n")
   }
 
   /// `200 ready` while the server runs and its room broker can work; `503` with the reason

@@ -21,6 +21,17 @@ public final class LimitMetrics: Sendable {
   public let httpRequestTimeouts = Atomic<Int>(0)
   /// Connections closed by `--idle-timeout`.
   public let idleTimeouts = Atomic<Int>(0)
+  /// HTTP requests answered 421 because their `Host` is not allowed (DNS rebinding;
+  /// `--allow-host`).
+  public let hostsRefused = Atomic<Int>(0)
+  /// Line connections closed because no `auth:` line came within `--auth-timeout`.
+  public let authTimeouts = Atomic<Int>(0)
+  /// Refused connections waiting out their grace time now (at most 32; a gauge).
+  public let refusedLingering = Atomic<Int>(0)
+  /// Refused connections answered and closed at once because 32 were lingering already.
+  public let refusedClosedAtOnce = Atomic<Int>(0)
+  /// `refused a connection` log lines held back by the log's rate limit.
+  public let refusedLogLinesSuppressed = Atomic<Int>(0)
 
   public init() {}
 
@@ -36,7 +47,13 @@ public final class LimitMetrics: Sendable {
       ("switchboard_udp_datagrams_rate_limited_total", datagramsRateLimited.load(ordering: .relaxed)),
       ("switchboard_http_request_timeouts_total", httpRequestTimeouts.load(ordering: .relaxed)),
       ("switchboard_idle_timeouts_total", idleTimeouts.load(ordering: .relaxed)),
+      ("switchboard_http_hosts_refused_total", hostsRefused.load(ordering: .relaxed)),
+      ("switchboard_auth_timeouts_total", authTimeouts.load(ordering: .relaxed)),
+      ("switchboard_refused_connections_closed_at_once_total", refusedClosedAtOnce.load(ordering: .relaxed)),
+      ("switchboard_refused_log_lines_suppressed_total", refusedLogLinesSuppressed.load(ordering: .relaxed)),
     ]
     return rows.map { "# TYPE \($0.0) counter\n\($0.0) \($0.1)\n" }.joined()
+      + "# TYPE switchboard_refused_connections_lingering gauge\n"
+      + "switchboard_refused_connections_lingering \(refusedLingering.load(ordering: .relaxed))\n"
   }
 }

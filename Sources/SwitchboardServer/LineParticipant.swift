@@ -119,7 +119,10 @@ extension LineParticipant {
         reply("* in \(me.room) (\(names.count)): \(names.map(LineDialect.escape).joined(separator: ", "))")
       }
     case .rooms:
-      let rooms = hub.rooms().map { "\(LineDialect.escape($0.name)) (\($0.members))" }
+      // With tokens, only the rooms this member's token lets it join.
+      let claims = authClaims
+      let rooms = hub.rooms().filter { claims?.allows(room: $0.name) ?? true }
+        .map { "\(LineDialect.escape($0.name)) (\($0.members))" }
       reply("* rooms: \(rooms.joined(separator: ", "))")
     case .history(let n):
       guard let me = hub.member(memberID) else { return }

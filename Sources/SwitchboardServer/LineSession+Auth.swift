@@ -26,6 +26,24 @@ extension LineSession {
     }
   }
 
+  /// With tokens required, closes the connection `--auth-timeout` after it opened unless a
+  /// token was accepted by then: `! authentication timed out …`, counted. A client that
+  /// connects and says nothing would otherwise hold its descriptor (and a member slot's
+  /// worth of memory) for as long as it likes.
+  func armAuthDeadline() {
+    guard case .awaitingToken = auth, let timeout = context.configuration.limits.authTimeout else { return }
+    authTimer = context.loop.scheduleLocal(after: timeout) { [context, memberID] in
+      guard let self = context.sessions[memberID] as? LineSession, !self.closing,
+        case .awaitingToken = self.auth
+      else { return }
+      context.metrics.limits.authTimeouts.add(1, ordering: .relaxed)
+      context.logger.info(
+        "auth timed out",
+        metadata: .connection(peer: self.connection.remoteAddress, member: memberID, dialect: "line"))
+      self.refuse(SessionAuth.Answer.timedOut)
+    }
+  }
+
   private func authenticate(_ token: String) {
     let verifier = context.configuration.tokenVerifier
     let trimmed = String(token.trimmingSpacesAndTabs())
@@ -35,6 +53,8 @@ extension LineSession {
       refuse(refusal.answer)
     case .success(let claims):
       guard let claims else { return }
+      authTimer?.cancel()
+      authTimer = nil
       let preferred = context.configuration.defaultRoom
       guard let room = auth.landingRoom(preferred: preferred) else {
         refuse(SessionAuth.Answer.notAllowed(preferred))

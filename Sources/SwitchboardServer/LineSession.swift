@@ -23,7 +23,8 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   private(set) var closing = false
   /// Token state (docs/SECURITY.md): `open` when the server checks none.
   var auth: SessionAuth
-  /// Fires when the accepted token runs out.
+  /// Fires at `--auth-timeout` while no token was accepted, then when the accepted token
+  /// runs out.
   var authTimer: Scheduled?
   /// `--max-message-rate` (nil: off); see LineSession+Limits.swift.
   var rateLimit: MessageRateLimiter?
@@ -64,6 +65,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
       self.ensureAnnounced()
     }
     if let idle = context.configuration.limits.idleTimeout { armIdle(after: idle) }
+    armAuthDeadline()
   }
 
   // MARK: Input

@@ -87,6 +87,10 @@ public struct ServerConfiguration: Sendable {
   /// Which browser origins may open a WebSocket (`--allow-origin`; docs/SECURITY.md, "Origin
   /// policy"). The default allows the server's own pages and clients that send no `Origin`.
   public var originPolicy = OriginPolicy()
+  /// Which `Host` names the HTTP listeners answer (`--allow-host`; docs/SECURITY.md, "Host
+  /// names"): the guard against DNS rebinding. The default allows this machine's names and
+  /// every IP address, names without a dot, `localhost` and the mDNS `.local` name.
+  public var hostPolicy = HostPolicy()
 
   public init() {}
 

@@ -1,4 +1,5 @@
 import SwitchboardIO
+import SwitchboardLog
 
 extension ServerCore {
   /// Counts a newly accepted connection against the connection caps. Over a cap it is
@@ -17,9 +18,14 @@ extension ServerCore {
       metrics.limits.refusedPerIP.add(1, ordering: .relaxed)
       message = "too many connections (\(limit) per address)"
     }
-    logger.notice(
-      "refused a connection", metadata: .connection(peer: connection.remoteAddress, error: message))
-    RefusedConnection.start(connection, on: listener, message: message, loop: loop)
+    if let suppressed = refusalLog.withLock({ $0.admit(now: Deadline.now().nanoseconds) }) {
+      var metadata = Log.Metadata.connection(peer: connection.remoteAddress, error: message)
+      if suppressed > 0 { metadata["suppressed"] = "\(suppressed)" }
+      logger.notice("refused a connection", metadata: metadata)
+    } else {
+      metrics.limits.refusedLogLinesSuppressed.add(1, ordering: .relaxed)
+    }
+    RefusedConnection.start(connection, on: listener, message: message, loop: loop, metrics: metrics.limits)
     return false
   }
 

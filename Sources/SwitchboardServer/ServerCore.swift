@@ -13,6 +13,10 @@ final class ServerCore: Sendable {
   let logger: Log
   /// Set when a shutdown begins: `/readyz` then answers 503 while the goodbyes go out.
   let shuttingDown = Atomic<Bool>(false)
+  /// The rate of `refused a connection` log lines: ten at once, then one every ten seconds,
+  /// the next written one saying how many were held back (a connect loop would otherwise
+  /// write one line per attempt).
+  let refusalLog = Mutex(LogLineLimiter(burst: 10, interval: .seconds(10), now: Deadline.now().nanoseconds))
 
   init(configuration: ServerConfiguration, broker: any RoomBroker) {
     self.configuration = configuration

@@ -40,6 +40,11 @@ public struct ServerLimits: Sendable, Equatable {
   /// at their address and get their room's messages. A proof past it is answered
   /// `! too many UDP members …` and counted; the address stays unproven.
   public var maxUDPMembers: Int? = 4096
+  /// With tokens on, how long a TCP or TLS line client has after connecting to send its
+  /// `auth:` line (`--auth-timeout`); answered `! authentication timed out …` and closed.
+  /// `nil` waits forever. Ten seconds: enough for a script, and a client that connects and
+  /// says nothing holds no descriptor for long.
+  public var authTimeout: Duration? = .seconds(10)
 
   public init() {}
 

@@ -41,6 +41,8 @@ enum SessionAuth {
     static let nameFixed = "name is fixed by your token"
     /// A room the token's `rooms` do not match (JSON code `room_forbidden`).
     static func notAllowed(_ room: String) -> String { "not allowed in room \(room)" }
+    /// No `auth:` line within `--auth-timeout` (lines only).
+    static let timedOut = "authentication timed out (send auth:TOKEN first)"
   }
 
   init(verifier: TokenVerifier?) {

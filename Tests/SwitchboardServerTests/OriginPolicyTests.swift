@@ -38,22 +38,7 @@ struct OriginPolicyTests {
 
   /// The status of a raw upgrade request carrying `origin` (none when `nil`).
   private func upgradeStatus(_ address: SocketAddress, origin: String?, host: String? = nil) throws -> (Int, String) {
-    let c = try LineClient(address)
-    var request = "GET / HTTP/1.1\r\nHost: \(host ?? "127.0.0.1:\(address.port)")\r\nUpgrade: websocket\r\n"
-    request += "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
-    if let origin { request += "Origin: \(origin)\r\n" }
-    try c.send(request + "\r\n")
-    var parser = HTTPResponseParser()
-    let deadline = ContinuousClock.now + .seconds(5)
-    while ContinuousClock.now < deadline {
-      c.fill(timeout: .milliseconds(100))
-      parser.append(c.takeBuffered())
-      if let head = try parser.next() {
-        c.fill(timeout: .milliseconds(200))
-        return (head.status, String(decoding: parser.takeRemainingBytes() + c.takeBuffered(), as: UTF8.self))
-      }
-    }
-    throw TestFailure("no response to the upgrade")
+    try rawRequestStatus(address, host: host ?? "127.0.0.1:\(address.port)", origin: origin, upgrade: true)
   }
 
   @Test func browserUpgradesAreCheckedAgainstThePolicy() async throws {

@@ -202,6 +202,28 @@ struct ServerAuthTests {
     }
   }
 
+  @Test func roomsListsOnlyTheRoomsTheTokenAllows() async throws {
+    try await withAuthServer { server in
+      let admin = try LineClient(server.tcpAddress!)
+      try admin.sendLine("auth:" + TestTokens.token(sub: "admin", rooms: ["*"]))
+      try admin.expectLine("* authenticated as admin")
+      try admin.sendLine("/join board-secret")
+      try admin.expectLine { $0.hasPrefix("* you are now in board-secret") }
+      let alice = try LineClient(server.tcpAddress!)
+      try alice.sendLine("auth:" + TestTokens.token())
+      try alice.expectLine("* authenticated as alice")
+      try alice.sendLine("/join team-red")
+      try alice.expectLine { $0.hasPrefix("* you are now in team-red") }
+      try alice.sendLine("/rooms")
+      let list = try alice.expectLine { $0.hasPrefix("* rooms: ") }
+      #expect(list.contains("team-red (1)"))
+      #expect(!list.contains("board-secret"))
+      try admin.sendLine("/rooms")
+      let all = try admin.expectLine { $0.hasPrefix("* rooms: ") }
+      #expect(all.contains("board-secret (1)") && all.contains("team-red (1)"))
+    }
+  }
+
   @Test func withoutAuthAnAuthLineIsStillAnsweredAndNeverPublished() async throws {
     try await withServer { server in
       let c = try LineClient(server.tcpAddress!)
