@@ -13,7 +13,7 @@ import SwitchboardChat
 /// Matching takes time linear in the pattern times the name at worst (no backtracking
 /// blow-up however many `*`s), and room names are at most 64 characters.
 public struct RoomPattern: Sendable, Hashable, CustomStringConvertible {
-  /// The pattern as written.
+  /// The pattern as written, in Unicode Normalization Form C (``RoomName/canonical(_:)``).
   public let text: String
   private let scalars: [Unicode.Scalar]
 
@@ -22,6 +22,9 @@ public struct RoomPattern: Sendable, Hashable, CustomStringConvertible {
 
   /// Validates a pattern; `nil` when it breaks the rule (empty, too long, other characters).
   public init?(_ text: String) {
+    // In the spelling room names are kept in (NFC), so `\u{212A}ey` in a token matches the
+    // room `Key` everywhere.
+    let text = RoomName.canonical(text)
     // A `*` stands for room-name characters, so with each one replaced by a letter a valid
     // pattern is a valid room name: the hub's rule, not a copy of it.
     guard RoomName.validate(text.replacing("*", with: "x")) != nil else { return nil }

@@ -153,6 +153,10 @@ public final class ChatHub: RoomBrokerSink {
     since: UInt64? = nil, epoch: String? = nil, historyCount: Int = 0,
     completion: ((JoinResult) -> Void)? = nil
   ) {
+    // One spelling for the room cell and so for the broker's keys and the store's rows: the
+    // hub's dictionary already treats canonically equivalent names as one (String equality),
+    // the broker and the store would not (RoomName).
+    let room = RoomName.canonical(room)
     let id = member.memberID
     enum Outcome {
       case joined(JoinResult)
@@ -303,9 +307,12 @@ public final class ChatHub: RoomBrokerSink {
   ///   - ref: the client's `ref` for the message (its JSON text), if it sent one: the
   ///     broker keeps it as an idempotency key, so a message re-sent with the same ref
   ///     (after a lost `ack`) is kept and delivered once and acknowledged with the first
-  ///     id (``MessageDraft/clientKey(ref:subject:name:text:)``).
+  ///     id (``MessageDraft/clientKey(ref:subject:name:address:text:)``).
   ///   - subject: the sender's token `sub` when the server checks tokens: the ref's scope
   ///     (else the name the sender asked for, before it was made unique in the room).
+  ///   - address: without a `subject`, the sender's IP address (no port), which scopes the
+  ///     ref together with the name so that nobody elsewhere can claim it by asking for the
+  ///     same name (``MessageDraft/clientKey(ref:subject:name:address:text:)``).
   ///   - completion: runs on the sender's shard once the broker kept the message (the
   ///     server sends the `ack` frame then) or failed to; never before the message itself
   ///     was queued for delivery.
@@ -313,17 +320,17 @@ public final class ChatHub: RoomBrokerSink {
   @discardableResult
   public func publish(
     from id: MemberID, text: String, isAction: Bool = false, ref: String? = nil, subject: String? = nil,
-    completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)? = nil
+    address: String? = nil, completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)? = nil
   ) -> Bool {
     var text = text
     return text.withUTF8 {
       publish(
         from: id, validatedUTF8: UnsafeRawBufferPointer($0), isAction: isAction, ref: ref, subject: subject,
-        completion: completion)
+        address: address, completion: completion)
     }
   }
 
-  /// ``publish(from:text:isAction:ref:subject:completion:)`` of a text given as bytes the
+  /// ``publish(from:text:isAction:ref:subject:address:completion:)`` of a text given as bytes the
   /// caller has checked to be UTF-8 (a WebSocket text frame in the decoder's buffer): they
   /// are copied into the message, with no `String` made of them. `textNeedsNoJSONEscape`:
   /// the caller also found no byte in them that a JSON string escapes
@@ -333,7 +340,7 @@ public final class ChatHub: RoomBrokerSink {
   @inline(never)
   package func publish(
     from id: MemberID, validatedUTF8 text: UnsafeRawBufferPointer, textNeedsNoJSONEscape: Bool = false,
-    isAction: Bool = false, ref: String? = nil, subject: String? = nil,
+    isAction: Bool = false, ref: String? = nil, subject: String? = nil, address: String? = nil,
     completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)? = nil
   ) -> Bool {
     guard let record = record(id) else { return false }
@@ -348,7 +355,8 @@ public final class ChatHub: RoomBrokerSink {
       isAction: isAction, textNeedsNoJSONEscape: textNeedsNoJSONEscape,
       stringsNeedNoJSONEscape: info.stringsNeedNoJSONEscape)
     let key = ref.map {
-      MessageDraft.clientKey(ref: $0, subject: subject, name: info.requestedName, textUTF8: text)
+      MessageDraft.clientKey(
+        ref: $0, subject: subject, name: info.requestedName, address: address, textUTF8: text)
     }
     // A ready room first, with nothing captured (a closure here that captured the draft
     // copied and destroyed it per message), and the draft made in the call's argument (one

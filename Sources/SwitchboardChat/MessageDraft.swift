@@ -5,7 +5,7 @@ public struct MessageDraft: Sendable {
   /// The member of this node who sent it; handed back with the delivery so dialects that
   /// do not echo can skip it. Opaque to brokers.
   public var origin: MemberID?
-  /// The sender's idempotency key (``clientKey(ref:subject:name:text:)``), `nil` when the
+  /// The sender's idempotency key (``clientKey(ref:subject:name:address:text:)``), `nil` when the
   /// client sent no `ref`. A broker that sees a key again within its lifetime keeps
   /// nothing, delivers nothing and answers with the id the first publish got.
   public var clientKey: String?
@@ -40,21 +40,31 @@ extension MessageDraft {
   /// The idempotency key of a client's `ref`, scoped to its sender (docs/PROTOCOLS.md,
   /// "Refs"): with auth the token's `sub` (`subject`), else the name the sender asked for
   /// (`alice`, also when the room shows `alice (2)`: a client that reconnects while its old
-  /// connection lingers is still the same sender); the room is implied (brokers keep keys
-  /// per room). The text is part of the key, so two senders that share a name and a ref
-  /// counter (every Switchboard client counts `c1`, `c2` … from its start) lose nothing
-  /// unless they also send the same text.
+  /// connection lingers is still the same sender) together with the address it connects
+  /// from (`address`, the peer's IP without the port). A name is anyone's to ask for; the
+  /// address is not, so a stranger elsewhere who asks for `alice` and guesses her next ref
+  /// and text cannot make her message be dropped as a repeat, while her own client, which
+  /// reconnects from the same machine and re-sends with the same ref, is still recognised.
+  /// The room is implied (brokers keep keys per room). The text is part of the key, so two
+  /// senders that share a name and a ref counter (every Switchboard client counts `c1`,
+  /// `c2` … from its start) lose nothing unless they also send the same text.
   ///
   /// `t` or `n` (token or name scope), then three 16-digit hex FNV-1a digests — of the
   /// scope, the ref and the text — separated by `:`: 52 ASCII bytes whatever the input,
   /// safe in a Redis key and cheap to keep.
-  public static func clientKey(ref: String, subject: String?, name: String, text: String) -> String {
-    clientKey(ref: ref, subject: subject, name: name, textUTF8: text.utf8)
+  public static func clientKey(
+    ref: String, subject: String?, name: String, address: String? = nil, text: String
+  ) -> String {
+    clientKey(ref: ref, subject: subject, name: name, address: address, textUTF8: text.utf8)
   }
 
-  /// ``clientKey(ref:subject:name:text:)`` of a text given as its UTF-8 bytes.
-  static func clientKey<Text: Sequence<UInt8>>(ref: String, subject: String?, name: String, textUTF8: Text) -> String {
-    let scope = subject.map { ("t", $0) } ?? ("n", name)
+  /// ``clientKey(ref:subject:name:address:text:)`` of a text given as its UTF-8 bytes.
+  static func clientKey<Text: Sequence<UInt8>>(
+    ref: String, subject: String?, name: String, address: String?, textUTF8: Text
+  ) -> String {
+    // NUL cannot be in a name the hub accepts nor in an address, so the two cannot run
+    // into each other.
+    let scope = subject.map { ("t", $0) } ?? ("n", address.map { name + "\u{0}" + $0 } ?? name)
     return scope.0 + ":" + digest(scope.1.utf8) + ":" + digest(ref.utf8) + ":" + digest(textUTF8)
   }
 

@@ -127,6 +127,10 @@ public final class MDNSAdvertiser: @unchecked Sendable {
   /// The host name in use (after any rename).
   public var hostName: String { onLoop { self.responder.hostName } }
 
+  /// What the responder refused so far (off-link and rate-limited queries) and the legacy
+  /// unicast queries it answered.
+  public var statistics: MDNSResponderStatistics { onLoop { self.responder.statistics } }
+
   /// The name a service is published under now.
   public func instanceName(of id: MDNSServiceID) -> String? { onLoop { self.responder.instanceName(of: id) } }
 

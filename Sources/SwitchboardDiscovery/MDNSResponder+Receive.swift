@@ -32,11 +32,21 @@ extension MDNSResponder {
     _ query: DNSMessage, from source: SocketAddress, on interface: MDNSInterface, now: Deadline,
     actions: inout [MDNSResponderAction]
   ) {
+    // §5.5, §11: a query from a source outside the link it came in on is ignored whole, so
+    // nothing about this host reaches (or is reflected towards) another network.
+    guard MDNSSourceVerdict.of(source, on: interface) == .onLink else {
+      counts.offLinkQueriesIgnored += 1
+      return
+    }
     if !query.authorities.isEmpty { tiebreak(query, on: interface, now: now) }
     if source.port != Self.port {
-      if let reply = legacyReply(to: query, on: interface) {
-        actions.append(.send(reply, to: .unicast(source, interface: interface.index)))
+      guard let reply = legacyReply(to: query, on: interface) else { return }
+      guard legacyRateLimit.allow(source.addressBytes, now: now) else {
+        counts.legacyQueriesRateLimited += 1
+        return
       }
+      counts.legacyQueriesAnswered += 1
+      actions.append(.send(reply, to: .unicast(source, interface: interface.index)))
       return
     }
     // §7.2: TC means more known answers follow from the same querier. Collect them for

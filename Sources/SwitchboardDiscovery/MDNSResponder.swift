@@ -81,6 +81,10 @@ public struct MDNSResponder: Sendable {
   var conflicts: MDNSConflictRateLimit
   /// Keeps every message within one packet (RFC 6762 §17).
   let splitter: MDNSPacketSplitter
+  /// Legacy unicast answers per source (RFC 6762 §6.7 answers go to whoever asked).
+  var legacyRateLimit: MDNSLegacyRateLimit
+  /// What was refused (read with ``statistics``).
+  var counts = MDNSResponderStatistics()
   private var nextID = 1
   private var scheduled: Deadline?
   private var warnedTypes: Set<String> = []
@@ -99,6 +103,9 @@ public struct MDNSResponder: Sendable {
       limit: configuration.conflictLimit, window: configuration.conflictWindow,
       pause: configuration.conflictPause)
     self.splitter = MDNSPacketSplitter(limit: configuration.maxMessageSize)
+    self.legacyRateLimit = MDNSLegacyRateLimit(
+      burst: configuration.legacyUnicastBurst, interval: configuration.legacyUnicastInterval,
+      maxSources: configuration.maxLegacyUnicastSources)
     self.host = Host(label: label, renames: 0, state: .probing(sent: 0, next: now))
     host.state = .probing(sent: 0, next: now.adding(randomDelay(upTo: configuration.initialProbeDelay)))
   }
@@ -113,6 +120,9 @@ public struct MDNSResponder: Sendable {
 
   /// Whether the service's name is won (being announced or announced).
   public func isRegistered(_ id: MDNSServiceID) -> Bool { registrations[id]?.state.isAnswerable ?? false }
+
+  /// Queries ignored as off-link or rate-limited, and legacy queries answered.
+  public var statistics: MDNSResponderStatistics { counts }
 
   /// When ``timerFired(now:)`` is next needed.
   public var nextDeadline: Deadline? {

@@ -35,6 +35,15 @@ public struct MDNSResponderConfiguration: Sendable {
   public var otherRecordTTL: UInt32 = 4500
   /// TTLs in answers to legacy unicast queries are capped to this (RFC 6762 §6.7: 10 s).
   public var legacyUnicastTTL: UInt32 = 10
+  /// Legacy unicast answers (RFC 6762 §6.7) one source address may get at once; then one more
+  /// per ``legacyUnicastInterval``. Each answer can be a full packet, so this bounds what a
+  /// querier with a forged on-link source can have sent to it.
+  public var legacyUnicastBurst = 8
+  /// The refill interval of ``legacyUnicastBurst`` (two answers a second).
+  public var legacyUnicastInterval: Duration = .milliseconds(500)
+  /// Sources whose legacy unicast allowance is tracked at once; beyond this, a new source is
+  /// not answered until an old one has been quiet long enough to be forgotten.
+  public var maxLegacyUnicastSources = 256
   /// Conflicts (of any of our names) within ``conflictWindow`` after which each new round of
   /// probing waits ``conflictPause`` (RFC 6762 §8.1: fifteen). ``maxRenames`` still applies.
   public var conflictLimit = 15

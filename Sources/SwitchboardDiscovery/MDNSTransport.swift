@@ -121,6 +121,9 @@ final class MDNSTransport {
       } else if let v6 = DNSIPv6Address(bytes: bytes) {
         interface.ipv6.append(v6)
       }
+      if let mask = entry.netmask, let subnet = MDNSSubnet(address: bytes, netmask: mask.addressBytes) {
+        interface.subnets.append(subnet)
+      }
       byIndex[entry.index] = interface
     }
     return byIndex.keys.sorted().map { byIndex[$0]! }

@@ -10,4 +10,7 @@ public struct InterfaceAddress: Sendable, Hashable {
   public var index: UInt32 = 0
   /// Whether the interface can multicast (`IFF_MULTICAST`).
   public var supportsMulticast = false
+  /// The address's netmask (`ifa_netmask`), what says which sources share its subnet;
+  /// `nil` when the system gives none.
+  public var netmask: SocketAddress?
 }

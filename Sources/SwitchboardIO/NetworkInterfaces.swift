@@ -24,6 +24,7 @@ public enum NetworkInterfaces {
         isLoopback: flags & Int32(IFF_LOOPBACK) != 0)
       interface.index = if_nametoindex(entry.pointee.ifa_name)
       interface.supportsMulticast = flags & Int32(IFF_MULTICAST) != 0
+      interface.netmask = entry.pointee.ifa_netmask.flatMap { SocketAddress($0) }
       result.append(interface)
     }
     return result.filter { !$0.isLoopback } + result.filter { $0.isLoopback }

@@ -1,3 +1,5 @@
+import SwitchboardIO
+
 /// A per-connection rate limit on messages: a ``TokenBucket`` with a burst of 2×rate, and
 /// strikes for refused messages. `--max-message-rate N` charges each message 1 (N messages a
 /// second); `--max-byte-rate B` charges each its length in bytes (B bytes a second; a message

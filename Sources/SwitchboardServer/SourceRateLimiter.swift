@@ -1,3 +1,5 @@
+import SwitchboardIO
+
 /// `--max-datagram-rate`: a ``TokenBucket`` per source IP address (any port), so one
 /// address that floods the UDP port loses its own excess datagrams while every other
 /// address keeps its full rate. Pure: the caller passes the time.

@@ -328,7 +328,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     let boundContext = LoopBound(context, on: context.loop)
     let accepted = context.hub.publish(
       from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape, ref: ref,
-      subject: auth.claims?.subject
+      subject: auth.claims?.subject, address: connection.remoteAddress?.ipAddress
     ) {
       result in
       guard let session = boundContext.value.sessions[memberID] as? WebSocketSession else { return }

@@ -1,4 +1,5 @@
 import SwitchboardChat
+import SwitchboardLog
 
 /// A `HistoryStore` in a SQLite database, `DIRECTORY/history.sqlite3`, in WAL mode.
 ///
@@ -46,7 +47,23 @@ public final class SQLiteHistoryStore: HistoryStore {
   {
     try FileSystem.prepareDirectory(directory)
     let path = (directory.hasSuffix("/") ? directory : directory + "/") + Self.fileName
+    try FileSystem.createPrivateFile(path)
+    Self.warnIfShared([directory, path, path + "-wal", path + "-shm"], logger: configuration.logger)
     engine = try HistoryEngine(path: path, configuration: configuration)
+  }
+
+  /// A data directory or database made before they were created private (or opened up by
+  /// hand) is left as it is, with one warning per path saying how to close it: the operator
+  /// may share it on purpose (a backup group), and a server that changed modes on its own
+  /// would surprise them (docs/OPERATIONS.md, "Upgrading").
+  private static func warnIfShared(_ paths: [String], logger: Log) {
+    for path in paths {
+      guard let mode = FileSystem.sharedMode(path) else { continue }
+      let wanted = path == paths[0] ? "700" : "600"
+      logger.warning(
+        "history readable by other users",
+        metadata: ["path": path, "mode": String(mode, radix: 8), "fix": "chmod \(wanted) \(path)"])
+    }
   }
 
   deinit {

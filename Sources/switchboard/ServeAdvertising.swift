@@ -65,6 +65,15 @@ final class ServeAdvertising: Sendable {
     init(host: String) { state = Mutex((host, [:])) }
   }
 
+  /// Where `/metrics` finds the built-in responder's counts once advertising started (the
+  /// server, and so its metrics closure, exists before the advertiser).
+  final class MetricsSlot: Sendable {
+    private let advertiser = Mutex<MDNSAdvertiser?>(nil)
+    func set(_ value: MDNSAdvertiser) { advertiser.withLock { $0 = value } }
+    /// The responder's counters, or nothing when the built-in responder is not running.
+    var prometheusText: String { advertiser.withLock { $0 }?.statistics.prometheusText() ?? "" }
+  }
+
   private let advertiser: any ServiceAdvertiser
 
   private init(advertiser: any ServiceAdvertiser) { self.advertiser = advertiser }
@@ -72,7 +81,9 @@ final class ServeAdvertising: Sendable {
   /// Starts advertising `server`'s bound listeners; returns `nil` (after printing why)
   /// when advertising is off or cannot run. Prints the banner lines, then one line per
   /// name won (`advertised NAME.TYPE.local on HOST.local:PORT`) and per rename.
-  static func start(_ options: Options, server: ChatServer, room: String, logger: Log) -> ServeAdvertising? {
+  static func start(
+    _ options: Options, server: ChatServer, room: String, logger: Log, metrics: MetricsSlot? = nil
+  ) -> ServeAdvertising? {
     guard options.enabled else {
       Output.print("Not advertised over mDNS (--no-advertise).")
       return nil
@@ -108,6 +119,7 @@ final class ServeAdvertising: Sendable {
       return nil
     }
     names.state.withLock { $0.host = advertiser.hostName }
+    if let builtin = advertiser as? MDNSAdvertiser { metrics?.set(builtin) }
     for service in services {
       do {
         let id = try advertiser.register(service)

@@ -153,6 +153,9 @@ enum ServeCommand {
       let statistics = history.statistics
       config.additionalMetrics = { statistics.prometheusText }
     }
+    let mdnsMetrics = ServeAdvertising.MetricsSlot()
+    let otherMetrics = config.additionalMetrics
+    config.additionalMetrics = { (otherMetrics?() ?? "") + mdnsMetrics.prometheusText }
     logger.info(
       "starting",
       metadata: [
@@ -175,7 +178,8 @@ enum ServeCommand {
       logger.notice("shutting down", metadata: ["signal": sig == SIGINT ? "SIGINT" : "SIGTERM"])
       stop.signal()
     }
-    let advertiser = ServeAdvertising.start(advertising, server: server, room: config.defaultRoom, logger: logger)
+    let advertiser = ServeAdvertising.start(
+      advertising, server: server, room: config.defaultRoom, logger: logger, metrics: mdnsMetrics)
     ServeTLSOptions.installReload(server, logger: logger)
     stop.wait()
     advertiser?.shutdown()

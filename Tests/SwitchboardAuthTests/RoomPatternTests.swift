@@ -25,6 +25,15 @@ import Testing
     #expect(RoomPattern(text) == nil)
   }
 
+  @Test func aPatternIsComparedInTheSpellingRoomNamesAreKeptIn() throws {
+    // Rooms reach the check in NFC (`RoomName.validate`); a token may spell them otherwise.
+    let kelvin = try #require(RoomPattern("\u{212A}ey-*"))
+    #expect(kelvin.matches("Key-1"))
+    #expect(kelvin.text == "Key-*")
+    #expect(try #require(RoomPattern("re\u{301}*")).matches("r\u{E9}union"))
+    #expect(RoomPattern("half\u{BD}*") == nil)
+  }
+
   @Test func anyOfSeveralPatternsAllows() throws {
     let patterns = ["team-*", "lobby"].compactMap(RoomPattern.init)
     #expect(RoomPattern.any(patterns, match: "lobby"))

@@ -60,6 +60,29 @@ struct ChatHubClientRefTests {
     #expect(try hub.publishNow(from: a.memberID, text: "x", ref: "7", subject: "user-2") == 2)
   }
 
+  @Test(arguments: BrokerKind.allCases)
+  func withoutATokenAStrangerElsewhereAskingForTheNameCannotClaimTheRef(_ kind: BrokerKind) throws {
+    let hub = kind.makeHub()
+    let shard = hub.makeShard(executor: InlineExecutor())
+    let mallory = RecordingMember(hub.nextMemberID())
+    let watcher = RecordingMember(hub.nextMemberID())
+    try hub.joinNow(watcher, shard: shard, name: "w", room: "r", announce: true)
+    try hub.joinNow(mallory, shard: shard, name: "alice", room: "r", announce: true)
+    // Mallory guesses Alice's next ref and text and sends them first, from her own address.
+    #expect(try hub.publishNow(from: mallory.memberID, text: "yes", ref: #""c5""#, address: "192.0.2.66") == 1)
+    hub.leave(mallory.memberID)
+    let alice = RecordingMember(hub.nextMemberID())
+    try hub.joinNow(alice, shard: shard, name: "alice", room: "r", announce: true)
+    // Alice's message is hers: kept and delivered under a new id.
+    #expect(try hub.publishNow(from: alice.memberID, text: "yes", ref: #""c5""#, address: "192.0.2.10") == 2)
+    // Alice's own re-send after a reconnect (same name, same address) is still a repeat.
+    hub.leave(alice.memberID)
+    let back = RecordingMember(hub.nextMemberID())
+    try hub.joinNow(back, shard: shard, name: "alice", room: "r", announce: true)
+    #expect(try hub.publishNow(from: back.memberID, text: "yes", ref: #""c5""#, address: "192.0.2.10") == 2)
+    #expect(watcher.messages.map(\.id) == [1, 2])
+  }
+
   @Test func aRetryBeforeTheFirstIsKeptWaitsForTheStoreAndSharesItsFailure() throws {
     let store = HeldStore()
     let hub = ChatHub(broker: LocalRoomBroker(store: store, loader: InlineExecutor()))

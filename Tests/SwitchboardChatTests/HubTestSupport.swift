@@ -99,13 +99,13 @@ extension ChatHub {
 
   /// Publishes and waits for the receipt's id (`nil`: the member is unknown).
   func publishNow(
-    from id: MemberID, text: String, ref: String? = nil, subject: String? = nil
+    from id: MemberID, text: String, ref: String? = nil, subject: String? = nil, address: String? = nil
   ) throws -> UInt64? {
     let receipt = Locked<Result<PublishReceipt, BrokerError>?>(nil)
     let done = Signal()
     guard
       publish(
-        from: id, text: text, ref: ref, subject: subject,
+        from: id, text: text, ref: ref, subject: subject, address: address,
         completion: { r in
           receipt.withLock { $0 = r }
           done.fire()

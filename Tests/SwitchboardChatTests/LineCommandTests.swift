@@ -47,8 +47,11 @@ struct LineCommandTests {
 
   @Test func aCommandIsSplitAtTheFirstSpaceEvenBeforeACombiningMark() {
     // Found by fuzz-line (Tests/Fuzz/line/corpus/combining-after-space): in "/join \u{65B}"
-    // the space and U+065B are one Character, so the command read as "join \u{65B}".
-    #expect(LineCommand.parse("/join \u{65B}") == .join("\u{65B}"))
+    // the space and U+065B are one Character, so the command read as "join \u{65B}". (A mark
+    // alone is no room name: the command is still `join`, and answers with its usage.)
+    #expect(LineCommand.parse("/join \u{65B}") == .invalid("usage: /join ROOM (1-64 letters, digits, - _ .)"))
+    #expect(LineCommand.parse("/join \u{65B}x") == .invalid("usage: /join ROOM (1-64 letters, digits, - _ .)"))
+    #expect(LineCommand.parse("/join \u{5D0}") == .join("\u{5D0}"))
     #expect(LineCommand.parse("/me \u{301}waves") == .me("\u{301}waves"))
   }
 

@@ -268,7 +268,10 @@ import Testing
     #expect(answer.message.additionals.map(\.type) == [.aaaa])
 
     var v4only = H {
-      $0.interfaces = [MDNSInterface(index: 7, name: "v", ipv4: [DNSIPv4Address(10, 9, 8, 1)])]
+      $0.interfaces = [
+        MDNSInterface(
+          index: 7, name: "v", ipv4: [DNSIPv4Address(10, 9, 8, 1)], subnets: H.interface.subnets)
+      ]
     }
     v4only.settle()
     v4only.clear()

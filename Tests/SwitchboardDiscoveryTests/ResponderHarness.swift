@@ -6,7 +6,8 @@ import Testing
 /// Drives an ``MDNSResponder`` on a manual clock and keeps everything it did.
 struct ResponderHarness {
   static let interface = MDNSInterface(
-    index: 7, name: "veth-test", ipv4: [DNSIPv4Address(10, 9, 8, 1)], ipv6: [DNSIPv6Address("fe80::1")!])
+    index: 7, name: "veth-test", ipv4: [DNSIPv4Address(10, 9, 8, 1)], ipv6: [DNSIPv6Address("fe80::1")!],
+    subnets: [MDNSSubnet(address: [10, 9, 8, 1], prefixLength: 24)!])
   static let peer = try! SocketAddress(host: "10.9.8.2", port: 5353)
 
   var responder: MDNSResponder

@@ -12,7 +12,7 @@ import Testing
 struct PersistenceTests {
   let binary = Binaries.switchboard ?? ""
 
-  private func temporaryDirectory() throws -> String {
+  func temporaryDirectory() throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("sb-persist-\(UUID().uuidString)").path
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
@@ -21,7 +21,7 @@ struct PersistenceTests {
   /// Starts `serve` on `ports` (TCP, HTTP). Ports are probed free, but another test of the
   /// parallel run can take one before the server binds it (a restart after SIGKILL has a
   /// longer gap still): a bind that finds its port in use is retried on fresh ports.
-  private func serve(dataDir: String, ports: inout [Int]) async throws -> ChildProcess {
+  func serve(dataDir: String, ports: inout [Int]) async throws -> ChildProcess {
     for attempt in 1...3 {
       let server = try ChildProcess(
         binary,
@@ -41,7 +41,7 @@ struct PersistenceTests {
     throw TestFailure("unreachable")
   }
 
-  private func data(_ frame: [String: Any]) -> [String: Any] { frame["data"] as? [String: Any] ?? [:] }
+  func data(_ frame: [String: Any]) -> [String: Any] { frame["data"] as? [String: Any] ?? [:] }
 
   @Test func acknowledgedMessagesSurviveSIGKILLAndIdsContinue() async throws {
     let dir = try temporaryDirectory()

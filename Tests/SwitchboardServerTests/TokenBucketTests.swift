@@ -1,3 +1,4 @@
+import SwitchboardIO
 import Testing
 
 @testable import SwitchboardServer

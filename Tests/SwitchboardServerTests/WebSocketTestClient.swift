@@ -14,8 +14,11 @@ final class WebSocketTestClient {
   /// The close code the server sent, once it did.
   private(set) var closeCode: WebSocketCloseCode?
 
-  init(_ address: SocketAddress, path: String = "/", receiveBuffer: Int32? = nil) throws {
-    socket = try LineClient(address, receiveBuffer: receiveBuffer)
+  /// Connects and upgrades; from `source` (an address on this host, port 0) when given.
+  init(_ address: SocketAddress, path: String = "/", from source: SocketAddress? = nil, receiveBuffer: Int32? = nil)
+    throws
+  {
+    socket = try LineClient(address, from: source, receiveBuffer: receiveBuffer)
     let request = WebSocketHandshake.clientRequest(host: "127.0.0.1:\(address.port)", path: path)
     try socket.send(request.requestBytes)
     var parser = HTTPResponseParser()

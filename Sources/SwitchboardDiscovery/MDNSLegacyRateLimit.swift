@@ -1,0 +1,35 @@
+import SwitchboardIO
+
+/// How often one source may get a legacy unicast answer (RFC 6762 §6.7): a ``TokenBucket``
+/// per source address (not port: a legacy querier picks a new port per query) holding at
+/// most `burst` answers and refilled with one every `interval`. At most `maxSources`
+/// buckets are kept; when the table is full, full buckets (sources quiet for a while) are
+/// dropped first, and a new source that still finds no room is refused (not given a fresh
+/// table, as the UDP port's limiter does: these answers go to whoever the source claims to
+/// be), so a flood of forged sources costs bounded memory and bounded answers.
+struct MDNSLegacyRateLimit: Sendable {
+  let burst: Int
+  let interval: Duration
+  let maxSources: Int
+  private var buckets: [[UInt8]: TokenBucket] = [:]
+
+  init(burst: Int, interval: Duration, maxSources: Int) {
+    self.burst = max(burst, 1)
+    self.interval = interval
+    self.maxSources = max(maxSources, 1)
+  }
+
+  /// Sources with a bucket now.
+  var sourceCount: Int { buckets.count }
+
+  /// Takes one answer from `source`'s allowance at `now`; `false` when none is left.
+  mutating func allow(_ source: [UInt8], now: Deadline) -> Bool {
+    if buckets[source] == nil, buckets.count >= maxSources {
+      buckets = buckets.filter { !$0.value.isFull(now: now.nanoseconds) }
+      guard buckets.count < maxSources else { return false }
+    }
+    let rate = 1e9 / Double(max(interval.nanoseconds, 1))
+    return buckets[source, default: TokenBucket(rate: rate, burst: Double(burst), now: now.nanoseconds)]
+      .take(now: now.nanoseconds)
+  }
+}
