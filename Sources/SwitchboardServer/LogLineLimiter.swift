@@ -1,3 +1,5 @@
+import SwitchboardIO
+
 /// How often one kind of log line may be written: a burst, then one per interval; the lines
 /// held back are counted, and the next line written says how many (its `suppressed`
 /// metadata). Pure: the caller passes the time, so tests drive it with made-up clocks.
