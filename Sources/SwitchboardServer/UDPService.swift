@@ -80,7 +80,8 @@ final class UDPService: UDPSocketDelegate {
     if let member = members[sender] {
       member.lastSeen = now
       member.reply(UDPService.echoPrefix + " " + text)
-      if case .prove = LineCommand.parse(text) {
+      // Only a command is parsed twice (here and in `perform`); messages are not.
+      if text.utf8.first == UInt8(ascii: "/"), case .prove = LineCommand.parse(text) {
         // A repeated proof (the first acceptance was lost, or a keepalive): the same answer.
         member.reply(DatagramProof.acceptance(room: context.hub.member(member.memberID)?.room ?? defaultRoom))
       } else {
