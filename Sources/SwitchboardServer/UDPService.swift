@@ -124,8 +124,8 @@ final class UDPService: UDPSocketDelegate {
   /// Offers `address` its code: when it asked (`/ok`), or at most once a second otherwise.
   private func offer(to address: SocketAddress, now: Deadline, asked: Bool) {
     guard asked || unproven.offerDue(to: address, now: now.nanoseconds) else { return }
-    answerUnproven(
-      DatagramProof.offer(code: cookie.code(for: address, now: now.nanoseconds)), to: address, offerAt: now.nanoseconds)
+    let code = cookie.code(for: address, now: now.nanoseconds)
+    answerUnproven(DatagramProof.offer(code: code), to: address, offerAt: now.nanoseconds)
   }
 
   /// Makes a proven address a member of the default room, unless `--max-udp-members` are.
@@ -143,7 +143,8 @@ final class UDPService: UDPSocketDelegate {
     member.lastSeen = now
     members[address] = member
     metrics.udp.members.add(1, ordering: .relaxed)
-    context.hub.join(member, shard: context.shard, name: "Client \(member.memberID.raw)", room: defaultRoom, announce: false)
+    context.hub.join(
+      member, shard: context.shard, name: "Client \(member.memberID.raw)", room: defaultRoom, announce: false)
     member.reply(DatagramProof.acceptance(room: defaultRoom))
   }
 

@@ -18,13 +18,17 @@ struct DatagramClientTests {
     let server = try ScriptedDatagramServer { text in
       if text.hasPrefix("/ok"), text.trimmingCharacters(in: .whitespaces) == "/ok" {
         // The first request (or its offer) is lost.
-        let n = requests.withLock { $0 += 1; return $0 }
+        let n = requests.withLock {
+          $0 += 1
+          return $0
+        }
         return n == 1 ? [] : ["Server received: \(text)", "* send /ok \(Self.code) to chat"]
       }
       if text == "/ok \(Self.code)" { return ["Server received: \(text)", "* ok, you are in lobby"] }
       return ["Server received: \(text)"]
     }
-    let send = try ChildProcess(ChatBinary.path!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "10"])
+    let send = try ChildProcess(
+      ChatBinary.path!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "10"])
     defer { send.stop() }
     #expect(try await send.waitForExit() == 0, "\(send.stderr)")
     #expect(requests.value >= 2)
@@ -36,7 +40,8 @@ struct DatagramClientTests {
   @Test func aServerThatNeverOffersACodeIsAClearTimeoutNotADelivery() async throws {
     // Echoes everything, as the seed's server does: an echo alone is no proof.
     let server = try ScriptedDatagramServer { ["Server received: \($0)"] }
-    let send = try ChildProcess(ChatBinary.path!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "2"])
+    let send = try ChildProcess(
+      ChatBinary.path!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "2"])
     defer { send.stop() }
     #expect(try await send.waitForExit() == 1)
     #expect(send.stderr.contains("offered no code"), "\(send.stderr)")
@@ -44,10 +49,12 @@ struct DatagramClientTests {
   }
 
   @Test func aRefusalBeforeTheProofFailsTheSendAtOnce() async throws {
-    let refusal = "! authentication required: the UDP port takes no tokens (use tcp://, tls:// or ws:// with one)"
+    let refusal =
+      "! authentication required: the UDP port takes no tokens (use tcp://, tls:// or ws:// with one)"
     let server = try ScriptedDatagramServer { _ in [refusal] }
     let started = ContinuousClock.now
-    let send = try ChildProcess(ChatBinary.path!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "30"])
+    let send = try ChildProcess(
+      ChatBinary.path!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "30"])
     defer { send.stop() }
     #expect(try await send.waitForExit(timeout: .seconds(40)) == 1)
     #expect(ContinuousClock.now - started < .seconds(15), "it waited for the timeout")
@@ -72,7 +79,9 @@ final class ScriptedDatagramServer: Sendable {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+      }
     }
     guard bound else {
       close(fd)
@@ -104,7 +113,9 @@ final class ScriptedDatagramServer: Sendable {
       var peer = sockaddr_storage()
       var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
       let n = withUnsafeMutablePointer(to: &peer) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, &buffer, buffer.count, 0, $0, &length) }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+          recvfrom(fd, &buffer, buffer.count, 0, $0, &length)
+        }
       }
       guard n > 0 else { continue }
       let text = String(decoding: buffer[0..<n], as: UTF8.self)
@@ -112,7 +123,9 @@ final class ScriptedDatagramServer: Sendable {
       for answer in script(text) {
         let bytes = Array((answer + "\n").utf8)
         _ = withUnsafePointer(to: &peer) {
-          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, bytes, bytes.count, 0, $0, length) }
+          $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            sendto(fd, bytes, bytes.count, 0, $0, length)
+          }
         }
       }
     }
