@@ -43,7 +43,9 @@ public enum DatagramProof {
   public static func acceptance(room: String) -> String { acceptancePrefix + room }
 
   /// Whether `line` is the server's acceptance of a proof.
-  public static func isAcceptance(_ line: some StringProtocol) -> Bool { line.utf8.starts(with: acceptancePrefix.utf8) }
+  public static func isAcceptance(_ line: some StringProtocol) -> Bool {
+    line.utf8.starts(with: acceptancePrefix.utf8)
+  }
 
   /// A client's first datagram: `/ok` (asking for a code), padded with spaces to
   /// ``requestLength`` bytes so that the server may answer it.
@@ -60,6 +62,7 @@ public enum DatagramProof {
   }
 
   private static func isCodeByte(_ byte: UInt8) -> Bool {
-    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+      || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
   }
 }

@@ -40,7 +40,8 @@ struct AddressCookie: Sendable {
   func accepts(_ code: String, from address: SocketAddress, now: UInt64) -> Bool {
     guard let code = DatagramProof.normalized(code: code) else { return false }
     let slot = now / slotLength
-    return code == self.code(for: address, slot: slot) || (slot > 0 && code == self.code(for: address, slot: slot - 1))
+    return code == self.code(for: address, slot: slot)
+      || (slot > 0 && code == self.code(for: address, slot: slot - 1))
   }
 
   private func code(for address: SocketAddress, slot: UInt64) -> String {

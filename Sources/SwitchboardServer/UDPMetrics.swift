@@ -23,7 +23,10 @@ public final class UDPMetrics: Sendable {
     let rows: [(String, String, Int)] = [
       ("switchboard_udp_proofs_total", "counter", proofs.load(ordering: .relaxed)),
       ("switchboard_udp_proofs_failed_total", "counter", proofsFailed.load(ordering: .relaxed)),
-      ("switchboard_udp_unproven_answers_withheld_total", "counter", unprovenAnswersWithheld.load(ordering: .relaxed)),
+      (
+        "switchboard_udp_unproven_answers_withheld_total", "counter",
+        unprovenAnswersWithheld.load(ordering: .relaxed)
+      ),
       ("switchboard_udp_members_refused_total", "counter", membersRefused.load(ordering: .relaxed)),
       ("switchboard_udp_members", "gauge", members.load(ordering: .relaxed)),
     ]

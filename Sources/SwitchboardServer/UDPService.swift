@@ -80,7 +80,8 @@ final class UDPService: UDPSocketDelegate {
     if let member = members[sender] {
       member.lastSeen = now
       member.reply(UDPService.echoPrefix + " " + text)
-      if case .prove = LineCommand.parse(text) {
+      // Only a command is parsed twice (here and in `perform`); messages are not.
+      if text.utf8.first == UInt8(ascii: "/"), case .prove = LineCommand.parse(text) {
         // A repeated proof (the first acceptance was lost, or a keepalive): the same answer.
         member.reply(DatagramProof.acceptance(room: context.hub.member(member.memberID)?.room ?? defaultRoom))
       } else {
@@ -123,8 +124,8 @@ final class UDPService: UDPSocketDelegate {
   /// Offers `address` its code: when it asked (`/ok`), or at most once a second otherwise.
   private func offer(to address: SocketAddress, now: Deadline, asked: Bool) {
     guard asked || unproven.offerDue(to: address, now: now.nanoseconds) else { return }
-    answerUnproven(
-      DatagramProof.offer(code: cookie.code(for: address, now: now.nanoseconds)), to: address, offerAt: now.nanoseconds)
+    let code = cookie.code(for: address, now: now.nanoseconds)
+    answerUnproven(DatagramProof.offer(code: code), to: address, offerAt: now.nanoseconds)
   }
 
   /// Makes a proven address a member of the default room, unless `--max-udp-members` are.
@@ -142,7 +143,8 @@ final class UDPService: UDPSocketDelegate {
     member.lastSeen = now
     members[address] = member
     metrics.udp.members.add(1, ordering: .relaxed)
-    context.hub.join(member, shard: context.shard, name: "Client \(member.memberID.raw)", room: defaultRoom, announce: false)
+    context.hub.join(
+      member, shard: context.shard, name: "Client \(member.memberID.raw)", room: defaultRoom, announce: false)
     member.reply(DatagramProof.acceptance(room: defaultRoom))
   }
 

@@ -45,7 +45,9 @@ struct UnprovenSources: Sendable {
   /// Whether `bytes` more may go to `source` within its budget; if so they are counted
   /// as sent (and, with `offerAt`, as an offer sent then).
   mutating func spend(_ bytes: Int, on source: SocketAddress, offerAt: UInt64? = nil) -> Bool {
-    guard var entry = entries[source], entry.sent + bytes <= Self.factor * entry.received else { return false }
+    guard var entry = entries[source], entry.sent + bytes <= Self.factor * entry.received else {
+      return false
+    }
     entry.sent += bytes
     if let offerAt { entry.lastOffer = offerAt }
     entries[source] = entry

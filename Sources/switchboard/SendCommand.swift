@@ -48,8 +48,10 @@ enum SendCommand {
       Output.error("switchboard send: needs a URL and some text\n\n\(help)")
       return ExitCode.usage
     }
+    // Connecting gets a little less than the whole time, so that when connecting is what
+    // ran out, its own reason (no answer, a UDP proof not accepted, …) is the one printed.
     var configuration = ChatClient.Configuration(
-      connectTimeout: .seconds(timeout), reconnect: .never, heartbeat: .disabled)
+      connectTimeout: .seconds(timeout) * 0.9, reconnect: .never, heartbeat: .disabled)
     configuration.lineSendCompletion = .handled
     configuration.resolver = target.resolver
     target.apply(to: &configuration, command: "send")

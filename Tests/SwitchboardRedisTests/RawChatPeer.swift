@@ -18,7 +18,8 @@ final class RawChatPeer: Sendable {
   private let stopped = Locked(false)
   private let done = DispatchSemaphore(value: 0)
 
-  /// Connects (TCP) or binds and connects (UDP) to `port` on 127.0.0.1 and says `iam:name`.
+  /// Connects (TCP) or binds and connects (UDP) to `port` on 127.0.0.1 and says `iam:name`
+  /// (UDP: once it has proven its address, as every UDP client must to be a member).
   init(_ kind: Kind, port: Int, name: String) throws {
     self.kind = kind
     fd = socket(AF_INET, Int32((kind == .tcp ? SOCK_STREAM : SOCK_DGRAM).rawValue), 0)
@@ -29,6 +30,7 @@ final class RawChatPeer: Sendable {
       close(fd)
       throw TestFailure("connect to \(port) failed")
     }
+    if kind == .udp { try prove() }
     let thread = Thread { [self] in
       readLoop()
       done.signal()
@@ -41,6 +43,29 @@ final class RawChatPeer: Sendable {
     stopped.withLock { $0 = true }
     done.wait()
     close(fd)
+  }
+
+  /// The UDP address proof (docs/PROTOCOLS.md): a padded `/ok` until the server offers a
+  /// code, `/ok CODE` until it accepts; each resent every 250 ms (UDP may lose either).
+  private func prove(timeout: Duration = .seconds(15)) throws {
+    let deadline = ContinuousClock.now + timeout
+    var datagram = "/ok" + String(repeating: " ", count: 61)
+    var buffer = [UInt8](repeating: 0, count: 65536)
+    while ContinuousClock.now < deadline {
+      send(datagram)
+      let resend = ContinuousClock.now + .milliseconds(250)
+      while ContinuousClock.now < resend {
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { continue }
+        let line = String(decoding: buffer[0..<n], as: UTF8.self).trimmingCharacters(in: .newlines)
+        if line.hasPrefix("* ok, you are in ") { return }
+        if line.hasPrefix("* send /ok "), line.hasSuffix(" to chat") {
+          datagram = String(line.dropLast(" to chat".count).dropFirst("* send ".count))
+          break
+        }
+      }
+    }
+    throw TestFailure("udp peer: the server did not accept the address within \(timeout)")
   }
 
   /// Sends one line (TCP) or one datagram (UDP).

@@ -223,7 +223,9 @@ final class DatagramPeer {
 
   /// Every datagram that arrives until none has for `quiet`, or `limit` has passed (used
   /// to count what a source is sent: proving an absence needs a window).
-  func drain(quietFor quiet: Duration = .milliseconds(500), atMost limit: Duration = .seconds(5)) -> [String] {
+  func drain(quietFor quiet: Duration = .milliseconds(500), atMost limit: Duration = .seconds(5))
+    -> [String]
+  {
     var got: [String] = []
     let end = ContinuousClock.now + limit
     while ContinuousClock.now < end, let d = try? receive(timeout: min(quiet, end - ContinuousClock.now)) {

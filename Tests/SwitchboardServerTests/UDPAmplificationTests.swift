@@ -19,7 +19,9 @@ struct UDPAmplificationTests {
     return writer
   }
 
-  @Test(arguments: ["/join x", "/history 1000", "/help", "/who", "/rooms", "/since 0", "hello there everyone"])
+  @Test(arguments: [
+    "/join x", "/history 1000", "/help", "/who", "/rooms", "/since 0", "hello there everyone",
+  ])
   func aFreshSourceGetsAtMostThreeTimesWhatItSentBesidesTheEcho(probe: String) async throws {
     try await withServer { server in
       let writer = try await fillLobby(server)
@@ -91,7 +93,8 @@ struct UDPAmplificationTests {
       try peer.send(String(repeating: "a", count: 40))
       #expect(
         try peer.receive()
-          == "! authentication required: the UDP port takes no tokens (use tcp://, tls:// or ws:// with one)\n")
+          == "! authentication required: the UDP port takes no tokens (use tcp://, tls:// or ws:// with one)\n"
+      )
       #expect(server.metrics.udp.unprovenAnswersWithheld.load(ordering: .relaxed) == 1)
       #expect(server.hub.counts.members == 0)
     }
@@ -107,7 +110,9 @@ struct UDPAmplificationTests {
       try second.send("/ok \(code)")
       try second.expect { $0 == "! too many UDP members (1); try again later, or use tcp:// or ws://\n" }
       #expect(server.metrics.udp.membersRefused.load(ordering: .relaxed) == 1)
-      #expect(server.metrics.prometheusText(members: 0, rooms: 0).contains("switchboard_udp_members_refused_total 1\n"))
+      #expect(
+        server.metrics.prometheusText(members: 0, rooms: 0).contains(
+          "switchboard_udp_members_refused_total 1\n"))
       // A member leaving makes room: the same code is good again.
       try first.send("/quit")
       try await eventually { server.metrics.udp.members.load(ordering: .relaxed) == 0 }

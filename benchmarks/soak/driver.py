@@ -7,7 +7,8 @@ Starts the server on free loopback ports with SQLite history in WORK/data, then 
 until M minutes have passed:
 
   well-behaved senders   JSON WebSocket (acked by `ack`), TCP lines (acked by the `/who`
-                         reply that follows a batch), UDP (acked by `Server received:`),
+                         reply that follows a batch), UDP (address proven, then acked by
+                         `Server received:`),
                          WebSocket text dialect with notify_self=1 (acked by the echo);
                          every message text is a unique token
   resuming receivers     JSON WebSocket clients that reconnect to /rooms/R?since=K&epoch=E,
@@ -279,8 +280,37 @@ class Soak:
                 self.connect_failures += 1
             await self.pause(self.rng.uniform(0.05, 2))
 
+    async def udp_prove(self, sock, loop):
+        """The address proof a UDP sender makes before it is a member (docs/PROTOCOLS.md):
+        a padded `/ok` until the server offers a code, `/ok CODE` until it accepts; each
+        resent every 250 ms, for up to 10 s. Before it the server publishes nothing of the
+        address, though it echoes everything."""
+        datagram = b"/ok" + b" " * 61
+        end = time.monotonic() + 10
+        while self.running and time.monotonic() < end:
+            try:
+                sock.send(datagram)
+            except OSError:
+                pass
+            resend = time.monotonic() + 0.25
+            while time.monotonic() < resend:
+                try:
+                    data = await asyncio.wait_for(loop.sock_recv(sock, 70000), resend - time.monotonic())
+                except (asyncio.TimeoutError, OSError):
+                    break
+                line = data.rstrip(b"\r\n")
+                if line.startswith(b"* ok, you are in "):
+                    return True
+                if line.startswith(b"* send /ok ") and line.endswith(b" to chat"):
+                    datagram = line[len(b"* send "):-len(b" to chat")]
+                    break
+        return False
+
     async def udp_sender(self, n):
-        """Sends to the default room (a restart forgets a datagram member's room)."""
+        """Sends to the default room (a restart forgets a datagram member's room, and its
+        proof: the sender proves its address again after each start of the server, before
+        its next message — with no await between the check and the send, so no message
+        reaches a new server unproven)."""
         room = ROOMS[0]
         seq = 0
         loop = asyncio.get_running_loop()
@@ -288,9 +318,15 @@ class Soak:
             sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
             sock.setblocking(False)
             sock.connect(("127.0.0.1", self.server.udp))
+            proven = None  # the server start the address is proven to
             try:
                 end = time.monotonic() + self.lifetime()
                 while self.running and time.monotonic() < end:
+                    if proven != self.server.starts:
+                        start = self.server.starts
+                        if await self.udp_prove(sock, loop):
+                            proven = start
+                        continue
                     seq += 1
                     token = f"su{n}-{seq}"
                     self.ledger.sent += 1
