@@ -30,10 +30,11 @@ enum ServeAuthOptions {
       --allow-origin ORIGIN     a web origin (https://app.example.org) whose pages may open a
                                 WebSocket here, besides the server's own; repeatable; * allows
                                 every origin, null the null origin (default: refused)
-      --allow-host NAME         a Host name the HTTP listeners answer besides this machine's
-                                names and addresses, localhost and NAME.local; repeatable;
-                                *.example.org for every name under it, * for any (off: DNS
-                                rebinding then passes); others get 421
+      --allow-host NAME         a Host name the HTTP listeners answer besides any address,
+                                this machine's names, HOST.local, localhost and names
+                                without a dot; repeatable; *.example.org for every name
+                                under it, * for any (off: DNS rebinding then passes);
+                                others get 421
     """
 
   /// Reads the flags into `config`.

@@ -44,6 +44,21 @@ struct HostPolicyTests {
     }
   }
 
+  /// Random ASCII hosts (the characters that matter to the parser, weighted): never a trap,
+  /// the verdict does not depend on letter case, and nothing allowed holds a character no
+  /// host name, address or port has.
+  @Test func randomHostsNeverTrapAndTheVerdictIgnoresCase() {
+    var random = SeededGenerator(seed: 27)
+    let alphabet = Array("ab.-_:[]%019fe.:x ")
+    for _ in 0..<20_000 {
+      let host = String(
+        (0..<Int.random(in: 0...24, using: &random)).map { _ in alphabet.randomElement(using: &random)! })
+      let verdict = policy.check(host: host)
+      #expect((verdict == .allowed) == (policy.check(host: host.uppercased()) == .allowed), "\(host)")
+      if verdict == .allowed { #expect(!host.contains(" ") && !host.isEmpty, "\(host)") }
+    }
+  }
+
   @Test func allowedNamesAndPatternsAreExplicit() {
     #expect(policy.check(host: "chat.example.org:443") == .allowed)
     #expect(policy.check(host: "CHAT.Example.Org.") == .allowed)
@@ -141,7 +156,8 @@ struct HostPolicyTests {
   /// fail; `localhost` and an `--allow-host` name get the page and a WebSocket.
   @Test(
     .enabled(
-      ifAvailable: Binaries.switchboard != nil && PeerScriptTests.python != nil && PeerScriptTests.chromium != nil,
+      ifAvailable: Binaries.switchboard != nil && PeerScriptTests.python != nil
+        && PeerScriptTests.chromium != nil,
       "needs the switchboard executable, chromium and python3 with websockets"))
   func chromiumOnARebindingNameIsRefusedAndOnAnAllowedNameChats() async throws {
     let ports = try freePorts(2)
@@ -156,7 +172,8 @@ struct HostPolicyTests {
     let peer = try ChildProcess(
       PeerScriptTests.python!,
       [
-        "\(PeerScriptTests.peersDirectory)/browser_rebinding.py", "\(ports[1])", "--allowed", "chat.example.org",
+        "\(PeerScriptTests.peersDirectory)/browser_rebinding.py", "\(ports[1])", "--allowed",
+        "chat.example.org",
         "--timeout", "120",
       ])
     let status = try await peer.waitForExit(timeout: .seconds(180))
