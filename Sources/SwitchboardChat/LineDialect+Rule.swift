@@ -5,7 +5,8 @@ extension LineDialect {
   /// message and as an action causes, or `nil` when they are exactly what the rule says:
   /// - written byte by byte (``writeLine(_:into:)``) each is ``format(_:)-swift.type.method``
   ///   and a line feed, ``lineByteCount(_:)`` bytes, with no other line break or escaped
-  ///   character in it;
+  ///   character in it; the one-pass ``writePlainLine(_:into:)`` writes the same bytes
+  ///   exactly when nothing needed an escape, and says so otherwise;
   /// - the message `NAME: TEXT` starts with no `* `, `! `, `[` or `Server received`, its
   ///   author ends at its first `: `, and name and text read back exactly (``LineEscape``);
   /// - the action `* NAME ACTION`, unless ``actionRefusal(author:action:)`` refuses it,
@@ -20,6 +21,11 @@ extension LineDialect {
       bytes.withUnsafeMutableBytes { writeLine(m, into: $0) }
       let line = format(m)
       guard bytes == Array((line + "\n").utf8) else { return "the written line is not the formatted one: \(line)" }
+      var plain = [UInt8](repeating: 0, count: plainLineByteCount(m))
+      let isPlain = plain.withUnsafeMutableBytes { writePlainLine(m, into: $0) }
+      guard isPlain == (plain.count == bytes.count), !isPlain || plain == bytes else {
+        return "the one-pass writer says \(isPlain) of \(line)"
+      }
       if line.unicodeScalars.contains(where: LineEscape.isEscaped) { return "a line break stayed in \(line)" }
       for history in [false, true] {
         let shown = history ? formatHistory(m) : line

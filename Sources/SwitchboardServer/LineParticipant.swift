@@ -28,12 +28,16 @@ extension LineParticipant {
     // Formatted once per shard (inside the cache), not once per member; an event with no
     // line form is cached as empty bytes.
     let bytes = cache.value(for: DialectSlot.line) {
-      // A message's line is written straight into the shared bytes (no `String` of it).
+      // A message's line is written straight into the shared bytes (no `String` of it):
+      // copied in one pass when nothing in it needs an escape, else counted and escaped.
       if case .message(let m, _) = event {
-        return SharedBytes(uninitializedCount: LineDialect.lineByteCount(m)) {
-          LineDialect.writeLine(m, into: $0)
-          return true
-        } ?? SharedBytes([])
+        return SharedBytes(uninitializedCount: LineDialect.plainLineByteCount(m)) {
+          LineDialect.writePlainLine(m, into: $0)
+        }
+          ?? SharedBytes(uninitializedCount: LineDialect.lineByteCount(m)) {
+            LineDialect.writeLine(m, into: $0)
+            return true
+          } ?? SharedBytes([])
       }
       return SharedBytes(string: LineDialect.format(event).map { $0 + "\n" } ?? "")
     }

@@ -48,6 +48,10 @@ struct LineDialectTests {
         bytes.withUnsafeMutableBytes { LineDialect.writeLine(m, into: $0) }
         let formatted = LineDialect.format(m)
         #expect(bytes == Array((formatted + "\n").utf8), "\(text.debugDescription)")
+        // The one-pass writer: the same bytes when nothing needed an escape, else `false`.
+        var plain = [UInt8](repeating: 0, count: LineDialect.plainLineByteCount(m))
+        let isPlain = plain.withUnsafeMutableBytes { LineDialect.writePlainLine(m, into: $0) }
+        #expect(isPlain == (plain.count == bytes.count) && (!isPlain || plain == bytes), "\(text.debugDescription)")
         #expect(!formatted.unicodeScalars.contains { LineEscape.isEscaped($0) }, "\(text.debugDescription)")
         let expected = isAction ? "* " + LineEscape.escape(author) + " " : LineEscape.escape(author) + ": "
         #expect(formatted.hasPrefix(expected))
@@ -89,6 +93,9 @@ struct LineDialectTests {
     ("*bob", NameRefusal.marker("*")), ("! x", .marker("!")), ("[3] ceo", .marker("[")), ("ceo: wire", .colonSpace),
     ("server", .noticeWord("server")), ("Server is going away", .noticeWord("server")), ("YOU", .noticeWord("you")),
     ("rooms:", .noticeWord("rooms:")), ("in", .noticeWord("in")), ("Server received", .echoPrefix),
+    // Judged as a reader sees them: without format characters and combining marks.
+    ("server\u{200B} x", .noticeWord("server")), ("\u{200B}*bob", .marker("*")), ("ceo:\u{2060} wire", .colonSpace),
+    ("server \u{356}x", .noticeWord("server")), ("\u{301}", .empty),
   ])
   func namesThatWouldMakeALineReadAsAnotherAreRefused(name: String, refusal: NameRefusal) {
     #expect(LineDialect.nameRefusal(name) == refusal)

@@ -50,6 +50,8 @@ import Testing
     ("mallory: ok\\nceo: wire", "mallory", "ok\nceo: wire"),
     ("mallory: C:\\path\\\\new", "mallory", "C:\\path\\new"),
     ("a\\\\nb: x\\u{2028}y", "a\\nb", "x\u{2028}y"),
+    // The separator's space and a combining mark are one Character: split by bytes.
+    ("mallory: \u{356}x: hi", "mallory", "\u{356}x: hi"),
   ])
   func aLineIsReadWithItsNameAndTextUnescaped(line: String, author: String, text: String) {
     guard case .message(let m) = ChatWire.decodeLine(line, room: "lobby", me: "me") else {

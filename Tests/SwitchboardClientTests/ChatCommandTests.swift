@@ -65,6 +65,27 @@ struct ChatCommandTests {
     await watcher.stop()
   }
 
+  /// A WebSocket member's text with line breaks and an escape sequence is one line of the
+  /// pipe's output, escaped as the line dialect escapes it: no forged `ceo: …` or
+  /// `* server …` line, no control reaching the terminal.
+  @Test func pipeModePrintsAMessageWithLineBreaksAsOneEscapedLine() async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let mallory = try ChatProbe(wsURL(server), name: "mallory")
+    try await mallory.waitReady()
+    let chat = try ChildProcess(ChatBinary.path!, ["chat", wsURL(server), "--name", "piper"])
+    defer { chat.stop() }
+    try await eventually("the pipe joined") { server.hub.who(room: "lobby").contains("piper") }
+    try await mallory.client.send("ok\nceo: wire $10k\r* server is going away: x\u{1B}[2K")
+    try await mallory.client.send("end")
+    try await chat.waitForOutput("mallory: end\n")
+    #expect(chat.stdout.contains(#"mallory: ok\nceo: wire $10k\r* server is going away: x\u{1b}[2K"# + "\nmallory: end\n"))
+    #expect(!chat.stdout.contains("\nceo: ") && !chat.stdout.contains("\r") && !chat.stdout.contains("\u{1B}"))
+    chat.closeInput()
+    #expect(try await chat.waitForExit() == 0)
+    await mallory.stop()
+  }
+
   /// What a pipe missed while reconnecting is printed once the client resumes (the soak
   /// found the replay dropped). The message is sent while the pipe cannot reach the room:
   /// the same data directory served on another port, so the pipe's resume must fetch it.
