@@ -36,6 +36,12 @@ public struct ServerLimits: Sendable, Equatable {
   /// Datagrams a second one source IP address may send to the UDP port
   /// (`--max-datagram-rate`), burst twice as many; the rest are dropped and counted.
   public var maxDatagramRate: Int? = 1000
+  /// Rooms this node keeps, in memory and on disk (`--max-rooms`); a join of a new room
+  /// past it is refused (``RoomCap``), rooms already kept still work.
+  public var maxRooms: Int? = 10_000
+  /// Room joins one connection (or UDP source) may make a minute, burst a minute's worth
+  /// (`--max-joins-per-minute`); the rest are refused (``JoinRateLimiter``).
+  public var maxJoinsPerMinute: Int? = 60
 
   public init() {}
 

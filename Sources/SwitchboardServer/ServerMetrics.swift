@@ -32,6 +32,8 @@ public final class ServerMetrics: Sendable {
   public let limits = LimitMetrics()
   /// The TLS listeners' handshakes and connections.
   public let tls = TLSMetrics()
+  /// The bounds on rooms and joins (``GrowthMetrics``).
+  public let growth = GrowthMetrics()
 
   /// The loops' own counters and gauges, one per loop (none for a server without loops).
   let loops: [LoopMetrics]
@@ -63,7 +65,7 @@ public final class ServerMetrics: Sendable {
       ("switchboard_heap_bytes_in_use", "gauge", HeapPolicy.bytesInUse),
     ]
     return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined() + limits.prometheusText()
-      + tls.prometheusText()
+      + tls.prometheusText() + growth.prometheusText()
       + dialectText() + loopText() + (additional?() ?? "")
   }
 
