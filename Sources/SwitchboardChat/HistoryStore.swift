@@ -18,9 +18,14 @@ public protocol HistoryStore: Sendable {
   /// message. Asked once per room, after ``loadRoom(_:limit:)``. The default is `nil` (a
   /// store that writes to disk must answer through completions).
   func immediateAppender(forRoom room: String) -> (any HistoryRoomAppender)?
+  /// The names of the rooms the store holds, at most `limit` of them (the server counts
+  /// them against `--max-rooms` at startup). The default is none.
+  func roomNames(limit: Int) -> [String]
 }
 
 extension HistoryStore {
   /// None: every message goes through ``append(_:completion:)``.
   public func immediateAppender(forRoom room: String) -> (any HistoryRoomAppender)? { nil }
+  /// None: a store in memory starts empty.
+  public func roomNames(limit: Int) -> [String] { [] }
 }

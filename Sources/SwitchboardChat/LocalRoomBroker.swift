@@ -334,6 +334,13 @@ public final class LocalRoomBroker: RoomBroker {
     state.withLock { $0.rooms[room] }?.keys.withLock { $0 = ClientKeys() }
   }
 
+  /// The store's rooms and those opened since it started, at most `limit`.
+  public func knownRooms(limit: Int) -> [String] {
+    var names = Set(store.roomNames(limit: limit))
+    for name in state.withLock({ Array($0.rooms.keys) }) where names.count < limit { names.insert(name) }
+    return Array(names)
+  }
+
   /// Commits what the store holds and closes it; later publishes fail with ``BrokerError/closed``.
   public func close() {
     let rooms = state.withLock { state in

@@ -87,6 +87,15 @@ public protocol RoomBroker: AnyObject, Sendable {
   /// Whether the broker can do its work now (`GET /readyz`). Read from any thread, often:
   /// it must return at once. The default is always ``BrokerHealth/ready``.
   var health: BrokerHealth { get }
+
+  /// The rooms the broker already keeps (on disk, in memory), at most `limit`: the server
+  /// counts them against `--max-rooms` when it starts. Returns at once. The default is none.
+  func knownRooms(limit: Int) -> [String]
+}
+
+extension RoomBroker {
+  /// None known: rooms are counted as this node opens them.
+  public func knownRooms(limit: Int) -> [String] { [] }
 }
 
 extension RoomBroker {

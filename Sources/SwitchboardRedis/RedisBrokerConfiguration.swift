@@ -8,6 +8,11 @@ public struct RedisBrokerConfiguration: Sendable {
   public var redis: RedisConfiguration
   /// Messages kept per room: the stream's `MAXLEN` (at least 1).
   public var historyLimit: Int
+  /// Bytes of message bodies one history read (``RedisRoomBroker/history(room:after:limit:on:completion:)``,
+  /// a line member's `/since`) brings back at most, plus the one entry that crosses it (so
+  /// the reader can tell more follow) — the server's replay slice (512 KiB): no read costs
+  /// more than a replay sends at once. 0 reads up to `limit` entries whatever their size.
+  public var historyReadBytes = 512 * 1024
   /// This node's name in presence entries and publish refs; random by default. Must not
   /// contain `|` or spaces.
   public var nodeID: String

@@ -86,8 +86,9 @@ enum RedisBrokerScripts {
   /// `KEYS`: meta, log. `ARGV`: a fresh epoch, mode (`after` or `newest`), id, count, the
   /// epoch the node knows and the highest id it saw in it (``lostWrites``), and for a
   /// re-sync the id of the newest message the node delivered in that epoch with the SHA-1
-  /// of its body (``replacedWrite``; `0` and empty for none).
-  /// `after`: up to count entries with ids above id, oldest first; `newest`: the newest
+  /// of its body (``replacedWrite``; `0` and empty for none), and a byte budget (`0`: none).
+  /// `after`: up to count entries with ids above id, oldest first — within the budget's
+  /// bytes of bodies, and the entry that crosses it; `newest`: the newest
   /// count entries, newest first. Returns `{epoch, last, entries, lost, why}` (`lost` as for
   /// ``publish``; `why` is `behind`, `missing` or `differs` when `lost` is set, else empty).
   static let read = RedisScript(
@@ -104,6 +105,18 @@ enum RedisBrokerScripts {
     if count > 0 then
       if ARGV[2] == 'after' then
         entries = redis.call('XRANGE', KEYS[2], (tonumber(ARGV[3]) + 1) .. '-0', '+', 'COUNT', count)
+        -- A byte budget (ARGV[9]): the entries up to and including the first that crosses it.
+        local budget = tonumber(ARGV[9] or '0') or 0
+        if budget > 0 then
+          local total = 0
+          for i = 1, #entries do
+            total = total + string.len(entries[i][2][2] or '')
+            if total > budget then
+              for j = #entries, i + 1, -1 do entries[j] = nil end
+              break
+            end
+          end
+        end
       else
         entries = redis.call('XREVRANGE', KEYS[2], '+', '-', 'COUNT', count)
       end

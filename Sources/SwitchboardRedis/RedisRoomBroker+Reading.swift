@@ -91,15 +91,18 @@ extension RedisRoomBroker {
       ])
   }
 
+  /// Reads `room`: its epoch and last id, and up to `count` entries after `id` (or the
+  /// newest `count`), those after `id` within `budget` bytes of bodies (and the entry that
+  /// crosses it) when `budget` is above 0.
   func read(
-    _ room: String, keys: RedisRoomKeys, after id: UInt64 = 0, count: Int, newest: Bool = false,
+    _ room: String, keys: RedisRoomKeys, after id: UInt64 = 0, count: Int, budget: Int = 0, newest: Bool = false,
     known: (epoch: String, id: UInt64) = ("", 0), check: Checkpoint? = nil,
     _ completion: @escaping (Result<ReadAnswer, BrokerError>) -> Void
   ) {
     guard let client else { return completion(.failure(.closed)) }
     let arguments = [
       InMemoryHistoryStore.newEpoch(), newest ? "newest" : "after", String(id), String(count), known.epoch,
-      String(known.id), String(check?.id ?? 0), check?.digest ?? "",
+      String(known.id), String(check?.id ?? 0), check?.digest ?? "", String(budget),
     ]
     client.eval(
       RedisBrokerScripts.read, keys: [Array(keys.meta.utf8), Array(keys.log.utf8)],

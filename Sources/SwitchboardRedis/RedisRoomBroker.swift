@@ -302,7 +302,10 @@ public final class RedisRoomBroker: RoomBroker {
     completion: @escaping @Sendable (Result<[ChatMessage], BrokerError>) -> Void
   ) {
     loop.execute { [self] in
-      read(room, keys: RedisRoomKeys(room: room), after: id, count: limit, known: seen(room)) { result in
+      read(
+        room, keys: RedisRoomKeys(room: room), after: id, count: limit, budget: configuration.historyReadBytes,
+        known: seen(room)
+      ) { result in
         let answer = result.map(\.messages)
         executor.execute { completion(answer) }
       }

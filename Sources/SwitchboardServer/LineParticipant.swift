@@ -110,6 +110,10 @@ extension LineParticipant {
         reply("* you are already in \(room)")
         return
       }
+      if let refusal = context.admitJoin(of: memberID, to: room) {
+        reply("! " + refusal.message)
+        return
+      }
       // The reply comes once the member is in (later, when the room was not open here).
       hub.join(self, shard: context.shard, name: me.name, room: room, announce: true) { [self] result in
         // The name asked for may be taken in the new room (or free again).

@@ -29,11 +29,14 @@ final class LoopContext {
   var keepalive: Scheduled?
   /// WebSocket sessions open on this loop (the keepalive runs while there is one).
   var webSocketCount = 0
+  /// `--max-joins-per-minute` of the members on this loop (LoopContext+Growth.swift).
+  var joins: JoinRateLimiter
 
   init(loop: EventLoop, shard: HubShard, core: ServerCore) {
     self.loop = loop
     self.shard = shard
     self.core = core
+    self.joins = JoinRateLimiter(perMinute: core.configuration.limits.maxJoinsPerMinute)
     let loops = core.metrics.loops
     self.stats = loops.indices.contains(loop.index) ? loops[loop.index] : LoopMetrics(index: loop.index)
   }

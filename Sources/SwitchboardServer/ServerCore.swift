@@ -10,6 +10,8 @@ final class ServerCore: Sendable {
   let hub: ChatHub
   let metrics: ServerMetrics
   let connections: ConnectionLimiter
+  /// `--max-rooms` (LoopContext+Growth.swift).
+  let rooms: RoomCap
   let logger: Log
   /// Set when a shutdown begins: `/readyz` then answers 503 while the goodbyes go out.
   let shuttingDown = Atomic<Bool>(false)
@@ -28,6 +30,11 @@ final class ServerCore: Sendable {
     self.hub = ChatHub(
       configuration: configuration.hubConfiguration, broker: broker,
       onPublishFailure: { room, id, error in reporter.report(room: room, id: id, error) })
+    let maxRooms = configuration.limits.maxRooms
+    self.rooms = RoomCap(
+      limit: maxRooms,
+      known: [configuration.defaultRoom] + broker.knownRooms(limit: maxRooms.map { $0 + 1 } ?? Int.max))
+    metrics.growth.roomsKnown.store(rooms.count, ordering: .relaxed)
   }
 
   /// Takes over a connection whose first bytes are an HTTP request (on the line port) or

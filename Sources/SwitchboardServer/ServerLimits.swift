@@ -45,6 +45,12 @@ public struct ServerLimits: Sendable, Equatable {
   /// `nil` waits forever. Ten seconds: enough for a script, and a client that connects and
   /// says nothing holds no descriptor for long.
   public var authTimeout: Duration? = .seconds(10)
+  /// Rooms this node keeps, in memory and on disk (`--max-rooms`); a join of a new room
+  /// past it is refused (``RoomCap``), rooms already kept still work.
+  public var maxRooms: Int? = 10_000
+  /// Room joins one connection (or UDP source) may make a minute, burst a minute's worth
+  /// (`--max-joins-per-minute`); the rest are refused (``JoinRateLimiter``).
+  public var maxJoinsPerMinute: Int? = 60
 
   public init() {}
 

@@ -34,6 +34,8 @@ public final class ServerMetrics: Sendable {
   public let tls = TLSMetrics()
   /// The UDP port's address proofs, withheld answers and member cap.
   public let udp = UDPMetrics()
+  /// The bounds on rooms and joins (``GrowthMetrics``).
+  public let growth = GrowthMetrics()
 
   /// The loops' own counters and gauges, one per loop (none for a server without loops).
   let loops: [LoopMetrics]
@@ -65,7 +67,7 @@ public final class ServerMetrics: Sendable {
       ("switchboard_heap_bytes_in_use", "gauge", HeapPolicy.bytesInUse),
     ]
     return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined() + limits.prometheusText()
-      + tls.prometheusText() + udp.prometheusText()
+      + tls.prometheusText() + udp.prometheusText() + growth.prometheusText()
       + dialectText() + loopText() + (additional?() ?? "")
   }
 

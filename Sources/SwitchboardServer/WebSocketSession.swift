@@ -79,6 +79,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
           return
         }
         room = valid
+        if let refusal = context.admitRoom(valid) {
+          reject(connection, .text(503, refusal.message + "\n"))
+          return
+        }
       }
       if query["format"] == "text" {
         let notify = ["1", "true", "yes"].contains(query["notify_self"]?.lowercased() ?? "")
@@ -284,6 +288,8 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         if let name, let clean = admitName(name) { setName(clean) }
         if let room, !auth.mayJoin(room) {
           sendText(JSONDialect.error(code: "room_forbidden", message: SessionAuth.Answer.notAllowed(room)))
+        } else if let room, let refusal = context.admitJoin(of: memberID, to: room) {
+          sendText(JSONDialect.error(code: refusal.code, message: refusal.message))
         } else if room != nil || since != nil || epoch != nil {
           joinRoom(
             room ?? context.hub.member(memberID)?.room ?? context.configuration.defaultRoom, since: since,

@@ -43,7 +43,7 @@ final class HistoryEngine: Sendable {
       WriteQueue(
         maxBatch: configuration.maxBatch, maxPending: configuration.maxPending,
         lingers: configuration.batchInterval > .zero))
-    self.statistics = HistoryStoreStatistics()
+    self.statistics = HistoryStoreStatistics(maxBytes: configuration.maxDatabaseBytes)
     do throws(IOError) {
       try SystemThread.start(name: "sb-store-writer") { [self] in runWriter() }
     } catch {
@@ -104,6 +104,13 @@ final class HistoryEngine: Sendable {
       let lastID = try db.findRoom(room)?.lastID ?? 0
       let floorID = max(id, lastID > UInt64(max(0, keep)) ? lastID - UInt64(keep) : 0)
       return try db.after(room: room, floorID: floorID, floorTime: floorTime, limit: limit)
+    }
+  }
+
+  func roomNames(limit: Int) throws(StoreError) -> [String] {
+    try database.withLock { (db: inout SQLiteDatabase?) throws(StoreError) -> [String] in
+      guard let db else { throw Self.closedError }
+      return try db.roomNames(limit: limit)
     }
   }
 
@@ -213,6 +220,7 @@ final class HistoryEngine: Sendable {
         try db.write(batch.lazy.map(\.message))
         return .success(())
       } catch {
+        if db.lastFailureWasFull { statistics.fullBatches.add(1, ordering: .relaxed) }
         return .failure(error)
       }
     }

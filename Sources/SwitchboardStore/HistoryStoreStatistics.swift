@@ -14,8 +14,17 @@ public final class HistoryStoreStatistics: Sendable {
   private let state = Mutex(State())
   /// Writes queued and not yet taken into a batch.
   let queued = Atomic<Int>(0)
+  /// Batches refused because the database was full (the `maxDatabaseBytes` cap or the disk).
+  let fullBatches = Atomic<Int>(0)
+  /// The database's size cap in bytes, 0 for none.
+  public let maxBytes: Int
 
-  init() {}
+  init(maxBytes: Int? = nil) {
+    self.maxBytes = maxBytes ?? 0
+  }
+
+  /// Batches of writes refused because the database was full.
+  public var fullBatchCount: Int { fullBatches.load(ordering: .relaxed) }
 
   /// Records a batch: its commit took `commit`, its messages were queued at `queued`
   /// (monotonic nanoseconds) and are durable at `done`.
@@ -34,7 +43,9 @@ public final class HistoryStoreStatistics: Sendable {
   public var pendingWrites: Int { queued.load(ordering: .relaxed) }
 
   /// The statistics in Prometheus text format: `switchboard_history_commit_seconds`,
-  /// `switchboard_history_append_seconds` (histograms) and `switchboard_history_write_queue`.
+  /// `switchboard_history_append_seconds` (histograms), `switchboard_history_write_queue`,
+  /// `switchboard_history_max_bytes` (the `--history-max-bytes` cap, 0 for none) and
+  /// `switchboard_history_full_total` (batches refused because the database was full).
   public func prometheusText() -> String {
     let (commits, appends) = state.withLock { ($0.commits, $0.appends) }
     return "# TYPE switchboard_history_commit_seconds histogram\n"
@@ -42,5 +53,7 @@ public final class HistoryStoreStatistics: Sendable {
       + "# TYPE switchboard_history_append_seconds histogram\n"
       + appends.prometheusLines(name: "switchboard_history_append_seconds")
       + "# TYPE switchboard_history_write_queue gauge\nswitchboard_history_write_queue \(pendingWrites)\n"
+      + "# TYPE switchboard_history_max_bytes gauge\nswitchboard_history_max_bytes \(maxBytes)\n"
+      + "# TYPE switchboard_history_full_total counter\nswitchboard_history_full_total \(fullBatchCount)\n"
   }
 }

@@ -212,12 +212,19 @@ final class SQLiteDatabase {
     }
   }
 
+  /// Whether the last transaction failed because the database is full (its
+  /// `max_page_count`, the `--history-max-bytes` cap, or the disk): counted in `/metrics`.
+  private(set) var lastFailureWasFull = false
+
   private func transaction(_ action: String, _ body: () throws(StoreError) -> Void) throws(StoreError) {
+    lastFailureWasFull = false
     try begin.run(action)
     do throws(StoreError) {
       try body()
       try commit.run(action)
     } catch {
+      // Read before the rollback, which sets the error code again.
+      lastFailureWasFull = sqlite3_errcode(handle) & 0xFF == SQLITE_FULL
       // A failed COMMIT (SQLITE_FULL, I/O error) can leave the transaction open.
       if sqlite3_get_autocommit(handle) == 0 { try? rollback.run(action) }
       throw error
@@ -284,6 +291,17 @@ final class SQLiteDatabase {
   }
 
   // MARK: Helpers
+
+  /// The names of the rooms the database holds (a row each, made when a room is first
+  /// opened), at most `limit` of them.
+  func roomNames(limit: Int) throws(StoreError) -> [String] {
+    let statement = try SQLiteStatement(database: self, sql: "SELECT name FROM rooms ORDER BY name LIMIT ?1")
+    defer { statement.finalize() }
+    statement.bind(1, Int64(clamping: limit))
+    var names: [String] = []
+    while try statement.step("cannot read history at") { names.append(statement.string(0)) }
+    return names
+  }
 
   /// A `StoreError` "ACTION PATH: sqlite's message".
   func error(_ action: String, code: Int32) -> StoreError {

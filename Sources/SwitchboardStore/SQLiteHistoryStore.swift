@@ -100,6 +100,11 @@ public final class SQLiteHistoryStore: HistoryStore {
     try engine.messages(room: room, after: id, limit: limit)
   }
 
+  /// The rooms the database holds, at most `limit` (for `--max-rooms`).
+  public func roomNames(limit: Int) -> [String] {
+    (try? engine.roomNames(limit: limit)) ?? []
+  }
+
   /// Deletes, now, every message beyond the retention limits in all rooms (the writer
   /// otherwise does it every `pruneEveryBatches` batches for the rooms it wrote).
   /// - Throws: `StoreError` when the deletion fails or the store is closed.

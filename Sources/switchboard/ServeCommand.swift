@@ -35,6 +35,7 @@ enum ServeCommand {
       --max-message-size BYTES  largest WebSocket message (default 1048576)
       --max-line-length BYTES   longest TCP line (default 65536)
     \(ServeLimitOptions.help)
+    \(ServeGrowthOptions.help)
       --history N               messages kept per room (default 1000)
       --history-max-age SECONDS drop kept messages older than this (default: keep by count only)
       --durability MODE         when a message counts as stored and is acked: batched (default:
@@ -76,7 +77,7 @@ enum ServeCommand {
     do {
       args = try Arguments(
         argv,
-        valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeLimitOptions.valued)
+        valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeLimitOptions.valued).union(ServeGrowthOptions.valued)
           .union(ServeTLSOptions.valued).union(ServeAuthOptions.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
@@ -116,6 +117,7 @@ enum ServeCommand {
       if let n = try args.int("max-message-size", in: 1...(1 << 30)) { config.maxMessageSize = n }
       if let n = try args.int("max-line-length", in: 1...(1 << 30)) { config.maxLineLength = n }
       try ServeLimitOptions.apply(args, to: &config.limits)
+      try ServeGrowthOptions.apply(args, to: &config.limits, store: &history.store)
       if let n = try args.int("history", in: 0...10_000_000) { config.historyLimit = n }
       if let n = try args.int("loops", in: 1...1024) { config.loopCount = n }
       if let age = try args.int("history-max-age", in: 1...(100 * 365 * 86400)) {
