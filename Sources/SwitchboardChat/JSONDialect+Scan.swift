@@ -72,37 +72,13 @@ extension JSONDialect {
   /// Copies `bytes` to `destination` while looking for a byte a JSON string escapes
   /// (``nextEscape(in:from:)``): `true` when there is none, so the copy is the string's
   /// inside as a JSON string; `false` at the first, with the copy unfinished. One pass,
-  /// eight bytes at a time: each word is stored as it is tested, and only a word with a
-  /// mark is looked at byte by byte (an E2 that leads a curly quote is copied).
+  /// eight bytes at a time (``PlainCopy``): each word is stored as it is tested, and only a
+  /// word with a mark is looked at byte by byte (an E2 that leads a curly quote is copied).
   @inline(__always)
   static func copyIfPlain(_ bytes: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>) -> Bool {
-    guard let base = bytes.baseAddress else { return true }
-    let count = bytes.count
-    let raw = UnsafeRawPointer(base)
-    let out = UnsafeMutableRawPointer(destination)
-    var i = 0
-    while count &- i >= 8 {
-      let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-      out.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
-      let marks = stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true)
-      if marks != 0 && hasEscape(bytes, from: i, to: i &+ 8) { return false }
-      i &+= 8
-    }
-    // The last few bytes of a string of eight or more: the last word, overlapping bytes
-    // already found plain (stored again as they are), not a byte at a time.
-    if i < count && count >= 8 {
-      let word = raw.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)
-      out.storeBytes(of: word, toByteOffset: count &- 8, as: UInt64.self)
-      return stopMarks(UInt64(littleEndian: word), lineSeparatorLead: true) == 0
-        || !hasEscape(bytes, from: i, to: count)
-    }
-    while i < count {
-      let byte = base[i]
-      if isStop(byte, lineSeparatorLead: true) && (byte != 0xE2 || isLineSeparator(bytes, at: i)) { return false }
-      destination[i] = byte
-      i &+= 1
-    }
-    return true
+    PlainCopy.copy(
+      bytes, to: destination, marks: { stopMarks($0, lineSeparatorLead: true) },
+      isStop: { isStop($0, lineSeparatorLead: true) }, isPlain: { !hasEscape(bytes, from: $0, to: $1) })
   }
 
   /// The high bit of each byte of `word` (little-endian) that is a stop, and maybe of bytes

@@ -117,31 +117,16 @@ public enum LineEscape {
 
   /// Copies `bytes` to `destination` while looking for a character that needs an escape:
   /// `true` when there is none, so the copy is the escape; `false` at the first, with the
-  /// copy unfinished. One pass, eight bytes at a time (as ``JSONDialect`` copies a plain
-  /// string): each word is stored as it is tested, and only a word with a mark is looked at
-  /// byte by byte (a tab, a lone backslash, an E2 that leads a dash are copied).
+  /// copy unfinished. One pass, eight bytes at a time (``PlainCopy``); a tab, a lone
+  /// backslash, an E2 that leads a dash are copied.
   @inline(__always)
   package static func copyIfPlain(_ bytes: UnsafeBufferPointer<UInt8>, to destination: UnsafeMutablePointer<UInt8>)
     -> Bool
   {
-    guard let base = bytes.baseAddress else { return true }
-    let count = bytes.count
-    let raw = UnsafeRawPointer(base)
-    let out = UnsafeMutableRawPointer(destination)
-    var i = 0
-    while count &- i >= 8 {
-      let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-      out.storeBytes(of: word, toByteOffset: i, as: UInt64.self)
-      if stopMarks(UInt64(littleEndian: word)) != 0 && needsEscape(bytes, from: i, to: i &+ 8) { return false }
-      i &+= 8
-    }
-    while i < count {
-      destination[i] = base[i]
-      if isStop(base[i]) && needsEscape(bytes, from: i, to: i &+ 1) { return false }
-      i &+= 1
-    }
-    return true
+    PlainCopy.copy(
+      bytes, to: destination, marks: stopMarks, isStop: isStop, isPlain: { !needsEscape(bytes, from: $0, to: $1) })
   }
+
 
   /// Whether a character starting in `from..<to` is written as an escape (asked of a piece
   /// in which ``stopMarks(_:)`` marked something: a mark may be a byte that needs none).
