@@ -5,7 +5,9 @@ extension LineDialect {
   /// than presence), lowercased. A name may not start with one (``nameRefusal(_:)``), so an
   /// action `* NAME ACTION` never starts as a notice does. A new notice adds its word here.
   public static let noticeWords: Set<String> = [
-    "server", "you", "in", "rooms:", "no", "end", "bye", "authenticated", "already", "this", "commands:",
+    "server", "you", "in", "rooms:", "no", "end", "bye", "authenticated", "already", "this", "commands:", "more",
+    // The UDP address proof's lines (DatagramProof): `* send /ok CODE …`, `* ok, you are in …`.
+    "send", "ok,", "/ok",
   ]
 
   /// Why `name` (already cleaned: trimmed, no controls) would make the member's lines

@@ -1,4 +1,5 @@
 import SwitchboardChat
+import SwitchboardIO
 
 /// `--max-joins-per-minute`: room joins (`/join`, a JSON `join` naming a room) one
 /// connection or UDP source may make, with a burst of a minute's worth. Loop-confined

@@ -93,6 +93,9 @@ struct LineDialectTests {
     ("*bob", NameRefusal.marker("*")), ("! x", .marker("!")), ("[3] ceo", .marker("[")), ("ceo: wire", .colonSpace),
     ("server", .noticeWord("server")), ("Server is going away", .noticeWord("server")), ("YOU", .noticeWord("you")),
     ("rooms:", .noticeWord("rooms:")), ("in", .noticeWord("in")), ("Server received", .echoPrefix),
+    // The UDP proof's lines and the history slice's continuation line.
+    ("send /ok 00 to chat", .noticeWord("send")), ("ok, you are in lobby", .noticeWord("ok,")),
+    ("/ok x", .noticeWord("/ok")), ("More history", .noticeWord("more")),
     // Judged as a reader sees them: without format characters and combining marks.
     ("server\u{200B} x", .noticeWord("server")), ("\u{200B}*bob", .marker("*")), ("ceo:\u{2060} wire", .colonSpace),
     ("server \u{356}x", .noticeWord("server")), ("\u{301}", .empty),
