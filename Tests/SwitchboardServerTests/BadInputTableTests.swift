@@ -91,7 +91,10 @@ struct BadInputTableTests {
   static func resolves(_ citation: Citation, in sources: [(path: String, text: String)]) -> Bool {
     let files =
       citation.suite.map { suite in
-        sources.filter { $0.text.contains("struct \(suite) ") || $0.text.contains("struct \(suite) {") }
+        // The suite's own file, or a `Suite+Topic.swift` extension of it.
+        sources.filter { file in
+          ["struct", "extension"].contains { file.text.contains("\($0) \(suite) ") || file.text.contains("\($0) \(suite) {") }
+        }
       } ?? sources
     guard !files.isEmpty else { return false }
     guard let test = citation.test else { return true }

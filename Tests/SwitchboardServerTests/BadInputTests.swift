@@ -68,8 +68,9 @@ struct BadInputTests {
     ("/join a/b", "! usage: /join ROOM (1-64 letters, digits, - _ .)"),
     ("/join %2e%2e", "! usage: /join ROOM (1-64 letters, digits, - _ .)"),
     ("/join " + String(repeating: "r", count: 65), "! usage: /join ROOM (1-64 letters, digits, - _ .)"),
-    // Letters (L*) and decimal digits (Nd) only: no combining marks, no other numbers.
-    ("/join a\u{301}\u{301}", "! usage: /join ROOM (1-64 letters, digits, - _ .)"),
+    // Letters (L*, up to two marks each) and decimal digits (Nd) only: no stacked or
+    // stray marks, no other numbers.
+    ("/join a\u{301}\u{302}\u{303}\u{304}", "! usage: /join ROOM (1-64 letters, digits, - _ .)"),
     ("/join half\u{BD}", "! usage: /join ROOM (1-64 letters, digits, - _ .)"),
     ("/join n\u{2460}", "! usage: /join ROOM (1-64 letters, digits, - _ .)"),
     ("/history ten", "! usage: /history [N]"),

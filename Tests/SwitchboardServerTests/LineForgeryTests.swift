@@ -48,11 +48,15 @@ struct LineForgeryTests {
     try await withServer { server in
       let reader = try LineClient(server.tcpAddress!)
       try reader.join(as: "reader")
+      // Both prove their addresses first: an unproven address's datagrams are echoed, never
+      // published (docs/PROTOCOLS.md, "UDP dialect").
       let listener = try DatagramPeer(server.udpAddress!)
+      try listener.prove()
       try listener.send("iam:listener")
       try listener.expect { $0.hasPrefix("Server received: iam:listener") }
       try reader.expectLine("* listener has joined")
       let mallory = try DatagramPeer(server.udpAddress!)
+      try mallory.prove()
       try mallory.send("iam:mallory")
       try reader.expectLine("* mallory has joined")
       try listener.expect { $0 == "* mallory has joined\n" }

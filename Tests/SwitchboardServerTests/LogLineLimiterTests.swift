@@ -4,7 +4,7 @@ import Testing
 
 /// The rate of a log line a peer can cause: a burst, then one per interval, each written
 /// line saying how many were held back before it.
-@Suite
+@Suite(.onTestThreads)
 struct LogLineLimiterTests {
   @Test func aBurstThenOneLinePerIntervalWithTheHeldBackCount() {
     let second: UInt64 = 1_000_000_000

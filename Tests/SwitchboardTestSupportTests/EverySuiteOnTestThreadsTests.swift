@@ -17,7 +17,13 @@ import Testing
       for (index, line) in lines.enumerated() where line.contains("struct ") && line.contains("Tests") {
         guard let name = Self.suiteName(line) else { continue }
         suites += 1
-        let attributes = line + (index > 0 ? lines[index - 1] : "")
+        // The struct's line and its attributes above it (an `@Suite(` may span lines).
+        var attributes = String(line)
+        for above in lines[..<index].reversed().prefix(4) {
+          let trimmed = above.drop { $0 == " " }
+          guard trimmed.hasPrefix("@") || trimmed.hasPrefix(".") || trimmed.hasPrefix(")") else { break }
+          attributes += above
+        }
         if !attributes.contains(".onTestThreads") { missing.append("\(file):\(index + 1) \(name)") }
       }
     }
