@@ -60,6 +60,11 @@ extension LineSession {
         refuse(SessionAuth.Answer.notAllowed(preferred))
         return
       }
+      // A token's room counts against `--max-rooms` like any other.
+      if let refusal = context.admitRoom(room) {
+        refuse(refusal.message)
+        return
+      }
       let name = context.hub.sanitizeName(claims.subject) ?? claims.subject
       reply("* authenticated as \(LineDialect.escape(name))")
       context.hub.join(self, shard: context.shard, name: name, room: room, announce: true)

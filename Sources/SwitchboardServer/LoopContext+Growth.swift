@@ -36,8 +36,17 @@ extension LoopContext {
     return admitRoom(room)
   }
 
-  /// Whether `room` may be joined under `--max-rooms` (an upgrade to `/rooms/NAME` asks
-  /// only this: it is a new connection's first join).
+  /// Whether an upgrade to `/rooms/NAME` may go ahead under `--max-rooms` (answered `503`
+  /// when not), without keeping the room: the session keeps it once its token, if any, is
+  /// accepted (``admitRoom(_:)``).
+  func upgradeMayJoin(_ room: String) -> JoinRefusal? {
+    guard !core.rooms.wouldAdmit(room), let limit = core.rooms.limit else { return nil }
+    metrics.growth.roomsRefused.add(1, ordering: .relaxed)
+    return .tooManyRooms(limit: limit)
+  }
+
+  /// Whether `room` may be joined under `--max-rooms`, keeping it when it is new (a new
+  /// connection's first join asks only this: it counts against no join rate).
   func admitRoom(_ room: String) -> JoinRefusal? {
     switch core.rooms.admit(room) {
     case .known:

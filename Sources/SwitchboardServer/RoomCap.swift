@@ -41,6 +41,15 @@ final class RoomCap: Sendable {
     }
   }
 
+  /// Whether ``admit(_:)`` would let `room` in now, without keeping it: an upgrade is
+  /// answered before its token is checked, and a refused token must not take a room.
+  func wouldAdmit(_ room: String) -> Bool {
+    state.withLock { state in
+      guard let limit else { return true }
+      return state.known.contains(room) || state.known.count < limit
+    }
+  }
+
   /// Rooms known now (`switchboard_rooms_known`).
   var count: Int { state.withLock { $0.known.count } }
 

@@ -79,7 +79,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
           return
         }
         room = valid
-        if let refusal = context.admitRoom(valid) {
+        if let refusal = context.upgradeMayJoin(valid) {
           reject(connection, .text(503, refusal.message + "\n"))
           return
         }
@@ -150,6 +150,12 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   private func begin(room: String, query: [String: String], token: String?, explicitRoom: Bool) {
     if let idle = context.configuration.limits.idleTimeout { armIdle(after: idle) }
     guard let room = admit(token: token, room: room, explicit: explicitRoom), mode != .echo else { return }
+    // Kept only now that the token (if any) was accepted; refused here only when the cap
+    // filled since the upgrade was answered.
+    if let refusal = context.admitRoom(room) {
+      refuse(code: refusal.code, answer: refusal.message)
+      return
+    }
     var since: UInt64? = nil
     let epoch = query["epoch"]
     if let raw = query["since"] {

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardIO
+import SwitchboardServer
 import SwitchboardTestSupport
 import Testing
 
@@ -156,5 +157,30 @@ struct GrowthLimitsTests {
     #expect(try metric("switchboard_history_full_total", port: server.http) >= 1)
     let size = try FileManager.default.attributesOfItem(atPath: dir + "/history.sqlite3")[.size] as? Int ?? 0
     #expect(size <= cap, "history.sqlite3 is \(size) bytes")
+  }
+
+  @Test func upgradesWithARefusedTokenTakeNoRoom() async throws {
+    try await withServer({
+      $0.tokenVerifier = TestTokens.verifier
+      $0.limits.maxRooms = 2
+    }) { server in
+      // Refused tokens asking for ever new rooms: each refused, none kept.
+      for i in 1...5 {
+        let refused = try WebSocketTestClient(
+          server.httpAddress!, path: "/rooms/team-x\(i)?token=\(TestTokens.token(key: TestTokens.otherKey))")
+        #expect(try refused.nextClose() == .policyViolation)
+      }
+      // The one room left under the cap (the default room is the other) is still there.
+      let good = try WebSocketTestClient(
+        server.httpAddress!, path: "/rooms/team-a?token=\(TestTokens.token())")
+      let history = try good.nextJSON(type: "history")
+      #expect(history["data"] is [Any])
+      // And now the cap is reached.
+      let raw = try LineClient(server.httpAddress!)
+      try raw.send(
+        "GET /rooms/team-b?token=\(TestTokens.token()) HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\n"
+          + "Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+      #expect(try raw.readLine().hasPrefix("HTTP/1.1 503"))
+    }
   }
 }
