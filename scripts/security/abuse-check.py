@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """abuse-check.py SWITCHBOARD_BINARY — what one member or one forged address can do to
 everyone else, checked against a real `switchboard serve` with its defaults (docs/BAD-INPUT.md,
-"Abuse"; docs/SECURITY.md). Python's standard library only; loopback only; every process it
+"What one member or one address cannot do"; docs/SECURITY.md). Python's standard library only; loopback only; every process it
 starts is stopped by PID; every wait has a deadline.
 
   1. forged lines: a WebSocket member's text with LF, bare CR and U+2028, and a UDP datagram
