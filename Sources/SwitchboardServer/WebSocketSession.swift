@@ -552,7 +552,14 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   /// follows.
   @inline(__always)
   private func deliver(_ bytes: SharedBytes, immediately: Bool) {
-    guard let replay else { return connection.write(bytes, immediately: immediately) }
+    // A nil test only: binding the replay would retain it on every delivery of a fan-out.
+    if _fastPath(replay == nil) { return connection.write(bytes, immediately: immediately) }
+    holdBehindReplay(bytes)
+  }
+
+  @inline(never)
+  private func holdBehindReplay(_ bytes: SharedBytes) {
+    guard let replay else { return }
     if !replay.hold(bytes, limit: connection.limits.maximumBuffered) { dropAsTooSlow() }
   }
 
