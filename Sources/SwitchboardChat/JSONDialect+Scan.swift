@@ -4,28 +4,14 @@ extension JSONDialect {
   /// 0x20), `"` or `\` (or, with `lineSeparatorLead`, 0xE2: the lead byte of U+2028 and
   /// U+2029), or `bytes.count` when there is none.
   ///
-  /// Whole 8-byte words are tested at once: for each byte value sought, `(w ^ c) - 0x01…`
-  /// borrows through a byte equal to `c`, and `w - 0x20…` through one below 0x20; a
-  /// borrow can mark a byte above a true hit, never below one, so the lowest mark is exact.
+  /// Whole 8-byte words are tested at once (``WordScan``): for each byte value sought,
+  /// `(w ^ c) - 0x01…` borrows through a byte equal to `c`, and `w - 0x20…` through one below
+  /// 0x20.
   @inline(__always)
   static func nextStop(in bytes: UnsafeBufferPointer<UInt8>, from start: Int, lineSeparatorLead: Bool) -> Int {
-    let count = bytes.count
-    var i = start
-    // `start` is within the bytes, so none of the index arithmetic can overflow.
-    if let base = bytes.baseAddress, count &- i >= 8 {
-      let raw = UnsafeRawPointer(base)
-      while count &- i >= 8 {
-        let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-        let marks = stopMarks(word, lineSeparatorLead: lineSeparatorLead)
-        if marks != 0 { return i &+ marks.trailingZeroBitCount &>> 3 }
-        i &+= 8
-      }
-    }
-    while i < count {
-      if isStop(bytes[i], lineSeparatorLead: lineSeparatorLead) { return i }
-      i += 1
-    }
-    return count
+    WordScan.firstStop(
+      in: bytes, from: start, marks: { stopMarks($0, lineSeparatorLead: lineSeparatorLead) },
+      isStop: { isStop($0, lineSeparatorLead: lineSeparatorLead) })
   }
 
   /// Whether the bytes at `i` are U+2028 or U+2029 (E2 80 A8, E2 80 A9): of the

@@ -253,26 +253,10 @@ public enum LineEscape {
 
   /// The index of the first byte at or after `start` that may need an escape (a control,
   /// `\`, DEL, or the lead byte C2 or E2 of a C1 control or a separator), or `bytes.count`.
-  /// Eight bytes at a time, as ``JSONDialect`` scans (a borrow can mark a byte above a
-  /// true hit, never below one, so the lowest mark is exact).
+  /// Eight bytes at a time (``WordScan``), as ``JSONDialect`` scans.
   @inline(__always)
   static func nextStop(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
-    let count = bytes.count
-    var i = start
-    if let base = bytes.baseAddress, count &- i >= 8 {
-      let raw = UnsafeRawPointer(base)
-      while count &- i >= 8 {
-        let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: i, as: UInt64.self))
-        let marks = stopMarks(word)
-        if marks != 0 { return i &+ marks.trailingZeroBitCount &>> 3 }
-        i &+= 8
-      }
-    }
-    while i < count {
-      if isStop(bytes[i]) { return i }
-      i &+= 1
-    }
-    return count
+    WordScan.firstStop(in: bytes, from: start, marks: stopMarks, isStop: isStop)
   }
 
   @inline(__always)

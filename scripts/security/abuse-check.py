@@ -260,9 +260,17 @@ def replays(server):
     reader = FrameReader(writer, rest)
     ws_send(writer, "seeder")
     text = "\x01" * 65536
+    # The seeder gets its own messages back (as chat-server.js does): read them while sending,
+    # or the server, its output to the seeder full, stops reading the seeder.
+    acked = threading.Event()
+    drain = threading.Thread(target=lambda: (json_frames(
+        reader, lambda f: f.get("type") == "ack" and f["data"].get("ref") == str(count - 1), 120), acked.set()))
+    drain.start()
     for i in range(count):
         ws_send(writer, json.dumps({"type": "message", "data": {"text": text, "ref": str(i)}}))
-    json_frames(reader, lambda f: f.get("type") == "ack" and f["data"].get("ref") == str(count - 1), 120)
+    drain.join(130)
+    if not acked.is_set():
+        raise TimeoutError("the seeder's %d messages were not all acknowledged" % count)
 
     def run(label, open_one, read_one, limit=400 << 20):
         base = server.rss()
@@ -325,17 +333,26 @@ def replays(server):
         return (s, None)
 
     def read_tcp(peer):
+        # One answer carries at most 512 KiB and then says how to go on: `* more history after
+        # id ID (…): /since ID` (docs/PROTOCOLS.md); follow it to the end of the history.
         s = peer[0]
-        s.settimeout(60)
-        data, seen = b"", set()
-        deadline = time.time() + 60
-        while time.time() < deadline and b"* end of history" not in data:
+        s.settimeout(30)
+        data, seen, deadline = b"", set(), time.time() + 90
+        while time.time() < deadline:
             chunk = s.recv(1 << 20)
             if not chunk:
                 break
             data += chunk
-        for m in re.finditer(rb"^\[(\d+)\] seeder: ", data, re.M):
-            seen.add(int(m.group(1)))
+            *lines, data = data.split(b"\n")
+            for line in lines:
+                m = re.match(rb"\[(\d+)\] seeder: ", line)
+                if m:
+                    seen.add(int(m.group(1)))
+                more = re.match(rb"\* more history after id (\d+) .*: (/since \d+)$", line)
+                if more:
+                    s.sendall(more.group(2) + b"\n")
+                if line.startswith(b"* end of history") or line.startswith(b"* no kept messages"):
+                    return len(seen)
         return len(seen)
 
     run("20 parallel ?since=0 upgrades", open_url, read_json)
