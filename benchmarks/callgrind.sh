@@ -136,12 +136,14 @@ for line in open(sys.argv[1], errors="replace"):
         # message: the text dialect calls it, and publish(from:text:…) calls it for the rest.
         # (A baseline from before session 12 has only publish(from:text:…), counted then.)
         n = int(line.split("=")[1].split()[0])
-        # (Since session 13 a textNeedsNoJSONEscape argument stands between validatedUTF8 and
-        # isAction; both forms are counted.)
-        if ("0B3HubC7publish4from13validatedUTF8" in current and "isAction3ref7subject10completion" in current
-                and current.endswith("SgtF")):
+        # (A textNeedsNoJSONEscape argument may stand between validatedUTF8 and isAction, and
+        # an address between subject and completion; every form is counted.)
+        def after_subject(name):
+            return "isAction3ref7subject10completion" in name or "isAction3ref7subject7address10completion" in name
+        if "0B3HubC7publish4from13validatedUTF8" in current and after_subject(current) and current.endswith("SgtF"):
             total += n
-        if "0B3HubC7publish4from4text8isAction3ref7subject10completion" in current and current.endswith("SgtF"):
+        if "0B3HubC7publish4from4text8isAction3ref7subject" in current and after_subject(current) \
+                and current.endswith("SgtF"):
             text_total += n
         if "12HubShardRoomC12deliverInbox" in current and current.endswith("LLyyF"):
             batches += int(line.split("=")[1].split()[0])
