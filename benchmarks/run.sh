@@ -232,8 +232,12 @@ for scenario in $SCENARIOS; do
       saturation) run_one saturation "$server" "$server" --connections 10 --senders 10 --rate 0 --window 16 --size 64 ;;
       idle) run_one idle "$server" "$server" --connections "$IDLE_CONNS" --idle ;;
       tcp-fanout-1k)
-        [ "$server" = switchboard ] && run_one tcp-fanout-1k switchboard switchboard-line tcp \
-          --connections 1000 --senders 1 --rate 1000 --size 64
+        # The line dialect's fan-out; with --baseline also the older binary's (switchboard-base-line).
+        case "$server" in
+          switchboard | switchboard-base)
+            run_one tcp-fanout-1k "$server" "$server-line" tcp --connections 1000 --senders 1 --rate 1000 --size 64
+            ;;
+        esac
         ;;
     esac
   done
