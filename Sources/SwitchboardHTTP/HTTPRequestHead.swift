@@ -20,24 +20,30 @@ public struct HTTPRequestHead: Sendable, Hashable {
   /// The target's path: everything before `?` (or `#`), with no percent-decoding applied.
   /// For an absolute-form target (`http://host/a?b`) the scheme and authority are dropped;
   /// an empty path is reported as `/`.
+  ///
+  /// The delimiters are found byte by byte, never as `Character`s: a character that joins
+  /// the one after it (U+070F SYRIAC ABBREVIATION MARK is a grapheme "prepend") makes `x?`
+  /// one `Character` that is not `?`, which hid the query inside the path (found by fuzz-url).
   public var path: String {
-    var rest = Substring(target)
-    if let colon = rest.firstIndex(of: ":"), colon != rest.startIndex, rest[..<colon].allSatisfy(\.isLetter),
-      rest[colon...].hasPrefix("://")
+    var rest = Substring(target).utf8[...]
+    if let colon = rest.firstIndex(of: UInt8(ascii: ":")), colon != rest.startIndex,
+      Substring(rest[..<colon]).allSatisfy(\.isLetter), rest[colon...].starts(with: "://".utf8)
     {
       rest = rest[rest.index(colon, offsetBy: 3)...]
-      rest = rest[(rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? rest.endIndex)...]
+      rest = rest[(rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }
+        ?? rest.endIndex)...]
     }
-    let end = rest.firstIndex { $0 == "?" || $0 == "#" } ?? rest.endIndex
+    let end = rest.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? rest.endIndex
     let path = rest[..<end]
-    return path.isEmpty ? "/" : String(path)
+    return path.isEmpty ? "/" : String(decoding: path, as: UTF8.self)
   }
 
   /// The raw query string (between `?` and `#`), or `nil` when the target has none.
   public var rawQuery: String? {
-    guard let mark = target.firstIndex(of: "?") else { return nil }
-    let rest = target[target.index(after: mark)...]
-    return String(rest[..<(rest.firstIndex(of: "#") ?? rest.endIndex)])
+    let bytes = target.utf8
+    guard let mark = bytes.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+    let rest = bytes[bytes.index(after: mark)...]
+    return String(decoding: rest[..<(rest.firstIndex(of: UInt8(ascii: "#")) ?? rest.endIndex)], as: UTF8.self)
   }
 
   /// The query parameters, percent-decoded with `+` read as a space. A key without `=` maps
@@ -46,13 +52,14 @@ public struct HTTPRequestHead: Sendable, Hashable {
   public var query: [String: String] {
     guard let raw = rawQuery else { return [:] }
     var result: [String: String] = [:]
-    for pair in raw.split(separator: "&", omittingEmptySubsequences: true) {
+    // Split at `&` and `=` bytes, for the reason `path` gives.
+    for pair in raw.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
       let key: Substring, value: Substring
-      if let equals = pair.firstIndex(of: "=") {
-        key = pair[..<equals]
-        value = pair[pair.index(after: equals)...]
+      if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
+        key = Substring(pair[..<equals])
+        value = Substring(pair[pair.index(after: equals)...])
       } else {
-        key = pair
+        key = Substring(pair)
         value = ""
       }
       let decodedKey = key.removingURLPercentEncoding(plusAsSpace: true)

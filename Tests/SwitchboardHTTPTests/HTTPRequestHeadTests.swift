@@ -39,6 +39,17 @@ struct HTTPRequestHeadTests {
     #expect(head("/?format=text&notify_self=1").rawQuery == "format=text&notify_self=1")
   }
 
+  /// A character that joins the next one into one `Character` (U+070F is a grapheme
+  /// "prepend"; a combining mark joins the one before it) never hides a delimiter: `?`, `#`,
+  /// `&` and `=` are found as bytes (fuzz-url's `prepend-before-question-mark`).
+  @Test func delimitersAfterAJoiningCharacterStillSplit() {
+    let h = head("/rooms/a\u{70F}?since=5\u{70F}&x\u{70F}=\u{301}y#f")
+    #expect(h.path == "/rooms/a\u{70F}")
+    #expect(h.rawQuery == "since=5\u{70F}&x\u{70F}=\u{301}y")
+    #expect(h.query == ["since": "5\u{70F}", "x\u{70F}": "\u{301}y"])
+    #expect(head("http\u{70F}://h/a").path == "http\u{70F}://h/a")
+  }
+
   @Test func keepAliveFollowsVersionAndConnectionHeader() {
     #expect(head("/").keepAlive)
     #expect(!head("/", ["Connection": "close"]).keepAlive)
