@@ -77,58 +77,71 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
   /// percent-encoded: `dnssd://Switchboard%20on%20mac._switchboard._tcp.local`).
   /// - Throws: ``ChatClientError/invalidURL`` or ``ChatClientError/unsupportedScheme``.
   public init(_ string: String) throws(ChatClientError) {
-    guard let sep = string.range(of: "://") else {
+    // Every delimiter is found as a byte, never as a `Character`: a character that joins its
+    // neighbour (U+070F, a grapheme "prepend", before `:`; a combining mark after `/`) makes
+    // one `Character` that is not the delimiter, and the description would not read back
+    // (found by fuzz-url).
+    func text(_ bytes: Substring.UTF8View) -> String { String(decoding: bytes, as: UTF8.self) }
+    let utf8 = Substring(string).utf8
+    guard let sep = utf8.firstRange(of: "://".utf8) else {
       throw .invalidURL("'\(string)' is not a URL like ws://host:1337/ or tcp://host:8080")
     }
-    let rawScheme = string[..<sep.lowerBound].lowercased()
+    let rawScheme = text(utf8[..<sep.lowerBound]).lowercased()
     let isService = rawScheme == Self.serviceScheme
     guard let scheme = isService ? Scheme.tcp : Scheme(rawValue: rawScheme) else {
       throw .unsupportedScheme("unknown scheme '\(rawScheme)' (ws, wss, tcp, tls, udp, dnssd)")
     }
-    var rest = Substring(string[sep.upperBound...])
+    var rest = utf8[sep.upperBound...]
     var query = ""
-    if let q = rest.firstIndex(of: "?") {
-      query = String(rest[rest.index(after: q)...])
+    if let q = rest.firstIndex(of: UInt8(ascii: "?")) {
+      var after = rest[rest.index(after: q)...]
+      if let hash = after.firstIndex(of: UInt8(ascii: "#")) { after = after[..<hash] }
+      query = text(after)
       rest = rest[..<q]
     }
-    if let hash = query.firstIndex(of: "#") { query = String(query[..<hash]) }
     var path = "/"
-    if let slash = rest.firstIndex(of: "/") {
-      path = String(rest[slash...])
+    if let slash = rest.firstIndex(of: UInt8(ascii: "/")) {
+      path = text(rest[slash...])
       rest = rest[..<slash]
     }
     if isService {
       guard !rest.isEmpty else { throw .invalidURL("no service in '\(string)'") }
-      self = .service(try ChatService(urlHost: rest), path: path, query: query)
+      self = .service(try ChatService(urlHost: Substring(rest)), path: path, query: query)
       return
     }
-    var host = String(rest)
+    var hostBytes = rest
     var port = scheme.defaultPort
-    if host.hasPrefix("[") {
-      guard let close = host.firstIndex(of: "]") else { throw .invalidURL("bad IPv6 literal in '\(string)'") }
-      let after = host[host.index(after: close)...]
-      if after.hasPrefix(":") {
-        guard let p = Int(after.dropFirst()), (1...65535).contains(p) else { throw .invalidURL("bad port in '\(string)'") }
+    if hostBytes.first == UInt8(ascii: "[") {
+      guard let close = hostBytes.firstIndex(of: UInt8(ascii: "]")) else {
+        throw .invalidURL("bad IPv6 literal in '\(string)'")
+      }
+      let after = hostBytes[hostBytes.index(after: close)...]
+      if after.first == UInt8(ascii: ":") {
+        guard let p = Int(text(after.dropFirst())), (1...65535).contains(p) else {
+          throw .invalidURL("bad port in '\(string)'")
+        }
         port = p
       } else if !after.isEmpty {
         throw .invalidURL("bad host in '\(string)'")
       }
-      host = String(host[host.index(after: host.startIndex)..<close])
-      guard !host.contains("[") else { throw .invalidURL("bad IPv6 literal in '\(string)'") }
+      hostBytes = hostBytes[hostBytes.index(after: hostBytes.startIndex)..<close]
+      guard !hostBytes.contains(UInt8(ascii: "[")) else { throw .invalidURL("bad IPv6 literal in '\(string)'") }
     } else {
-      if let colon = host.lastIndex(of: ":") {
-        guard let p = Int(host[host.index(after: colon)...]), (1...65535).contains(p) else {
+      if let colon = hostBytes.lastIndex(of: UInt8(ascii: ":")) {
+        guard let p = Int(text(hostBytes[hostBytes.index(after: colon)...])), (1...65535).contains(p) else {
           throw .invalidURL("bad port in '\(string)'")
         }
         port = p
-        host = String(host[..<colon])
+        hostBytes = hostBytes[..<colon]
       }
       // A colon or bracket left in the host (`ws://a:b:80`, `ws://:[::1]:80`) is neither a name
       // nor an IPv6 literal, and the description could not be read back (found by fuzz-url).
-      guard !host.contains(where: { $0 == ":" || $0 == "[" || $0 == "]" }) else {
+      guard !hostBytes.contains(where: { $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: "[") || $0 == UInt8(ascii: "]") })
+      else {
         throw .invalidURL("bad host in '\(string)'")
       }
     }
+    let host = text(hostBytes)
     guard !host.isEmpty else { throw .invalidURL("no host in '\(string)'") }
     self.scheme = scheme
     self.host = host
@@ -140,14 +153,14 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
 
   /// The room named by a `/rooms/NAME` path, if any.
   public var roomInPath: String? {
-    guard path.hasPrefix("/rooms/") else { return nil }
-    let name = path.dropFirst("/rooms/".count).prefix { $0 != "/" }
-    return name.isEmpty ? nil : name.removingURLPercentEncoding()
+    guard path.utf8.starts(with: "/rooms/".utf8) else { return nil }
+    let name = path.utf8.dropFirst("/rooms/".utf8.count).prefix { $0 != UInt8(ascii: "/") }
+    return name.isEmpty ? nil : Substring(name).removingURLPercentEncoding()
   }
 
   /// `host` with brackets for IPv6, and the port.
   var authority: String {
-    (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    (host.utf8.contains(UInt8(ascii: ":")) ? "[\(host)]" : host) + ":\(port)"
   }
 
   public var description: String {
@@ -162,10 +175,10 @@ public struct ChatEndpoint: Sendable, Hashable, CustomStringConvertible {
   /// `name` (unless empty), `since`, `epoch` and `token` replaced.
   func webSocketURL(room: String?, name: String, since: UInt64?, epoch: String?, token: String? = nil) -> String {
     let target = room.map { "/rooms/" + Self.percentEncode($0) } ?? path
-    var items = query.split(separator: "&").filter { item in
-      let key = item.prefix { $0 != "=" }
+    var items = query.utf8.split(separator: UInt8(ascii: "&")).filter { item in
+      let key = String(decoding: item.prefix { $0 != UInt8(ascii: "=") }, as: UTF8.self)
       return key != "name" && key != "since" && key != "epoch" && (token == nil || key != "token")
-    }.map(String.init)
+    }.map { String(decoding: $0, as: UTF8.self) }
     if !name.trimmingWhitespace.isEmpty { items.append("name=" + Self.percentEncode(name)) }
     if let since { items.append("since=\(since)") }
     if let epoch { items.append("epoch=" + Self.percentEncode(epoch)) }
