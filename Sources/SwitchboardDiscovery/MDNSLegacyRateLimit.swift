@@ -11,12 +11,15 @@ struct MDNSLegacyRateLimit: Sendable {
   let burst: Int
   let interval: Duration
   let maxSources: Int
-  private var buckets: [[UInt8]: TokenBucket] = [:]
+  private var buckets: TokenBucketTable<[UInt8]>
 
   init(burst: Int, interval: Duration, maxSources: Int) {
     self.burst = max(burst, 1)
     self.interval = interval
     self.maxSources = max(maxSources, 1)
+    buckets = TokenBucketTable(
+      rate: 1e9 / Double(max(interval.nanoseconds, 1)), burst: Double(self.burst), maxKeys: self.maxSources,
+      overflow: .refuse)
   }
 
   /// Sources with a bucket now.
@@ -24,12 +27,6 @@ struct MDNSLegacyRateLimit: Sendable {
 
   /// Takes one answer from `source`'s allowance at `now`; `false` when none is left.
   mutating func allow(_ source: [UInt8], now: Deadline) -> Bool {
-    if buckets[source] == nil, buckets.count >= maxSources {
-      buckets = buckets.filter { !$0.value.isFull(now: now.nanoseconds) }
-      guard buckets.count < maxSources else { return false }
-    }
-    let rate = 1e9 / Double(max(interval.nanoseconds, 1))
-    return buckets[source, default: TokenBucket(rate: rate, burst: Double(burst), now: now.nanoseconds)]
-      .take(now: now.nanoseconds)
+    buckets.take(source, now: now.nanoseconds)
   }
 }

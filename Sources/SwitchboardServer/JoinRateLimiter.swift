@@ -9,30 +9,21 @@ import SwitchboardIO
 struct JoinRateLimiter {
   /// Joins a minute; `nil`: no limit.
   let perMinute: Int?
-  private var buckets: [MemberID: TokenBucket] = [:]
-  /// The table's size at which full buckets are swept out.
-  private var sweepAt = 64
+  /// Bounded by the members themselves (one bucket each at most), so no cap of its own.
+  private var buckets: TokenBucketTable<MemberID>?
 
   init(perMinute: Int?) {
     self.perMinute = perMinute
+    buckets = perMinute.map { TokenBucketTable(rate: Double($0) / 60, burst: Double($0)) }
   }
 
   /// Whether `member` may join now (`now`: monotonic nanoseconds); counts the join.
   mutating func admit(_ member: MemberID, now: UInt64) -> Bool {
-    guard let perMinute else { return true }
-    if buckets.count >= sweepAt {
-      buckets = buckets.filter { !$0.value.isFull(now: now) }
-      sweepAt = max(64, 2 * buckets.count)
-    }
-    var bucket =
-      buckets[member] ?? TokenBucket(rate: Double(perMinute) / 60, burst: Double(perMinute), now: now)
-    let admitted = bucket.take(now: now)
-    buckets[member] = bucket
-    return admitted
+    buckets?.take(member, now: now) ?? true
   }
 
   /// Buckets held now.
-  var count: Int { buckets.count }
+  var count: Int { buckets?.count ?? 0 }
 
   /// The answer to a refused join (after `! ` on a line, in a JSON `too_many_joins` error).
   static func refusal(limit: Int) -> String {

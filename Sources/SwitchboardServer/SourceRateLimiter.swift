@@ -10,26 +10,22 @@ import SwitchboardIO
 struct SourceRateLimiter: Sendable {
   let rate: Int
   let maxSources: Int
-  private var buckets: [String: TokenBucket] = [:]
+  private var buckets: TokenBucketTable<String>
 
   init(rate: Int, maxSources: Int = 65_536) {
     self.rate = rate
     self.maxSources = maxSources
+    buckets = TokenBucketTable(rate: Double(rate), burst: Double(2 * rate), maxKeys: maxSources, overflow: .startOver)
   }
 
   /// Whether one more datagram from `source` may be handled at `now`.
   mutating func admit(source: String, now: UInt64) -> Bool {
-    if buckets[source] == nil, buckets.count >= maxSources {
-      sweep(now: now)
-      if buckets.count >= maxSources { buckets.removeAll(keepingCapacity: true) }
-    }
-    return buckets[source, default: TokenBucket(rate: Double(rate), burst: Double(2 * rate), now: now)]
-      .take(now: now)
+    buckets.take(source, now: now)
   }
 
   /// Forgets addresses whose buckets are full again.
   mutating func sweep(now: UInt64) {
-    buckets = buckets.filter { !$0.value.isFull(now: now) }
+    buckets.sweep(now: now)
   }
 
   /// Addresses tracked now.
