@@ -4,8 +4,9 @@ import SwitchboardIO
 /// held back are counted, and the next line written says how many (its `suppressed`
 /// metadata). Pure: the caller passes the time, so tests drive it with made-up clocks.
 ///
-/// Used for lines a peer can cause at will (`refused a connection`): without it a connect
-/// loop from one address writes one line per attempt.
+/// Used for lines a peer can cause at will (`refused a connection`: without it a connect
+/// loop from one address writes one line per attempt) and for the history store's failures
+/// (a full disk fails every message).
 struct LogLineLimiter: Sendable, Equatable {
   private var bucket: TokenBucket
   /// Lines held back since the last one written.
@@ -13,8 +14,7 @@ struct LogLineLimiter: Sendable, Equatable {
 
   /// `burst` lines at once, then one each `interval`.
   init(burst: Int, interval: Duration, now: UInt64) {
-    let seconds = Double(interval.components.seconds) + Double(interval.components.attoseconds) / 1e18
-    bucket = TokenBucket(rate: 1 / max(seconds, 1e-9), burst: Double(max(1, burst)), now: now)
+    bucket = TokenBucket(rate: 1e9 / Double(max(interval.nanoseconds, 1)), burst: Double(max(1, burst)), now: now)
   }
 
   /// Whether a line may be written at `now`: `nil` when it is held back (and counted), else

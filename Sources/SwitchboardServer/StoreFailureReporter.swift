@@ -1,4 +1,5 @@
 import SwitchboardChat
+import SwitchboardIO
 import SwitchboardLog
 import Synchronization
 
@@ -7,7 +8,9 @@ import Synchronization
 final class StoreFailureReporter: Sendable {
   private let logger: Log
   private let metrics: ServerMetrics
-  private let state = Mutex<(lastWarning: Int64, failures: Int)>((0, 0))
+  /// One warning at once, then at most one every 10 s; and the failures so far.
+  private let state = Mutex<(lines: LogLineLimiter, failures: Int)>(
+    (LogLineLimiter(burst: 1, interval: .seconds(10), now: Deadline.now().nanoseconds), 0))
 
   init(logger: Log, metrics: ServerMetrics) {
     self.logger = logger
@@ -16,12 +19,10 @@ final class StoreFailureReporter: Sendable {
 
   func report(room: String, id: UInt64?, _ error: BrokerError) {
     metrics.storeFailures.add(1, ordering: .relaxed)
-    let now = ChatClock.milliseconds()
+    let now = Deadline.now().nanoseconds
     let count = state.withLock { state -> Int? in
       state.failures += 1
-      guard now - state.lastWarning >= 10_000 else { return nil }
-      state.lastWarning = now
-      return state.failures
+      return state.lines.admit(now: now) == nil ? nil : state.failures
     }
     if let count {
       logger.warning(
