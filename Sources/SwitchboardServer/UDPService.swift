@@ -55,7 +55,9 @@ final class UDPService: UDPSocketDelegate {
     let metrics = context.metrics
     metrics.udpReceived.add(1, ordering: .relaxed)
     context.stats.udp.received.add(bytes.count, ordering: .relaxed)
-    if sourceLimit != nil, !sourceLimit!.admit(source: sender.ipAddress, now: Deadline.now().nanoseconds) {
+    // One clock read a datagram: the rate limit, the member's last-seen time, the budgets.
+    let now = Deadline.now()
+    if sourceLimit != nil, !sourceLimit!.admit(source: sender.ipAddress, now: now.nanoseconds) {
       metrics.limits.datagramsRateLimited.add(1, ordering: .relaxed)
       return
     }
@@ -76,7 +78,6 @@ final class UDPService: UDPSocketDelegate {
       metrics.udpDropped.add(1, ordering: .relaxed)
       return
     }
-    let now = Deadline.now()
     if let member = members[sender] {
       member.lastSeen = now
       member.reply(UDPService.echoPrefix + " " + text)
