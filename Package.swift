@@ -1,11 +1,14 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
-// The dependency direction is the architecture: the codecs (HTTP, WebSocket, DNS, RESP) and Chat
-// (rooms, dialects, the room-broker seam; it borrows HTTP's text helpers) import nothing that
-// does I/O; Store keeps the local broker's history (and starts its writer thread with IO's
-// thread wrapper); Server and Client bring the event loops, codecs and Chat together (Server
-// links no store: the CLI, on top, chooses the broker and its store).
+// The dependency direction is the architecture: the codecs (HTTP, WebSocket, DNS, RESP), Wire
+// (the chat wire both sides share: messages, room names, the line and JSON dialects, client
+// frames; it borrows HTTP's text helpers) and Chat (the hub: rooms, members, the room-broker
+// seam, on top of Wire) import nothing that does I/O; Store keeps the local broker's history
+// (and starts its writer thread with IO's thread wrapper); Server brings the event loops,
+// codecs and the hub together (it links no store: the CLI, on top, chooses the broker and its
+// store); Client brings the event loops, codecs and Wire together, never the hub, the store,
+// Redis or OpenSSL.
 // Libraries Apple's SDKs lack (OpenSSL) are dependencies on Linux only; on Apple platforms the
 // same jobs go to the system or to portable Swift, and a feature with no Apple implementation
 // yet refuses at run time, naming the platform (README, "On a Mac"). SWITCHBOARD_WITHOUT_OPENSSL=1
@@ -26,6 +29,7 @@ let package = Package(
     .library(name: "SwitchboardWebSocket", targets: ["SwitchboardWebSocket"]),
     .library(name: "SwitchboardDNS", targets: ["SwitchboardDNS"]),
     .library(name: "SwitchboardDiscovery", targets: ["SwitchboardDiscovery"]),
+    .library(name: "SwitchboardWire", targets: ["SwitchboardWire"]),
     .library(name: "SwitchboardChat", targets: ["SwitchboardChat"]),
     .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
     .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
@@ -50,11 +54,14 @@ let package = Package(
     .target(name: "SwitchboardLog"),
     .target(name: "SwitchboardTLS", dependencies: ["SwitchboardIO"] + openSSL),
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "CZlib"] + openSSL),
-    // Chat shares the HTTP module's text helpers (trimming); both stay free of I/O.
-    .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
+    // The chat wire, what the client and the server share; it uses the HTTP module's text
+    // helpers (trimming). Both stay free of I/O.
+    .target(name: "SwitchboardWire", dependencies: ["SwitchboardHTTP"]),
+    // The hub (rooms, members, brokers' seam) on top of the wire; free of I/O too.
+    .target(name: "SwitchboardChat", dependencies: ["SwitchboardWire"]),
     // Signed tokens (JWS/JWT): a pure decoder with limits; signatures through OpenSSL (docs/SECURITY.md).
-    // It takes the room-name rule and JSON string quoting from Chat, so the rules stay one.
-    .target(name: "SwitchboardAuth", dependencies: ["SwitchboardChat"] + openSSL),
+    // It takes the room-name rule and JSON string quoting from the wire, so the rules stay one.
+    .target(name: "SwitchboardAuth", dependencies: ["SwitchboardWire"] + openSSL),
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
     // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
@@ -66,19 +73,22 @@ let package = Package(
       name: "SwitchboardRedis",
       dependencies: [
         "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardLog", "SwitchboardHTTP", "SwitchboardChat",
+        "SwitchboardWire",
       ] + openSSL),
-    .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "SwitchboardLog", "CSQLite"]),
+    .target(
+      name: "SwitchboardStore",
+      dependencies: ["SwitchboardChat", "SwitchboardWire", "SwitchboardIO", "SwitchboardLog", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
       name: "SwitchboardServer",
       dependencies: [
         "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat", "SwitchboardLog",
-        "SwitchboardAuth", "SwitchboardTLS",
+        "SwitchboardAuth", "SwitchboardTLS", "SwitchboardWire",
       ]),
     .target(
       name: "SwitchboardClient",
       dependencies: [
-        "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardTLS", "SwitchboardChat",
+        "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardTLS", "SwitchboardWire",
         "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS",
       ]),
     .executableTarget(
@@ -86,7 +96,7 @@ let package = Package(
       dependencies: [
         "SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO",
         "SwitchboardStore", "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardAuth",
-        "SwitchboardRedis",
+        "SwitchboardRedis", "SwitchboardWire",
       ],
       plugins: ["BuildCommitPlugin"]),
     // Writes the git commit being built into the switchboard binary (for --version).
@@ -98,18 +108,18 @@ let package = Package(
     .executableTarget(name: "fuzz-dns", dependencies: ["SwitchboardDNS", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-resp", dependencies: ["SwitchboardRESP", "SwitchboardFuzzSupport"]),
     .executableTarget(
-      name: "fuzz-broker-payload", dependencies: ["SwitchboardRedis", "SwitchboardChat", "SwitchboardFuzzSupport"]),
+      name: "fuzz-broker-payload", dependencies: ["SwitchboardRedis", "SwitchboardWire", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-http-request", dependencies: ["SwitchboardHTTP", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-http-response", dependencies: ["SwitchboardHTTP", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-ws-frame", dependencies: ["SwitchboardWebSocket", "SwitchboardFuzzSupport"]),
     .executableTarget(
       name: "fuzz-ws-handshake", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-deflate", dependencies: ["SwitchboardWebSocket", "SwitchboardFuzzSupport"]),
-    .executableTarget(name: "fuzz-line", dependencies: ["SwitchboardChat", "SwitchboardFuzzSupport"]),
-    .executableTarget(name: "fuzz-json", dependencies: ["SwitchboardChat", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-line", dependencies: ["SwitchboardWire", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-json", dependencies: ["SwitchboardWire", "SwitchboardFuzzSupport"]),
     .executableTarget(
       name: "fuzz-url",
-      dependencies: ["SwitchboardHTTP", "SwitchboardChat", "SwitchboardClient", "SwitchboardFuzzSupport"]),
+      dependencies: ["SwitchboardHTTP", "SwitchboardWire", "SwitchboardClient", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "SwitchboardFuzzSupport"] + openSSL),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
@@ -121,25 +131,29 @@ let package = Package(
     .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP", "SwitchboardTestSupport"]),
     .testTarget(
       name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardTestSupport"]),
-    .testTarget(name: "SwitchboardChatTests", dependencies: ["SwitchboardChat", "SwitchboardTestSupport"]),
+    .testTarget(name: "SwitchboardWireTests", dependencies: ["SwitchboardWire", "SwitchboardTestSupport"]),
+    .testTarget(
+      name: "SwitchboardChatTests", dependencies: ["SwitchboardChat", "SwitchboardWire", "SwitchboardTestSupport"]),
     .testTarget(
       name: "SwitchboardDNSTests", dependencies: ["SwitchboardDNS", "SwitchboardTestSupport"], exclude: ["Fixtures"]),
     .testTarget(
       name: "SwitchboardDiscoveryTests",
       dependencies: ["SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardIO", "SwitchboardTestSupport"]),
-    .testTarget(name: "SwitchboardStoreTests", dependencies: ["SwitchboardStore", "SwitchboardChat", "SwitchboardTestSupport"]),
+    .testTarget(
+      name: "SwitchboardStoreTests",
+      dependencies: ["SwitchboardStore", "SwitchboardChat", "SwitchboardWire", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardTLSTests", dependencies: ["SwitchboardTLS", "SwitchboardIO", "SwitchboardTestSupport"]),
     .testTarget(
       name: "SwitchboardClientTests",
       dependencies: [
         "SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat",
-        "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardStore", "SwitchboardTestSupport",
+        "SwitchboardWire", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardStore", "SwitchboardTestSupport",
       ]),
     .testTarget(
       name: "SwitchboardServerTests",
       dependencies: [
         "SwitchboardServer", "SwitchboardIO", "SwitchboardChat", "SwitchboardWebSocket", "SwitchboardHTTP",
-        "SwitchboardStore", "SwitchboardTestSupport", "SwitchboardAuth",
+        "SwitchboardStore", "SwitchboardTestSupport", "SwitchboardAuth", "SwitchboardWire",
       ]),
     .testTarget(name: "SwitchboardLogTests", dependencies: ["SwitchboardLog", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardRESPTests", dependencies: ["SwitchboardRESP", "SwitchboardTestSupport"]),
@@ -148,6 +162,7 @@ let package = Package(
       dependencies: [
         "SwitchboardRedis", "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardChat", "SwitchboardServer",
         "SwitchboardTestSupport", "SwitchboardClient", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardLog",
+        "SwitchboardWire",
       ]),
     .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardTestSupport"]),
   ],

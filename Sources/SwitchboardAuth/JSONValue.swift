@@ -1,4 +1,4 @@
-import SwitchboardChat
+import SwitchboardWire
 
 /// A JSON value as a token's header and payload hold it (RFC 8259).
 ///

@@ -1,4 +1,4 @@
-import SwitchboardChat
+import SwitchboardWire
 
 /// One entry of a token's `rooms` claim: a room name, or a pattern with `*` wildcards.
 ///

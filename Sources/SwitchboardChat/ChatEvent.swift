@@ -1,3 +1,5 @@
+import SwitchboardWire
+
 /// What a room delivers to its members. `origin` is the member who caused it, so dialects
 /// that do not echo (the TCP line dialect) can skip it.
 public enum ChatEvent: Sendable {

@@ -1,3 +1,4 @@
+import SwitchboardWire
 import Synchronization
 
 /// What sessions ask the hub about members and rooms: each takes the directory's lock (a

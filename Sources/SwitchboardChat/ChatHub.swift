@@ -1,5 +1,5 @@
 import Dispatch
-import SwitchboardHTTP
+import SwitchboardWire
 import Synchronization
 
 /// The rooms and members of this node, in front of a ``RoomBroker`` that owns each room's
@@ -118,19 +118,7 @@ public final class ChatHub: RoomBrokerSink {
   /// `maxNameLength` characters. `nil` when nothing visible is left (format characters
   /// such as U+200B alone are no name; docs/BAD-INPUT.md).
   public func sanitizeName(_ raw: String) -> String? {
-    Self.cleanName(raw, maxLength: configuration.maxNameLength)
-  }
-
-  /// ``sanitizeName(_:)`` with the length limit given (the fuzz targets use it hub-less).
-  package static func cleanName(_ raw: String, maxLength: Int) -> String? {
-    let cleaned = String(
-      String.UnicodeScalarView(
-        raw.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }
-          .filter { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }))
-    let trimmed = cleaned.trimmingSpacesAndTabs()
-    let visible = trimmed.unicodeScalars.contains { $0 != " " && $0.properties.generalCategory != .format }
-    guard visible else { return nil }
-    return String(trimmed.prefix(maxLength))
+    LineDialect.cleanName(raw, maxLength: configuration.maxNameLength)
   }
 
   // MARK: Membership

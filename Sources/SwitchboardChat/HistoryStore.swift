@@ -1,3 +1,5 @@
+import SwitchboardWire
+
 /// Where the ``LocalRoomBroker`` keeps rooms' messages: it writes every message through
 /// to the store and reads rooms back from it (off the event loops: `loadRoom` and
 /// `messages` may block). Implementations: in memory (tests, `--ephemeral`) and SQLite

@@ -1,3 +1,4 @@
+import SwitchboardWire
 import Synchronization
 
 /// The hub's record of one member: its room, name and colour, reached from the

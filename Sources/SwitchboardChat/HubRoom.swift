@@ -1,3 +1,5 @@
+import SwitchboardWire
+
 /// One room as the hub keeps it (inside its ``HubRoomCell``, under the cell's lock): this
 /// node's members of it, the names they use, which shards they live on and the ring of its
 /// recent messages, loading until the broker answered

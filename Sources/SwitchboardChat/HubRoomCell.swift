@@ -1,3 +1,4 @@
+import SwitchboardWire
 import Synchronization
 
 /// One room of the hub with its own lock: the object a member's record points at, so

@@ -1,3 +1,4 @@
+import SwitchboardWire
 import Synchronization
 
 /// The members of one room that live on one shard. Confined to the shard's thread: the

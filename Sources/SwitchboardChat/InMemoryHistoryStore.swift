@@ -1,3 +1,4 @@
+import SwitchboardWire
 import Synchronization
 
 /// A store that keeps nothing beyond the process: each room gets a fresh random epoch.

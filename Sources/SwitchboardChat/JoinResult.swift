@@ -1,3 +1,5 @@
+import SwitchboardWire
+
 /// What a join completes with (``ChatHub/join(_:shard:name:room:announce:since:epoch:historyCount:completion:)``).
 public struct JoinResult: Sendable {
   /// The room joined.

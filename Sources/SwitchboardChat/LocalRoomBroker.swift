@@ -1,4 +1,5 @@
 import Dispatch
+import SwitchboardWire
 import Synchronization
 
 /// The single-node broker: ids assigned in this process, messages kept in a

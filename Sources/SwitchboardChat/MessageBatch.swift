@@ -1,3 +1,5 @@
+import SwitchboardWire
+
 /// One message of a ``MessageBatch`` and the member that sent it.
 public struct BatchedMessage: Sendable {
   /// The message.
@@ -23,6 +25,14 @@ public struct BatchedMessage: Sendable {
 
   /// The event a separate delivery of it would carry.
   @inlinable public var event: ChatEvent { .message(message, origin: origin) }
+
+  /// Where the message at `index` of `messages` lies, for the wire's encoders to read it in
+  /// place: a message passed by value to a function of another module is copied first.
+  @inline(__always)
+  static func message(in messages: UnsafeBufferPointer<BatchedMessage>, at index: Int) -> UnsafePointer<ChatMessage> {
+    precondition(index >= 0 && index < messages.count, "BatchedMessage: index \(index) outside the batch")
+    return (messages.baseAddress.unsafelyUnwrapped + index).pointer(to: \.message).unsafelyUnwrapped
+  }
 }
 
 /// Messages of one room handed to a shard's members together: those published to the room

@@ -1,3 +1,5 @@
+import SwitchboardWire
+
 /// A message before its room's broker gave it an id: what ``RoomBroker/publish(_:on:completion:)`` takes.
 public struct MessageDraft: Sendable {
   /// The message as it will be kept, its ``ChatMessage/id`` still 0.

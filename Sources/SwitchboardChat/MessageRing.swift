@@ -1,3 +1,5 @@
+import SwitchboardWire
+
 /// The last `capacity` messages of a room, oldest first, in id order.
 struct MessageRing {
   private var storage: [ChatMessage] = []

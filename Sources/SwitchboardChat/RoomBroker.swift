@@ -1,3 +1,5 @@
+import SwitchboardWire
+
 /// Where a room's order and history live: the seam between the hub and the broker that
 /// assigns ids, keeps messages and delivers them to every node's members.
 ///

@@ -1,3 +1,5 @@
+import SwitchboardWire
+
 /// What a ``RoomBroker`` delivers into: the hub of this node (``ChatHub`` conforms).
 public protocol RoomBrokerSink: AnyObject, Sendable {
   /// A message of `room` in `epoch`, from this node or another, to deliver to this node's

@@ -1,3 +1,5 @@
+import SwitchboardWire
+
 /// What the hub needs to continue a room after a restart.
 public struct RoomSnapshot: Sendable, Equatable {
   /// The highest id ever assigned in the room (0 for a new room); the next is `lastID + 1`.

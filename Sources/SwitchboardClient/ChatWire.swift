@@ -1,5 +1,5 @@
-import SwitchboardChat
 import Foundation
+import SwitchboardWire
 
 /// The client side of the chat dialects, as pure functions: what a server frame or line
 /// means, and the bytes a message becomes. No I/O, no state.

@@ -1,5 +1,5 @@
-import SwitchboardChat
 import SwitchboardIO
+import SwitchboardWire
 
 /// The socket side of ``TransportDatagram``, on its loop.
 final class DatagramChannel: TransportChannel, UDPSocketDelegate {

@@ -1,4 +1,4 @@
-import SwitchboardChat
+import SwitchboardWire
 
 /// How a `udp://` client proves to the server that it receives at its address
 /// (``DatagramProof``), as a pure state machine; ``DatagramChannel`` carries out its actions.

@@ -1,6 +1,6 @@
-import SwitchboardChat
 import SwitchboardIO
 import SwitchboardTLS
+import SwitchboardWire
 
 #if canImport(Glibc)
   import Glibc

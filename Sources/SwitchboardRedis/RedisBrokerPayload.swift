@@ -1,4 +1,4 @@
-import SwitchboardChat
+import SwitchboardWire
 
 /// The bytes the Redis broker keeps and announces for one message, and their decoder: a
 /// pure value type with limits (the bytes come from Redis, which any client can write).

@@ -3,6 +3,7 @@ import SwitchboardChat
 import SwitchboardIO
 import SwitchboardLog
 import SwitchboardRESP
+import SwitchboardWire
 import Synchronization
 
 /// Opening rooms, publishing through the script, and delivering what the room's channel

@@ -3,6 +3,7 @@ import SwitchboardChat
 import SwitchboardIO
 import SwitchboardLog
 import SwitchboardRESP
+import SwitchboardWire
 import Synchronization
 
 /// Reading a room's state and stream: the read script's answers, the seen-id and

@@ -3,6 +3,7 @@ import SwitchboardChat
 import SwitchboardIO
 import SwitchboardLog
 import SwitchboardRESP
+import SwitchboardWire
 import Synchronization
 
 /// The cluster broker: rooms shared by every node connected to one Redis (`serve --redis`).

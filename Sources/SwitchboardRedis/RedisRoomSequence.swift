@@ -1,4 +1,5 @@
 import SwitchboardChat
+import SwitchboardWire
 
 /// One room's delivery order on one node: what the Redis broker has handed to the hub,
 /// what arrived ahead of a gap, and whether a fill from the stream is under way. A pure

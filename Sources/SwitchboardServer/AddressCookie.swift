@@ -1,5 +1,5 @@
-import SwitchboardChat
 import SwitchboardIO
+import SwitchboardWire
 
 /// The codes the UDP port offers a source address to prove with (``DatagramProof``): a
 /// SipHash-2-4 MAC, under a key drawn at random when the server starts, of the address

@@ -1,5 +1,5 @@
-import SwitchboardChat
 import SwitchboardIO
+import SwitchboardWire
 
 /// A replay of kept messages to one connection, cut into slices of about
 /// ``sliceBytes`` that are encoded only when the connection has drained the previous ones,

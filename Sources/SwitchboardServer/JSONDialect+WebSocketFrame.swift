@@ -1,6 +1,7 @@
 import SwitchboardChat
 import SwitchboardIO
 import SwitchboardWebSocket
+import SwitchboardWire
 
 /// A room event's JSON frame as the WebSocket frame every JSON member of a shard is sent.
 extension JSONDialect {

@@ -1,6 +1,7 @@
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardWire
 
 /// A member that speaks the line dialect (a TCP session or a UDP sender): the command
 /// handling both share.

@@ -1,6 +1,7 @@
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardHTTP
+import SwitchboardWire
 
 /// Tokens on the line dialect (docs/SECURITY.md, "Tokens in the server"): with auth on, the
 /// first line must be `auth:TOKEN`; the member joins under the token's `sub` only then, and

@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardWire
 
 /// One TCP connection on the line port: framing, the pause that ends an unterminated
 /// message, the wait for a name, commands, and delivery of room events.

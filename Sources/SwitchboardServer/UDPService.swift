@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardWire
 
 /// The UDP port: one datagram one message, the seed's `Server received:` echo, and every
 /// recent sender that proved its address a member of its room that receives the room's

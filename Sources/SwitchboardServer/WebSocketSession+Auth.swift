@@ -3,6 +3,7 @@ import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO
 import SwitchboardWebSocket
+import SwitchboardWire
 
 /// Tokens on WebSocket upgrades (docs/SECURITY.md, "Tokens in the server"). The upgrade is
 /// accepted either way; a missing or bad token, or a room the token does not allow, gets an

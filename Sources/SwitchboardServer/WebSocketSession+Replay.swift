@@ -1,5 +1,5 @@
-import SwitchboardChat
 import SwitchboardIO
+import SwitchboardWire
 
 /// A join's history (the URL's `since`, a `join` frame's): slices of ``HistoryReplay``,
 /// each a `history` frame, the next one encoded only when the connection is writable again

@@ -3,6 +3,7 @@ import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO
 import SwitchboardWebSocket
+import SwitchboardWire
 
 /// One WebSocket connection: the JSON chat protocol (`/`, `/rooms/NAME`), the raw text
 /// dialect (`?format=text`), or the plain echo endpoint (`/echo`).

@@ -1,6 +1,7 @@
 import Dispatch
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardWire
 import Synchronization
 
 /// The working part of `SQLiteHistoryStore`: the write queue, the writer thread's loop and

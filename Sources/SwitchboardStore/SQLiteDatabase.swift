@@ -1,5 +1,6 @@
 import CSQLite
 import SwitchboardChat
+import SwitchboardWire
 
 /// The history database: one SQLite connection, its schema and its prepared statements.
 ///

@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardLog
+import SwitchboardWire
 
 /// A `HistoryStore` in a SQLite database, `DIRECTORY/history.sqlite3`, in WAL mode.
 ///

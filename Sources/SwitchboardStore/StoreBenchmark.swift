@@ -1,5 +1,6 @@
 import Dispatch
 import SwitchboardChat
+import SwitchboardWire
 import Synchronization
 
 #if canImport(Glibc)

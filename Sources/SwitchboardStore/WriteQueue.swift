@@ -1,5 +1,6 @@
 import Dispatch
 import SwitchboardChat
+import SwitchboardWire
 
 /// One message waiting for the writer thread.
 struct PendingWrite {

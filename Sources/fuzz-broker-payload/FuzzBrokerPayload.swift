@@ -1,6 +1,6 @@
-import SwitchboardChat
 import SwitchboardFuzzSupport
 import SwitchboardRedis
+import SwitchboardWire
 
 // libFuzzer target for the Redis broker's payload decoders (`RedisBrokerPayload`): the bytes
 // a node reads back from Redis, which any client of that Redis can write. Every input goes

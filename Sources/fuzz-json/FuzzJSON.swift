@@ -1,6 +1,6 @@
 import Foundation
-import SwitchboardChat
 import SwitchboardFuzzSupport
+import SwitchboardWire
 
 // libFuzzer target for the WebSocket JSON protocol (docs/TESTING.md, "Fuzzing"): every
 // input, read as UTF-8, goes through ClientFrame.parse. Properties: non-objects stay plain
@@ -93,11 +93,11 @@ func checkLineRule(_ frame: ClientFrame) {
   switch frame {
   case .plain(let plain):
     lines = [("mallory", plain)]
-    if let name = ChatHub.cleanName(plain, maxLength: 64) { lines.append((name, "hi")) }
+    if let name = LineDialect.cleanName(plain, maxLength: 64) { lines.append((name, "hi")) }
   case .message(let body, _):
     lines = [("mallory", body)]
   case .join(let name?, _, _, _):
-    if let name = ChatHub.cleanName(name, maxLength: 64) { lines = [(name, "hi")] }
+    if let name = LineDialect.cleanName(name, maxLength: 64) { lines = [(name, "hi")] }
   case .join, .invalid:
     break
   }

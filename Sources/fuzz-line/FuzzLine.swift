@@ -1,5 +1,5 @@
-import SwitchboardChat
 import SwitchboardFuzzSupport
+import SwitchboardWire
 
 // libFuzzer target for LineFramer and the line dialect's commands (docs/TESTING.md,
 // "Fuzzing"). The first byte picks the line limit; the rest is the TCP byte stream.
@@ -52,7 +52,7 @@ func check(_ bytes: [UInt8]) {
 /// rule's.
 func checkLineRule(name raw: String, text: String) {
   for author in [raw, "bob", "Client 7"] {
-    guard let name = ChatHub.cleanName(author, maxLength: 64), LineDialect.nameRefusal(name) == nil else { continue }
+    guard let name = LineDialect.cleanName(author, maxLength: 64), LineDialect.nameRefusal(name) == nil else { continue }
     if let breach = LineDialect.ruleBreach(author: name, text: text) { Fuzz.require(false, breach) }
   }
 }

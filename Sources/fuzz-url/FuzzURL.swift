@@ -1,7 +1,7 @@
-import SwitchboardChat
 import SwitchboardClient
 import SwitchboardFuzzSupport
 import SwitchboardHTTP
+import SwitchboardWire
 
 // libFuzzer target for what reads URLs (docs/TESTING.md, "Fuzzing"): the percent-decoder,
 // the request target's path and query, room names taken from `/rooms/NAME`, and the

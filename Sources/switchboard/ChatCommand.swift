@@ -1,7 +1,7 @@
 import Dispatch
 import Foundation
+import SwitchboardWire
 import Synchronization
-import SwitchboardChat
 import SwitchboardClient
 
 #if canImport(Glibc)

@@ -6,6 +6,7 @@ import SwitchboardLog
 import SwitchboardRedis
 import SwitchboardServer
 import SwitchboardStore
+import SwitchboardWire
 import Synchronization
 
 enum ServeCommand {

@@ -1,6 +1,7 @@
 import Dispatch
 import SwitchboardChat
 import SwitchboardTestSupport
+import SwitchboardWire
 import Testing
 
 /// Rooms with locks of their own (issue 16 item 1): publishes to two rooms on two shards,

@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardTestSupport
+import SwitchboardWire
 import Synchronization
 import Testing
 

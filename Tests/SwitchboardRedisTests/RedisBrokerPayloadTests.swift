@@ -1,6 +1,6 @@
-import SwitchboardChat
 import SwitchboardRedis
 import SwitchboardTestSupport
+import SwitchboardWire
 import Testing
 
 /// The broker's payload codec: round trips, room-name encoding, malformed input refused,

@@ -3,6 +3,7 @@ import SwitchboardChat
 import SwitchboardIO
 import SwitchboardRESP
 import SwitchboardTestSupport
+import SwitchboardWire
 import Testing
 
 @testable import SwitchboardRedis

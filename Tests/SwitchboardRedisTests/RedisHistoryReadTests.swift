@@ -1,6 +1,7 @@
 import Dispatch
 import SwitchboardChat
 import SwitchboardTestSupport
+import SwitchboardWire
 import Testing
 
 @testable import SwitchboardRedis

@@ -4,6 +4,7 @@ import SwitchboardIO
 import SwitchboardLog
 import SwitchboardRESP
 import SwitchboardTestSupport
+import SwitchboardWire
 import Testing
 
 @testable import SwitchboardRedis

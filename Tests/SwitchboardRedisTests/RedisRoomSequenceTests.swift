@@ -1,4 +1,5 @@
 import SwitchboardChat
+import SwitchboardWire
 import Testing
 
 @testable import SwitchboardRedis

@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardWire
 import Testing
 
 @testable import SwitchboardServer

@@ -1,6 +1,6 @@
 import Foundation
-import SwitchboardChat
 import SwitchboardTestSupport
+import SwitchboardWire
 import Testing
 
 @testable import SwitchboardServer

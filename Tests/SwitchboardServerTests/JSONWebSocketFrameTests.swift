@@ -2,6 +2,7 @@ import SwitchboardChat
 import SwitchboardIO
 import SwitchboardTestSupport
 import SwitchboardWebSocket
+import SwitchboardWire
 import Testing
 
 @testable import SwitchboardServer

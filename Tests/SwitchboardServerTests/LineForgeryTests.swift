@@ -2,6 +2,7 @@ import Foundation
 import SwitchboardChat
 import SwitchboardServer
 import SwitchboardTestSupport
+import SwitchboardWire
 import Testing
 
 /// What one member sends can never become a line of its own on a line member (TCP or UDP):

@@ -1,6 +1,7 @@
 import SwitchboardChat
 import SwitchboardServer
 import SwitchboardTestSupport
+import SwitchboardWire
 import Synchronization
 import Testing
 

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import SwitchboardChat
 import SwitchboardStore
+import SwitchboardWire
 import Synchronization
 
 /// Runs `body` with a fresh empty directory, removed afterwards (also after a failure).

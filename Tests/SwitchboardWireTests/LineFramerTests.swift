@@ -1,5 +1,5 @@
-import SwitchboardChat
 import SwitchboardTestSupport
+import SwitchboardWire
 import Testing
 
 @Suite(.onTestThreads)

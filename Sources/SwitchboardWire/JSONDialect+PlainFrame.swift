@@ -59,22 +59,19 @@ extension JSONDialect {
     writePlainMessageFrame(m, size: plainMessageFrameSize(m), into: out)
   }
 
-  /// ``plainMessageFrameSize(_:)`` of the message at `index` of a batch, read where it
-  /// lies: a message passed from a batch's buffer to a function of another module is
+  /// ``plainMessageFrameSize(_:)`` of the message at `m`, read where it lies (in a
+  /// batch's buffer, say): a message passed from there to a function of another module is
   /// copied first (a retain and a release a message, twice a batch frame).
-  package static func plainMessageFrameSize(_ messages: UnsafeBufferPointer<BatchedMessage>, at index: Int)
-    -> PlainFrameSize
-  {
-    plainMessageFrameSize(messages[index].message)
+  package static func plainMessageFrameSize(at m: UnsafePointer<ChatMessage>) -> PlainFrameSize {
+    plainMessageFrameSize(m.pointee)
   }
 
-  /// ``writePlainMessageFrame(_:size:into:)`` of the message at `index` of a batch, read
-  /// where it lies (see ``plainMessageFrameSize(_:at:)``).
+  /// ``writePlainMessageFrame(_:size:into:)`` of the message at `m`, read where it lies
+  /// (see ``plainMessageFrameSize(at:)``).
   package static func writePlainMessageFrame(
-    _ messages: UnsafeBufferPointer<BatchedMessage>, at index: Int, size: PlainFrameSize,
-    into out: UnsafeMutableRawBufferPointer
+    at m: UnsafePointer<ChatMessage>, size: PlainFrameSize, into out: UnsafeMutableRawBufferPointer
   ) -> Bool {
-    writePlainMessageFrame(messages[index].message, size: size, into: out)
+    writePlainMessageFrame(m.pointee, size: size, into: out)
   }
 
   /// ``writePlainMessageFrame(_:into:)`` with `m`'s size already counted

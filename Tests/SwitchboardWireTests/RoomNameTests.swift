@@ -1,4 +1,4 @@
-import SwitchboardChat
+import SwitchboardWire
 import Testing
 
 /// The room-name rule: 1–64 letters (L*, each with up to two marks), decimal digits (Nd), `-`,

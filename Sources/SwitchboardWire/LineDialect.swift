@@ -5,23 +5,19 @@
 /// can end the line), and the hub admits only names that cannot make a message or an action
 /// read as a notice, an error or another author's (``nameRefusal(_:)``).
 public enum LineDialect {
-  /// The text line for `event` (no terminator), or `nil` when the dialect does not show it
-  /// (binary data).
-  public static func format(_ event: ChatEvent) -> String? {
-    switch event {
-    case .message(let m, _):
-      return format(m)
-    case .presence(let p, _):
-      switch p.kind {
-      case .join: return "* \(escape(p.author)) has joined"
-      case .leave: return "* \(escape(p.author)) has left"
-      case .rename(let old): return "* \(escape(old)) is now \(escape(p.author))"
-      }
-    case .binary, .epochChanged:
-      return nil
-    case .shutdown(let reason):
-      return "* server is going away: \(escape(reason))"
+  /// A presence event as a line: `* NAME has joined`, `* NAME has left` or
+  /// `* OLD is now NEW`, names escaped (``LineEscape``).
+  public static func format(_ p: PresenceEvent) -> String {
+    switch p.kind {
+    case .join: return "* \(escape(p.author)) has joined"
+    case .leave: return "* \(escape(p.author)) has left"
+    case .rename(let old): return "* \(escape(old)) is now \(escape(p.author))"
     }
+  }
+
+  /// The notice a member gets when the server shuts down: `* server is going away: REASON`.
+  public static func goingAway(reason: String) -> String {
+    "* server is going away: \(escape(reason))"
   }
 
   /// A message as a line: `NAME: TEXT`, or `* NAME ACTION`, both escaped (``LineEscape``).

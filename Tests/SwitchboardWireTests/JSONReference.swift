@@ -1,33 +1,26 @@
 import Foundation
-import SwitchboardChat
+import SwitchboardWire
 
 /// The JSON protocol's earlier implementations, kept as the reference the byte-level
 /// encoder and the Foundation-free decoder are held to: `String` building for server
 /// frames, `JSONSerialization` for client frames. Test code only.
 enum JSONReference {
-  /// The frame text for `event`, or `nil` when the JSON protocol does not show it.
-  static func encode(_ event: ChatEvent) -> String? {
-    switch event {
-    case .message(let m, _):
-      return #"{"type":"message","data":"# + object(m) + "}"
-    case .presence(let p, _):
-      var s = #"{"type":"presence","data":{"event":"#
-      switch p.kind {
-      case .join: s += #""join""#
-      case .leave: s += #""leave""#
-      case .rename(let old): s += #""rename","previous":"# + quote(old)
-      }
-      s += #","author":"# + quote(p.author) + #","room":"# + quote(p.room)
-      s += #","members":\#(p.members),"color":"# + quote(p.color) + "}}"
-      return s
-    case .binary:
-      return nil
-    case .shutdown(let reason):
-      return error(code: "going_away", message: reason)
-    case .epochChanged(_, let epoch):
-      // An empty history of the new epoch: the client starts its ids over.
-      return history([], epoch: epoch, recovered: false)
+  /// A room's `message` frame for `m`.
+  static func message(_ m: ChatMessage) -> String {
+    #"{"type":"message","data":"# + object(m) + "}"
+  }
+
+  /// A `presence` frame for `p`.
+  static func presence(_ p: PresenceEvent) -> String {
+    var s = #"{"type":"presence","data":{"event":"#
+    switch p.kind {
+    case .join: s += #""join""#
+    case .leave: s += #""leave""#
+    case .rename(let old): s += #""rename","previous":"# + quote(old)
     }
+    s += #","author":"# + quote(p.author) + #","room":"# + quote(p.room)
+    s += #","members":\#(p.members),"color":"# + quote(p.color) + "}}"
+    return s
   }
 
   /// `{"type":"history","data":[…],"epoch":E,"recovered":R}`.

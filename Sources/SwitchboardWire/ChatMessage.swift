@@ -25,7 +25,7 @@ public struct ChatMessage: Sendable, Hashable {
   package var textNeedsNoJSONEscape: Bool { flags & Self.textPlainFlag != 0 }
   /// The same for ``room``, ``author`` and ``color`` together: the hub says so for a room
   /// and a name it checked once, when the room was made and the member named (the colours
-  /// of ``ChatHub/palette`` need none); setting any of the three clears it.
+  /// of the hub's palette need none); setting any of the three clears it.
   package var stringsNeedNoJSONEscape: Bool { flags & Self.stringsPlainFlag != 0 }
   // The three in one byte: a message is copied often (into the ring, the store, an
   // event, a batch), and one byte is one move; three `Bool`s were three.

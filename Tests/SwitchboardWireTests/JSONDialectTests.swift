@@ -1,6 +1,6 @@
 import Foundation
-import SwitchboardChat
 import SwitchboardTestSupport
+import SwitchboardWire
 import Testing
 
 @Suite(.onTestThreads)
@@ -9,9 +9,13 @@ struct JSONDialectTests {
     try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
   }
 
+  private func object(_ bytes: [UInt8]) throws -> [String: Any] {
+    try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+  }
+
   @Test func messageFramesMatchTheSeedShapePlusIdAndRoom() throws {
     let m = ChatMessage(id: 7, room: "lobby", time: 1234, author: "bob \"b\"", color: "red", text: "hi\n\u{1}é")
-    let frame = try object(JSONDialect.encode(.message(m, origin: nil))!)
+    let frame = try object(JSONDialect.encodedBytes(m))
     #expect(frame["type"] as? String == "message")
     let data = try #require(frame["data"] as? [String: Any])
     #expect(data["author"] as? String == "bob \"b\"")
@@ -32,7 +36,7 @@ struct JSONDialectTests {
 
   @Test func presenceAckErrorAndColor() throws {
     let p = PresenceEvent(kind: .rename(from: "old"), author: "new", room: "r", members: 2, color: "blue")
-    let presence = try object(JSONDialect.encode(.presence(p, origin: nil))!)
+    let presence = try object(JSONDialect.encodedBytes(p))
     let data = try #require(presence["data"] as? [String: Any])
     #expect(data["event"] as? String == "rename")
     #expect(data["previous"] as? String == "old")

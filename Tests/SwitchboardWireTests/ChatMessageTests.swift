@@ -1,7 +1,7 @@
 import SwitchboardTestSupport
 import Testing
 
-@testable import SwitchboardChat
+@testable import SwitchboardWire
 
 /// A message keeps its strings and its text's UTF-8 in one immutable box: it must still
 /// behave as a plain value (copies independent, equality and hashing by content), and the

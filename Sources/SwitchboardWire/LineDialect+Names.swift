@@ -1,3 +1,5 @@
+import SwitchboardHTTP
+
 /// The names and actions the line dialect admits: none can make a member's line read as a
 /// notice, an error, an echo, a history line or another author's.
 extension LineDialect {
@@ -9,6 +11,21 @@ extension LineDialect {
     // The UDP address proof's lines (DatagramProof): `* send /ok CODE …`, `* ok, you are in …`.
     "send", "ok,", "/ok",
   ]
+
+  /// A name as asked for, cleaned: controls (C0, DEL, C1) and whitespace other than the
+  /// space removed, trimmed, at most `maxLength` characters; `nil` when nothing visible is
+  /// left (format characters such as U+200B alone are no name; docs/BAD-INPUT.md). What the
+  /// hub does to a requested name before ``nameRefusal(_:)`` (the fuzz targets use it too).
+  package static func cleanName(_ raw: String, maxLength: Int) -> String? {
+    let cleaned = String(
+      String.UnicodeScalarView(
+        raw.unicodeScalars.filter { !$0.properties.isWhitespace || $0 == " " }
+          .filter { $0.value >= 0x20 && !(0x7F...0x9F).contains($0.value) }))
+    let trimmed = cleaned.trimmingSpacesAndTabs()
+    let visible = trimmed.unicodeScalars.contains { $0 != " " && $0.properties.generalCategory != .format }
+    guard visible else { return nil }
+    return String(trimmed.prefix(maxLength))
+  }
 
   /// Why `name` (already cleaned: trimmed, no controls) would make the member's lines
   /// readable as something else, or `nil` when it would not:

@@ -1,5 +1,5 @@
-import SwitchboardChat
 import SwitchboardTestSupport
+import SwitchboardWire
 
 /// Random text frames for the JSON protocol's parser, from a seeded generator: objects
 /// shaped like client frames with fields of every JSON type (so each case of

@@ -2,60 +2,53 @@
 /// are `{"type": T, "data": D}` objects written here by hand, deterministic and fast;
 /// client frames are parsed by ``ClientFrame/parse(_:maxLength:)``.
 ///
-/// Frames are built as UTF-8 bytes (``encodedBytes(_:)``: one array, its capacity reserved,
-/// strings escaped a run of bytes at a time); the `String` forms are those bytes.
+/// Frames are built as UTF-8 bytes (``encodedBytes(_:headerRoom:)``: one array, its capacity
+/// reserved, strings escaped a run of bytes at a time); the `String` forms are those bytes.
 public enum JSONDialect {
-  /// The frame text for `event`, or `nil` when the JSON protocol does not show it.
-  public static func encode(_ event: ChatEvent) -> String? {
-    encodedBytes(event).map { String(decoding: $0, as: UTF8.self) }
-  }
-
-  /// The frame for `event` as UTF-8 bytes, or `nil` when the JSON protocol does not show
-  /// it: the same bytes as ``encode(_:)``, without building a `String`. A room's `message`
-  /// frame is the same for every JSON member (nothing in it depends on the recipient), so
-  /// a delivery encodes it once.
+  /// A room's `message` frame for `m` as UTF-8 bytes. Nothing in it depends on the
+  /// recipient, so a delivery encodes it once for every JSON member.
   ///
   /// `headerRoom` zero bytes come first, for a WebSocket header to be written in front of
   /// the payload in place (`WebSocketConnection.withServerFrame(text:payloadAt:_:)`): the
   /// frame is then built without copying the payload again.
-  public static func encodedBytes(_ event: ChatEvent, headerRoom: Int = 0) -> [UInt8]? {
-    switch event {
-    case .message(let m, _):
-      if let plain = plainMessageFrame(m, headerRoom: headerRoom) { return plain }
-      var out: [UInt8] = []
-      out.reserveCapacity(headerRoom + estimate(m) + 28)
-      if headerRoom > 0 { out.append(contentsOf: repeatElement(0, count: headerRoom)) }
-      appendObject(m, to: &out, opening: #"{"type":"message","data":{"id":"#, inFrame: true)
-      return out
-    case .presence(let p, _):
-      var out: [UInt8] = []
-      out.reserveCapacity(headerRoom + p.author.utf8.count + p.room.utf8.count + p.color.utf8.count + 112)
-      if headerRoom > 0 { out.append(contentsOf: repeatElement(0, count: headerRoom)) }
-      switch p.kind {
-      case .join: append(#"{"type":"presence","data":{"event":"join","author":""#, to: &out)
-      case .leave: append(#"{"type":"presence","data":{"event":"leave","author":""#, to: &out)
-      case .rename(let old):
-        append(#"{"type":"presence","data":{"event":"rename","previous":""#, to: &out)
-        appendEscaped(old, to: &out)
-        append(#"","author":""#, to: &out)
-      }
-      appendEscaped(p.author, to: &out)
-      append(#"","room":""#, to: &out)
-      appendEscaped(p.room, to: &out)
-      append(#"","members":"#, to: &out)
-      appendDecimal(Int64(p.members), to: &out)
-      append(#","color":""#, to: &out)
-      appendEscaped(p.color, to: &out)
-      append(#""}}"#, to: &out)
-      return out
-    case .binary:
-      return nil
-    case .shutdown(let reason):
-      return [UInt8](repeating: 0, count: headerRoom) + Array(error(code: "going_away", message: reason).utf8)
-    case .epochChanged(_, let epoch):
-      // An empty history of the new epoch: the client starts its ids over.
-      return [UInt8](repeating: 0, count: headerRoom) + Array(history([], epoch: epoch, recovered: false).utf8)
+  public static func encodedBytes(_ m: ChatMessage, headerRoom: Int = 0) -> [UInt8] {
+    if let plain = plainMessageFrame(m, headerRoom: headerRoom) { return plain }
+    var out: [UInt8] = []
+    out.reserveCapacity(headerRoom + estimate(m) + 28)
+    if headerRoom > 0 { out.append(contentsOf: repeatElement(0, count: headerRoom)) }
+    appendObject(m, to: &out, opening: #"{"type":"message","data":{"id":"#, inFrame: true)
+    return out
+  }
+
+  /// A `presence` frame for `p` as UTF-8 bytes, after `headerRoom` zero bytes (as in
+  /// ``encodedBytes(_:headerRoom:)-(ChatMessage,_)``).
+  public static func encodedBytes(_ p: PresenceEvent, headerRoom: Int = 0) -> [UInt8] {
+    var out: [UInt8] = []
+    out.reserveCapacity(headerRoom + p.author.utf8.count + p.room.utf8.count + p.color.utf8.count + 112)
+    if headerRoom > 0 { out.append(contentsOf: repeatElement(0, count: headerRoom)) }
+    switch p.kind {
+    case .join: append(#"{"type":"presence","data":{"event":"join","author":""#, to: &out)
+    case .leave: append(#"{"type":"presence","data":{"event":"leave","author":""#, to: &out)
+    case .rename(let old):
+      append(#"{"type":"presence","data":{"event":"rename","previous":""#, to: &out)
+      appendEscaped(old, to: &out)
+      append(#"","author":""#, to: &out)
     }
+    appendEscaped(p.author, to: &out)
+    append(#"","room":""#, to: &out)
+    appendEscaped(p.room, to: &out)
+    append(#"","members":"#, to: &out)
+    appendDecimal(Int64(p.members), to: &out)
+    append(#","color":""#, to: &out)
+    appendEscaped(p.color, to: &out)
+    append(#""}}"#, to: &out)
+    return out
+  }
+
+  /// The frame a member gets when the server shuts down: an `error` frame with the code
+  /// `going_away` and `reason` as its message.
+  public static func goingAway(reason: String) -> String {
+    error(code: "going_away", message: reason)
   }
 
   /// `{"type":"history","data":[…],"epoch":E,"recovered":R}`, with `"more":true` before the

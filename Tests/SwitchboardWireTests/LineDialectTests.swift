@@ -1,7 +1,7 @@
 import SwitchboardTestSupport
 import Testing
 
-@testable import SwitchboardChat
+@testable import SwitchboardWire
 
 /// A message's line written straight into bytes (what a server's line members share) is the
 /// line `LineDialect.format` makes, with its line feed.

@@ -1,0 +1,16 @@
+import SwitchboardWire
+
+/// A room event in the line dialect: the wire's lines for messages, presence and shutdown,
+/// chosen by the hub's event.
+extension LineDialect {
+  /// The text line for `event` (no terminator), or `nil` when the dialect does not show it
+  /// (binary data, a new epoch).
+  public static func format(_ event: ChatEvent) -> String? {
+    switch event {
+    case .message(let m, _): return format(m)
+    case .presence(let p, _): return format(p)
+    case .binary, .epochChanged: return nil
+    case .shutdown(let reason): return goingAway(reason: reason)
+    }
+  }
+}
