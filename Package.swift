@@ -50,7 +50,7 @@ let package = Package(
     .target(name: "SwitchboardIO", dependencies: ["CSwitchboardShims"]),
     .target(name: "SwitchboardHTTP"),
     // Leveled logs with metadata (swift-log's shape); no dependencies, so any module may log
-    // (Store, Server, Client and the CLI do; the codecs and Chat never log).
+    // (Store, Server, Client and the CLI do; the codecs, the wire and the hub never log).
     .target(name: "SwitchboardLog"),
     .target(name: "SwitchboardTLS", dependencies: ["SwitchboardIO"] + openSSL),
     .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "CZlib"] + openSSL),

@@ -23,7 +23,8 @@ extension JSONDialect {
       return [UInt8](repeating: 0, count: headerRoom) + Array(goingAway(reason: reason).utf8)
     case .epochChanged(_, let epoch):
       // An empty history of the new epoch: the client starts its ids over.
-      return [UInt8](repeating: 0, count: headerRoom) + Array(history([], epoch: epoch, recovered: false).utf8)
+      return [UInt8](repeating: 0, count: headerRoom)
+        + Array(history([], epoch: epoch, recovered: false).utf8)
     }
   }
 

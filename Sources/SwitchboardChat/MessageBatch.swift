@@ -29,7 +29,9 @@ public struct BatchedMessage: Sendable {
   /// Where the message at `index` of `messages` lies, for the wire's encoders to read it in
   /// place: a message passed by value to a function of another module is copied first.
   @inline(__always)
-  static func message(in messages: UnsafeBufferPointer<BatchedMessage>, at index: Int) -> UnsafePointer<ChatMessage> {
+  static func message(in messages: UnsafeBufferPointer<BatchedMessage>, at index: Int)
+    -> UnsafePointer<ChatMessage>
+  {
     precondition(index >= 0 && index < messages.count, "BatchedMessage: index \(index) outside the batch")
     return (messages.baseAddress.unsafelyUnwrapped + index).pointer(to: \.message).unsafelyUnwrapped
   }

@@ -75,7 +75,7 @@ struct JSONFrameEquivalenceTests {
     let zeros = [UInt8](repeating: 0, count: 10)
     // A plain message (written in one pass) and one with an escape (built piece by piece).
     for text in ["hi", "hi\n"] {
-      let m = ChatMessage(id: 7, room: "lobby", time: 1, author: "ann", color: "#fff", text: text, isAction: false)
+      let m = ChatMessage(id: 7, room: "lobby", time: 1, author: "ann", color: "#fff", text: text)
       #expect(JSONDialect.encodedBytes(m, headerRoom: 10) == zeros + JSONDialect.encodedBytes(m))
     }
     let p = PresenceEvent(kind: .rename(from: "old"), author: "ann", room: "lobby", members: 2, color: "#fff")
