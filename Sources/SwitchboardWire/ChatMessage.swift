@@ -85,6 +85,8 @@ public struct ChatMessage: Sendable, Hashable {
     }
   }
 
+  /// A message `id` of `room`, sent at `time` (milliseconds since the Unix epoch) by
+  /// `author`, shown in `color`; `isAction` for a `/me` action.
   public init(
     id: UInt64, room: String, time: Int64, author: String, color: String, text: String, isAction: Bool = false
   ) {
