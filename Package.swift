@@ -48,13 +48,18 @@ let package = Package(
     // Leveled logs with metadata (swift-log's shape); no dependencies, so any module may log
     // (Store, Server, Client and the CLI do; the codecs and Chat never log).
     .target(name: "SwitchboardLog"),
+    // SHA-1 in portable Swift (pure): the WebSocket handshake and Redis script ids need it on
+    // every platform, so it is no crypto library's job.
+    .target(name: "SwitchboardCrypto"),
     .target(name: "SwitchboardTLS", dependencies: ["SwitchboardIO"] + openSSL),
-    .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "CZlib"] + openSSL),
+    .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "CZlib", "SwitchboardCrypto"]),
     // Chat shares the HTTP module's text helpers (trimming); both stay free of I/O.
     .target(name: "SwitchboardChat", dependencies: ["SwitchboardHTTP"]),
-    // Signed tokens (JWS/JWT): a pure decoder with limits; signatures through OpenSSL (docs/SECURITY.md).
-    // It takes the room-name rule and JSON string quoting from Chat, so the rules stay one.
-    .target(name: "SwitchboardAuth", dependencies: ["SwitchboardChat"] + openSSL),
+    // Signed tokens (JWS/JWT): a pure decoder with limits; keys read in portable Swift, signatures
+    // through OpenSSL on Linux, CryptoKit and Security on Apple platforms (docs/SECURITY.md); IO only
+    // for the platform's name in refusals. It takes the room-name rule and JSON string quoting from
+    // Chat, so the rules stay one.
+    .target(name: "SwitchboardAuth", dependencies: ["SwitchboardChat", "SwitchboardIO"] + openSSL),
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
     // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
@@ -66,7 +71,8 @@ let package = Package(
       name: "SwitchboardRedis",
       dependencies: [
         "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardLog", "SwitchboardHTTP", "SwitchboardChat",
-      ] + openSSL),
+        "SwitchboardCrypto",
+      ]),
     .target(name: "SwitchboardStore", dependencies: ["SwitchboardChat", "SwitchboardIO", "SwitchboardLog", "CSQLite"]),
     .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
     .target(
@@ -110,7 +116,7 @@ let package = Package(
     .executableTarget(
       name: "fuzz-url",
       dependencies: ["SwitchboardHTTP", "SwitchboardChat", "SwitchboardClient", "SwitchboardFuzzSupport"]),
-    .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "SwitchboardFuzzSupport"] + openSSL),
+    .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "SwitchboardFuzzSupport"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     // What every suite shares: the test threads, deadline waits, child processes, a test PKI,
@@ -133,14 +139,16 @@ let package = Package(
       name: "SwitchboardClientTests",
       dependencies: [
         "SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat",
-        "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardStore", "SwitchboardTestSupport",
+        "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardStore", "SwitchboardTestSupport", "SwitchboardTLS",
       ]),
     .testTarget(
       name: "SwitchboardServerTests",
       dependencies: [
         "SwitchboardServer", "SwitchboardIO", "SwitchboardChat", "SwitchboardWebSocket", "SwitchboardHTTP",
-        "SwitchboardStore", "SwitchboardTestSupport", "SwitchboardAuth",
+        "SwitchboardStore", "SwitchboardTestSupport", "SwitchboardAuth", "SwitchboardTLS",
       ]),
+    // SHA-1 against OpenSSL's where OpenSSL is linked.
+    .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto", "SwitchboardTestSupport"] + openSSL),
     .testTarget(name: "SwitchboardLogTests", dependencies: ["SwitchboardLog", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardRESPTests", dependencies: ["SwitchboardRESP", "SwitchboardTestSupport"]),
     .testTarget(
@@ -149,7 +157,7 @@ let package = Package(
         "SwitchboardRedis", "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardChat", "SwitchboardServer",
         "SwitchboardTestSupport", "SwitchboardClient", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardLog",
       ]),
-    .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardTestSupport"]),
+    .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardIO", "SwitchboardTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

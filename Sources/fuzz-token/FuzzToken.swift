@@ -1,5 +1,4 @@
 import SwitchboardFuzzSupport
-import COpenSSL
 import Foundation
 import SwitchboardAuth
 
@@ -22,7 +21,8 @@ import SwitchboardAuth
 let fuzzSecret = Array("switchboard-fuzz-secret-32-bytes".utf8)
 /// The moment tokens are checked at: 2026-01-01T00:00:00Z.
 let fuzzNow: Int64 = 1_767_225_600
-let fuzzVerifier = TokenVerifier(keys: [try! TokenKey(secret: fuzzSecret)])
+let fuzzKey = try! TokenKey(secret: fuzzSecret)
+let fuzzVerifier = TokenVerifier(keys: [fuzzKey])
 /// Limits for re-reading what was re-encoded: the default depth, no size limits.
 let roundTripLimits = TokenLimits(maxTokenLength: 1 << 20, maxHeaderBytes: 1 << 20, maxPayloadBytes: 1 << 20)
 
@@ -33,10 +33,8 @@ func checkFuzzInput(_ bytes: [UInt8]) {
   let header = Array(bytes[..<newline])
   let payload = newline < bytes.endIndex ? Array(bytes[(newline + 1)...]) : []
   let input = Array((Base64URL.encode(header) + "." + Base64URL.encode(payload)).utf8)
-  var digest = [UInt8](repeating: 0, count: 32)
-  var length: UInt32 = 0
-  precondition(HMAC(EVP_sha256(), fuzzSecret, Int32(fuzzSecret.count), input, input.count, &digest, &length) != nil)
-  checkTokenInput(input + Array(".".utf8) + Array(Base64URL.encode(digest).utf8))
+  let mac = try! fuzzKey.signature(over: input)
+  checkTokenInput(input + Array(".".utf8) + Array(Base64URL.encode(mac).utf8))
 }
 
 /// One token. A failed check crashes, which is how libFuzzer learns of it (and saves the input).

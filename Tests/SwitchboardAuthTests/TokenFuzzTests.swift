@@ -8,7 +8,7 @@ import Testing
 /// TokenError or verifies with claims inside the limits, and what decodes is canonical. The
 /// libFuzzer target (`fuzz-token`, scripts/security/fuzz-token.sh) checks the same for much
 /// longer; this is its deterministic, always-run cousin (fixed seeds).
-@Suite(.onTestThreads) struct TokenFuzzTests {
+@Suite(.onTestThreads, .enabled(if: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)")) struct TokenFuzzTests {
   static let secret = Array("switchboard-fuzz-secret-32-bytes".utf8)
   static let key = try! TokenKey(secret: secret)
   static let verifier = TokenVerifier(keys: [key])

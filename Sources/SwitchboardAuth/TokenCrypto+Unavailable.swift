@@ -1,0 +1,22 @@
+#if !canImport(COpenSSL) && !canImport(CryptoKit)
+  // No crypto library in this build: every key is refused when it is made, naming the
+  // platform, so that a server configured with one stops at startup instead of refusing
+  // every token later.
+  extension TokenCrypto {
+    static let backendName: String? = nil
+
+    /// Fails: there is no HMAC here (never called, since no secret key can be made).
+    static let hmacSHA256: TokenKey.HMACPrimitive = { _, _, _, _ in false }
+
+    /// No key can be made: its `Never` cannot be.
+    final class Key: Sendable {
+      private let impossible: Never
+
+      init(_ material: TokenKeyMaterial, pem: [UInt8]) throws(TokenError) { throw TokenCrypto.unavailable }
+
+      func verify(signature: [UInt8], over input: [UInt8]) -> Bool { switch impossible {} }
+
+      func sign(_ input: [UInt8]) throws(TokenError) -> [UInt8] { switch impossible {} }
+    }
+  }
+#endif
