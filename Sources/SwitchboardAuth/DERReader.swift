@@ -64,7 +64,9 @@ struct DERReader {
       for byte in rest[index..<(index + count)] { length = length << 8 | Int(byte) }
       index += count
       // DER: the shortest form, so no leading zero and no long form under 128.
-      guard rest[index - count] != 0, length >= 0x80 else { throw DERError("length not in its shortest form") }
+      guard rest[index - count] != 0, length >= 0x80 else {
+        throw DERError("length not in its shortest form")
+      }
     }
     guard rest.endIndex - index >= length else { throw DERError("truncated: \(length) bytes of contents") }
     let element = Element(
@@ -76,7 +78,9 @@ struct DERReader {
   /// The next element, which must have tag `tag`.
   mutating func read(_ tag: UInt8) throws(DERError) -> Element {
     let element = try read()
-    guard element.tag == tag else { throw DERError("tag \(hexByte(element.tag)) where \(hexByte(tag)) belongs") }
+    guard element.tag == tag else {
+      throw DERError("tag \(hexByte(element.tag)) where \(hexByte(tag)) belongs")
+    }
     return element
   }
 

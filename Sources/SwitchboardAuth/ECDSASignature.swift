@@ -18,7 +18,8 @@ enum ECDSASignature {
   static func raw(fromDER der: [UInt8]) -> [UInt8]? {
     var outer = DERReader(der)
     guard var sequence = try? outer.readSequence(), outer.isAtEnd,
-      let r = try? sequence.readUnsignedInteger(), let s = try? sequence.readUnsignedInteger(), sequence.isAtEnd,
+      let r = try? sequence.readUnsignedInteger(), let s = try? sequence.readUnsignedInteger(),
+      sequence.isAtEnd,
       r.count <= componentLength, s.count <= componentLength
     else { return nil }
     return padded(r) + padded(s)

@@ -26,7 +26,9 @@ struct PEMBlock: Equatable {
     var label: String?
     var body: [UInt8] = []
     var isEncrypted = false
-    for rawLine in string.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+    for rawLine in string.split(
+      omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+    {
       let line = rawLine.trimmingCharacters(" \t\r")
       if let current = label {
         if line.hasPrefix("-----END ") {
@@ -41,7 +43,9 @@ struct PEMBlock: Equatable {
           // Standard base64 with padding, read by the strict base64url decoder: the two
           // alphabets differ in two characters, and at most two `=` end the body.
           var unpadded = body[...]
-          while unpadded.last == UInt8(ascii: "="), body.count - unpadded.count < 2 { unpadded = unpadded.dropLast() }
+          while unpadded.last == UInt8(ascii: "="), body.count - unpadded.count < 2 {
+            unpadded = unpadded.dropLast()
+          }
           let base64url = unpadded.map { byte -> UInt8 in
             switch byte {
             case UInt8(ascii: "+"): UInt8(ascii: "-")

@@ -58,12 +58,17 @@
           let publicKey: SecKey? = isPrivate ? SecKeyCopyPublicKey(key) : key
           guard let publicKey else { return false }
           return SecKeyVerifySignature(
-            publicKey, .rsaSignatureMessagePKCS1v15SHA256, Data(input) as CFData, Data(signature) as CFData, nil)
+            publicKey, .rsaSignatureMessagePKCS1v15SHA256, Data(input) as CFData, Data(signature) as CFData,
+            nil)
         case .ecPublic(let key):
-          guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+          guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else {
+            return false
+          }
           return key.isValidSignature(ecdsa, for: input)
         case .ecPrivate(let key):
-          guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else { return false }
+          guard let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else {
+            return false
+          }
           return key.publicKey.isValidSignature(ecdsa, for: input)
         }
       }

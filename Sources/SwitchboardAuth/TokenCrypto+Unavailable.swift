@@ -8,15 +8,16 @@
     /// Fails: there is no HMAC here (never called, since no secret key can be made).
     static let hmacSHA256: TokenKey.HMACPrimitive = { _, _, _, _ in false }
 
-    /// No key can be made: its `Never` cannot be.
+    /// No key can be made.
     final class Key: Sendable {
-      private let impossible: Never
+      /// Never evaluated: every initialiser throws, so no instance exists to reach it.
+      private var impossible: Never { fatalError("no key exists in a build without a crypto library") }
 
       init(_ material: TokenKeyMaterial, pem: [UInt8]) throws(TokenError) { throw TokenCrypto.unavailable }
 
-      func verify(signature: [UInt8], over input: [UInt8]) -> Bool { switch impossible {} }
+      func verify(signature: [UInt8], over input: [UInt8]) -> Bool { impossible }
 
-      func sign(_ input: [UInt8]) throws(TokenError) -> [UInt8] { switch impossible {} }
+      func sign(_ input: [UInt8]) throws(TokenError) -> [UInt8] { impossible }
     }
   }
 #endif

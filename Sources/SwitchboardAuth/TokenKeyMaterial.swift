@@ -156,7 +156,9 @@ enum TokenKeyMaterial: Equatable {
       try reader.expectEnd()
     }
     try key.expectEnd()
-    guard !scalar.isEmpty, scalar.count <= p256Length else { throw DERError("P-256 private key of \(scalar.count) bytes") }
+    guard !scalar.isEmpty, scalar.count <= p256Length else {
+      throw DERError("P-256 private key of \(scalar.count) bytes")
+    }
     return .ecPrivate(scalar: [UInt8](repeating: 0, count: p256Length - scalar.count) + scalar)
   }
 
@@ -213,5 +215,7 @@ enum TokenKeyMaterial: Equatable {
     return Array(bytes)
   }
 
-  private static var unsupportedType: TokenError { TokenError.invalidKey.with("key type is neither RSA nor EC") }
+  private static var unsupportedType: TokenError {
+    TokenError.invalidKey.with("key type is neither RSA nor EC")
+  }
 }

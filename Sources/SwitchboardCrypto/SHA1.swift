@@ -61,15 +61,19 @@ public struct SHA1: Sendable {
     var tail = pending
     tail.append(0x80)
     while tail.count % Self.blockLength != 56 { tail.append(0) }
-    for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+    for shift in stride(from: 56, through: 0, by: -8) {
+      tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+    }
     for start in stride(from: 0, to: tail.count, by: Self.blockLength) {
       compress(tail[start..<(start + Self.blockLength)])
     }
     var digest: [UInt8] = []
     digest.reserveCapacity(Self.digestLength)
     for word in [state.0, state.1, state.2, state.3, state.4] {
-      digest += [UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8),
-        UInt8(truncatingIfNeeded: word)]
+      digest += [
+        UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8),
+        UInt8(truncatingIfNeeded: word),
+      ]
     }
     return digest
   }

@@ -4,12 +4,13 @@
   /// ``TLSContext`` where this build has no TLS (Apple platforms, and Linux built with
   /// `SWITCHBOARD_WITHOUT_OPENSSL=1`): the same API, and every initialiser throws
   /// ``TLSError/unavailable`` naming the platform, so callers build everywhere and refuse at
-  /// run time. No instance can exist: the `Never` it would hold cannot be made.
+  /// run time. No instance can exist.
   public final class TLSContext: Sendable {
-    private let impossible: Never
+    /// Never evaluated: every initialiser throws, so no instance exists to reach it.
+    private var impossible: Never { fatalError("no TLSContext exists in a build without its library") }
 
     /// `true` for a server context; never read, since no context is ever made here.
-    public var isServer: Bool { switch impossible {} }
+    public var isServer: Bool { impossible }
 
     /// Throws ``TLSError/unavailable``.
     public init(configuration: TLSConfiguration) throws(TLSError) {
@@ -27,7 +28,7 @@
     }
 
     /// Always `nil`: there is no certificate.
-    public var certificateSummary: String? { switch impossible {} }
+    public var certificateSummary: String? { impossible }
   }
 
   extension TLSConfiguration {

@@ -20,8 +20,8 @@ public enum TLSSupport {
   /// What ``TLSError/unavailable`` says on `platform` (``BuildPlatform/name`` by default):
   /// why there is no TLS and what to do instead.
   public static func unavailableReason(on platform: String = BuildPlatform.name) -> String {
-    "TLS needs OpenSSL, which Switchboard on \(platform) does not use, and Network.framework TLS "
-      + "is not built yet; terminate TLS in front of the server (nginx, Caddy, stunnel) and serve "
-      + "plain ws:// and line chat behind it, or run the server on Linux"
+    "TLS needs OpenSSL, which this build of Switchboard on \(platform) does not include (Network.framework "
+      + "TLS is not built yet); put a TLS terminator (nginx, Caddy, stunnel) in front of the server and "
+      + "use plain ws:// and line chat behind it, or use a Linux build"
   }
 }

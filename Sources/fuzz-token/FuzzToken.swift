@@ -8,10 +8,13 @@ import SwitchboardAuth
 // to JSON that decodes to the same values — and verification with a fixed secret must
 // answer with a TokenError or a token whose claims obey the limits.
 //
-// Two input forms. A token as it arrives (`xxx.yyy.zzz`). Or, when the input starts with
+// Three input forms. A token as it arrives (`xxx.yyy.zzz`). Or, when the input starts with
 // `{`, a header and a payload as JSON text separated by the first newline: the target signs
 // them with its secret first, so mutations reach the JSON parser and the claim checks behind
 // the signature (a mutated token's signature never verifies, so those would stay unreached).
+// Or, when it starts with `-----BEGIN`, a PEM key file for `TokenKey(pem:)`: the PEM armour
+// and DER reader (untrusted bytes too: `--auth-public-key` files) must give an RS256 or ES256
+// key or throw a TokenError.
 //
 // Compiled with -DFUZZ_TOKEN next to --sanitize=fuzzer (scripts/security/fuzz-token.sh), it is
 // a libFuzzer target driven through `LLVMFuzzerTestOneInput`. Without the flag — a plain
@@ -28,6 +31,7 @@ let roundTripLimits = TokenLimits(maxTokenLength: 1 << 20, maxHeaderBytes: 1 << 
 
 /// One input in either form (see the top of the file).
 func checkFuzzInput(_ bytes: [UInt8]) {
+  if bytes.starts(with: "-----BEGIN".utf8) { return checkKeyInput(bytes) }
   guard bytes.first == UInt8(ascii: "{") else { return checkTokenInput(bytes) }
   let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
   let header = Array(bytes[..<newline])
@@ -64,6 +68,13 @@ func checkTokenInput(_ bytes: [UInt8]) {
       claims.rooms.count <= TokenLimits.defaultMaxRooms, verified.header.algorithm == .hs256
     else { fatalError("a verified token breaks the limits: \(claims)") }
   }
+}
+
+/// One PEM key file: a key of an asymmetric algorithm, or a TokenError (typed: nothing else
+/// can be thrown).
+func checkKeyInput(_ bytes: [UInt8]) {
+  guard let key = try? TokenKey(pem: bytes) else { return }
+  guard key.algorithm != .hs256, key.id == nil else { fatalError("a PEM file made \(key.algorithm) key") }
 }
 
 func claimsOf(_ payload: JSONValue) -> [String: JSONValue] {

@@ -11,7 +11,7 @@ import Testing
     if: AuthTestEnvironment.hasPyJWT,
     "needs python3 with PyJWT and cryptography (scripts/install-test-peers.sh)"),
   .enabled(ifAvailable: TestKeys.shared != nil, "needs the openssl CLI"), .onTestThreads,
-  .enabled(if: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct PyJWTInteropTests {
   let keys = TestKeys.shared!
   let now = TokenVerifier.wallClockSeconds()

@@ -7,7 +7,7 @@ import Testing
 /// `--verify` prints claims or the server's answer, bad usage exits 64.
 @Suite(
   .enabled(ifAvailable: AuthTestEnvironment.binary != nil, "build the switchboard executable first"), .onTestThreads,
-  .enabled(if: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct TokenCommandTests {
   struct Result {
     let status: Int32

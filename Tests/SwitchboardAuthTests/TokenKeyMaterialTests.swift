@@ -39,13 +39,17 @@ struct TokenKeyMaterialTests {
 
   @Test func unusableKeysAreRefusedWithTheReason() {
     for (pem, reason) in [
-      (keys.rsa1024Private, "1024 bits"), (keys.p384Private, "P-256"), (keys.ed25519Private, "neither RSA nor EC"),
+      (keys.rsa1024Private, "1024 bits"), (keys.p384Private, "P-256"),
+      (keys.ed25519Private, "neither RSA nor EC"),
       (keys.encryptedECPrivate, "encrypted"), (Array("hello".utf8), "not a PEM file"),
       (Array("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----\n".utf8), "does not parse"),
       (Array("-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PRIVATE KEY-----\n".utf8), "another label"),
       (Array("-----BEGIN PUBLIC KEY-----\nA=AA\n-----END PUBLIC KEY-----\n".utf8), "not base64"),
       (Array("-----BEGIN PUBLIC KEY-----\nAAAA\n".utf8), "no END line"),
-      (Array("-----BEGIN DH PARAMETERS-----\nAAAA\n-----END DH PARAMETERS-----\n".utf8), "is not a public key"),
+      (
+        Array("-----BEGIN DH PARAMETERS-----\nAAAA\n-----END DH PARAMETERS-----\n".utf8),
+        "is not a public key"
+      ),
     ] {
       #expect {
         try TokenKeyMaterial(pem: pem)
@@ -66,7 +70,9 @@ struct TokenKeyMaterialTests {
   /// read as a key or are refused with ``TokenError/invalidKey``; nothing traps.
   @Test func truncatedAndMutatedKeysAreRefusedOrRead() throws {
     var random = SeededGenerator(seed: 0xDE4)
-    for pem in [keys.rsaPublic, keys.ecPublic, keys.ecPrivate, keys.rsaPrivate, keys.ecCertificate, keys.ecSEC1] {
+    for pem in [
+      keys.rsaPublic, keys.ecPublic, keys.ecPrivate, keys.rsaPrivate, keys.ecCertificate, keys.ecSEC1,
+    ] {
       let block = try PEMBlock.first(in: pem)
       var variants: [[UInt8]] = (0..<block.der.count).filter { $0 % 7 == 0 }.map { Array(block.der[..<$0]) }
       for _ in 0..<150 {
@@ -77,7 +83,8 @@ struct TokenKeyMaterialTests {
         variants.append(der)
       }
       for der in variants {
-        let armoured = "-----BEGIN \(block.label)-----\n" + standardBase64(der) + "\n-----END \(block.label)-----\n"
+        let armoured =
+          "-----BEGIN \(block.label)-----\n" + standardBase64(der) + "\n-----END \(block.label)-----\n"
         do {
           _ = try TokenKeyMaterial(pem: Array(armoured.utf8))
         } catch {
@@ -97,12 +104,17 @@ struct TokenKeyMaterialTests {
       #expect(ECDSASignature.raw(fromDER: der) == raw)
     }
     // r = 1, s = 0x80 (a sign byte needed).
-    #expect(ECDSASignature.der(fromRaw: [UInt8](repeating: 0, count: 31) + [1] + [UInt8](repeating: 0, count: 31) + [0x80])
-      == [0x30, 0x07, 0x02, 0x01, 0x01, 0x02, 0x02, 0x00, 0x80])
+    #expect(
+      ECDSASignature.der(
+        fromRaw: [UInt8](repeating: 0, count: 31) + [1] + [UInt8](repeating: 0, count: 31) + [0x80])
+        == [0x30, 0x07, 0x02, 0x01, 0x01, 0x02, 0x02, 0x00, 0x80])
     #expect(ECDSASignature.der(fromRaw: Array(repeating: 1, count: 63)) == nil)
     #expect(ECDSASignature.raw(fromDER: [0x30, 0x03, 0x02, 0x01]) == nil)
     // A component over 32 bytes, a negative one, trailing bytes.
-    #expect(ECDSASignature.raw(fromDER: [0x30, 0x26, 0x02, 0x21, 0x01] + [UInt8](repeating: 0, count: 32) + [0x02, 0x01, 0x01]) == nil)
+    #expect(
+      ECDSASignature.raw(
+        fromDER: [0x30, 0x26, 0x02, 0x21, 0x01] + [UInt8](repeating: 0, count: 32) + [0x02, 0x01, 0x01])
+        == nil)
     #expect(ECDSASignature.raw(fromDER: [0x30, 0x06, 0x02, 0x01, 0x81, 0x02, 0x01, 0x01]) == nil)
     #expect(ECDSASignature.raw(fromDER: [0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01, 0x00]) == nil)
   }
@@ -117,20 +129,25 @@ struct TokenKeyMaterialTests {
     #expect(reader.isAtEnd)
   }
 
-  @Test(arguments: [
-    [0x04, 0x80],  // indefinite length (BER only)
-    [0x04, 0x81, 0x05, 1, 2, 3, 4, 5],  // long form under 128
-    [0x04, 0x82, 0x00, 0x80] + [UInt8](repeating: 0, count: 128),  // leading zero length byte
-    [0x04, 0x85, 1, 0, 0, 0, 0],  // a length of 5 bytes
-    [0x04, 0x02, 0x01],  // contents cut short
-    [0x04],  // no length
-    [0x1F, 0x01, 0x00],  // multi-byte tag
-    [0x02, 0x02, 0x00, 0x01],  // INTEGER not minimal (read as unsigned below)
-  ] as [[UInt8]])
+  @Test(
+    arguments: [
+      [0x04, 0x80],  // indefinite length (BER only)
+      [0x04, 0x81, 0x05, 1, 2, 3, 4, 5],  // long form under 128
+      [0x04, 0x82, 0x00, 0x80] + [UInt8](repeating: 0, count: 128),  // leading zero length byte
+      [0x04, 0x85, 1, 0, 0, 0, 0],  // a length of 5 bytes
+      [0x04, 0x02, 0x01],  // contents cut short
+      [0x04],  // no length
+      [0x1F, 0x01, 0x00],  // multi-byte tag
+      [0x02, 0x02, 0x00, 0x01],  // INTEGER not minimal (read as unsigned below)
+    ] as [[UInt8]])
   func malformedElementsAreRefused(_ bytes: [UInt8]) {
     var reader = DERReader(bytes)
     #expect(throws: DERError.self) {
-      if bytes.first == DERReader.Tag.integer { _ = try reader.readUnsignedInteger() } else { _ = try reader.read() }
+      if bytes.first == DERReader.Tag.integer {
+        _ = try reader.readUnsignedInteger()
+      } else {
+        _ = try reader.read()
+      }
     }
   }
 

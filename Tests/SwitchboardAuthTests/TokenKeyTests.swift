@@ -7,7 +7,7 @@ import Testing
 /// the keys that must be refused, and algorithm confusion.
 @Suite(
   .enabled(ifAvailable: TestKeys.shared != nil, "needs the openssl CLI"), .onTestThreads,
-  .enabled(if: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct TokenKeyTests {
   let keys = TestKeys.shared!
   let claims = TokenClaims(

@@ -7,11 +7,15 @@ import Testing
 /// A build without a crypto library for tokens (Linux with `SWITCHBOARD_WITHOUT_OPENSSL=1`):
 /// every key is refused with ``TokenError/unavailable`` naming the platform, after the checks
 /// that need no library (a short secret, an unusable PEM keep their own answers).
-@Suite(.onTestThreads, .enabled(if: !TokenSupport.isAvailable, "only where token signatures are unavailable"))
+@Suite(
+  .onTestThreads,
+  .enabled(ifAvailable: !TokenSupport.isAvailable, "only where token signatures are unavailable"))
 struct TokenUnavailableTests {
   private func expectUnavailable(_ error: TokenError?, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(error == .unavailable, sourceLocation: sourceLocation)
-    #expect(error?.detail.contains("this build on \(BuildPlatform.name) has neither") == true, sourceLocation: sourceLocation)
+    #expect(
+      error?.detail.contains("this build on \(BuildPlatform.name) has neither") == true,
+      sourceLocation: sourceLocation)
     #expect(error?.answer == "token signatures unavailable", sourceLocation: sourceLocation)
   }
 

@@ -8,7 +8,7 @@ import Testing
 /// nobody here wrote) that trusts nothing of ours but the test CA's certificate.
 @Suite(
   .onTestThreads, .enabled(ifAvailable: PythonPeer.hasPython && TestPKI.hasOpenSSL, "needs python3 and openssl"),
-  .enabled(if: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
+  .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct ChatClientTLSTests {
   /// Reads lines; answers `msg:TEXT` with `peer: TEXT` and reports each line on stdout.
   static let lineServer = """

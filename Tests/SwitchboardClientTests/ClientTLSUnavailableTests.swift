@@ -7,7 +7,7 @@ import Testing
 /// The client where TLS is unavailable (Apple platforms today; Linux with
 /// `SWITCHBOARD_WITHOUT_OPENSSL=1`): `wss://` and `tls://` fail with an error that carries
 /// ``TLSError/unavailable`` and names the platform — no crash, no plaintext fallback.
-@Suite(.onTestThreads, .enabled(if: !TLSSupport.isAvailable, "only where TLS is unavailable"))
+@Suite(.onTestThreads, .enabled(ifAvailable: !TLSSupport.isAvailable, "only where TLS is unavailable"))
 struct ClientTLSUnavailableTests {
   @Test func aWSSConnectIsTLSFailedNamingThePlatform() async throws {
     // Nothing listens on port 9: a connect attempt would be connectFailed, so tlsFailed also
@@ -16,7 +16,9 @@ struct ClientTLSUnavailableTests {
       _ = try await WebSocketClient.connect(to: "wss://127.0.0.1:9/")
     }
     #expect(error?.tlsError == .unavailable)
-    #expect(error?.message.contains("Switchboard on \(BuildPlatform.name) does not use") == true, "\(String(describing: error))")
+    #expect(
+      error?.message.contains("this build of Switchboard on \(BuildPlatform.name) does not include") == true,
+      "\(String(describing: error))")
   }
 
   @Test(

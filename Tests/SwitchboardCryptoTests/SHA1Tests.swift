@@ -17,7 +17,8 @@ import Testing
       "84983e441c3bd26ebaae4aa1f95129e5e54670f1"
     ),
     (
-      Array(String(repeating: "0123456701234567012345670123456701234567012345670123456701234567", count: 10).utf8),
+      Array(
+        String(repeating: "0123456701234567012345670123456701234567012345670123456701234567", count: 10).utf8),
       "dea356a2cddd90c7a7ecedc5ebb563934f460452"
     ),
     (Array("The quick brown fox jumps over the lazy dog".utf8), "2fd4e1c67a2d28fced849ee1bb76e7391b93eb12"),

@@ -8,7 +8,7 @@ import Testing
 /// by `switchboard token --iss/--aud`.
 @Suite(
   .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
-  .enabled(if: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct AuthIssuerAudienceTests {
   let binary = Binaries.switchboard ?? ""
 

@@ -9,7 +9,7 @@ import Testing
 /// send`/`chat --token` (the client library).
 @Suite(
   .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
-  .enabled(if: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct AuthPeerTests {
   static let hasPyJWT = commandSucceeds(["python3", "-c", "import jwt"])
   let binary = Binaries.switchboard ?? ""

@@ -160,7 +160,7 @@ struct GrowthLimitsTests {
     #expect(size <= cap, "history.sqlite3 is \(size) bytes")
   }
 
-  @Test(.enabled(if: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
+  @Test(.enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
   func upgradesWithARefusedTokenTakeNoRoom() async throws {
     try await withServer({
       $0.tokenVerifier = TestTokens.verifier

@@ -27,17 +27,18 @@ struct ServeUnavailableTests {
   }
 
   /// The files are never read: the refusal comes first, and says why instead of "cannot load".
-  @Test(.enabled(if: !TLSSupport.isAvailable, "only where TLS is unavailable"))
+  @Test(.enabled(ifAvailable: !TLSSupport.isAvailable, "only where TLS is unavailable"))
   func tlsFlagsStopServeAtStartupNamingThePlatform() async throws {
     let (status, stderr) = try await refusedServe([
       "--tls-cert", "/nonexistent/server.pem", "--tls-key", "/nonexistent/server.key",
     ])
     #expect(status == 1)
     #expect(stderr.contains("TLS unavailable"), "\(stderr)")
-    #expect(stderr.contains("Switchboard on \(BuildPlatform.name) does not use"), "\(stderr)")
+    #expect(
+      stderr.contains("this build of Switchboard on \(BuildPlatform.name) does not include"), "\(stderr)")
   }
 
-  @Test(.enabled(if: !TokenSupport.isAvailable, "only where token signatures are unavailable"))
+  @Test(.enabled(ifAvailable: !TokenSupport.isAvailable, "only where token signatures are unavailable"))
   func anAuthSecretStopsServeAtStartupNamingThePlatform() async throws {
     let (status, stderr) = try await refusedServe(["--auth-secret", String(repeating: "s", count: 32)])
     #expect(status != 0)
@@ -45,9 +46,10 @@ struct ServeUnavailableTests {
     #expect(stderr.contains(BuildPlatform.name), "\(stderr)")
   }
 
-  @Test(.enabled(if: !TokenSupport.isAvailable, "only where token signatures are unavailable"))
+  @Test(.enabled(ifAvailable: !TokenSupport.isAvailable, "only where token signatures are unavailable"))
   func theTokenCommandRefusesNamingThePlatform() async throws {
-    let process = try ChildProcess(binary, ["token", "--sub", "ann", "--secret", String(repeating: "s", count: 32)])
+    let process = try ChildProcess(
+      binary, ["token", "--sub", "ann", "--secret", String(repeating: "s", count: 32)])
     defer { process.stop() }
     #expect(try await process.waitForExit() == 1)
     #expect(process.stderr.contains("this build on \(BuildPlatform.name) has neither"), "\(process.stderr)")

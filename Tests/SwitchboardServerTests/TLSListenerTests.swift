@@ -12,7 +12,7 @@ private let tlsListenerPeers = Binaries.switchboard != nil && TestPKI.hasOpenSSL
 /// peer trusts the test CA only, so every handshake is verified for real.
 @Suite(
   .onTestThreads, .enabled(ifAvailable: tlsListenerPeers, "needs the switchboard binary, openssl and python3"),
-  .enabled(if: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
+  .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct TLSListenerTests {
   let binary = Binaries.switchboard ?? ""
 

@@ -8,7 +8,7 @@ import Testing
 /// and chatting over `wss://`, each bridged to a plain TCP line client.
 @Suite(
   .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil && TestPKI.hasOpenSSL, "needs the binary and openssl"),
-  .enabled(if: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
+  .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct TLSPeerScriptTests {
   private func withTLSServer(
     _ extra: [String] = [], _ body: (_ pki: TestPKI, _ tcp: Int, _ https: Int, _ tls: Int) async throws -> Void

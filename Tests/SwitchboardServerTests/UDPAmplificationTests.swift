@@ -86,7 +86,7 @@ struct UDPAmplificationTests {
     }
   }
 
-  @Test(.enabled(if: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
+  @Test(.enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
   func withAuthOnTheRefusalWaitsUntilTheSourceHasSentAThirdOfIt() async throws {
     try await withServer({ $0.tokenVerifier = TestTokens.verifier }) { server in
       let peer = try DatagramPeer(server.udpAddress!)

@@ -109,7 +109,7 @@ struct UniqueNamesTests {
     }
   }
 
-  @Test(.enabled(if: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
+  @Test(.enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
   func withTokensTwoSessionsOfOneSubShareTheName() async throws {
     try await withServer({ $0.tokenVerifier = TestTokens.verifier }) { server in
       let observer = try LineClient(server.tcpAddress!)

@@ -3,7 +3,7 @@ import Testing
 import SwitchboardTestSupport
 
 /// The session state machine alone: two sessions in memory, no sockets.
-@Suite(.onTestThreads, .enabled(if: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
+@Suite(.onTestThreads, .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct TLSSessionTests {
   /// How ciphertext moves between the two sessions.
   enum Split: String, CaseIterable, Sendable {

@@ -6,12 +6,14 @@ import Testing
 /// A build without a TLS library (Apple platforms today; Linux with
 /// `SWITCHBOARD_WITHOUT_OPENSSL=1`): every way into TLS throws ``TLSError/unavailable`` with
 /// a reason that names the platform and what to do, instead of failing to build or trapping.
-@Suite(.onTestThreads, .enabled(if: !TLSSupport.isAvailable, "only where TLS is unavailable"))
+@Suite(.onTestThreads, .enabled(ifAvailable: !TLSSupport.isAvailable, "only where TLS is unavailable"))
 struct TLSUnavailableTests {
   private func expectUnavailable(_ error: TLSError?, sourceLocation: SourceLocation = #_sourceLocation) {
     #expect(error == .unavailable, sourceLocation: sourceLocation)
     #expect(error?.reason.contains(BuildPlatform.name) == true, sourceLocation: sourceLocation)
-    #expect(error?.description.contains("terminate TLS in front of the server") == true, sourceLocation: sourceLocation)
+    #expect(
+      error?.description.contains("put a TLS terminator (nginx, Caddy, stunnel) in front") == true,
+      sourceLocation: sourceLocation)
   }
 
   @Test func contextsAndPinsAreRefusedNamingThePlatform() {
@@ -42,7 +44,7 @@ struct TLSUnavailableTests {
 @Suite(.onTestThreads) struct TLSSupportTests {
   @Test func theRefusalNamesThePlatformAndAWayOut() {
     let reason = TLSSupport.unavailableReason(on: "macOS")
-    #expect(reason.contains("Switchboard on macOS does not use"))
+    #expect(reason.contains("this build of Switchboard on macOS does not include"))
     #expect(reason.contains("nginx, Caddy, stunnel"))
     #expect(TLSSupport.unavailableReason().contains(BuildPlatform.name))
   }
