@@ -52,16 +52,21 @@ let package = Package(
     // Leveled logs with metadata (swift-log's shape); no dependencies, so any module may log
     // (Store, Server, Client and the CLI do; the codecs, the wire and the hub never log).
     .target(name: "SwitchboardLog"),
+    // SHA-1 in portable Swift (pure): the WebSocket handshake and Redis script ids need it on
+    // every platform, so it is no crypto library's job.
+    .target(name: "SwitchboardCrypto"),
     .target(name: "SwitchboardTLS", dependencies: ["SwitchboardIO"] + openSSL),
-    .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "CZlib"] + openSSL),
+    .target(name: "SwitchboardWebSocket", dependencies: ["SwitchboardHTTP", "CZlib", "SwitchboardCrypto"]),
     // The chat wire, what the client and the server share; it uses the HTTP module's text
     // helpers (trimming). Both stay free of I/O.
     .target(name: "SwitchboardWire", dependencies: ["SwitchboardHTTP"]),
     // The hub (rooms, members, brokers' seam) on top of the wire; free of I/O too.
     .target(name: "SwitchboardChat", dependencies: ["SwitchboardWire"]),
-    // Signed tokens (JWS/JWT): a pure decoder with limits; signatures through OpenSSL (docs/SECURITY.md).
-    // It takes the room-name rule and JSON string quoting from the wire, so the rules stay one.
-    .target(name: "SwitchboardAuth", dependencies: ["SwitchboardWire"] + openSSL),
+    // Signed tokens (JWS/JWT): a pure decoder with limits; keys read in portable Swift, signatures
+    // through OpenSSL on Linux, CryptoKit and Security on Apple platforms (docs/SECURITY.md); IO only
+    // for the platform's name in refusals. It takes the room-name rule and JSON string quoting from
+    // the wire, so the rules stay one.
+    .target(name: "SwitchboardAuth", dependencies: ["SwitchboardWire", "SwitchboardIO"] + openSSL),
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
     // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
@@ -73,8 +78,8 @@ let package = Package(
       name: "SwitchboardRedis",
       dependencies: [
         "SwitchboardRESP", "SwitchboardIO", "SwitchboardTLS", "SwitchboardLog", "SwitchboardHTTP", "SwitchboardChat",
-        "SwitchboardWire",
-      ] + openSSL),
+        "SwitchboardWire", "SwitchboardCrypto",
+      ]),
     .target(
       name: "SwitchboardStore",
       dependencies: ["SwitchboardChat", "SwitchboardWire", "SwitchboardIO", "SwitchboardLog", "CSQLite"]),
@@ -96,7 +101,7 @@ let package = Package(
       dependencies: [
         "SwitchboardServer", "SwitchboardClient", "SwitchboardBench", "SwitchboardChat", "SwitchboardIO",
         "SwitchboardStore", "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardAuth",
-        "SwitchboardRedis", "SwitchboardWire",
+        "SwitchboardRedis", "SwitchboardWire", "SwitchboardTLS",
       ],
       plugins: ["BuildCommitPlugin"]),
     // Writes the git commit being built into the switchboard binary (for --version).
@@ -120,7 +125,7 @@ let package = Package(
     .executableTarget(
       name: "fuzz-url",
       dependencies: ["SwitchboardHTTP", "SwitchboardWire", "SwitchboardClient", "SwitchboardFuzzSupport"]),
-    .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "SwitchboardFuzzSupport"] + openSSL),
+    .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "SwitchboardFuzzSupport"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn-client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     // What every suite shares: the test threads, deadline waits, child processes, a test PKI,
@@ -148,13 +153,16 @@ let package = Package(
       dependencies: [
         "SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat",
         "SwitchboardWire", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardStore", "SwitchboardTestSupport",
+        "SwitchboardTLS",
       ]),
     .testTarget(
       name: "SwitchboardServerTests",
       dependencies: [
         "SwitchboardServer", "SwitchboardIO", "SwitchboardChat", "SwitchboardWebSocket", "SwitchboardHTTP",
-        "SwitchboardStore", "SwitchboardTestSupport", "SwitchboardAuth", "SwitchboardWire",
+        "SwitchboardStore", "SwitchboardTestSupport", "SwitchboardAuth", "SwitchboardWire", "SwitchboardTLS",
       ]),
+    // SHA-1 against OpenSSL's where OpenSSL is linked.
+    .testTarget(name: "SwitchboardCryptoTests", dependencies: ["SwitchboardCrypto", "SwitchboardTestSupport"] + openSSL),
     .testTarget(name: "SwitchboardLogTests", dependencies: ["SwitchboardLog", "SwitchboardTestSupport"]),
     .testTarget(name: "SwitchboardRESPTests", dependencies: ["SwitchboardRESP", "SwitchboardTestSupport"]),
     .testTarget(
@@ -164,7 +172,7 @@ let package = Package(
         "SwitchboardTestSupport", "SwitchboardClient", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardLog",
         "SwitchboardWire",
       ]),
-    .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardTestSupport"]),
+    .testTarget(name: "SwitchboardAuthTests", dependencies: ["SwitchboardAuth", "SwitchboardIO", "SwitchboardTestSupport"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -23,6 +23,7 @@ public struct TokenError: Error, Sendable, Hashable, CustomStringConvertible {
     case wrongIssuer
     case invalidKey
     case cannotSign
+    case unavailable
   }
 
   private let code: Code
@@ -51,6 +52,7 @@ public struct TokenError: Error, Sendable, Hashable, CustomStringConvertible {
     case .wrongIssuer: "token issuer mismatch"
     case .invalidKey: "token key unusable"
     case .cannotSign: "token cannot be signed"
+    case .unavailable: "token signatures unavailable"
     }
   }
 
@@ -95,6 +97,9 @@ public struct TokenError: Error, Sendable, Hashable, CustomStringConvertible {
   public static let invalidKey = TokenError(.invalidKey, "")
   /// Signing needs a secret or a private key, or the claims cannot be encoded.
   public static let cannotSign = TokenError(.cannotSign, "")
+  /// This build has no crypto library for tokens (``TokenSupport/isAvailable`` is `false`):
+  /// every ``TokenKey`` is refused, and ``detail`` names the platform.
+  public static let unavailable = TokenError(.unavailable, "")
 
   /// The same kind with a more specific detail.
   public func with(_ detail: String) -> TokenError { TokenError(code, detail) }

@@ -1,5 +1,6 @@
 import Dispatch
 import SwitchboardChat
+import SwitchboardCrypto
 import SwitchboardIO
 import SwitchboardLog
 import SwitchboardRESP
@@ -59,7 +60,7 @@ public final class RedisRoomBroker: RoomBroker {
     init(epoch: String, message: ChatMessage) {
       self.epoch = epoch
       id = message.id
-      digest = RedisScript.sha1Hex(RedisBrokerPayload.body(message))
+      digest = SHA1.hexDigest(RedisBrokerPayload.body(message))
     }
   }
   struct Room {

@@ -1,4 +1,4 @@
-import COpenSSL
+import SwitchboardCrypto
 
 /// A Lua script run with `EVALSHA`, falling back to `EVAL` when the server does not have it.
 ///
@@ -16,18 +16,7 @@ public struct RedisScript: Sendable, Hashable {
   /// A script from its source.
   public init(_ source: String) {
     self.source = source
-    sha1 = Self.sha1Hex(Array(source.utf8))
-  }
-
-  /// The SHA-1 of `bytes` in lower-case hex, as Lua's `redis.sha1hex` gives it.
-  static func sha1Hex(_ bytes: [UInt8]) -> String {
-    var digest = [UInt8](repeating: 0, count: 20)
-    bytes.withUnsafeBufferPointer { input in
-      digest.withUnsafeMutableBufferPointer { output in
-        _ = SHA1(input.baseAddress, input.count, output.baseAddress)
-      }
-    }
-    let hex = Array("0123456789abcdef".utf8)
-    return String(decoding: digest.flatMap { [hex[Int($0 >> 4)], hex[Int($0 & 15)]] }, as: UTF8.self)
+    // Lower-case hex, as Lua's `redis.sha1hex` gives it.
+    sha1 = SHA1.hexDigest(source.utf8)
   }
 }

@@ -1,5 +1,8 @@
-import COpenSSL
 import SwitchboardIO
+
+#if canImport(COpenSSL)
+  import COpenSSL
+#endif
 
 /// An error from TLS: configuration, handshake, certificate checks or the record layer.
 ///
@@ -19,6 +22,7 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
     case connectFailed
     case connectionFailed
     case closed
+    case unavailable
   }
 
   private let code: Code
@@ -63,6 +67,10 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
   public static let connectionFailed = TLSError(.connectionFailed)
   /// The session is closed (after `close_notify` or a failure); nothing more can be sent.
   public static let closed = TLSError(.closed)
+  /// This build has no TLS implementation (on Apple platforms Switchboard does not use
+  /// OpenSSL, and Network.framework TLS is not built yet); ``reason`` names the platform and
+  /// says what to do instead. See ``TLSSupport``.
+  public static let unavailable = TLSError(.unavailable)
 
   public static func == (a: TLSError, b: TLSError) -> Bool { a.code == b.code }
 
@@ -78,6 +86,7 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
     case .connectFailed: text = "TCP connect failed"
     case .connectionFailed: text = "TCP connection failed"
     case .closed: text = "TLS session closed"
+    case .unavailable: text = "TLS unavailable"
     }
     if !reason.isEmpty { text += ": " + reason }
     if let ioError { text += " (\(ioError))" }
@@ -90,11 +99,13 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
   static func invalidConfiguration(_ reason: String) -> TLSError {
     TLSError(.invalidConfiguration, reason: reason, openSSLErrors: drainOpenSSLErrors())
   }
-  static func certificateVerifyFailed(result: Int) -> TLSError {
-    let text = String(cString: X509_verify_cert_error_string(result))
-    return TLSError(
-      .certificateVerifyFailed, reason: text, openSSLErrors: drainOpenSSLErrors(), verifyResult: result)
-  }
+  #if canImport(COpenSSL)
+    static func certificateVerifyFailed(result: Int) -> TLSError {
+      let text = String(cString: X509_verify_cert_error_string(result))
+      return TLSError(
+        .certificateVerifyFailed, reason: text, openSSLErrors: drainOpenSSLErrors(), verifyResult: result)
+    }
+  #endif
   static func pinMismatch(_ reason: String) -> TLSError { TLSError(.pinMismatch, reason: reason) }
   static func handshakeFailed(_ reason: String) -> TLSError {
     TLSError(.handshakeFailed, reason: reason, openSSLErrors: drainOpenSSLErrors())
@@ -106,26 +117,35 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
   static func connectFailed(_ error: IOError) -> TLSError { TLSError(.connectFailed, ioError: error) }
   static func connectionFailed(_ error: IOError) -> TLSError { TLSError(.connectionFailed, ioError: error) }
   static func closed(_ reason: String) -> TLSError { TLSError(.closed, reason: reason) }
-}
-
-/// Empties this thread's OpenSSL error queue and returns its entries as text. OpenSSL
-/// keeps one queue per thread, so every operation clears it first (``clearOpenSSLErrors()``)
-/// and a failure reads only its own entries.
-func drainOpenSSLErrors() -> [String] {
-  var lines: [String] = []
-  while true {
-    let code = ERR_get_error()
-    if code == 0 { break }
-    var buffer = [CChar](repeating: 0, count: 256)
-    ERR_error_string_n(code, &buffer, buffer.count)
-    lines.append(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
-    if lines.count >= 16 {
-      ERR_clear_error()
-      break
-    }
+  /// ``unavailable``, its reason naming `platform` (see ``TLSSupport/unavailableReason(on:)``).
+  static func unavailable(on platform: String) -> TLSError {
+    TLSError(.unavailable, reason: TLSSupport.unavailableReason(on: platform))
   }
-  return lines
 }
 
-/// Clears this thread's OpenSSL error queue (see ``drainOpenSSLErrors()``).
-@inline(__always) func clearOpenSSLErrors() { ERR_clear_error() }
+#if canImport(COpenSSL)
+  /// Empties this thread's OpenSSL error queue and returns its entries as text. OpenSSL
+  /// keeps one queue per thread, so every operation clears it first (``clearOpenSSLErrors()``)
+  /// and a failure reads only its own entries.
+  func drainOpenSSLErrors() -> [String] {
+    var lines: [String] = []
+    while true {
+      let code = ERR_get_error()
+      if code == 0 { break }
+      var buffer = [CChar](repeating: 0, count: 256)
+      ERR_error_string_n(code, &buffer, buffer.count)
+      lines.append(buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+      if lines.count >= 16 {
+        ERR_clear_error()
+        break
+      }
+    }
+    return lines
+  }
+
+  /// Clears this thread's OpenSSL error queue (see ``drainOpenSSLErrors()``).
+  @inline(__always) func clearOpenSSLErrors() { ERR_clear_error() }
+#else
+  /// Without OpenSSL there is no error queue to read.
+  func drainOpenSSLErrors() -> [String] { [] }
+#endif

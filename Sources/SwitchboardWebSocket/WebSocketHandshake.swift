@@ -1,4 +1,4 @@
-import COpenSSL
+import SwitchboardCrypto
 import SwitchboardHTTP
 
 /// The WebSocket opening handshake (RFC 6455 section 4), both sides, over the
@@ -18,14 +18,7 @@ public enum WebSocketHandshake {
   /// The `Sec-WebSocket-Accept` value for a `Sec-WebSocket-Key`: base64 of the SHA-1 of
   /// the key followed by ``guid``.
   public static func acceptValue(forKey key: String) -> String {
-    let input = Array((key + guid).utf8)
-    var digest = [UInt8](repeating: 0, count: Int(SHA_DIGEST_LENGTH))
-    input.withUnsafeBufferPointer { inBuf in
-      digest.withUnsafeMutableBufferPointer { outBuf in
-        _ = SHA1(inBuf.baseAddress, inBuf.count, outBuf.baseAddress)
-      }
-    }
-    return Base64.encode(digest)
+    Base64.encode(SHA1.hash((key + guid).utf8))
   }
 
   /// Whether `key` is a valid `Sec-WebSocket-Key`: base64 of exactly 16 bytes.

@@ -1,5 +1,4 @@
 import SwitchboardFuzzSupport
-import COpenSSL
 import Foundation
 import SwitchboardAuth
 
@@ -9,10 +8,13 @@ import SwitchboardAuth
 // to JSON that decodes to the same values — and verification with a fixed secret must
 // answer with a TokenError or a token whose claims obey the limits.
 //
-// Two input forms. A token as it arrives (`xxx.yyy.zzz`). Or, when the input starts with
+// Three input forms. A token as it arrives (`xxx.yyy.zzz`). Or, when the input starts with
 // `{`, a header and a payload as JSON text separated by the first newline: the target signs
 // them with its secret first, so mutations reach the JSON parser and the claim checks behind
 // the signature (a mutated token's signature never verifies, so those would stay unreached).
+// Or, when it starts with `-----BEGIN`, a PEM key file for `TokenKey(pem:)`: the PEM armour
+// and DER reader (untrusted bytes too: `--auth-public-key` files) must give an RS256 or ES256
+// key or throw a TokenError.
 //
 // Compiled with -DFUZZ_TOKEN next to --sanitize=fuzzer (scripts/security/fuzz-token.sh), it is
 // a libFuzzer target driven through `LLVMFuzzerTestOneInput`. Without the flag — a plain
@@ -22,21 +24,21 @@ import SwitchboardAuth
 let fuzzSecret = Array("switchboard-fuzz-secret-32-bytes".utf8)
 /// The moment tokens are checked at: 2026-01-01T00:00:00Z.
 let fuzzNow: Int64 = 1_767_225_600
-let fuzzVerifier = TokenVerifier(keys: [try! TokenKey(secret: fuzzSecret)])
+let fuzzKey = try! TokenKey(secret: fuzzSecret)
+let fuzzVerifier = TokenVerifier(keys: [fuzzKey])
 /// Limits for re-reading what was re-encoded: the default depth, no size limits.
 let roundTripLimits = TokenLimits(maxTokenLength: 1 << 20, maxHeaderBytes: 1 << 20, maxPayloadBytes: 1 << 20)
 
 /// One input in either form (see the top of the file).
 func checkFuzzInput(_ bytes: [UInt8]) {
+  if bytes.starts(with: "-----BEGIN".utf8) { return checkKeyInput(bytes) }
   guard bytes.first == UInt8(ascii: "{") else { return checkTokenInput(bytes) }
   let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) ?? bytes.endIndex
   let header = Array(bytes[..<newline])
   let payload = newline < bytes.endIndex ? Array(bytes[(newline + 1)...]) : []
   let input = Array((Base64URL.encode(header) + "." + Base64URL.encode(payload)).utf8)
-  var digest = [UInt8](repeating: 0, count: 32)
-  var length: UInt32 = 0
-  precondition(HMAC(EVP_sha256(), fuzzSecret, Int32(fuzzSecret.count), input, input.count, &digest, &length) != nil)
-  checkTokenInput(input + Array(".".utf8) + Array(Base64URL.encode(digest).utf8))
+  let mac = try! fuzzKey.signature(over: input)
+  checkTokenInput(input + Array(".".utf8) + Array(Base64URL.encode(mac).utf8))
 }
 
 /// One token. A failed check crashes, which is how libFuzzer learns of it (and saves the input).
@@ -66,6 +68,13 @@ func checkTokenInput(_ bytes: [UInt8]) {
       claims.rooms.count <= TokenLimits.defaultMaxRooms, verified.header.algorithm == .hs256
     else { fatalError("a verified token breaks the limits: \(claims)") }
   }
+}
+
+/// One PEM key file: a key of an asymmetric algorithm, or a TokenError (typed: nothing else
+/// can be thrown).
+func checkKeyInput(_ bytes: [UInt8]) {
+  guard let key = try? TokenKey(pem: bytes) else { return }
+  guard key.algorithm != .hs256, key.id == nil else { fatalError("a PEM file made \(key.algorithm) key") }
 }
 
 func claimsOf(_ payload: JSONValue) -> [String: JSONValue] {

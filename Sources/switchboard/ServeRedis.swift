@@ -1,6 +1,7 @@
 import SwitchboardChat
 import SwitchboardRedis
 import SwitchboardServer
+import SwitchboardTLS
 import Synchronization
 
 /// `serve --redis URL`: the cluster broker instead of the local one (docs/SCALING.md).
@@ -36,6 +37,10 @@ enum ServeRedis {
       target = Target(redis: redis, seeds: seeds)
     } catch {
       throw Arguments.UsageError(description: "--redis: \(error.message)")
+    }
+    // Refused here, before anything starts, rather than by every connection attempt.
+    if !TLSSupport.isAvailable, ([target.redis.url] + target.seeds).contains(where: \.tls) {
+      throw Arguments.UsageError(description: "--redis: rediss:// \(TLSSupport.unavailableReason())")
     }
     guard let seconds else { return target }
     guard (0.05...3600).contains(seconds) else {

@@ -17,7 +17,9 @@ enum ServeTLSOptions {
   static let help = """
       --tls-cert PEM            certificate chain (server certificate first) for the TLS
                                 listeners; repeat with --tls-key for more names: the first
-                                pair is the default, the others are chosen by SNI
+                                pair is the default, the others are chosen by SNI (Linux
+                                builds; on macOS and iOS TLS is not built yet and serve
+                                refuses it at startup)
       --tls-key PEM             the unencrypted private key of the --tls-cert before it
       --https-port N            HTTPS + WSS port, with --tls-cert (default 1443; 0 turns it off)
       --tls-port N              tls:// line chat port, with --tls-cert (default 8443; 0 off)

@@ -87,6 +87,8 @@ enum TokenCommand {
         do {
           return try TokenKey(secret: Array(secret.utf8), id: kid)
         } catch {
+          // No crypto library is no usage mistake: exit 1, as for an unusable key.
+          guard error != .unavailable else { throw error }
           throw usage("--secret: \(error.detail)")
         }
       }

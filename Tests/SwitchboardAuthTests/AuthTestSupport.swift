@@ -30,6 +30,11 @@ struct TestKeys: Sendable {
   let ecCertificate: [UInt8]
   /// `openssl ecparam -genkey` output: an `EC PARAMETERS` block before the key.
   let ecWithParameters: [UInt8]
+  /// The RSA key as PKCS#1 (`RSA PRIVATE KEY`), the EC key as SEC1 (`EC PRIVATE KEY`).
+  let rsaTraditional: [UInt8]
+  let ecSEC1: [UInt8]
+  /// A self-signed certificate for the RSA key.
+  let rsaCertificate: [UInt8]
 
   /// Made on first use; `nil` (and the suites that need it skipped) without the `openssl` CLI.
   static let shared: TestKeys? = try? TestKeys()
@@ -59,6 +64,9 @@ struct TestKeys: Sendable {
     try openssl(["ecparam", "-name", "prime256v1", "-genkey", "-out", "ecparam.key"])
     try openssl(["pkey", "-in", "ec.key", "-aes256", "-passout", "pass:test", "-out", "ec.enc"])
     try openssl(["req", "-x509", "-key", "ec.key", "-out", "ec.crt", "-days", "2", "-subj", "/CN=token test"])
+    try openssl(["req", "-x509", "-key", "rsa.key", "-out", "rsa.crt", "-days", "2", "-subj", "/CN=token test"])
+    try openssl(["rsa", "-in", "rsa.key", "-traditional", "-out", "rsa.pkcs1"])
+    try openssl(["ec", "-in", "ec.key", "-out", "ec.sec1"])
     rsaPrivate = try read("rsa.key")
     rsaPublic = try read("rsa.pub")
     otherRSAPrivate = try read("rsa2.key")
@@ -73,6 +81,9 @@ struct TestKeys: Sendable {
     encryptedECPrivate = try read("ec.enc")
     ecCertificate = try read("ec.crt")
     ecWithParameters = try read("ecparam.key")
+    rsaTraditional = try read("rsa.pkcs1")
+    ecSEC1 = try read("ec.sec1")
+    rsaCertificate = try read("rsa.crt")
   }
 }
 

@@ -10,7 +10,8 @@ import Testing
   .enabled(
     if: AuthTestEnvironment.hasPyJWT,
     "needs python3 with PyJWT and cryptography (scripts/install-test-peers.sh)"),
-  .enabled(ifAvailable: TestKeys.shared != nil, "needs the openssl CLI"), .onTestThreads)
+  .enabled(ifAvailable: TestKeys.shared != nil, "needs the openssl CLI"), .onTestThreads,
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct PyJWTInteropTests {
   let keys = TestKeys.shared!
   let now = TokenVerifier.wallClockSeconds()

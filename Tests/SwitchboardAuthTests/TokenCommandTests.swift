@@ -6,7 +6,8 @@ import Testing
 /// `switchboard token`, the real binary: what it mints verifies here and with PyJWT,
 /// `--verify` prints claims or the server's answer, bad usage exits 64.
 @Suite(
-  .enabled(ifAvailable: AuthTestEnvironment.binary != nil, "build the switchboard executable first"), .onTestThreads)
+  .enabled(ifAvailable: AuthTestEnvironment.binary != nil, "build the switchboard executable first"), .onTestThreads,
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct TokenCommandTests {
   struct Result {
     let status: Int32

@@ -8,7 +8,10 @@ import Testing
 /// TokenError or verifies with claims inside the limits, and what decodes is canonical. The
 /// libFuzzer target (`fuzz-token`, scripts/security/fuzz-token.sh) checks the same for much
 /// longer; this is its deterministic, always-run cousin (fixed seeds).
-@Suite(.onTestThreads) struct TokenFuzzTests {
+@Suite(
+  .onTestThreads,
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
+struct TokenFuzzTests {
   static let secret = Array("switchboard-fuzz-secret-32-bytes".utf8)
   static let key = try! TokenKey(secret: secret)
   static let verifier = TokenVerifier(keys: [key])
@@ -156,6 +159,15 @@ import Testing
         let newline = text.firstIndex(of: "\n") ?? text.endIndex
         let payload = newline < text.endIndex ? String(text[text.index(after: newline)...]) : ""
         bytes = Self.sign(header: String(text[..<newline]), payload: payload)
+      }
+      // The fuzzer's third form: a PEM key file, read or refused.
+      if bytes.starts(with: "-----BEGIN".utf8) {
+        do {
+          #expect(try TokenKey(pem: bytes).algorithm != .hs256)
+        } catch {
+          #expect(error == .invalidKey)
+        }
+        continue
       }
       if Self.check(bytes) == .verified { verified += 1 }
     }

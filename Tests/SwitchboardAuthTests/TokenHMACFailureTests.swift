@@ -7,7 +7,9 @@ import Testing
 /// `HMAC` cannot be made to fail from a test, so the failure comes through the key's seam
 /// (`TokenKey.HMACPrimitive`): a primitive that reports failure and writes no MAC, as
 /// OpenSSL does when it returns `NULL`.
-@Suite(.onTestThreads)
+@Suite(
+  .onTestThreads,
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct TokenHMACFailureTests {
   let key = try! TokenKey(secret: Array("0123456789abcdef0123456789abcdef".utf8))
   let input = Array("eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtYWxsb3J5In0".utf8)

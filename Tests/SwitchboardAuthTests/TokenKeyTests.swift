@@ -5,7 +5,9 @@ import Testing
 
 /// RS256 and ES256 keys from PEMs the `openssl` CLI made: signing and verifying both ways,
 /// the keys that must be refused, and algorithm confusion.
-@Suite(.enabled(ifAvailable: TestKeys.shared != nil, "needs the openssl CLI"), .onTestThreads)
+@Suite(
+  .enabled(ifAvailable: TestKeys.shared != nil, "needs the openssl CLI"), .onTestThreads,
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct TokenKeyTests {
   let keys = TestKeys.shared!
   let claims = TokenClaims(

@@ -24,7 +24,10 @@ enum HandMade {
 
 /// Verification with HS256: the RFC 7515 vector, every answer in its turn, time with leeway,
 /// `kid` choice, limits.
-@Suite(.onTestThreads) struct TokenVerifierTests {
+@Suite(
+  .onTestThreads,
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
+struct TokenVerifierTests {
   let verifier = TokenVerifier(keys: [HandMade.key])
 
   func refusal(_ token: String, _ verifier: TokenVerifier? = nil, now: Int64 = testNow) -> TokenError? {

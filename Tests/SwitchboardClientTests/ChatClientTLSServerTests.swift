@@ -7,7 +7,10 @@ import Testing
 
 /// ``ChatClient`` over `wss://` and `tls://` against the in-process server's TLS
 /// listeners, trusting only the test CA: both dialects share rooms with plaintext ones.
-@Suite(.onTestThreads, .enabled(ifAvailable: TestPKI.hasOpenSSL, "needs openssl"))
+@Suite(
+  .onTestThreads,
+  .enabled(ifAvailable: TestPKI.hasOpenSSL, "needs openssl"),
+  .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct ChatClientTLSServerTests {
   private func tlsServer(_ pki: TestPKI) throws -> ChatServer {
     try startServer {

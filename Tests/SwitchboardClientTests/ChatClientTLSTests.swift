@@ -6,7 +6,9 @@ import Testing
 
 /// `tls://`: the line dialect over TLS, against a python `ssl` line server (a peer
 /// nobody here wrote) that trusts nothing of ours but the test CA's certificate.
-@Suite(.onTestThreads, .enabled(ifAvailable: PythonPeer.hasPython && TestPKI.hasOpenSSL, "needs python3 and openssl"))
+@Suite(
+  .onTestThreads, .enabled(ifAvailable: PythonPeer.hasPython && TestPKI.hasOpenSSL, "needs python3 and openssl"),
+  .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct ChatClientTLSTests {
   /// Reads lines; answers `msg:TEXT` with `peer: TEXT` and reports each line on stdout.
   static let lineServer = """

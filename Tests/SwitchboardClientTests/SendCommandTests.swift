@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardClient
 import SwitchboardServer
+import SwitchboardTLS
 import SwitchboardTestSupport
 import Testing
 
@@ -70,7 +71,7 @@ struct SendCommandTests {
         threading.Thread(target=serve, args=(c,), daemon=True).start()
     """
 
-  static var canRunPeers: Bool { PythonPeer.hasPython && TestPKI.hasOpenSSL }
+  static var canRunPeers: Bool { PythonPeer.hasPython && TestPKI.hasOpenSSL && TLSSupport.isAvailable }
 
   /// Runs `switchboard ARGS…` to its end; its exit code and stderr.
   func run(_ arguments: [String]) async throws -> (code: Int32, stderr: String) {

@@ -9,7 +9,10 @@ import Testing
 #endif
 
 /// `wss://` against Python's `websockets` over Python's `ssl`, with a throwaway PKI.
-@Suite(.onTestThreads, .serialized, .enabled(ifAvailable: PythonPeer.canServeWSS, "needs python3 with websockets and the openssl CLI"))
+@Suite(
+  .onTestThreads, .serialized,
+  .enabled(ifAvailable: PythonPeer.canServeWSS, "needs python3 with websockets and the openssl CLI"),
+  .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct WebSocketClientTLSTests {
   /// Trusts only the test CA.
   private static func trustingTestCA(_ pki: TestPKI, serverName: String? = nil) -> WebSocketClient.Configuration {

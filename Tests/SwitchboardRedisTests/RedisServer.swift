@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardIO
 import SwitchboardRedis
+import SwitchboardTLS
 import SwitchboardTestSupport
 
 #if canImport(Glibc)
@@ -41,7 +42,7 @@ final class RedisServer: Sendable {
     return output.contains("libssl")
   }()
   /// Whether the TLS suite can run: a TLS redis-server and the `openssl` CLI for `TestPKI`.
-  static let canRunTLS = supportsTLS && TestPKI.hasOpenSSL
+  static let canRunTLS = TLSSupport.isAvailable && supportsTLS && TestPKI.hasOpenSSL
 
   let port: Int
   let options: Options

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardAuth
 import SwitchboardIO
 import SwitchboardTestSupport
 import Testing
@@ -6,8 +7,8 @@ import Testing
 /// `serve --auth-issuer` and `--auth-audience` against the real binary, with tokens minted
 /// by `switchboard token --iss/--aud`.
 @Suite(
-  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first")
-)
+  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct AuthIssuerAudienceTests {
   let binary = Binaries.switchboard ?? ""
 

@@ -7,7 +7,9 @@ import Testing
 /// Tokens and Origin against the real binary (`serve --auth-secret-file`), with peers
 /// nobody here wrote: python `websockets`, PyJWT-minted tokens, and `switchboard
 /// send`/`chat --token` (the client library).
-@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(
+  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct AuthPeerTests {
   static let hasPyJWT = commandSucceeds(["python3", "-c", "import jwt"])
   let binary = Binaries.switchboard ?? ""

@@ -1,10 +1,13 @@
 import Foundation
+import SwitchboardAuth
 import SwitchboardServer
 import SwitchboardTestSupport
 import Testing
 
 /// `--auth-timeout`: with tokens on, a line client has that long to send its `auth:` line.
-@Suite(.onTestThreads)
+@Suite(
+  .onTestThreads,
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct AuthTimeoutTests {
   @Test func aLineClientThatSaysNothingIsClosedAtTheAuthTimeoutAndCounted() async throws {
     try await withServer({

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardIO
 import SwitchboardServer
+import SwitchboardTLS
 import SwitchboardTestSupport
 import SwitchboardWebSocket
 import Testing
@@ -457,7 +458,9 @@ struct BadInputTests {
 
   /// Plain text on the TLS line and HTTPS ports: the handshake fails, the connection is
   /// closed, the server goes on serving.
-  @Test(.enabled(ifAvailable: TestPKI.hasOpenSSL, "needs the openssl CLI for the test certificates"))
+  @Test(
+    .enabled(ifAvailable: TestPKI.hasOpenSSL, "needs the openssl CLI for the test certificates"),
+    .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
   func plainTextOnTheTLSPortsIsClosed() async throws {
     let pki = try TestPKI()
     defer { pki.remove() }

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardIO
+import SwitchboardTLS
 import SwitchboardTestSupport
 import Testing
 
@@ -15,7 +16,10 @@ private let hygienePeers = Binaries.switchboard != nil && TestPKI.hasOpenSSL
 /// process is back at its baseline: the same descriptors (`/proc/PID/fd`), no more timers
 /// (`switchboard_loop_timers` in `/metrics`), and RSS within 20 MB or 1.5× of where it
 /// started, whichever is looser (malloc keeps some of what it was given).
-@Suite(.onTestThreads, .enabled(ifAvailable: hygienePeers, "needs the switchboard binary and openssl"))
+@Suite(
+  .onTestThreads,
+  .enabled(ifAvailable: hygienePeers, "needs the switchboard binary and openssl"),
+  .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct ResourceHygieneTests {
   /// One way a client comes and goes.
   private enum Visit: CaseIterable {

@@ -46,7 +46,9 @@ enum TestTokens {
 }
 
 /// Signed tokens in the server: the line dialect and WebSocket (JSON), over real sockets.
-@Suite(.onTestThreads)
+@Suite(
+  .onTestThreads,
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct ServerAuthTests {
   private func withAuthServer(_ body: (ChatServer) async throws -> Void) async throws {
     try await withServer({ $0.tokenVerifier = TestTokens.verifier }, body)

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardIO
+import SwitchboardTLS
 import SwitchboardTestSupport
 import Testing
 
@@ -9,7 +10,9 @@ private let tlsListenerPeers = Binaries.switchboard != nil && TestPKI.hasOpenSSL
 /// wrote: `openssl s_client` on the `tls://` line port, python's `ssl` module reading the
 /// certificate a handshake got, `curl` on HTTPS. Certificates come from ``TestPKI``; each
 /// peer trusts the test CA only, so every handshake is verified for real.
-@Suite(.onTestThreads, .enabled(ifAvailable: tlsListenerPeers, "needs the switchboard binary, openssl and python3"))
+@Suite(
+  .onTestThreads, .enabled(ifAvailable: tlsListenerPeers, "needs the switchboard binary, openssl and python3"),
+  .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct TLSListenerTests {
   let binary = Binaries.switchboard ?? ""
 

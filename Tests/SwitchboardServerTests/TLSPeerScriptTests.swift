@@ -1,11 +1,14 @@
 import Foundation
+import SwitchboardTLS
 import SwitchboardTestSupport
 import Testing
 
 /// The TLS listeners driven by the scripts in Tests/peers: python `websockets` over
 /// `wss://` trusting the test CA, and headless Chromium loading the page from `https://`
 /// and chatting over `wss://`, each bridged to a plain TCP line client.
-@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil && TestPKI.hasOpenSSL, "needs the binary and openssl"))
+@Suite(
+  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil && TestPKI.hasOpenSSL, "needs the binary and openssl"),
+  .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct TLSPeerScriptTests {
   private func withTLSServer(
     _ extra: [String] = [], _ body: (_ pki: TestPKI, _ tcp: Int, _ https: Int, _ tls: Int) async throws -> Void

@@ -8,7 +8,7 @@ import SwitchboardTestSupport
 #endif
 
 /// Our client against Python's `ssl` server, with certificates made by the `openssl` CLI.
-@Suite(.onTestThreads, .serialized)
+@Suite(.onTestThreads, .serialized, .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct TLSClientTests {
   /// A PKI, a Python server and a client loop for one test; `shutdown()` removes them.
   struct Fixture {

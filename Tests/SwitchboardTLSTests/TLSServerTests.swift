@@ -5,7 +5,7 @@ import Testing
 import SwitchboardTestSupport
 
 /// Our server side: against our client, and against `openssl s_client`.
-@Suite(.onTestThreads, .serialized)
+@Suite(.onTestThreads, .serialized, .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct TLSServerTests {
   /// A TLS echo server of ours on 127.0.0.1, port 0: a TCPListener whose connections are
   /// wrapped with `TLSConnection(accepting:context:)` and a recording, echoing delegate.

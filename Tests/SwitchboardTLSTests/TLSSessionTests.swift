@@ -3,7 +3,7 @@ import Testing
 import SwitchboardTestSupport
 
 /// The session state machine alone: two sessions in memory, no sockets.
-@Suite(.onTestThreads)
+@Suite(.onTestThreads, .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct TLSSessionTests {
   /// How ciphertext moves between the two sessions.
   enum Split: String, CaseIterable, Sendable {
