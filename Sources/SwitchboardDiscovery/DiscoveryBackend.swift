@@ -165,8 +165,10 @@ public enum Discovery {
 
   /// ``decide(_:builtinRuns:systemUnavailable:platform:)`` for this machine, with one info
   /// line saying what `auto` picked and why.
-  private static func chosen(_ backend: DiscoveryBackend, log: Log) throws(DiscoveryError) -> DiscoveryBackend {
-    // The daemon is asked only when the answer matters (auto), as before.
+  private static func chosen(_ backend: DiscoveryBackend, log: Log) throws(DiscoveryError)
+    -> DiscoveryBackend
+  {
+    // The daemon is asked only when the answer matters (auto).
     let unavailable = backend == .auto ? systemUnavailableReason : nil
     let result = try decide(
       backend, builtinRuns: builtinRunsHere, systemUnavailable: unavailable, platform: BuildPlatform.name

@@ -23,7 +23,9 @@ protocol IOSelector: AnyObject {
 }
 
 func makeSelector(_ backend: SelectorBackend) throws(IOError) -> IOSelector {
-  if let reason = backend.unavailableReason(available: SelectorBackend.available, platform: BuildPlatform.name) {
+  if let reason = backend.unavailableReason(
+    available: SelectorBackend.available, platform: BuildPlatform.name)
+  {
     throw IOError(call: backend == .dispatch ? "dispatch" : "epoll_create1", errno: ENOSYS, detail: reason)
   }
   switch backend {

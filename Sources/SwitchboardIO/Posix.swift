@@ -84,6 +84,10 @@ package enum Posix {
     #endif
   }
 
+  /// Ignores `SIGPIPE` in the whole process, so that a write to a closed peer fails with `EPIPE`
+  /// (what every ``EventLoop`` does when it starts).
+  package static func ignoreBrokenPipes() { _ = signal(SIGPIPE, SIG_IGN) }
+
   /// `close(2)`.
   @discardableResult @inline(__always)
   package static func close(_ fd: Int32) -> Int32 { closeDescriptor(fd) }
@@ -108,7 +112,9 @@ package enum Posix {
 
   /// `recv(2)`.
   @inline(__always)
-  package static func recv(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, flags: Int32 = 0) -> Int {
+  package static func recv(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: Int, flags: Int32 = 0)
+    -> Int
+  {
     recvSocket(fd, buffer, count, flags)
   }
 
@@ -130,7 +136,9 @@ package enum Posix {
 
   /// `pipe(2)`: `fds[0]` reads, `fds[1]` writes.
   @inline(__always)
-  package static func pipe(_ fds: inout [Int32]) -> Int32 { fds.withUnsafeMutableBufferPointer { makePipe($0.baseAddress!) } }
+  package static func pipe(_ fds: inout [Int32]) -> Int32 {
+    fds.withUnsafeMutableBufferPointer { makePipe($0.baseAddress!) }
+  }
 
   /// The `linger` struct (`SO_LINGER`).
   #if canImport(Glibc)
@@ -143,21 +151,32 @@ package enum Posix {
 // The C calls under names no type shadows (a `close()` method hides the free `close` inside its
 // type; these file-level functions are outside every type).
 @inline(__always) private func closeDescriptor(_ fd: Int32) -> Int32 { close(fd) }
-@inline(__always) private func readDescriptor(_ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int) -> Int { read(fd, p, n) }
-@inline(__always) private func writeDescriptor(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int { write(fd, p, n) }
-@inline(__always) private func sendSocket(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int, _ flags: Int32) -> Int {
+@inline(__always) private func readDescriptor(_ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int) -> Int {
+  read(fd, p, n)
+}
+@inline(__always) private func writeDescriptor(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int) -> Int {
+  write(fd, p, n)
+}
+@inline(__always) private func sendSocket(_ fd: Int32, _ p: UnsafeRawPointer?, _ n: Int, _ flags: Int32)
+  -> Int
+{
   send(fd, p, n, flags)
 }
-@inline(__always) private func recvSocket(_ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int, _ flags: Int32) -> Int {
+@inline(__always) private func recvSocket(
+  _ fd: Int32, _ p: UnsafeMutableRawPointer?, _ n: Int, _ flags: Int32
+) -> Int {
   recv(fd, p, n, flags)
 }
 @inline(__always) private func acceptSocket(
   _ fd: Int32, _ a: UnsafeMutablePointer<sockaddr>?, _ l: UnsafeMutablePointer<socklen_t>?
 ) -> Int32 { accept(fd, a, l) }
-@inline(__always) private func connectSocket(_ fd: Int32, _ a: UnsafePointer<sockaddr>, _ l: socklen_t) -> Int32 {
+@inline(__always) private func connectSocket(_ fd: Int32, _ a: UnsafePointer<sockaddr>, _ l: socklen_t)
+  -> Int32
+{
   connect(fd, a, l)
 }
-@inline(__always) private func bindSocket(_ fd: Int32, _ a: UnsafePointer<sockaddr>, _ l: socklen_t) -> Int32 {
+@inline(__always) private func bindSocket(_ fd: Int32, _ a: UnsafePointer<sockaddr>, _ l: socklen_t) -> Int32
+{
   bind(fd, a, l)
 }
 @inline(__always) private func makePipe(_ fds: UnsafeMutablePointer<Int32>) -> Int32 { pipe(fds) }

@@ -6,6 +6,8 @@ import Synchronization
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// The shell around a ``PeerSession`` for `switchboard peer`: one event loop owns the session

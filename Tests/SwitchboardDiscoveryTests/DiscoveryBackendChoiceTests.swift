@@ -7,12 +7,15 @@ import Testing
 /// and iOS do: the system's mDNSResponder by default, and the built-in responder refused there
 /// with a message that names the platform.
 @Suite(.onTestThreads) struct DiscoveryBackendChoiceTests {
-  private let daemonDown = DiscoveryError.systemUnavailable.with("mDNSResponder does not answer: kDNSServiceErr_ServiceNotRunning (-65563)")
+  private let daemonDown = DiscoveryError.systemUnavailable.with(
+    "mDNSResponder does not answer: kDNSServiceErr_ServiceNotRunning (-65563)")
 
   @Test func onAMacAutoIsMDNSResponder() throws {
     let chosen = Discovery.decide(.auto, builtinRuns: false, systemUnavailable: nil, platform: "macOS")
     #expect(try chosen.get() == .system)
-    #expect(try Discovery.decide(.system, builtinRuns: false, systemUnavailable: nil, platform: "macOS").get() == .system)
+    #expect(
+      try Discovery.decide(.system, builtinRuns: false, systemUnavailable: nil, platform: "macOS").get()
+        == .system)
   }
 
   @Test func onAMacTheBuiltInResponderIsRefusedNamingThePlatformAndTheWayOut() {
@@ -37,10 +40,15 @@ import Testing
   }
 
   @Test func onLinuxAutoFallsBackToTheBuiltInResponder() throws {
-    #expect(try Discovery.decide(.auto, builtinRuns: true, systemUnavailable: nil, platform: "Linux").get() == .system)
     #expect(
-      try Discovery.decide(.auto, builtinRuns: true, systemUnavailable: daemonDown, platform: "Linux").get() == .builtin)
-    #expect(try Discovery.decide(.builtin, builtinRuns: true, systemUnavailable: nil, platform: "Linux").get() == .builtin)
+      try Discovery.decide(.auto, builtinRuns: true, systemUnavailable: nil, platform: "Linux").get()
+        == .system)
+    #expect(
+      try Discovery.decide(.auto, builtinRuns: true, systemUnavailable: daemonDown, platform: "Linux").get()
+        == .builtin)
+    #expect(
+      try Discovery.decide(.builtin, builtinRuns: true, systemUnavailable: nil, platform: "Linux").get()
+        == .builtin)
   }
 
   @Test func thisMachineRunsTheBuiltInResponderOnlyOnLinux() {

@@ -29,17 +29,24 @@ import Testing
   @Test func aBackendThePlatformLacksIsRefusedNamingThePlatform() {
     let apple = SelectorBackend.available(onLinux: false, ioUringAvailable: false)
     let reason = SelectorBackend.epoll.unavailableReason(available: apple, platform: "macOS")
-    #expect(reason == "the epoll backend is not available on macOS (epoll exists only on Linux; available: dispatch)")
-    #expect(SelectorBackend.ioUring.unavailableReason(available: apple, platform: "iOS")?.contains("on iOS") == true)
+    #expect(
+      reason
+        == "the epoll backend is not available on macOS (epoll exists only on Linux; available: dispatch)")
+    #expect(
+      SelectorBackend.ioUring.unavailableReason(available: apple, platform: "iOS")?.contains("on iOS") == true
+    )
     #expect(SelectorBackend.dispatch.unavailableReason(available: apple, platform: "macOS") == nil)
     let linux = SelectorBackend.available(onLinux: true, ioUringAvailable: false)
-    #expect(SelectorBackend.ioUring.unavailableReason(available: linux, platform: "Linux")?.contains("5.6") == true)
+    #expect(
+      SelectorBackend.ioUring.unavailableReason(available: linux, platform: "Linux")?.contains("5.6") == true)
     #expect(SelectorBackend.epoll.unavailableReason(available: linux, platform: "Linux") == nil)
   }
 
   @Test func thisMachineRunsItsDefault() {
     #expect(SelectorBackend.available.contains(SelectorBackend.platformDefault))
-    #expect(SelectorBackend.available == SelectorBackend.available(
-      onLinux: BuildPlatform.isLinux, ioUringAvailable: SelectorBackend.isIOUringAvailable))
+    #expect(
+      SelectorBackend.available
+        == SelectorBackend.available(
+          onLinux: BuildPlatform.isLinux, ioUringAvailable: SelectorBackend.isIOUringAvailable))
   }
 }

@@ -9,6 +9,8 @@ import Testing
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// What the session layer holds per idle WebSocket connection, one allocation at a time:
