@@ -28,8 +28,8 @@ enum ServeCommand {
                                 HOSTNAME): _switchboard._tcp, _switchboard._udp and _http._tcp,
                                 one per listener that is on (docs/DISCOVERY.md)
       --no-advertise            do not advertise over mDNS
-      --mdns BACKEND            auto (default: the system's DNS-SD daemon when it answers),
-                                builtin or system
+      --mdns BACKEND            auto (default: the system's DNS-SD daemon when it answers;
+                                on macOS always mDNSResponder), builtin (Linux only) or system
       --mdns-interface NAMES    advertise only on these interfaces, comma-separated (default:
                                 every multicast one, or the one holding --host's address)
       --max-message-size BYTES  largest WebSocket message (default 1048576)
