@@ -18,7 +18,12 @@ public enum ProcessStats {
     guard getrlimit(resource, &limit) == 0 else { return -1 }
     if limit.rlim_cur < limit.rlim_max {
       limit.rlim_cur = limit.rlim_max
-      _ = setrlimit(resource, &limit)
+      if setrlimit(resource, &limit) != 0 {
+        // macOS's hard limit is RLIM_INFINITY, which it refuses for descriptors: OPEN_MAX
+        // (10,240) is the most a process may ask for there.
+        limit.rlim_cur = min(limit.rlim_max, 10_240)
+        _ = setrlimit(resource, &limit)
+      }
       _ = getrlimit(resource, &limit)
     }
     return Int(clamping: limit.rlim_cur)
