@@ -101,9 +101,10 @@ public enum Discovery {
   /// whether the built-in responder runs (``builtinRunsHere``), `systemUnavailable` why the
   /// system's daemon does not answer (`nil`: it does). ``DiscoveryBackend/system`` is kept even
   /// when the daemon does not answer: opening it then throws that error.
-  /// - Returns: ``DiscoveryBackend/system`` or ``DiscoveryBackend/builtin``, or
-  ///   ``DiscoveryError/systemUnavailable`` naming the platform when the built-in responder is
-  ///   asked for (or is all that is left) where it does not run.
+  /// - Returns: ``DiscoveryBackend/system`` or ``DiscoveryBackend/builtin``; or
+  ///   ``DiscoveryError/unsupported`` naming the platform when the built-in responder is asked
+  ///   for where it does not run, and ``DiscoveryError/systemUnavailable`` when `auto` finds
+  ///   neither the daemon nor a built-in responder that runs.
   package static func decide(
     _ backend: DiscoveryBackend, builtinRuns: Bool, systemUnavailable: DiscoveryError?, platform: String
   ) -> Result<DiscoveryBackend, DiscoveryError> {
@@ -123,14 +124,14 @@ public enum Discovery {
 
   /// The error for the built-in responder where it does not run.
   static func builtinRefusal(platform: String) -> DiscoveryError {
-    DiscoveryError.systemUnavailable.with(
+    DiscoveryError.unsupported.with(
       "the built-in mDNS responder does not run on \(platform) (UDP 5353 belongs to the system's "
         + "mDNSResponder): use the system backend (--mdns system, or auto, the default)")
   }
 
   /// An advertiser on `backend`.
   /// - Throws: ``DiscoveryError/systemUnavailable`` for ``DiscoveryBackend/system`` when
-  ///   the library is missing or its daemon does not answer, and for
+  ///   the library is missing or its daemon does not answer; ``DiscoveryError/unsupported`` for
   ///   ``DiscoveryBackend/builtin`` where the built-in responder does not run; what
   ///   ``MDNSAdvertiser/init(configuration:loop:onEvent:)`` throws for the built-in one.
   public static func advertiser(
@@ -147,7 +148,7 @@ public enum Discovery {
 
   /// A browser for `types` (such as `_switchboard._tcp`) on `backend`.
   /// - Throws: ``DiscoveryError/systemUnavailable`` for ``DiscoveryBackend/system`` when
-  ///   the library is missing or its daemon does not answer, and for
+  ///   the library is missing or its daemon does not answer; ``DiscoveryError/unsupported`` for
   ///   ``DiscoveryBackend/builtin`` where the built-in responder does not run;
   ///   ``DiscoveryError/invalidServiceType``,
   ///   ``DiscoveryError/socket``.
