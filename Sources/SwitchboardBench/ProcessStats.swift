@@ -4,7 +4,7 @@
   import Darwin
 #endif
 
-/// Resource facts about this process and a server process, from `getrusage` and `/proc`.
+/// Resource facts about this process and a server process, from `getrusage` and (on Linux) `/proc`.
 public enum ProcessStats {
   /// Raises the soft descriptor limit to the hard limit; returns the new soft limit.
   @discardableResult
@@ -18,7 +18,12 @@ public enum ProcessStats {
     guard getrlimit(resource, &limit) == 0 else { return -1 }
     if limit.rlim_cur < limit.rlim_max {
       limit.rlim_cur = limit.rlim_max
-      _ = setrlimit(resource, &limit)
+      if setrlimit(resource, &limit) != 0 {
+        // macOS's hard limit is RLIM_INFINITY, which it refuses for descriptors: OPEN_MAX
+        // (10,240) is the most a process may ask for there.
+        limit.rlim_cur = min(limit.rlim_max, 10_240)
+        _ = setrlimit(resource, &limit)
+      }
       _ = getrlimit(resource, &limit)
     }
     return Int(clamping: limit.rlim_cur)
@@ -58,27 +63,46 @@ public enum ProcessStats {
     }
   }
 
-  /// CPU times of process `pid` (`utime` and `stime` from `/proc/PID/stat`), or `nil`.
+  /// CPU times of process `pid` (`utime` and `stime` from `/proc/PID/stat`), or `nil` (always
+  /// off Linux).
   public static func cpuTimes(pid: Int32) -> CPUTimes? {
-    guard let stat = readFile("/proc/\(pid)/stat") else { return nil }
-    // The command name may hold spaces; the fields after its closing ')' are fixed.
-    guard let close = stat.lastIndex(of: ")") else { return nil }
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    // After ')': state is field 3, utime 14 and stime 15 (1-based over the whole line).
-    guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else { return nil }
-    let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
-    return CPUTimes(user: u / ticks, system: s / ticks)
+    #if os(Linux)
+      return procCPUTimes(pid: pid)
+    #else
+      return nil  // no /proc (macOS): the report leaves the server's CPU out
+    #endif
   }
 
-  /// A `kB` field of `/proc/PID/status` (`VmRSS`, `VmHWM`), in KiB, or `nil`.
+  /// A `kB` field of `/proc/PID/status` (`VmRSS`, `VmHWM`), in KiB, or `nil` (always off Linux).
   public static func statusKiB(pid: Int32, field: String) -> Int? {
-    guard let status = readFile("/proc/\(pid)/status") else { return nil }
-    for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
-      let digits = line.dropFirst(field.count + 1).filter { $0.isNumber }
-      return Int(digits)
-    }
-    return nil
+    #if os(Linux)
+      return procStatusKiB(pid: pid, field: field)
+    #else
+      return nil  // no /proc (macOS): the report leaves the server's memory out
+    #endif
   }
+
+  #if os(Linux)
+    private static func procCPUTimes(pid: Int32) -> CPUTimes? {
+      guard let stat = readFile("/proc/\(pid)/stat") else { return nil }
+      // The command name may hold spaces; the fields after its closing ')' are fixed.
+      guard let close = stat.lastIndex(of: ")") else { return nil }
+      let fields = stat[stat.index(after: close)...].split(separator: " ")
+      // After ')': state is field 3, utime 14 and stime 15 (1-based over the whole line).
+      guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else { return nil }
+      let ticks = Double(sysconf(Int32(_SC_CLK_TCK)))
+      return CPUTimes(user: u / ticks, system: s / ticks)
+    }
+
+    private static func procStatusKiB(pid: Int32, field: String) -> Int? {
+      guard let status = readFile("/proc/\(pid)/status") else { return nil }
+      for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
+        let digits = line.dropFirst(field.count + 1).filter { $0.isNumber }
+        return Int(digits)
+      }
+      return nil
+    }
+  #endif
 
   static func readFile(_ path: String) -> String? {
     let fd = open(path, O_RDONLY)

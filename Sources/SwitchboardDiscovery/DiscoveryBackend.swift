@@ -1,3 +1,4 @@
+import SwitchboardIO
 import SwitchboardLog
 
 /// Which DNS-SD implementation publishes and finds services.
@@ -8,6 +9,10 @@ import SwitchboardLog
 /// - ``system``: the system's DNS-SD API (`dns_sd.h`): Apple's mDNSResponder on Darwin,
 ///   avahi-daemon through its compatibility library on Linux.
 /// - ``auto``: the system API when its daemon answers, else the built-in one.
+///
+/// On macOS and iOS the built-in responder does not run (port 5353 is mDNSResponder's, and the
+/// packet-info calls it reads interfaces with are Linux's): ``auto`` is the system's
+/// mDNSResponder there, and ``builtin`` is refused with an error that says so.
 public enum DiscoveryBackend: String, Sendable, Hashable, CaseIterable {
   /// The system's API when its daemon answers, else the built-in responder.
   case auto
@@ -78,24 +83,62 @@ public enum Discovery {
   }
 
   /// The backend `backend` stands for here: ``DiscoveryBackend/auto`` becomes
-  /// ``DiscoveryBackend/system`` when ``systemDaemonAnswers``, else
-  /// ``DiscoveryBackend/builtin``.
+  /// ``DiscoveryBackend/system`` when ``systemDaemonAnswers`` or where the built-in responder
+  /// does not run (macOS, iOS), else ``DiscoveryBackend/builtin``.
   public static func resolve(_ backend: DiscoveryBackend) -> DiscoveryBackend {
     switch backend {
-    case .auto: systemDaemonAnswers ? .system : .builtin
+    case .auto: systemDaemonAnswers || !builtinRunsHere ? .system : .builtin
     case .builtin, .system: backend
     }
   }
 
+  /// Whether the built-in responder and browser run on this platform: on Linux. On Darwin
+  /// UDP 5353 belongs to mDNSResponder and the receiving interface of a datagram is read with
+  /// Linux's packet-info calls, so the system backend does the work there.
+  public static var builtinRunsHere: Bool { BuildPlatform.isLinux }
+
+  /// What `backend` becomes on a platform, or why it cannot run there: `builtinRuns` says
+  /// whether the built-in responder runs (``builtinRunsHere``), `systemUnavailable` why the
+  /// system's daemon does not answer (`nil`: it does). ``DiscoveryBackend/system`` is kept even
+  /// when the daemon does not answer: opening it then throws that error.
+  /// - Returns: ``DiscoveryBackend/system`` or ``DiscoveryBackend/builtin``; or
+  ///   ``DiscoveryError/unsupported`` naming the platform when the built-in responder is asked
+  ///   for where it does not run, and ``DiscoveryError/systemUnavailable`` when `auto` finds
+  ///   neither the daemon nor a built-in responder that runs.
+  package static func decide(
+    _ backend: DiscoveryBackend, builtinRuns: Bool, systemUnavailable: DiscoveryError?, platform: String
+  ) -> Result<DiscoveryBackend, DiscoveryError> {
+    switch backend {
+    case .system:
+      return .success(.system)
+    case .builtin:
+      return builtinRuns ? .success(.builtin) : .failure(builtinRefusal(platform: platform))
+    case .auto:
+      guard let systemUnavailable else { return .success(.system) }
+      if builtinRuns { return .success(.builtin) }
+      return .failure(
+        DiscoveryError.systemUnavailable.with(
+          "\(systemUnavailable.message), and the built-in mDNS responder does not run on \(platform)"))
+    }
+  }
+
+  /// The error for the built-in responder where it does not run.
+  static func builtinRefusal(platform: String) -> DiscoveryError {
+    DiscoveryError.unsupported.with(
+      "the built-in mDNS responder does not run on \(platform) (UDP 5353 belongs to the system's "
+        + "mDNSResponder): use the system backend (--mdns system, or auto, the default)")
+  }
+
   /// An advertiser on `backend`.
   /// - Throws: ``DiscoveryError/systemUnavailable`` for ``DiscoveryBackend/system`` when
-  ///   the library is missing or its daemon does not answer; what
+  ///   the library is missing or its daemon does not answer; ``DiscoveryError/unsupported`` for
+  ///   ``DiscoveryBackend/builtin`` where the built-in responder does not run; what
   ///   ``MDNSAdvertiser/init(configuration:loop:onEvent:)`` throws for the built-in one.
   public static func advertiser(
     backend: DiscoveryBackend, configuration: MDNSAdvertiser.Configuration,
     onEvent: @escaping @Sendable (MDNSEvent) -> Void = { _ in }
   ) throws(DiscoveryError) -> any ServiceAdvertiser {
-    switch chosen(backend, log: configuration.log) {
+    switch try chosen(backend, log: configuration.log) {
     case .auto, .builtin:
       return try MDNSAdvertiser(configuration: configuration, onEvent: onEvent)
     case .system:
@@ -105,13 +148,15 @@ public enum Discovery {
 
   /// A browser for `types` (such as `_switchboard._tcp`) on `backend`.
   /// - Throws: ``DiscoveryError/systemUnavailable`` for ``DiscoveryBackend/system`` when
-  ///   the library is missing or its daemon does not answer; ``DiscoveryError/invalidServiceType``,
+  ///   the library is missing or its daemon does not answer; ``DiscoveryError/unsupported`` for
+  ///   ``DiscoveryBackend/builtin`` where the built-in responder does not run;
+  ///   ``DiscoveryError/invalidServiceType``,
   ///   ``DiscoveryError/socket``.
   public static func browser(
     backend: DiscoveryBackend, types: [String], interfaceNames: [String]? = nil, log: Log = .disabled,
     onEvent: @escaping @Sendable (MDNSBrowserEvent) -> Void
   ) throws(DiscoveryError) -> any ServiceBrowser {
-    switch chosen(backend, log: log) {
+    switch try chosen(backend, log: log) {
     case .auto, .builtin:
       return try MDNSBrowserSession(types: types, interfaceNames: interfaceNames, log: log, onEvent: onEvent)
     case .system:
@@ -119,9 +164,16 @@ public enum Discovery {
     }
   }
 
-  /// ``resolve(_:)`` with one info line saying what `auto` picked and why.
-  private static func chosen(_ backend: DiscoveryBackend, log: Log) -> DiscoveryBackend {
-    let result = resolve(backend)
+  /// ``decide(_:builtinRuns:systemUnavailable:platform:)`` for this machine, with one info
+  /// line saying what `auto` picked and why.
+  private static func chosen(_ backend: DiscoveryBackend, log: Log) throws(DiscoveryError)
+    -> DiscoveryBackend
+  {
+    // The daemon is asked only when the answer matters (auto).
+    let unavailable = backend == .auto ? systemUnavailableReason : nil
+    let result = try decide(
+      backend, builtinRuns: builtinRunsHere, systemUnavailable: unavailable, platform: BuildPlatform.name
+    ).get()
     if backend == .auto {
       let why =
         systemUnavailableReason.map { "auto: \($0.message)" } ?? "auto: the system's DNS-SD daemon answers"

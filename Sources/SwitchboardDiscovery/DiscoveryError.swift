@@ -14,6 +14,7 @@ public struct DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible
     case socket
     case stopped
     case systemUnavailable
+    case unsupported
   }
 
   private let code: Code
@@ -51,6 +52,9 @@ public struct DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible
   /// The system's DNS-SD daemon (mDNSResponder, avahi-daemon) does not answer, or its
   /// library is not installed.
   public static let systemUnavailable = DiscoveryError(.systemUnavailable, "system DNS-SD unavailable")
+  /// The backend asked for does not run on this platform (the built-in responder on macOS and
+  /// iOS, where port 5353 is mDNSResponder's): the message names the platform and the way out.
+  public static let unsupported = DiscoveryError(.unsupported, "not available on this platform")
 
   /// Kinds are equal; the message is not compared.
   public static func == (lhs: DiscoveryError, rhs: DiscoveryError) -> Bool { lhs.code == rhs.code }

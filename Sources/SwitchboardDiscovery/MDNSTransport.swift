@@ -33,6 +33,7 @@ final class MDNSTransport {
     loop: EventLoop, log: Log, onMessage: @escaping (DNSMessage, SocketAddress, UInt32) -> Void
   ) throws(DiscoveryError) {
     loop.assertInEventLoop()
+    guard Discovery.builtinRunsHere else { throw Discovery.builtinRefusal(platform: BuildPlatform.name) }
     self.loop = loop
     self.log = log
     let receiver = Receiver(log: log, onMessage: onMessage)

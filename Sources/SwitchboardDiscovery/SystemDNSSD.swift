@@ -10,9 +10,10 @@ import CDNSSD
 /// on Linux, libSystem on Darwin. Whether it loads and whether its daemon answers are asked
 /// once per process.
 enum SystemDNSSD {
-  /// Where the calls are looked for, in order (`nil`: the process's own symbols).
+  /// Where the calls are looked for, in order (`nil`: the process's own symbols, which on
+  /// Darwin take in libSystem's libsystem_dnssd: `dlopen(NULL)` searches every loaded image).
   #if canImport(Darwin)
-    static let libraries: [String?] = [nil]
+    static let libraries: [String?] = [nil, "/usr/lib/libSystem.B.dylib"]
   #else
     static let libraries: [String?] = ["libdns_sd.so.1", "libdns_sd.so"]
   #endif

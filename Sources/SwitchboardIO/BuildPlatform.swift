@@ -30,4 +30,13 @@ public enum BuildPlatform {
       return false
     #endif
   }
+
+  /// Whether this is Linux (epoll, io_uring and the built-in mDNS responder's packet info).
+  public static var isLinux: Bool {
+    #if os(Linux)
+      return true
+    #else
+      return false
+    #endif
+  }
 }

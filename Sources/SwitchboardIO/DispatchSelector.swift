@@ -85,14 +85,14 @@ final class DispatchSelector: IOSelector {
       return state.entries.removeValue(forKey: fd)
     }
     guard let entry = removed else {
-      _ = Glibc_close(fd)
+      _ = Posix.close(fd)
       return
     }
     // Close only after both sources are cancelled; a cancelled source must be resumed
     // (a suspended one never runs its cancel handler).
     let remaining = CancelCounter()
     let done: @Sendable () -> Void = {
-      if remaining.count.withLock({ $0 -= 1; return $0 }) == 0 { _ = Glibc_close(fd) }
+      if remaining.count.withLock({ $0 -= 1; return $0 }) == 0 { _ = Posix.close(fd) }
     }
     entry.read.setCancelHandler(handler: done)
     entry.write.setCancelHandler(handler: done)

@@ -115,7 +115,7 @@ public final class EventLoop: @unchecked Sendable {
     ringTags = .allocate(capacity: sendRingEntries)
     ringResults = .allocate(capacity: sendRingEntries)
     // A write to a socket the peer closed must fail with EPIPE, not kill the process.
-    signal(SIGPIPE, SIG_IGN)
+    Posix.ignoreBrokenPipes()
     do throws(IOError) {
       try SystemThread.start(name: "sb-loop-\(index)") { [self] in self.run() }
     } catch {

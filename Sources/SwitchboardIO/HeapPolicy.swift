@@ -2,6 +2,8 @@ import CSwitchboardShims
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// How the process's heap gives memory back after large messages (glibc only; nothing

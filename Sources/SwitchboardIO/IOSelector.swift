@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+  import Glibc
+#elseif canImport(Darwin)
+  import Darwin
+#endif
+
 /// The readiness notifier under an event loop. Every method except ``wakeup()`` is called
 /// on the loop's thread only; both backends give level-triggered semantics.
 protocol IOSelector: AnyObject {
@@ -17,20 +23,19 @@ protocol IOSelector: AnyObject {
 }
 
 func makeSelector(_ backend: SelectorBackend) throws(IOError) -> IOSelector {
+  if let reason = backend.unavailableReason(
+    available: SelectorBackend.available, platform: BuildPlatform.name)
+  {
+    throw IOError(call: backend == .dispatch ? "dispatch" : "epoll_create1", errno: ENOSYS, detail: reason)
+  }
   switch backend {
-  case .epoll:
+  case .dispatch:
+    return DispatchSelector()
+  case .epoll, .ioUring:
     #if os(Linux)
       return try EpollSelector()
     #else
       throw IOError(call: "epoll_create1", errno: ENOSYS, detail: "(epoll exists only on Linux)")
-    #endif
-  case .dispatch:
-    return DispatchSelector()
-  case .ioUring:
-    #if os(Linux)
-      return try EpollSelector()
-    #else
-      throw IOError(call: "io_uring_setup", errno: ENOSYS, detail: "(io_uring exists only on Linux)")
     #endif
   }
 }

@@ -9,12 +9,9 @@ import CSwitchboardShims
 /// Low-level socket helpers shared by listeners, connections and datagram sockets.
 enum Socket {
   static func make(family: Int32, type: Int32) throws(IOError) -> Int32 {
-    #if canImport(Glibc)
-      let fd = try syscallBlocking("socket") { socket(family, type | Int32(SOCK_CLOEXEC.rawValue), 0) }
-    #else
-      let fd = try syscallBlocking("socket") { socket(family, type, 0) }
-    #endif
-    _ = sb_set_nonblocking(fd)
+    let fd = try syscallBlocking("socket") { socket(family, type | Posix.closeOnExecType, 0) }
+    _ = sb_set_nonblocking(fd)  // and FD_CLOEXEC, where closeOnExecType is 0
+    Posix.keepClosedPeerQuiet(fd)
     return fd
   }
 
@@ -26,7 +23,7 @@ enum Socket {
   static func bind(_ fd: Int32, to address: SocketAddress) throws(IOError) {
     var rc: Int32 = 0
     repeat {
-      rc = address.withSockAddr { sa, len in Glibc_bind(fd, sa, len) }
+      rc = address.withSockAddr { sa, len in Posix.bind(fd, sa, len) }
     } while rc < 0 && errno == EINTR
     if rc < 0 { throw IOError(call: "bind", errno: errno, detail: address.description) }
   }
@@ -51,24 +48,7 @@ enum Socket {
     }
   }
 
-  static var streamType: Int32 {
-    #if canImport(Glibc)
-      return Int32(SOCK_STREAM.rawValue)
-    #else
-      return SOCK_STREAM
-    #endif
-  }
+  static var streamType: Int32 { Posix.streamType }
 
-  static var datagramType: Int32 {
-    #if canImport(Glibc)
-      return Int32(SOCK_DGRAM.rawValue)
-    #else
-      return SOCK_DGRAM
-    #endif
-  }
-}
-
-@inline(__always)
-private func Glibc_bind(_ fd: Int32, _ sa: UnsafePointer<sockaddr>, _ len: socklen_t) -> Int32 {
-  bind(fd, sa, len)
+  static var datagramType: Int32 { Posix.datagramType }
 }

@@ -2,7 +2,8 @@
 public struct SocketOptions: Sendable {
   /// `SO_REUSEADDR` (on by default so a restarted server can bind at once).
   public var reuseAddress = true
-  /// `SO_REUSEPORT`, for several processes or loops sharing a port.
+  /// `SO_REUSEPORT`, for several processes or loops sharing a port. Linux spreads incoming
+  /// connections over the sockets; Darwin does not (mDNS's shared port 5353 is what uses it).
   public var reusePort = false
   /// `listen()` backlog.
   public var backlog: Int32 = 1024

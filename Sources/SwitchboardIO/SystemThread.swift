@@ -40,7 +40,8 @@ package enum SystemThread {
     let rc = pthread_create(
       &thread, nil,
       { argument in
-        let start = Unmanaged<Start>.fromOpaque(argument!).takeRetainedValue()
+        // Glibc passes the argument as optional, Darwin not: the cast makes both optional.
+        let start = Unmanaged<Start>.fromOpaque((argument as UnsafeMutableRawPointer?)!).takeRetainedValue()
         _ = sb_thread_set_name(start.name)  // a name is for people reading `top -H`; not fatal
         start.body()
         return nil

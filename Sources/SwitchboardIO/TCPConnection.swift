@@ -167,7 +167,7 @@ public final class TCPConnection: Selectable, Flushable {
     do {
       try loop.register(self, fd: fd, interest: .read)
     } catch {
-      _ = Glibc_close(fd)
+      _ = Posix.close(fd)
       throw error
     }
   }
@@ -200,10 +200,10 @@ public final class TCPConnection: Selectable, Flushable {
       return
     }
     Socket.setOption(fd, Int32(IPPROTO_TCP), TCP_NODELAY, 1)
-    let rc = address.withSockAddr { sa, len in Glibc_connect(fd, sa, len) }
+    let rc = address.withSockAddr { sa, len in Posix.connect(fd, sa, len) }
     let err = rc == 0 ? 0 : errno
     if rc != 0 && err != EINPROGRESS && err != EINTR {
-      _ = Glibc_close(fd)
+      _ = Posix.close(fd)
       completion(.failure(IOError(call: "connect", errno: err, detail: address.description)))
       return
     }
@@ -216,7 +216,7 @@ public final class TCPConnection: Selectable, Flushable {
         }
       }
     } catch {
-      _ = Glibc_close(fd)
+      _ = Posix.close(fd)
       completion(.failure(error))
     }
   }
@@ -279,7 +279,7 @@ public final class TCPConnection: Selectable, Flushable {
       guard state.readsInput, var ends = state.ends, let flow = state.flow else { return }
       let result: IOResult<Int>
       do {
-        result = try syscall("read") { Glibc_read(fd, buffer.baseAddress!, buffer.count) }
+        result = try syscall("read") { Posix.read(fd, buffer.baseAddress!, buffer.count) }
       } catch {
         fail(error)
         return
@@ -590,8 +590,8 @@ public final class TCPConnection: Selectable, Flushable {
   /// Closes at once and makes the kernel send a reset (SO_LINGER 0), dropping output.
   public func reset() {
     guard !state.isClosed else { return }
-    var linger = Glibc_linger(l_onoff: 1, l_linger: 0)
-    setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc_linger>.size))
+    var linger = Posix.Linger(l_onoff: 1, l_linger: 0)
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Posix.Linger>.size))
     finish(nil)
   }
 
@@ -637,8 +637,8 @@ public final class TCPConnection: Selectable, Flushable {
   private func fail(_ error: IOError) {
     guard !state.isClosed else { return }
     if error.kind == .slowConsumer {
-      var linger = Glibc_linger(l_onoff: 1, l_linger: 0)
-      setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc_linger>.size))
+      var linger = Posix.Linger(l_onoff: 1, l_linger: 0)
+      setsockopt(fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Posix.Linger>.size))
     }
     finish(error)
   }
@@ -671,14 +671,3 @@ public final class TCPConnection: Selectable, Flushable {
 
 @available(*, unavailable)
 extension TCPConnection: Sendable {}
-
-#if canImport(Glibc)
-  typealias Glibc_linger = Glibc.linger
-#else
-  typealias Glibc_linger = Darwin.linger
-#endif
-@inline(__always) func Glibc_close(_ fd: Int32) -> Int32 { close(fd) }
-@inline(__always) func Glibc_read(_ fd: Int32, _ p: UnsafeMutableRawPointer, _ n: Int) -> Int { read(fd, p, n) }
-@inline(__always) func Glibc_connect(_ fd: Int32, _ sa: UnsafePointer<sockaddr>, _ len: socklen_t) -> Int32 {
-  connect(fd, sa, len)
-}

@@ -47,7 +47,7 @@ public final class TCPListener: Selectable {
       self.localAddress = Socket.localAddress(fd) ?? address
       try loop.register(self, fd: fd, interest: .read)
     } catch {
-      _ = Glibc_close(fd)
+      _ = Posix.close(fd)
       throw error
     }
   }
@@ -71,6 +71,7 @@ public final class TCPListener: Selectable {
       }
       switch result {
       case .success((.processed(let client), let peer)):
+        Posix.keepClosedPeerQuiet(client)
         onAccept(client, peer)
       case .success((.wouldBlock, _)):
         return

@@ -9,7 +9,8 @@ import CSwitchboardShims
 /// What a ``UDPSocket`` tells its owner. Called on the socket's loop.
 public protocol UDPSocketDelegate: AnyObject {
   /// A datagram arrived from `sender`. The buffer is the loop's: copy what you keep.
-  /// `truncated` is set when the datagram was larger than the read buffer (64 KiB).
+  /// `truncated` is set when the datagram was larger than the read buffer (64 KiB; Linux
+  /// only: Darwin does not report it, and no UDP datagram is that large).
   func socket(_ socket: UDPSocket, didReceive bytes: UnsafeRawBufferPointer, from sender: SocketAddress, truncated: Bool)
   /// The same, with the index of the interface the datagram came in on; called instead of
   /// the other method once ``UDPSocket/enableMulticast(hops:)`` is on. By default it forwards
@@ -60,7 +61,7 @@ public final class UDPSocket: Selectable {
       self.localAddress = Socket.localAddress(fd) ?? address
       try loop.register(self, fd: fd, interest: .read)
     } catch {
-      _ = Glibc_close(fd)
+      _ = Posix.close(fd)
       throw error
     }
   }
@@ -74,7 +75,7 @@ public final class UDPSocket: Selectable {
       var len = socklen_t(MemoryLayout<sockaddr_storage>.size)
       let (n, sender) = withUnsafeMutablePointer(to: &storage) { p in
         p.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa -> (Int, SocketAddress?) in
-          let n = recvfrom(fd, buffer.baseAddress!, buffer.count, Int32(MSG_TRUNC), sa, &len)
+          let n = recvfrom(fd, buffer.baseAddress!, buffer.count, Posix.receiveTruncatedFlag, sa, &len)
           return (n, n >= 0 ? SocketAddress(sa) : nil)
         }
       }
@@ -152,7 +153,7 @@ public final class UDPSocket: Selectable {
   public func send(_ bytes: UnsafeRawBufferPointer, to address: SocketAddress) -> Bool {
     guard !closed else { return false }
     let n = address.withSockAddr { sa, len in
-      sendto(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), sa, len)
+      sendto(fd, bytes.baseAddress, bytes.count, Posix.noSignalFlag, sa, len)
     }
     if n < 0 {
       droppedSends += 1

@@ -84,7 +84,8 @@ enum BrowseCommand {
       }
     } catch {
       Output.error("switchboard browse: \(error.message)")
-      return error == .invalidServiceType ? ExitCode.usage : ExitCode.failure
+      // A backend this platform does not run (--mdns builtin on macOS) is bad usage too.
+      return error == .invalidServiceType || error == .unsupported ? ExitCode.usage : ExitCode.failure
     }
     names.withLock { table in for interface in session.interfaces { table[interface.index] = interface.name }
     }

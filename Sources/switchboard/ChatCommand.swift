@@ -6,6 +6,8 @@ import SwitchboardClient
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// `switchboard chat URL [--name N] [--room R] [--pipe]`: a terminal chat client.
@@ -221,8 +223,11 @@ final class ChatTerminalUI: Sendable {
     var raw = savedTermios
     raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
     raw.c_iflag &= ~tcflag_t(IXON | ICRNL | BRKINT | INPCK | ISTRIP)
-    raw.c_cc.16 = 1  // VMIN
-    raw.c_cc.17 = 0  // VTIME
+    // c_cc is a tuple whose length and indices differ (VMIN is 6 on Linux, 16 on Darwin).
+    withUnsafeMutableBytes(of: &raw.c_cc) { cc in
+      cc[Int(VMIN)] = 1
+      cc[Int(VTIME)] = 0
+    }
     tcsetattr(0, TCSAFLUSH, &raw)
     FileHandle.standardOutput.write(Data("\u{1B}[?1049h".utf8))
   }

@@ -6,7 +6,10 @@ struct MDNSOptions {
   /// The flag, for `Arguments(valued:)`.
   static let flags: Set<String> = ["mdns"]
   /// The help text's line for the flag.
-  static let help = "  --mdns BACKEND     auto (default: the system's DNS-SD daemon when it answers), builtin or system"
+  static let help = """
+      --mdns BACKEND     auto (default: the system's DNS-SD daemon when it answers; on macOS
+                         always mDNSResponder), builtin (Linux only) or system
+    """
 
   /// The backend asked for (default ``DiscoveryBackend/auto``).
   var backend = DiscoveryBackend.auto

@@ -3,6 +3,8 @@ import SwitchboardDiscovery
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// `switchboard peer --name NAME …`: seed 003's UDP peer mode. Advertises NAME under a

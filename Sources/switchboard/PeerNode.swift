@@ -6,6 +6,8 @@ import Synchronization
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// The shell around a ``PeerSession`` for `switchboard peer`: one event loop owns the session
@@ -128,7 +130,8 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
   private func failToStart(_ error: DiscoveryError) -> Int32 {
     Output.error("switchboard peer: \(error.message)")
     close()
-    return ExitCode.failure
+    // A backend this platform does not run (--mdns builtin on macOS) is bad usage.
+    return error == .unsupported ? ExitCode.usage : ExitCode.failure
   }
 
   // MARK: Events (on the loop)

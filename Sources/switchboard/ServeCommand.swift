@@ -29,8 +29,8 @@ enum ServeCommand {
                                 HOSTNAME): _switchboard._tcp, _switchboard._udp and _http._tcp,
                                 one per listener that is on (docs/DISCOVERY.md)
       --no-advertise            do not advertise over mDNS
-      --mdns BACKEND            auto (default: the system's DNS-SD daemon when it answers),
-                                builtin or system
+      --mdns BACKEND            auto (default: the system's DNS-SD daemon when it answers;
+                                on macOS always mDNSResponder), builtin (Linux only) or system
       --mdns-interface NAMES    advertise only on these interfaces, comma-separated (default:
                                 every multicast one, or the one holding --host's address)
       --max-message-size BYTES  largest WebSocket message (default 1048576)
@@ -43,7 +43,8 @@ enum ServeCommand {
                                 after its batch commits), fsync (after an fsync'd commit), none
       --loops N                 event loops (default: one per core)
       --backend NAME            I/O backend: io_uring (default on Linux where the kernel
-                                allows it: epoll + batched sends), epoll, dispatch
+                                allows it: epoll + batched sends), epoll, dispatch (the
+                                default and the only one on macOS)
       --redis URL               share rooms with other nodes through Redis (redis:// or
                                 rediss://; history then lives in Redis: docs/SCALING.md);
                                 a Redis Cluster is detected (INFO cluster); give --redis
@@ -135,6 +136,9 @@ enum ServeCommand {
       if let b = args.value("backend") {
         guard let backend = SelectorBackend(rawValue: b) else {
           throw Arguments.UsageError(description: "--backend must be epoll, io_uring or dispatch, not '\(b)'")
+        }
+        if let reason = backend.unavailableReason(available: SelectorBackend.available, platform: BuildPlatform.name) {
+          throw Arguments.UsageError(description: "--backend: \(reason)")
         }
         config.backend = backend
       }

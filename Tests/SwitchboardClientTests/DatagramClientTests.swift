@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardIO
 import SwitchboardTestSupport
 import Testing
 
@@ -72,7 +73,7 @@ final class ScriptedDatagramServer: Sendable {
   private let done = DispatchSemaphore(value: 0)
 
   init(_ script: @escaping @Sendable (String) -> [String]) throws {
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+    let fd = Posix.makeSocket(family: AF_INET, type: Posix.datagramType)
     guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)

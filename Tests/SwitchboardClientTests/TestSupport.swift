@@ -1,8 +1,11 @@
 import SwitchboardClient
+import SwitchboardIO
 import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// The first executable file named `name` in a directory of `PATH`, or `nil`: tests that
@@ -50,7 +53,7 @@ final class RawSocket: @unchecked Sendable {
   let port: Int
 
   init(listen shouldListen: Bool) throws {
-    fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    fd = Posix.makeSocket(family: AF_INET, type: Posix.streamType)
     guard fd >= 0 else { throw TestFailure("socket failed") }
     var addr = sockaddr_in()
     addr.sin_family = sa_family_t(AF_INET)

@@ -56,7 +56,7 @@ struct EventLoopTests {
     for _ in 0..<8 {
       var fds: [Int32] = [-1, -1]
       #if canImport(Glibc)
-        let kind = Int32(SOCK_STREAM.rawValue)
+        let kind = Posix.streamType
       #else
         let kind = SOCK_STREAM
       #endif

@@ -52,9 +52,9 @@ func loopCPUTime(_ loop: EventLoop, over window: Duration) throws -> Duration {
 
 /// Whether this machine can bind to IPv6 loopback.
 func ipv6LoopbackAvailable() -> Bool {
-  let fd = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
+  let fd = Posix.makeSocket(family: AF_INET6, type: Posix.streamType)
   guard fd >= 0 else { return false }
-  defer { Glibc.close(fd) }
+  defer { Posix.close(fd) }
   guard let address = try? SocketAddress(host: "::1", port: 0) else { return false }
   return address.withSockAddr { sa, len in bind(fd, sa, len) } == 0
 }
@@ -230,7 +230,7 @@ final class BlockingClient {
   /// a slow reader).
   init(connectingTo address: SocketAddress, receiveBuffer: Int? = nil, timeout: Duration = .seconds(5)) throws
   {
-    fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    fd = Posix.makeSocket(family: address.family, type: Posix.streamType)
     guard fd >= 0 else { throw IOError(call: "socket", errno: errno) }
     var tv = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
@@ -238,7 +238,7 @@ final class BlockingClient {
     if let receiveBuffer { setOption(SOL_SOCKET, SO_RCVBUF, Int32(receiveBuffer)) }
     let err = blockingConnect(fd, to: address, timeout: timeout)
     if err != 0 {
-      Glibc.close(fd)
+      Posix.close(fd)
       closed = true
       throw IOError(call: "connect", errno: err, detail: address.description)
     }
@@ -267,7 +267,7 @@ final class BlockingClient {
     var offset = 0
     while offset < bytes.count {
       let n = bytes.withUnsafeBytes { raw in
-        Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+        Posix.send(fd, raw.baseAddress! + offset, raw.count - offset)
       }
       if n < 0 {
         if errno == EINTR { continue }
@@ -283,7 +283,7 @@ final class BlockingClient {
   func receive(upTo maximum: Int = 65536) throws -> [UInt8] {
     var buffer = [UInt8](repeating: 0, count: maximum)
     while true {
-      let n = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress!, maximum, 0) }
+      let n = buffer.withUnsafeMutableBytes { Posix.recv(fd, $0.baseAddress!, maximum) }
       if n < 0 {
         if errno == EINTR { continue }
         throw IOError(call: "recv", errno: errno)
@@ -328,13 +328,13 @@ final class BlockingClient {
   func close() {
     guard !closed else { return }
     closed = true
-    Glibc.close(fd)
+    Posix.close(fd)
   }
 }
 
 /// A port on 127.0.0.1 that nothing listens on: bound (so nobody else takes it) but not
 /// listening, so connections to it are refused. Close the returned descriptor.
-func reservedClosedPort(type: Int32 = Int32(SOCK_STREAM.rawValue)) throws -> (
+func reservedClosedPort(type: Int32 = Posix.streamType) throws -> (
   fd: Int32, address: SocketAddress
 ) {
   let fd = socket(AF_INET, type, 0)
@@ -342,7 +342,7 @@ func reservedClosedPort(type: Int32 = Int32(SOCK_STREAM.rawValue)) throws -> (
   let any = try SocketAddress(host: "127.0.0.1", port: 0)
   guard any.withSockAddr({ sa, len in bind(fd, sa, len) }) == 0 else {
     let err = errno
-    Glibc.close(fd)
+    Posix.close(fd)
     throw IOError(call: "bind", errno: err)
   }
   var storage = sockaddr_storage()
@@ -353,7 +353,7 @@ func reservedClosedPort(type: Int32 = Int32(SOCK_STREAM.rawValue)) throws -> (
     }
   }
   guard let address else {
-    Glibc.close(fd)
+    Posix.close(fd)
     throw TestFailure("getsockname failed")
   }
   return (fd, address)

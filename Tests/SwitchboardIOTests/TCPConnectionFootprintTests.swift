@@ -12,17 +12,10 @@ import SwitchboardTestSupport
 /// What an idle connection costs the event-loop layer: the bytes of the `TCPConnection`
 /// object as the allocator hands them out (docs/BENCHMARKS.md, "Issue 16.2/16.3: the
 /// event-loop layer", keeps the inventory these figures guard).
-@Suite(.onTestThreads) struct TCPConnectionFootprintTests {
-  /// glibc's `malloc_usable_size`, looked up at run time (no header imports it); `nil`
-  /// where the C library has none.
-  static let usableSize: (@convention(c) (UnsafeMutableRawPointer?) -> Int)? = {
-    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "malloc_usable_size") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer?) -> Int).self)
-  }()
-
+@Suite(.onTestThreads, .enabled(ifAvailable: HeapBlocks.available, HeapBlocks.needed))
+struct TCPConnectionFootprintTests {
   @Test(arguments: SelectorBackend.available)
   func anIdleConnectionIsOneSmallObject(backend: SelectorBackend) throws {
-    guard let usableSize = Self.usableSize else { return }
     // An answer written and flushed first, as a server's handshake does: the idle state
     // after output, not only the state straight after the accept.
     let server = try TestServer(backend: backend) { connection, _ in
@@ -35,7 +28,7 @@ import SwitchboardTestSupport
     let bytes = try onLoop(log.loop) {
       let connection = log.connection.value
       return (
-        object: usableSize(Unmanaged.passUnretained(connection).toOpaque()),
+        object: HeapBlocks.usableSize(of: connection),
         buffered: connection.bufferedBytes
       )
     }

@@ -97,10 +97,10 @@ struct TCPConnectionRingTests {
       // Until the ring's send completes, A's descriptor stays open, so a socket opened now
       // cannot be given the number that send names.
       let open = fcntl(a.value.fd, F_GETFD) != -1
-      let fresh = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+      let fresh = Posix.makeSocket(family: AF_INET, type: Posix.streamType)
       return (open, fresh, a.value.fd)
     }
-    defer { if newSocketFD >= 0 { _ = Glibc.close(newSocketFD) } }
+    defer { if newSocketFD >= 0 { _ = Posix.close(newSocketFD) } }
     #expect(openAfterReset, "A's descriptor was closed while its send was in the ring")
     #expect(newSocketFD != aFD)
     #expect(logs[0].closed)

@@ -29,7 +29,9 @@ private final class InterfaceRecorder: UDPSocketDelegate {
 
 /// The multicast options mDNS needs, on the loopback interface only (IPv4 multicast works on
 /// `lo`; an administratively scoped group, never mDNS's, so nothing here is mDNS traffic).
-@Suite(.onTestThreads) struct UDPSocketMulticastTests {
+/// Linux only: the packet-info calls are Linux's, as is the built-in responder that uses them.
+@Suite(.onTestThreads, .enabled(ifAvailable: BuildPlatform.isLinux, "multicast packet info is Linux's"))
+struct UDPSocketMulticastTests {
   @Test func twoSocketsShareAPortAndBothHearTheGroupWithTheInterface() throws {
     let loop = try EventLoop()
     defer { loop.shutdownGracefully() }

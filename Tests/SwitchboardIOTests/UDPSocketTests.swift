@@ -97,7 +97,7 @@ struct UDPSocketTests {
     let loop = try EventLoop(backend: backend)
     defer { loop.shutdownGracefully() }
     // A port that was just free: datagrams to it draw ICMP "port unreachable".
-    let (reserved, closedPort) = try reservedClosedPort(type: Int32(SOCK_DGRAM.rawValue))
+    let (reserved, closedPort) = try reservedClosedPort(type: Posix.datagramType)
     close(reserved)
     let client = try Endpoint(on: loop)
     defer { client.close() }

@@ -71,7 +71,7 @@ final class RawChatPeer: Sendable {
   /// Sends one line (TCP) or one datagram (UDP).
   func send(_ line: String) {
     let bytes = Array((kind == .tcp ? line + "\n" : line).utf8)
-    _ = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    _ = bytes.withUnsafeBytes { Posix.send(fd, $0.baseAddress, $0.count) }
   }
 
   /// Every line received so far.

@@ -11,6 +11,8 @@ import Testing
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// The Redis broker against a real `redis-server`: three nodes (a ``ChatHub`` and its own

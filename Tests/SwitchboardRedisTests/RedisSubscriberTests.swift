@@ -6,6 +6,8 @@ import Testing
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// The pub/sub connection against a real `redis-server`: channel, pattern and shard

@@ -92,7 +92,7 @@ final class ScaleOutNode: Sendable {
 
   /// One HTTP/1.1 request with `Connection: close`; the whole answer.
   static func get(_ path: String, port: Int) throws -> String {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = Posix.makeSocket(family: AF_INET, type: Posix.streamType)
     guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
     defer { close(fd) }
     var timeout = timeval(tv_sec: 2, tv_usec: 0)
@@ -101,7 +101,7 @@ final class ScaleOutNode: Sendable {
       throw TestFailure("connect to \(port) failed")
     }
     let request = Array("GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".utf8)
-    _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+    _ = request.withUnsafeBytes { Posix.send(fd, $0.baseAddress, $0.count) }
     var answer: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 4096)
     while true {

@@ -4,6 +4,8 @@ import Testing
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// The Redis behind the process-level scale-out tests: one `redis-server`, or a real

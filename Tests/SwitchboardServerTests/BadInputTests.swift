@@ -119,7 +119,9 @@ struct BadInputTests {
   /// leave it out of descriptors, so accept fails with EMFILE. It must pause accepting
   /// rather than spin (CPU time over 2 s stays far below 2 s), and serve again once the
   /// clients are gone.
-  @Test(.enabled(ifAvailable: Binaries.switchboard != nil, "needs the switchboard binary"))
+  @Test(
+    .enabled(ifAvailable: Binaries.switchboard != nil, "needs the switchboard binary"),
+    .enabled(ifAvailable: ProcFS.available, ProcFS.needed))
   func outOfDescriptorsPausesAcceptingWithoutSpinning() async throws {
     let ports = try freePorts(1)
     let server = try ChildProcess(
@@ -136,12 +138,12 @@ struct BadInputTests {
     for _ in 0..<150 { clients.append(try LineClient(address)) }
     try clients[0].join(as: "first")
     try await eventually("out of descriptors") {
-      server.stderr.contains("EMFILE") || Self.openFiles(server.pid) >= 99
+      server.stderr.contains("EMFILE") || ((try? ProcFS.openDescriptors(server.pid)) ?? 0) >= 99
     }
-    let before = try Self.cpuTicks(server.pid)
+    let before = try ProcFS.cpuTicks(server.pid)
     let start = ContinuousClock.now
     while ContinuousClock.now - start < .seconds(2) { _ = clients.last!.fill(timeout: .milliseconds(200)) }
-    let spent = try Self.cpuTicks(server.pid) - before
+    let spent = try ProcFS.cpuTicks(server.pid) - before
     #expect(spent < 60, "\(spent) ticks of CPU in 2 s while out of descriptors")
     clients.removeAll()
     try await eventually("served again") {
@@ -150,17 +152,6 @@ struct BadInputTests {
     }
   }
 
-  /// utime + stime of `pid`, in clock ticks.
-  private static func cpuTicks(_ pid: pid_t) throws -> Int {
-    let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
-    guard let close = stat.lastIndex(of: ")") else { throw TestFailure("no stat for \(pid)") }
-    let fields = stat[stat.index(after: close)...].split(separator: " ")
-    return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
-  }
-
-  private static func openFiles(_ pid: pid_t) -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
-  }
 
   // MARK: UDP
 

@@ -13,7 +13,9 @@ import Testing
 /// server process of its own, so nothing else in the test process moves the figures.
 /// docs/BENCHMARKS.md ("Issue 16", "Issue 16.3: an idle connection's bytes, inventoried")
 /// has the figures these limits come from.
-@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(
+  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
+  .enabled(ifAvailable: ProcFS.available, ProcFS.needed))
 struct MemoryTests {
   let binary = Binaries.switchboard ?? ""
 
@@ -61,17 +63,6 @@ struct MemoryTests {
     return (server, http)
   }
 
-  /// A row of `/proc/PID/status` in bytes: `VmRSS` (all resident pages) or `RssAnon` (the
-  /// anonymous ones: heap and stacks, without the binary's pages, which the kernel may drop
-  /// and fault in again at any time).
-  private static func residentBytes(_ pid: pid_t, _ row: String = "VmRSS") throws -> Int {
-    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-    guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix(row + ":") }),
-      let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
-    else { throw TestFailure("no \(row) in /proc/\(pid)/status") }
-    return kib * 1024
-  }
-
   /// Opens `count` text-dialect WebSocket connections, each upgraded before the next.
   private func openIdle(_ count: Int, port: Int) throws -> [WebSocketTestClient] {
     let address = try SocketAddress(host: "127.0.0.1", port: port)
@@ -101,10 +92,10 @@ struct MemoryTests {
       // The warm-up's allocations settle (the loop's tables grow in steps). Anonymous pages
       // only: a page of the binary faulted in again between the readings (the page cache is
       // under pressure while others build) once added 120 bytes a connection.
-      let before = try Self.residentBytes(server.pid, "RssAnon")
+      let before = try ProcFS.statusBytes(server.pid, "RssAnon")
       let idle = try openIdle(Self.idleConnections, port: http)
       // Every upgrade was answered, so every session exists; let the loop finish its turn.
-      let after = try Self.residentBytes(server.pid, "RssAnon")
+      let after = try ProcFS.statusBytes(server.pid, "RssAnon")
       let beforeTick = ContinuousClock.now - started < Self.beforeFirstTick
       withExtendedLifetime((warm, idle)) {}
       if !beforeTick && attempt < 3 {
@@ -170,7 +161,7 @@ struct MemoryTests {
     let (server, http) = try await startServer(["--max-message-size", "\(size)"])
     defer { server.stop() }
     let client = try WebSocketTestClient(try SocketAddress(host: "127.0.0.1", port: http), path: "/echo")
-    let baseline = try Self.residentBytes(server.pid)
+    let baseline = try ProcFS.statusBytes(server.pid)
     // A masked binary frame with a zero key: the payload goes as is.
     var header: [UInt8] = [0x82, 0x80 | 127]
     header += (0..<8).reversed().map { UInt8(truncatingIfNeeded: UInt64(size) >> (8 * UInt64($0))) }
@@ -192,12 +183,12 @@ struct MemoryTests {
       let already = client.socket.bufferedBytes.count
       client.socket.clearBuffer()
       try Self.drain(client.socket.fd, bytes: size + 10 - already)
-      peak = max(peak, try Self.residentBytes(server.pid))
+      peak = max(peak, try ProcFS.statusBytes(server.pid))
     }
     // The burst is over and the connection stays open: its buffers must not.
     var now = peak
     let fell = try eventually(timeout: .seconds(20)) {
-      now = try Self.residentBytes(server.pid)
+      now = try ProcFS.statusBytes(server.pid)
       return now <= min(2 * baseline, baseline + Self.slackAfterLargeMessages)
     }
     #expect(fell, "resident \(baseline) before, \(peak) at the peak, \(now) after 20 s idle")

@@ -56,7 +56,7 @@ struct PeerCommandTests {
     // Hold a UDP port on every address; the peer must fail to bind it and exit 1. The guard
     // is lifted for this one child; `--mdns system` keeps even a peer that wrongly got past
     // the bind from sending mDNS here.
-    let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    let fd = Posix.makeSocket(family: AF_INET, type: Posix.datagramType)
     #expect(fd >= 0)
     defer { close(fd) }
     let any = try SocketAddress(host: "0.0.0.0", port: 0)

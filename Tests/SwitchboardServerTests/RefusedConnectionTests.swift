@@ -7,13 +7,10 @@ import Testing
 /// that never reads holds a bounded number of the server's descriptors and writes a bounded
 /// number of log lines.
 @Suite(
-  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first")
+  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
+  .enabled(ifAvailable: ProcFS.available, ProcFS.needed)
 )
 struct RefusedConnectionTests {
-  private func descriptors(_ pid: pid_t) throws -> Int {
-    try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count
-  }
-
   private func metric(_ name: String, port: Int) throws -> Int? {
     let c = try LineClient(SocketAddress(host: "127.0.0.1", port: port))
     try c.send("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
@@ -44,7 +41,7 @@ struct RefusedConnectionTests {
       try c.sendLine("/who")
       try c.expectLine { $0.hasPrefix("* in lobby") }
     }
-    let baseline = try descriptors(server.pid)
+    let baseline = try ProcFS.openDescriptors(server.pid)
 
     // Connects that never read and never close, faster than the 2 s grace time runs out.
     let attempts = 600
@@ -52,12 +49,12 @@ struct RefusedConnectionTests {
     var most = baseline
     for i in 0..<attempts {
       refused.append(try LineClient(line, from: flooder))
-      if i % 20 == 0 { most = max(most, try descriptors(server.pid)) }
+      if i % 20 == 0 { most = max(most, try ProcFS.openDescriptors(server.pid)) }
     }
     try await eventually(timeout: .seconds(20)) {
       try metric("switchboard_connections_refused_per_ip_total", port: ports[1]) == attempts
     }
-    let settled = try descriptors(server.pid)
+    let settled = try ProcFS.openDescriptors(server.pid)
     // Once every attempt was answered (well within the 2 s grace time of the first): at
     // most 32 lingering refusals, and a little slack for the metrics request.
     #expect(settled <= baseline + 32 + 8, "descriptors went from \(baseline) to \(settled)")

@@ -18,7 +18,9 @@ import Testing
 /// `switchboard serve` with its defaults (VmRSS of its own process). The messages are
 /// 8 KiB, not the 64 KiB, so that a debug build encodes the 190 MiB of escapes
 /// within seconds; the figures are for a release build.
-@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(
+  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
+  .enabled(ifAvailable: ProcFS.available, ProcFS.needed))
 struct ReplayMemoryTests {
   let binary = Binaries.switchboard ?? ""
 
@@ -69,13 +71,13 @@ struct ReplayMemoryTests {
   private func whileSampling<T: Sendable>(
     _ pid: pid_t, _ member: @escaping @Sendable (Int) -> T
   ) throws -> (results: [T], growth: Int) {
-    let baseline = try residentBytes(pid)
+    let baseline = try ProcFS.statusBytes(pid)
     let peak = Locked(baseline)
     let results = Locked([Int: T]())
     let done = Locked(false)
     let sampler = Thread {
       while !done.value {
-        if let now = try? residentBytes(pid) { peak.withLock { $0 = max($0, now) } }
+        if let now = try? ProcFS.statusBytes(pid) { peak.withLock { $0 = max($0, now) } }
         usleep(10_000)
       }
     }
@@ -91,7 +93,7 @@ struct ReplayMemoryTests {
     }
     group.wait()
     done.withLock { $0 = true }
-    if let now = try? residentBytes(pid) { peak.withLock { $0 = max($0, now) } }
+    if let now = try? ProcFS.statusBytes(pid) { peak.withLock { $0 = max($0, now) } }
     let all = results.value.sorted { $0.key < $1.key }.map(\.value)
     return (all, peak.value - baseline)
   }
@@ -252,11 +254,3 @@ struct ReplayMemoryTests {
   }
 }
 
-/// `VmRSS` of `pid`, in bytes.
-private func residentBytes(_ pid: pid_t) throws -> Int {
-  let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-  guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-    let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1])
-  else { throw TestFailure("no VmRSS in /proc/\(pid)/status") }
-  return kib * 1024
-}

@@ -19,7 +19,8 @@ private let hygienePeers = Binaries.switchboard != nil && TestPKI.hasOpenSSL
 @Suite(
   .onTestThreads,
   .enabled(ifAvailable: hygienePeers, "needs the switchboard binary and openssl"),
-  .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
+  .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"),
+  .enabled(ifAvailable: ProcFS.available, ProcFS.needed))
 struct ResourceHygieneTests {
   /// One way a client comes and goes.
   private enum Visit: CaseIterable {
@@ -97,17 +98,9 @@ struct ResourceHygieneTests {
     return Sample(descriptors: descriptors(pid), rss: residentBytes(pid), timers: timers)
   }
 
-  private static func descriptors(_ pid: pid_t) -> Int {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? -1
-  }
+  private static func descriptors(_ pid: pid_t) -> Int { (try? ProcFS.openDescriptors(pid)) ?? -1 }
 
-  private static func residentBytes(_ pid: pid_t) -> Int {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-      let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-      let kb = Int(line.split(separator: " ").dropFirst().first ?? "")
-    else { return -1 }
-    return kb << 10
-  }
+  private static func residentBytes(_ pid: pid_t) -> Int { (try? ProcFS.statusBytes(pid)) ?? -1 }
 
   /// `count` visits, every kind in turn, from eight threads; half-closed ones are closed
   /// at the end of the batch.
@@ -169,7 +162,7 @@ struct ResourceHygieneTests {
           reset(fd)
         }
       case .udpMember:
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        let fd = Posix.makeSocket(family: AF_INET, type: Posix.datagramType)
         guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
         defer { close(fd) }
         let bytes = Array("hello from \(serial)".utf8)
@@ -219,7 +212,7 @@ struct ResourceHygieneTests {
     }
 
     private func connect(_ port: Int) throws -> Int32 {
-      let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+      let fd = Posix.makeSocket(family: AF_INET, type: Posix.streamType)
       guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
       var timeout = timeval(tv_sec: 10, tv_usec: 0)
       setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -236,7 +229,7 @@ struct ResourceHygieneTests {
     private func sendBytes(_ fd: Int32, _ bytes: [UInt8]) throws {
       var sent = 0
       while sent < bytes.count {
-        let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        let n = bytes[sent...].withUnsafeBytes { Posix.send(fd, $0.baseAddress, $0.count) }
         guard n > 0 else { throw TestFailure("send: errno \(errno)") }
         sent += n
       }

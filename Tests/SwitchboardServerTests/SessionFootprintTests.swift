@@ -9,6 +9,8 @@ import Testing
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// What the session layer holds per idle WebSocket connection, one allocation at a time:
@@ -17,14 +19,6 @@ import Testing
 /// 16.2/16.3: the session layer") has the rows these bounds come from; a new stored field
 /// or timer per session fails here before it shows in the resident-memory test.
 @Suite(.onTestThreads) struct SessionFootprintTests {
-  /// glibc's `malloc_usable_size` (not in the Glibc module: `malloc.h` is not imported),
-  /// looked up with `dlsym`: the bytes a heap block really holds.
-  static func usableSize(_ object: AnyObject) -> Int {
-    typealias UsableSize = @convention(c) (UnsafeMutableRawPointer?) -> Int
-    guard let symbol = dlsym(nil, "malloc_usable_size") else { return 0 }
-    return unsafeBitCast(symbol, to: UsableSize.self)(Unmanaged.passUnretained(object).toOpaque())
-  }
-
   /// Prints the inventory (`swift test --filter SessionFootprintTests` shows it).
   static func report(_ rows: [(String, Int)]) {
     for (name, bytes) in rows { print("footprint: \(name) \(bytes) B") }
@@ -45,14 +39,15 @@ import Testing
     #expect(MemoryLayout<SessionAuth>.size <= 16)
   }
 
-  @Test func anIdleSessionsHeapBlocksStaySmall() async throws {
+  @Test(.enabled(ifAvailable: HeapBlocks.available, HeapBlocks.needed))
+  func anIdleSessionsHeapBlocksStaySmall() async throws {
     try await withServer { server in
       let client = try WebSocketTestClient(server.httpAddress!, path: "/rooms/idle?format=text")
       // The session is on one of the loops (its table holds it from the upgrade on).
       let sizes = try server.contexts.map { bound in
         try bound.run { context in
           let session = context.sessions.values.compactMap { $0 as? WebSocketSession }.first
-          return session.map { Self.usableSize($0) } ?? 0
+          return session.map { HeapBlocks.usableSize(of: $0) } ?? 0
         }.get()
       }
       let bytes = sizes.max() ?? 0

@@ -147,7 +147,7 @@ struct SlowConsumerTests {
       var bytes: [UInt8] = []
       var chunk = [UInt8](repeating: 0, count: 65536)
       while true {
-        let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+        let n = chunk.withUnsafeMutableBytes { Posix.read(fd, $0.baseAddress, $0.count) }
         if n < 0 && errno == EINTR { continue }
         guard n > 0 else { break }
         bytes += chunk[0..<n]
@@ -299,7 +299,7 @@ private final class ReaderThreads: Sendable {
       guard poll(&polls, nfds_t(polls.count), 100) > 0 else { continue }
       var rounds: [String: Round] = [:]
       for i in polls.indices where polls[i].revents != 0 {
-        let n = Glibc.read(polls[i].fd, chunk.baseAddress, chunk.count)
+        let n = Posix.read(polls[i].fd, chunk.baseAddress, chunk.count)
         if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }  // a signal to another suite's child
         if n <= 0 {
           polls[i].fd = -1  // closed: poll ignores negative descriptors

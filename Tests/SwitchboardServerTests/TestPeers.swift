@@ -43,7 +43,7 @@ final class LineClient {
     _ address: SocketAddress, from source: SocketAddress? = nil, receiveBuffer: Int32? = nil,
     maxSegment: Int32? = nil
   ) throws {
-    fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    fd = Posix.makeSocket(family: address.family, type: Posix.streamType)
     guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
     if let receiveBuffer { setReceiveBuffer(receiveBuffer) }
     if var maxSegment {
@@ -70,7 +70,7 @@ final class LineClient {
   func send(_ bytes: [UInt8]) throws {
     var sent = 0
     while sent < bytes.count {
-      let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+      let n = bytes[sent...].withUnsafeBytes { Posix.send(fd, $0.baseAddress, $0.count) }
       if n < 0 {
         if errno == EINTR { continue }
         throw TestFailure("send: errno \(errno)")
@@ -193,7 +193,7 @@ final class DatagramPeer {
   /// Sends to `target`, from `source` (an address on this host, port 0) when given.
   init(_ target: SocketAddress, from source: SocketAddress? = nil) throws {
     self.target = target
-    fd = socket(target.family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    fd = Posix.makeSocket(family: target.family, type: Posix.datagramType)
     guard fd >= 0 else { throw TestFailure("socket: \(errno)") }
     if let source, source.withSockAddr({ bind(fd, $0, $1) }) != 0 {
       close(fd)

@@ -5,6 +5,8 @@ import SwitchboardTestSupport
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 /// Our client against Python's `ssl` server, with certificates made by the `openssl` CLI.

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchboardIO
 import Synchronization
 
 #if canImport(Glibc)
@@ -94,7 +95,7 @@ public final class ChildProcess: Sendable {
       guard state.stdinOpen else { return }
       var bytes = Array(text.utf8)[...]
       while !bytes.isEmpty {
-        let n = bytes.withUnsafeBytes { Glibc.write(stdinFD, $0.baseAddress, $0.count) }
+        let n = bytes.withUnsafeBytes { Posix.write(stdinFD, $0.baseAddress, $0.count) }
         if n < 0 && errno == EINTR { continue }
         if n <= 0 { return }
         bytes = bytes.dropFirst(n)
@@ -135,14 +136,14 @@ public final class ChildProcess: Sendable {
 
   private static func pipe() throws -> (read: Int32, write: Int32) {
     var fds: [Int32] = [-1, -1]
-    guard Glibc.pipe(&fds) == 0 else { throw TestFailure("pipe: errno \(errno)") }
+    guard Posix.pipe(&fds) == 0 else { throw TestFailure("pipe: errno \(errno)") }
     for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
     return (fds[0], fds[1])
   }
 
   /// A write to a child that has closed its stdin fails (EPIPE) instead of killing the
   /// test process.
-  private static let ignoreSIGPIPE: Void = { _ = Glibc.signal(SIGPIPE, SIG_IGN) }()
+  private static let ignoreSIGPIPE: Void = Posix.ignoreBrokenPipes()
 }
 
 // MARK: - Waiting for it

@@ -53,8 +53,8 @@ public func freePorts(_ count: Int) throws -> [Int] {
   for _ in 0..<1000 where ports.count < count {
     let port = Int.random(in: candidates)
     guard !ports.contains(port), !handedOutPorts.withLock({ $0.contains(port) }) else { continue }
-    let tcp = try boundSocket(Int32(SOCK_STREAM.rawValue), port: port)
-    let udp = try boundSocket(Int32(SOCK_DGRAM.rawValue), port: port)
+    let tcp = try boundSocket(Posix.streamType, port: port)
+    let udp = try boundSocket(Posix.datagramType, port: port)
     held += [tcp, udp].filter { $0 >= 0 }
     if tcp >= 0 && udp >= 0 { ports.append(port) }
   }
@@ -68,7 +68,7 @@ private let handedOutPorts = Mutex<Set<Int>>([])
 
 /// A socket bound to 127.0.0.1:`port`, or -1 when that port is taken.
 private func boundSocket(_ type: Int32, port: Int) throws -> Int32 {
-  let fd = socket(AF_INET, type | Int32(SOCK_CLOEXEC.rawValue), 0)
+  let fd = Posix.makeSocket(family: AF_INET, type: type)
   guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
   let address = try SocketAddress(host: "127.0.0.1", port: port)
   guard address.withSockAddr({ sa, len in bind(fd, sa, len) }) == 0 else {
@@ -78,9 +78,14 @@ private func boundSocket(_ type: Int32, port: Int) throws -> Int32 {
   return fd
 }
 
-/// The kernel's ephemeral port range (32768…60999 where it cannot be read).
+/// The kernel's ephemeral port range (32768…60999 where it cannot be read; Darwin's is
+/// 49152…65535 unless changed with sysctl).
 private func ephemeralPorts() -> ClosedRange<Int> {
-  let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+  #if os(Linux)
+    let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+  #else
+    let text = "49152 65535"
+  #endif
   let bounds = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
   guard bounds.count == 2, bounds[0] <= bounds[1] else { return 32_768...60_999 }
   return bounds[0]...bounds[1]

@@ -3,6 +3,8 @@ import Synchronization
 
 #if canImport(Glibc)
   import Glibc
+#elseif canImport(Darwin)
+  import Darwin
 #endif
 
 // Every child process of the suites starts here, through `posix_spawn`, not Foundation's
@@ -29,7 +31,14 @@ func spawnChild(
   stdin: ChildDescriptor = .null, stdout: ChildDescriptor = .null, stderr: ChildDescriptor = .null
 ) throws -> pid_t {
   precondition(!command.isEmpty, "a child needs a command")
-  var actions = posix_spawn_file_actions_t()
+  // posix_spawn's objects are structs on Glibc, opaque pointers (set by their init) on Darwin.
+  #if canImport(Darwin)
+    var actions: posix_spawn_file_actions_t? = nil
+    var attributes: posix_spawnattr_t? = nil
+  #else
+    var actions = posix_spawn_file_actions_t()
+    var attributes = posix_spawnattr_t()
+  #endif
   posix_spawn_file_actions_init(&actions)
   defer { posix_spawn_file_actions_destroy(&actions) }
   for (target, source) in [(Int32(0), stdin), (1, stdout), (2, stderr)] {
@@ -41,9 +50,14 @@ func spawnChild(
     case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
     }
   }
-  closeDescriptorsFrom3(&actions)
+  #if os(Linux)
+    closeDescriptorsFrom3(&actions)
+    let closeOthers: Int32 = 0
+  #else
+    // Darwin closes every descriptor the actions do not name.
+    let closeOthers = Int32(POSIX_SPAWN_CLOEXEC_DEFAULT)
+  #endif
 
-  var attributes = posix_spawnattr_t()
   posix_spawnattr_init(&attributes)
   defer { posix_spawnattr_destroy(&attributes) }
   var none = sigset_t()
@@ -52,7 +66,7 @@ func spawnChild(
   sigfillset(&all)
   posix_spawnattr_setsigmask(&attributes, &none)
   posix_spawnattr_setsigdefault(&attributes, &all)
-  posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+  posix_spawnattr_setflags(&attributes, Int16(Int32(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) | closeOthers))
 
   var arguments = command
   if let directory {
@@ -108,9 +122,11 @@ let spawnLock = Mutex<Void>(())
 /// Adds "close every descriptor from 3 up" to `actions` where glibc has it (2.34 and
 /// later; its declaration needs `_GNU_SOURCE`, so it is looked up at run time). Without
 /// it the child still loses every descriptor this process marked close-on-exec.
-private func closeDescriptorsFrom3(_ actions: inout posix_spawn_file_actions_t) {
-  typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-  guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
-  else { return }
-  _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
-}
+#if os(Linux)
+  private func closeDescriptorsFrom3(_ actions: inout posix_spawn_file_actions_t) {
+    typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np")
+    else { return }
+    _ = unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3)
+  }
+#endif

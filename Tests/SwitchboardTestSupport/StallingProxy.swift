@@ -60,7 +60,7 @@ public final class StallingProxy: Sendable {
   public init(upstreamPort: Int) throws {
     self.upstreamPort = upstreamPort
     control = Mutex(Control(upstream: upstreamPort))
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let fd = Posix.makeSocket(family: AF_INET, type: Posix.streamType)
     guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
@@ -71,7 +71,7 @@ public final class StallingProxy: Sendable {
       $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
     }
     guard bound == 0, listen(fd, 128) == 0 else {
-      Glibc.close(fd)
+      Posix.close(fd)
       throw TestFailure("proxy bind/listen: errno \(errno)")
     }
     _ = withUnsafeMutablePointer(to: &address) {
@@ -158,10 +158,10 @@ public final class StallingProxy: Sendable {
     var buffer = [UInt8](repeating: 0, count: 64 * 1024)
     defer {
       for pair in pairs {
-        Glibc.close(pair.client)
-        Glibc.close(pair.server)
+        Posix.close(pair.client)
+        Posix.close(pair.server)
       }
-      Glibc.close(listener)
+      Posix.close(listener)
     }
     while true {
       let (commands, closed) = control.withLock { c -> ([Command], Bool) in
@@ -207,27 +207,27 @@ public final class StallingProxy: Sendable {
         }
       }
       for pair in pairs where dead.contains(ObjectIdentifier(pair)) {
-        Glibc.close(pair.client)
-        Glibc.close(pair.server)
+        Posix.close(pair.client)
+        Posix.close(pair.server)
       }
       pairs.removeAll { dead.contains(ObjectIdentifier($0)) }
     }
   }
 
   private func accept(stalled: Set<Direction>) -> Pair? {
-    let client = Glibc.accept(listener, nil, nil)
+    let client = Posix.accept(listener)
     guard client >= 0 else { return nil }
     control.withLock { $0.accepted += 1 }
-    let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let server = Posix.makeSocket(family: AF_INET, type: Posix.streamType)
     guard server >= 0 else {
-      Glibc.close(client)
+      Posix.close(client)
       return nil
     }
     guard let upstream = try? SocketAddress(host: "127.0.0.1", port: control.withLock { $0.upstream }),
       blockingConnect(server, to: upstream) == 0
     else {
-      Glibc.close(client)
-      Glibc.close(server)
+      Posix.close(client)
+      Posix.close(server)
       return nil
     }
     return Pair(client: client, server: server, stalled: stalled)
@@ -241,7 +241,7 @@ public final class StallingProxy: Sendable {
     if let pair, pair.clientSent.count < 64 * 1024 { pair.clientSent += buffer[0..<count] }
     var sent = 0
     while sent < count {
-      let n = buffer.withUnsafeBytes { send(to, $0.baseAddress! + sent, count - sent, Int32(MSG_NOSIGNAL)) }
+      let n = buffer.withUnsafeBytes { Posix.send(to, $0.baseAddress! + sent, count - sent) }
       if n < 0 && errno == EINTR { continue }
       guard n > 0 else { return false }
       sent += n
