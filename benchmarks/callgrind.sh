@@ -258,8 +258,12 @@ breakdown() {  # name total → "group share" lines, largest first
   # callgrind_annotate lines: "  1,234,567 ( 1.23%)  file:function [binary]"
   # Lines near the program's total are the frames on the stack when the counters were
   # zeroed (thread entries, main), which callgrind charges with everything below them.
-  awk -v total="$total" '/^ *[0-9,]+ +\( *[0-9.]+%\) +/ { n=$1; gsub(",", "", n); if (n + 0 >= 0.9 * total) next;
-    $1=""; $2=""; sub(/^ +/, ""); sub(/ \[[^]]*\]$/, ""); sub(/^[^:]*:/, ""); print n "\t" $0 }' \
+  # With more than one busy thread (the Dispatch backend's libdispatch threads beside the
+  # loop) each thread's entry frames carry that thread's total: they go to threads-NAME.tsv.
+  awk -v total="$total" -v threads="$OUT/threads-$name.tsv" '/^ *[0-9,]+ +\( *[0-9.]+%\) +/ { n=$1; gsub(",", "", n); if (n + 0 >= 0.9 * total) next;
+    $1=""; $2=""; sub(/^ +/, ""); sub(/ \[[^]]*\]$/, ""); sub(/^[^:]*:/, "");
+    if ($0 ~ /SystemThread\.start|closure #1 in EventLoop\.init|^_dispatch_worker_thread$|^_dispatch_mgr_thread$|^start_thread$|^clone3?$/) { print n "\t" $0 >threads; next }
+    print n "\t" $0 }' \
     "$OUT/annotate-$name.txt" >"$OUT/functions-$name.tsv"
   cut -f2 "$OUT/functions-$name.tsv" | group_of >"$OUT/groups-$name.txt"
   paste <(cut -f1 "$OUT/functions-$name.tsv") "$OUT/groups-$name.txt" |
@@ -305,6 +309,23 @@ for name in $SERVERS; do
     awk -v g="$group" -v n="$n" -v d="${DEL[$name]}" -v t="${IR[$name]}" \
       'BEGIN { printf "| %s | %.0f | %.1f %% |\n", g, n / d, 100 * n / t }'
   done
+  if [ -s "$OUT/threads-$name.tsv" ]; then
+    # One line per thread (its entry frames share one figure, the thread's whole cost).
+    echo
+    echo "$name: instructions per delivery by thread (the entry frames' figures)"
+    echo
+    echo "| thread | instructions / delivery | share |"
+    echo "|---|---:|---:|"
+    sort -t$'\t' -k1,1nr -u "$OUT/threads-$name.tsv" | while IFS=$'\t' read -r n fn; do
+      case "$fn" in
+        *_dispatch_worker_thread*) t="libdispatch worker (the sources' handlers)" ;;
+        *_dispatch_mgr_thread*) t="libdispatch manager (its epoll, re-arming)" ;;
+        *) t="event loop ($fn)" ;;
+      esac
+      awk -v g="$t" -v n="$n" -v d="${DEL[$name]}" -v tot="${IR[$name]}" \
+        'BEGIN { printf "| %s | %.0f | %.1f %% |\n", g, n / d, 100 * n / tot }'
+    done
+  fi
 done
 echo
 echo "files: $OUT (annotate-NAME.txt: every function; groups are in group_of in this script)"

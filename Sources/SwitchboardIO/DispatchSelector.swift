@@ -18,23 +18,19 @@ final class DispatchSelector: IOSelector {
   // under `state`'s lock.
   private struct Entry: @unchecked Sendable {
     // The small fields first: Swift lays a struct out in declaration order, and the table
-    // holds one Entry per descriptor (56 bytes this way).
-    var interest: Interest
+    // holds one Entry per descriptor number (56 bytes this way, 96 with two existentials).
     var readArmed = false
     var writeArmed = false
     /// Fired (or found by hand) and not yet handed to the loop. Non-empty exactly while
     /// the descriptor is in `State.readyList` for it.
     var pending: ReadyEvents = []
     var read: DispatchSourceRead
-    /// Made by ``resumeWrite(_:fd:)`` the first time `interest` holds `.write`: most
+    /// Made by ``resumeWrite(_:fd:)`` the first time the descriptor wants `.write`: most
     /// connections never wait to write (a send that fits the socket buffer needs no
     /// source), and a source with its handler is ~500 bytes of libdispatch's heap.
     var write: WriteSource?
 
-    init(read: DispatchSourceRead) {
-      interest = []
-      self.read = read
-    }
+    init(read: DispatchSourceRead) { self.read = read }
   }
   /// A write source, boxed: an ``Entry`` holds a reference (8 bytes) where the existential
   /// would take 40 in every entry, and only descriptors that once waited to write pay for it.
@@ -44,22 +40,47 @@ final class DispatchSelector: IOSelector {
     init(_ source: DispatchSourceWrite) { self.source = source }
   }
   private struct State {
-    var entries: [Int32: Entry] = [:]
+    /// `entries[fd]`: the sources of `fd`, `nil` when it is not registered. Indexed by the
+    /// descriptor's number as ``DescriptorTable`` is, for its reasons: the numbers in use
+    /// are dense, and an index costs less than hashing on every event.
+    var entries: [Entry?] = []
     /// The descriptors with `pending` events, in the order they became ready. A number
     /// closed and registered again meanwhile may appear twice: its entry's `pending`, taken
     /// once, decides.
     var readyList: [Int32] = []
 
-    /// Runs `body` on `fd`'s entry in place (one look-up, no copy of the sources), or
-    /// returns `nil` when `fd` is not registered.
+    /// Runs `body` on `fd`'s entry in place (no copy of the sources), or returns `nil`
+    /// when `fd` is not registered.
     mutating func update<R>(_ fd: Int32, _ body: (inout Entry) -> R) -> R? {
-      guard let index = entries.index(forKey: fd) else { return nil }
-      return body(&entries.values[index])
+      let index = Int(fd)
+      guard index >= 0, index < entries.count, entries[index] != nil else { return nil }
+      return body(&entries[index]!)
+    }
+
+    mutating func insert(_ entry: Entry, fd: Int32) {
+      let index = Int(fd)
+      if index >= entries.count {
+        var size = max(entries.count, 64)
+        while size <= index { size *= 2 }
+        entries.append(contentsOf: repeatElement(nil, count: size - entries.count))
+      }
+      entries[index] = entry
+    }
+
+    mutating func remove(fd: Int32) -> Entry? {
+      let index = Int(fd)
+      guard index >= 0, index < entries.count else { return nil }
+      defer { entries[index] = nil }
+      return entries[index]
     }
   }
   private let queue = DispatchQueue(label: "switchboard.dispatch-selector")
   private let semaphore = DispatchSemaphore(value: 0)
   private let state = Mutex(State())
+  /// `interests[fd]`: what `fd` is watched for, `nil` when it is not registered. Written
+  /// and read on the loop thread only (every method but ``wakeup()`` runs there; the
+  /// sources' handlers never read it), so the loop reads it without taking the lock.
+  private var interests: [Interest?] = []
   /// The list the loop handled last, emptied: swapped with `State.readyList` by the next
   /// ``wait(timeoutNanos:_:)`` so that neither allocates once both have grown (loop thread only).
   private var spareList: [Int32] = []
@@ -68,11 +89,27 @@ final class DispatchSelector: IOSelector {
   /// The ``sweepIfDue()`` descriptors, kept between sweeps (loop thread only).
   private var sweepFDs: [pollfd] = []
 
+  private func interest(_ fd: Int32) -> Interest? {
+    let index = Int(fd)
+    guard index >= 0, index < interests.count else { return nil }
+    return interests[index]
+  }
+
   func register(fd: Int32, interest: Interest) throws(IOError) {
+    let index = Int(fd)
+    precondition(index >= 0, "DispatchSelector: negative descriptor \(fd)")
+    if index >= interests.count {
+      var size = max(interests.count, 64)
+      while size <= index { size *= 2 }
+      interests.append(contentsOf: repeatElement(nil, count: size - interests.count))
+    }
+    interests[index] = interest
     let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
     read.setEventHandler { [weak self] in self?.fired(fd, .readable) }
-    state.withLock { $0.entries[fd] = Entry(read: read) }
-    try reregister(fd: fd, interest: interest)
+    state.withLock { state in
+      state.insert(Entry(read: read), fd: fd)
+      _ = state.update(fd) { arm(&$0, interest: interest, fd: fd) }
+    }
   }
 
   private func fired(_ fd: Int32, _ event: ReadyEvents) {
@@ -100,18 +137,17 @@ final class DispatchSelector: IOSelector {
   }
 
   func reregister(fd: Int32, interest: Interest) throws(IOError) {
+    guard self.interest(fd) != nil else { return }
+    interests[Int(fd)] = interest
     state.withLock { state in
-      _ = state.update(fd) { entry in
-        entry.interest = interest
-        arm(&entry, fd: fd)
-      }
+      _ = state.update(fd) { arm(&$0, interest: interest, fd: fd) }
     }
   }
 
-  /// Resumes or suspends the sources to match the interest (source not yet fired).
-  private func arm(_ entry: inout Entry, fd: Int32) {
-    let wantRead = entry.interest.contains(.read)
-    let wantWrite = entry.interest.contains(.write)
+  /// Resumes or suspends the sources to match `interest` (source not yet fired).
+  private func arm(_ entry: inout Entry, interest: Interest, fd: Int32) {
+    let wantRead = interest.contains(.read)
+    let wantWrite = interest.contains(.write)
     if wantRead != entry.readArmed {
       if wantRead { entry.read.resume() } else { entry.read.suspend() }
       entry.readArmed = wantRead
@@ -134,10 +170,8 @@ final class DispatchSelector: IOSelector {
   }
 
   func deregisterAndClose(fd: Int32) {
-    let removed = state.withLock { state -> Entry? in
-      state.entries.removeValue(forKey: fd)
-    }
-    guard let entry = removed else {
+    if self.interest(fd) != nil { interests[Int(fd)] = nil }
+    guard let entry = state.withLock({ $0.remove(fd: fd) }) else {
       _ = Glibc_close(fd)
       return
     }
@@ -185,16 +219,16 @@ final class DispatchSelector: IOSelector {
       // libdispatch sources report transitions, not levels: a descriptor that is still
       // readable (or writable) after the handler ran would not fire again. Ask the kernel
       // and report it again ourselves, which keeps the level-triggered contract.
-      guard let interest = state.withLock({ $0.entries[fd]?.interest }) else { continue }
+      guard let interest = self.interest(fd) else { continue }
       let still = Self.levels(fd: fd, interest: interest)
       state.withLock { state in
         let first = state.update(fd) { entry -> Bool in
           if still.isEmpty {
             // Re-arm what the handler still wants (it may have changed interest).
-            arm(&entry, fd: fd)
+            arm(&entry, interest: interest, fd: fd)
             return false
           }
-          return reportByHand(still, fd: fd, entry: &entry)
+          return reportByHand(still, interest: interest, fd: fd, entry: &entry)
         }
         // Listed again for the next wait, which finds the list non-empty and does not block.
         if first == true { state.readyList.append(fd) }
@@ -225,18 +259,19 @@ final class DispatchSelector: IOSelector {
       sweepFDs = fds
     }
     state.withLock { state in
-      for (fd, entry) in state.entries where entry.pending.isEmpty {
-        let events = Self.pollEvents(entry.interest)
-        if events != 0 { fds.append(pollfd(fd: fd, events: events, revents: 0)) }
+      for index in state.entries.indices where state.entries[index]?.pending.isEmpty == true {
+        let events = Self.pollEvents(interests[index] ?? [])
+        if events != 0 { fds.append(pollfd(fd: Int32(index), events: events, revents: 0)) }
       }
     }
     guard !fds.isEmpty, poll(&fds, nfds_t(fds.count), 0) > 0 else { return }
     state.withLock { state in
       for pfd in fds where pfd.revents != 0 {
+        guard let interest = self.interest(pfd.fd) else { continue }
         let first = state.update(pfd.fd) { entry -> Bool in
-          let found = Self.ready(revents: pfd.revents, interest: entry.interest)
+          let found = Self.ready(revents: pfd.revents, interest: interest)
           guard !found.isEmpty else { return false }
-          return reportByHand(found, fd: pfd.fd, entry: &entry)
+          return reportByHand(found, interest: interest, fd: pfd.fd, entry: &entry)
         }
         if first == true { state.readyList.append(pfd.fd) }
       }
@@ -269,13 +304,13 @@ final class DispatchSelector: IOSelector {
   /// Marks `events` pending for `fd` as if its sources had fired, keeping the sources that
   /// are reported by hand quiet until the loop has handled them, and arming the others.
   /// Returns whether `fd` must be added to `State.readyList` (it had nothing pending).
-  private func reportByHand(_ events: ReadyEvents, fd: Int32, entry: inout Entry) -> Bool {
+  private func reportByHand(_ events: ReadyEvents, interest: Interest, fd: Int32, entry: inout Entry) -> Bool {
     let first = entry.pending.isEmpty
     entry.pending.formUnion(events)
     if events.contains(.readable), entry.readArmed { entry.read.suspend(); entry.readArmed = false }
     if events.contains(.writable), entry.writeArmed { entry.write?.source.suspend(); entry.writeArmed = false }
-    let wantWrite = entry.interest.contains(.write) && !events.contains(.writable)
-    let wantRead = entry.interest.contains(.read) && !events.contains(.readable)
+    let wantWrite = interest.contains(.write) && !events.contains(.writable)
+    let wantRead = interest.contains(.read) && !events.contains(.readable)
     if wantRead && !entry.readArmed { entry.read.resume(); entry.readArmed = true }
     if wantWrite && !entry.writeArmed { resumeWrite(&entry, fd: fd); entry.writeArmed = true }
     return first
@@ -284,8 +319,7 @@ final class DispatchSelector: IOSelector {
   func wakeup() { semaphore.signal() }
 
   func close() {
-    let fds = state.withLock { Array($0.entries.keys) }
-    for fd in fds { deregisterAndClose(fd: fd) }
+    for index in interests.indices where interests[index] != nil { deregisterAndClose(fd: Int32(index)) }
   }
 }
 
