@@ -262,7 +262,7 @@ breakdown() {  # name total → "group share" lines, largest first
   # loop) each thread's entry frames carry that thread's total: they go to threads-NAME.tsv.
   awk -v total="$total" -v threads="$OUT/threads-$name.tsv" '/^ *[0-9,]+ +\( *[0-9.]+%\) +/ { n=$1; gsub(",", "", n); if (n + 0 >= 0.9 * total) next;
     $1=""; $2=""; sub(/^ +/, ""); sub(/ \[[^]]*\]$/, ""); sub(/^[^:]*:/, "");
-    if ($0 ~ /SystemThread\.start|closure #1 in EventLoop\.init|^_dispatch_worker_thread$|^_dispatch_mgr_thread$|^start_thread$|^clone3?$/) { print n "\t" $0 >threads; next }
+    if ($0 ~ /SystemThread\.start|closure #1 in EventLoop\.init|^_dispatch_worker_thread$|^_dispatch_mgr_thread$|^start_thread$|^clone3?$/) { if (n + 0 >= 0.01 * total) print n "\t" $0 >threads; next }
     print n "\t" $0 }' \
     "$OUT/annotate-$name.txt" >"$OUT/functions-$name.tsv"
   cut -f2 "$OUT/functions-$name.tsv" | group_of >"$OUT/groups-$name.txt"

@@ -31,6 +31,11 @@ final class DispatchSelector: IOSelector {
     var write: WriteSource?
 
     init(read: DispatchSourceRead) { self.read = read }
+
+    /// `body` on this entry in place: `entries[i]?.apply(body)` reaches the entry through
+    /// the array and the optional without copying it (a copy retains and releases its
+    /// sources: the `!= nil` test and the force-unwrap it replaces cost ~40 instructions).
+    mutating func apply<R>(_ body: (inout Entry) -> R) -> R { body(&self) }
   }
   /// A write source, boxed: an ``Entry`` holds a reference (8 bytes) where the existential
   /// would take 40 in every entry, and only descriptors that once waited to write pay for it.
@@ -53,8 +58,8 @@ final class DispatchSelector: IOSelector {
     /// when `fd` is not registered.
     mutating func update<R>(_ fd: Int32, _ body: (inout Entry) -> R) -> R? {
       let index = Int(fd)
-      guard index >= 0, index < entries.count, entries[index] != nil else { return nil }
-      return body(&entries[index]!)
+      guard index >= 0, index < entries.count else { return nil }
+      return entries[index]?.apply(body)
     }
 
     mutating func insert(_ entry: Entry, fd: Int32) {
