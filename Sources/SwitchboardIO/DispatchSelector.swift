@@ -85,14 +85,17 @@ final class DispatchSelector: IOSelector {
   /// `interests[fd]`: what `fd` is watched for, `nil` when it is not registered. Written
   /// and read on the loop thread only (every method but ``wakeup()`` runs there; the
   /// sources' handlers never read it), so the loop reads it without taking the lock.
-  private var interests: [Interest?] = []
+  /// This and the loop-thread-only arrays below are never accessed overlapping themselves,
+  /// so their exclusivity checks are off (each is a run-time call on every event, as in
+  /// ``EventLoop``).
+  @exclusivity(unchecked) private var interests: [Interest?] = []
   /// The list the loop handled last, emptied: swapped with `State.readyList` by the next
   /// ``wait(timeoutNanos:_:)`` so that neither allocates once both have grown (loop thread only).
-  private var spareList: [Int32] = []
+  @exclusivity(unchecked) private var spareList: [Int32] = []
   /// The events taken from the entries in one ``wait(timeoutNanos:_:)`` (loop thread only).
-  private var taken: [(fd: Int32, events: ReadyEvents)] = []
+  @exclusivity(unchecked) private var taken: [(fd: Int32, events: ReadyEvents)] = []
   /// The ``sweepIfDue()`` descriptors, kept between sweeps (loop thread only).
-  private var sweepFDs: [pollfd] = []
+  @exclusivity(unchecked) private var sweepFDs: [pollfd] = []
 
   private func interest(_ fd: Int32) -> Interest? {
     let index = Int(fd)
@@ -244,7 +247,7 @@ final class DispatchSelector: IOSelector {
 
   /// How often every registered descriptor's level is checked by hand (see ``sweepIfDue()``).
   static let sweepIntervalNanos: UInt64 = 100_000_000
-  private var lastSweep = DispatchTime.now().uptimeNanoseconds
+  @exclusivity(unchecked) private var lastSweep = DispatchTime.now().uptimeNanoseconds
 
   /// A source that misses a transition would leave its descriptor unreported for good: on
   /// Linux, libdispatch delivers a socket's error or hang-up to the read source, and while
