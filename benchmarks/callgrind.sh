@@ -58,7 +58,7 @@ while [ $# -gt 0 ]; do
     --rate) RATE=$2; shift ;;
     --no-build) BUILD=0 ;;
     --baseline) BASELINE=$2; shift ;;
-    -h|--help) sed -n '2,37p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "callgrind.sh: unknown option $1" >&2; exit 64 ;;
   esac
   shift

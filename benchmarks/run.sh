@@ -2,8 +2,8 @@
 # Switchboard against node `ws`, Go gorilla/websocket's chat hub and python `websockets`,
 # side by side, with one load generator (`switchboard bench`, release build).
 #
-#   benchmarks/run.sh              # ~9 minutes: 10 s per scenario, one round
-#   benchmarks/run.sh --quick      # ~4 minutes: 3 s per scenario, 5,000 idle connections
+#   benchmarks/run.sh              # ~10 minutes: 10 s per scenario, one round
+#   benchmarks/run.sh --quick      # ~5 minutes: 3 s per scenario, 5,000 idle connections
 #   benchmarks/run.sh --rounds 3   # every scenario × server three times, interleaved;
 #                                  # the table shows medians and the p99 range
 #   benchmarks/run.sh --baseline OLD/switchboard --servers "switchboard switchboard-base"
@@ -52,7 +52,7 @@ while [ $# -gt 0 ]; do
     --scenarios) SCENARIOS=$2; shift ;;
     --no-build) BUILD=0 ;;
     --baseline) SB_BASE=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 64 ;;
   esac
   shift
