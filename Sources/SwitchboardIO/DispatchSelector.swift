@@ -64,11 +64,7 @@ final class DispatchSelector: IOSelector {
 
     mutating func insert(_ entry: Entry, fd: Int32) {
       let index = Int(fd)
-      if index >= entries.count {
-        var size = max(entries.count, 64)
-        while size <= index { size *= 2 }
-        entries.append(contentsOf: repeatElement(nil, count: size - entries.count))
-      }
+      entries.grow(toHold: index, with: nil)
       entries[index] = entry
     }
 
@@ -106,11 +102,7 @@ final class DispatchSelector: IOSelector {
   func register(fd: Int32, interest: Interest) throws(IOError) {
     let index = Int(fd)
     precondition(index >= 0, "DispatchSelector: negative descriptor \(fd)")
-    if index >= interests.count {
-      var size = max(interests.count, 64)
-      while size <= index { size *= 2 }
-      interests.append(contentsOf: repeatElement(nil, count: size - interests.count))
-    }
+    interests.grow(toHold: index, with: nil)
     interests[index] = interest
     let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
     read.setEventHandler { [weak self] in self?.fired(fd, .readable) }
@@ -213,11 +205,11 @@ final class DispatchSelector: IOSelector {
     state.withLock { state in
       swap(&list, &state.readyList)
       for fd in list {
-        guard let events = state.update(fd, { entry -> ReadyEvents in
+        let events = state.update(fd) { entry -> ReadyEvents in
           defer { entry.pending = [] }
           return entry.pending
-        }), !events.isEmpty else { continue }
-        taken.append((fd, events))
+        }
+        if let events, !events.isEmpty { taken.append((fd, events)) }
       }
     }
     list.removeAll(keepingCapacity: true)
@@ -312,7 +304,9 @@ final class DispatchSelector: IOSelector {
   /// Marks `events` pending for `fd` as if its sources had fired, keeping the sources that
   /// are reported by hand quiet until the loop has handled them, and arming the others.
   /// Returns whether `fd` must be added to `State.readyList` (it had nothing pending).
-  private func reportByHand(_ events: ReadyEvents, interest: Interest, fd: Int32, entry: inout Entry) -> Bool {
+  private func reportByHand(
+    _ events: ReadyEvents, interest: Interest, fd: Int32, entry: inout Entry
+  ) -> Bool {
     let first = entry.pending.isEmpty
     entry.pending.formUnion(events)
     if events.contains(.readable), entry.readArmed { entry.read.suspend(); entry.readArmed = false }
