@@ -31,7 +31,12 @@
 # Options: --window S (default 10), --servers "switchboard floor switchboard-json"
 # (default "switchboard floor"), --rate R (msg/s per client, default 400), --no-build,
 # --baseline BIN (another release binary of switchboard, an earlier commit's say: the
-# servers switchboard-base and switchboard-base-json run it, in the same run).
+# servers switchboard-base and switchboard-base-json run it, in the same run). The
+# Switchboard servers run the epoll backend; switchboard-dispatch and switchboard-uring
+# (and switchboard-base-dispatch, switchboard-base-uring) run the Dispatch and io_uring
+# backends instead, and the table then divides each by the epoll row of its binary. The
+# Dispatch backend's threads (libdispatch's manager and the queue's worker) are counted
+# with the loop's: callgrind sums every thread of the process.
 # Environment: SWIFT_SCRATCH (build scratch path, default .build), BENCH_WORK (default
 # /tmp/switchboard-bench). Output: a table on stdout; the callgrind files and
 # `callgrind_annotate` reports in $BENCH_WORK/callgrind-DATE/.
@@ -53,7 +58,7 @@ while [ $# -gt 0 ]; do
     --rate) RATE=$2; shift ;;
     --no-build) BUILD=0 ;;
     --baseline) BASELINE=$2; shift ;;
-    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
     *) echo "callgrind.sh: unknown option $1" >&2; exit 64 ;;
   esac
   shift
@@ -91,6 +96,7 @@ trap cleanup EXIT
 group_of() {
   awk '
     function g(f) {
+      if (f ~ /^_?dispatch_|^_?os_unfair|DispatchSelector|DispatchSource|DispatchSemaphore|DispatchQueue|DispatchTime|CancelCounter|^_?_?futex|^pthread_cond|^__pthread_cond|^poll$|^__poll/) return "Dispatch backend: libdispatch, its threads, the selector"
       if (f ~ /^swift_(retain|release|bridgeObject|beginAccess|endAccess|allocObject|dealloc|isUniquely|arrayInit|arrayDestroy|slowAlloc|slowDealloc)|AccessSet|swift::|^(_int_)?(malloc|free)$|^cfree|^calloc|^realloc|tcache|^malloc_|^unlink_chunk|^posix_memalign|^_swift_release_dealloc|^swift_(unowned|dynamicCast|isClassType|getGenericMetadata)|^outlined (copy|destroy|retain|release)|value witness/) return "runtime: retain/release, malloc/free, exclusivity"
       if (f ~ /Hasher|hash\(into|_rawHashValue|_NativeDictionary|_NativeSet|Dictionary|Set</) return "hashing (dictionary and set look-ups)"
       if (f ~ /Array|ArrayBuffer|ArrayStorage/) return "arrays: growth, copies, deinit"
@@ -167,16 +173,21 @@ measure() {
   local cg="$OUT/callgrind.out.$name"
   local binary="$OUT/switchboard-nodebug"
   case "$name" in
-    switchboard-base|switchboard-base-json)
+    switchboard-base|switchboard-base-json|switchboard-base-dispatch|switchboard-base-uring)
       [ -n "$BASELINE" ] || { echo "callgrind.sh: $name needs --baseline BIN" >&2; return 1; }
       binary="$OUT/switchboard-base-nodebug"
       ;;
   esac
+  local backend=epoll
   case "$name" in
-    switchboard|switchboard-json|switchboard-base|switchboard-base-json)
+    *-dispatch) backend=dispatch ;;
+    *-uring) backend=io_uring ;;
+  esac
+  case "$name" in
+    switchboard|switchboard-json|switchboard-dispatch|switchboard-uring|switchboard-base|switchboard-base-json|switchboard-base-dispatch|switchboard-base-uring)
       valgrind --tool=callgrind --callgrind-out-file="$cg" --dump-line=no \
         "$binary" serve --host 127.0.0.1 --http-port "$port" --tcp-port 0 --udp-port 0 \
-        --no-advertise --ephemeral --loops 1 --backend epoll --log-level warning \
+        --no-advertise --ephemeral --loops 1 --backend "$backend" --log-level warning \
         --max-connections-per-ip 0 >"$OUT/server-$name.log" 2>&1 &
       url="ws://127.0.0.1:$port/rooms/bench"
       ;;
@@ -247,8 +258,12 @@ breakdown() {  # name total → "group share" lines, largest first
   # callgrind_annotate lines: "  1,234,567 ( 1.23%)  file:function [binary]"
   # Lines near the program's total are the frames on the stack when the counters were
   # zeroed (thread entries, main), which callgrind charges with everything below them.
-  awk -v total="$total" '/^ *[0-9,]+ +\( *[0-9.]+%\) +/ { n=$1; gsub(",", "", n); if (n + 0 >= 0.9 * total) next;
-    $1=""; $2=""; sub(/^ +/, ""); sub(/ \[[^]]*\]$/, ""); sub(/^[^:]*:/, ""); print n "\t" $0 }' \
+  # With more than one busy thread (the Dispatch backend's libdispatch threads beside the
+  # loop) each thread's entry frames carry that thread's total: they go to threads-NAME.tsv.
+  awk -v total="$total" -v threads="$OUT/threads-$name.tsv" '/^ *[0-9,]+ +\( *[0-9.]+%\) +/ { n=$1; gsub(",", "", n); if (n + 0 >= 0.9 * total) next;
+    $1=""; $2=""; sub(/^ +/, ""); sub(/ \[[^]]*\]$/, ""); sub(/^[^:]*:/, "");
+    if ($0 ~ /SystemThread\.start|closure #1 in EventLoop\.init|^_dispatch_worker_thread$|^_dispatch_mgr_thread$|^start_thread$|^clone3?$/) { if (n + 0 >= 0.01 * total) print n "\t" $0 >threads; next }
+    print n "\t" $0 }' \
     "$OUT/annotate-$name.txt" >"$OUT/functions-$name.tsv"
   cut -f2 "$OUT/functions-$name.tsv" | group_of >"$OUT/groups-$name.txt"
   paste <(cut -f1 "$OUT/functions-$name.tsv") "$OUT/groups-$name.txt" |
@@ -264,16 +279,25 @@ done
 
 target=$((RATE * CLIENTS))
 echo
-echo "| server | instructions in window | window | deliveries | instructions / delivery | vs floor | messages per batch | generator sent/s |"
-echo "|---|---:|---:|---:|---:|---:|---:|---|"
+echo "| server | instructions in window | window | deliveries | instructions / delivery | vs floor | vs epoll | messages per batch | generator sent/s |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"
 floor_ipd=""
 [ -n "${IR[floor]:-}" ] && floor_ipd=$(( IR[floor] / DEL[floor] ))
 for name in $SERVERS; do
   ipd=$(( IR[$name] / DEL[$name] ))
   vs="–"; [ -n "$floor_ipd" ] && [ "$floor_ipd" -gt 0 ] && vs=$(awk -v a="$ipd" -v b="$floor_ipd" 'BEGIN { printf "%.1f×", a / b }')
+  # A backend row beside the epoll row of the same binary (switchboard or switchboard-base).
+  vs_epoll="–"; epoll_row=""
+  case "$name" in
+    switchboard-base-dispatch|switchboard-base-uring) epoll_row=switchboard-base ;;
+    switchboard-dispatch|switchboard-uring) epoll_row=switchboard ;;
+  esac
+  if [ -n "$epoll_row" ] && [ -n "${IR[$epoll_row]:-}" ]; then
+    vs_epoll=$(awk -v a="$ipd" -v b="$(( IR[$epoll_row] / DEL[$epoll_row] ))" 'BEGIN { printf "%.2f×", a / b }')
+  fi
   note=$(awk -v s="${SENT[$name]}" -v t="$target" \
     'BEGIN { printf "%.0f%s", s, (s < 0.98 * t) ? " (below the offered load: more batching, figure too low)" : "" }')
-  echo "| $name | ${IR[$name]} | ${SECS[$name]} s | ${DEL[$name]} | **$ipd** | $vs | ${BATCH[$name]} | $note |"
+  echo "| $name | ${IR[$name]} | ${SECS[$name]} s | ${DEL[$name]} | **$ipd** | $vs | $vs_epoll | ${BATCH[$name]} | $note |"
 done
 for name in $SERVERS; do
   echo
@@ -285,6 +309,23 @@ for name in $SERVERS; do
     awk -v g="$group" -v n="$n" -v d="${DEL[$name]}" -v t="${IR[$name]}" \
       'BEGIN { printf "| %s | %.0f | %.1f %% |\n", g, n / d, 100 * n / t }'
   done
+  if [ -s "$OUT/threads-$name.tsv" ]; then
+    # One line per thread (its entry frames share one figure, the thread's whole cost).
+    echo
+    echo "$name: instructions per delivery by thread (the entry frames' figures)"
+    echo
+    echo "| thread | instructions / delivery | share |"
+    echo "|---|---:|---:|"
+    sort -t$'\t' -k1,1nr -u "$OUT/threads-$name.tsv" | while IFS=$'\t' read -r n fn; do
+      case "$fn" in
+        *_dispatch_worker_thread*) t="libdispatch worker (the sources' handlers)" ;;
+        *_dispatch_mgr_thread*) t="libdispatch manager (its epoll, re-arming)" ;;
+        *) t="event loop ($fn)" ;;
+      esac
+      awk -v g="$t" -v n="$n" -v d="${DEL[$name]}" -v tot="${IR[$name]}" \
+        'BEGIN { printf "| %s | %.0f | %.1f %% |\n", g, n / d, 100 * n / tot }'
+    done
+  fi
 done
 echo
 echo "files: $OUT (annotate-NAME.txt: every function; groups are in group_of in this script)"

@@ -2,20 +2,24 @@
 # Switchboard against node `ws`, Go gorilla/websocket's chat hub and python `websockets`,
 # side by side, with one load generator (`switchboard bench`, release build).
 #
-#   benchmarks/run.sh              # ~9 minutes: 10 s per scenario, one round
-#   benchmarks/run.sh --quick      # ~4 minutes: 3 s per scenario, 5,000 idle connections
+#   benchmarks/run.sh              # ~10 minutes: 10 s per scenario, one round
+#   benchmarks/run.sh --quick      # ~5 minutes: 3 s per scenario, 5,000 idle connections
 #   benchmarks/run.sh --rounds 3   # every scenario × server three times, interleaved;
 #                                  # the table shows medians and the p99 range
 #   benchmarks/run.sh --baseline OLD/switchboard --servers "switchboard switchboard-base"
 #                                  # a change's before and after, interleaved in one table
 #
-# Options: --quick, --rounds N, --servers "switchboard switchboard-epoll floor floor-uring gohub node python"
+# Options: --quick, --rounds N, --servers "switchboard switchboard-epoll switchboard-dispatch floor floor-uring gohub node python"
+# (switchboard is the platform's default backend, io_uring where the kernel allows it;
+# switchboard-epoll, switchboard-dispatch and switchboard-uring the same binary with
+# --backend epoll, dispatch or io_uring: the Dispatch backend is the one a Mac runs)
 # (also: switchboard-json, Switchboard's JSON protocol in every scenario; node-json, the seed
 # apps' JSON chat protocol on node `ws` — both driven with --protocol json; switchboard-jsonbytes,
 # the text dialect with texts as long as the JSON rows' whole message frames, to tell the
 # JSON format's bytes from its code; switchboard-base-json, --baseline's JSON protocol),
 # --scenarios "fanout-100 …", --duration S, --no-build, --baseline BIN (an older switchboard
-# binary, served as the rows switchboard-base and switchboard-base-epoll; the load generator
+# binary, served as the rows switchboard-base, switchboard-base-epoll and
+# switchboard-base-dispatch; the load generator
 # is always the current build's, so both rows are measured by the same client). Environment: BENCH_WORK (peers,
 # results; default /tmp/switchboard-bench), SWIFT_SCRATCH (swift build --scratch-path;
 # default .build).
@@ -32,7 +36,7 @@ SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
 DURATION=10
 WARMUP=2
 IDLE_CONNS=10000
-SERVERS="switchboard switchboard-epoll floor floor-uring gohub node python"
+SERVERS="switchboard switchboard-epoll switchboard-dispatch floor floor-uring gohub node python"
 # (switchboard-json and node-json are not in the default set: name them with --servers.)
 SCENARIOS="fanout-100 fanout-1k fanout-max chat saturation idle tcp-fanout-1k"
 BUILD=1
@@ -48,7 +52,7 @@ while [ $# -gt 0 ]; do
     --scenarios) SCENARIOS=$2; shift ;;
     --no-build) BUILD=0 ;;
     --baseline) SB_BASE=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift ;;
-    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 64 ;;
   esac
   shift
@@ -118,11 +122,18 @@ start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
     [ -z "$(ss -Htan "( sport = :$PORT or sport = :$TCP_PORT )")" ] && break
   done
   case "$name" in
-    switchboard|switchboard-epoll|switchboard-json|switchboard-jsonbytes|switchboard-base|switchboard-base-epoll|switchboard-base-json)
+    switchboard|switchboard-epoll|switchboard-dispatch|switchboard-uring|switchboard-json|switchboard-jsonbytes|switchboard-base|switchboard-base-epoll|switchboard-base-dispatch|switchboard-base-uring|switchboard-base-json)
       # One event loop: the server gets one core, like the single-threaded peers.
       # switchboard-epoll: the same binary with a send() per connection instead of the
-      # io_uring batch (the default where the kernel allows it). *-base: --baseline's binary.
-      local backend=(); [[ "$name" == *-epoll ]] && backend=(--backend epoll)
+      # io_uring batch (the default where the kernel allows it); switchboard-dispatch: the
+      # DispatchSource backend (Darwin's default; here libdispatch's epoll under it);
+      # switchboard-uring: io_uring named, whatever the default is. *-base: --baseline's binary.
+      local backend=()
+      case "$name" in
+        *-epoll) backend=(--backend epoll) ;;
+        *-dispatch) backend=(--backend dispatch) ;;
+        *-uring) backend=(--backend io_uring) ;;
+      esac
       local bin=$SB; [[ "$name" == switchboard-base* ]] && bin=$SB_BASE
       taskset -c 0 "$bin" serve --host 127.0.0.1 --tcp-port "$TCP_PORT" --udp-port 0 \
         --http-port "$PORT" --no-advertise --ephemeral --loops 1 --log-level warning --max-connections-per-ip 0 "${backend[@]}" \

@@ -11,7 +11,10 @@ hub's (benchmarks/peers/floor_hub.c) when it ran. Idle rows show connect times a
 connection. With several rounds (run.sh --rounds N) every number is the median over the
 rounds, and the notes give the p99 range. When Switchboard's JSON protocol ran beside its
 text dialect (switchboard-json beside switchboard), a second table divides the JSON rows'
-CPU per delivery, all of it and its user-space part, by the text rows'.
+CPU per delivery, all of it and its user-space part, by the text rows'. When Switchboard ran
+on more than one backend (switchboard-epoll, switchboard-dispatch, switchboard-uring beside
+switchboard), a last table puts the backends side by side in each scenario: delivered msg/s,
+server CPU per delivery, KiB per idle connection, each divided by the epoll row's.
 """
 import json
 import statistics
@@ -166,6 +169,51 @@ def main():
                 f"{c['p99']:.1f} ms | {c['max']:.1f} ms | {(m['server_rss_kib'] or 0) / 1024:.0f} MiB | "
                 f"{'–' if per is None else f'{per:.2f}'} | "
                 f"{ratio(per, sb and sb['server_kib_per_connection'])} |"
+            )
+    backends(merged)
+
+
+# The rows of one binary on its backends; "switchboard" is the platform's default backend.
+BACKEND_ROWS = [
+    ("switchboard", "default"), ("switchboard-epoll", "epoll"), ("switchboard-uring", "io_uring"),
+    ("switchboard-dispatch", "dispatch"), ("switchboard-base", "default"),
+    ("switchboard-base-epoll", "epoll"), ("switchboard-base-uring", "io_uring"),
+    ("switchboard-base-dispatch", "dispatch"),
+]
+
+
+def backends(merged):
+    """The backends table: each scenario's Switchboard rows by backend, divided by epoll's
+    (the same binary's: switchboard-base-epoll for the switchboard-base rows)."""
+    names = [n for n, _ in BACKEND_ROWS]
+    present = {server for (_, server) in merged if server in names}
+    if len(present) < 2 or not ({"switchboard-dispatch", "switchboard-base-dispatch", "switchboard-uring",
+                                   "switchboard-base-uring", "switchboard-epoll", "switchboard-base-epoll"} & present):
+        return
+    print()
+    print("| backends | server | backend | delivered msg/s | vs epoll | server CPU µs/msg | vs epoll | of it user | vs epoll | KiB per idle connection | vs epoll |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    scenarios = []
+    for (scenario, _) in merged:
+        if scenario not in scenarios:
+            scenarios.append(scenario)
+    for scenario in scenarios:
+        for server, backend in BACKEND_ROWS:
+            m = merged.get((scenario, server))
+            if m is None:
+                continue
+            epoll = merged.get((scenario, "switchboard-base-epoll" if server.startswith("switchboard-base") else "switchboard-epoll"))
+            if m["idle"]:
+                per = m["server_kib_per_connection"]
+                base = epoll and epoll.get("server_kib_per_connection")
+                print(f"| {scenario} | {server} | {backend} | – | – | – | – | – | – | "
+                      f"{'–' if per is None else f'{per:.2f}'} | {ratio(per, base)} |")
+                continue
+            print(
+                f"| {scenario} | {server} | {backend} | {fmt_rate(m['delivered_per_sec'])} | "
+                f"{ratio(m['delivered_per_sec'], epoll and epoll.get('delivered_per_sec'))} | "
+                f"{fmt_cpu(m['cpu'])} | {ratio(m['cpu'], epoll and epoll.get('cpu'))} | "
+                f"{fmt_cpu(m['user_cpu'])} | {ratio(m['user_cpu'], epoll and epoll.get('user_cpu'))} | – | – |"
             )
 
 

@@ -19,7 +19,8 @@ struct DescriptorTable {
   mutating func insert(_ handler: Selectable, fd: Int32, interest: Interest) {
     let index = Int(fd)
     precondition(index >= 0, "DescriptorTable: negative descriptor \(fd)")
-    if index >= handlers.count { grow(toHold: index) }
+    handlers.grow(toHold: index, with: nil)
+    interests.grow(toHold: index, with: [])
     if handlers[index] == nil { count += 1 }
     handlers[index] = handler
     interests[index] = interest
@@ -61,12 +62,5 @@ struct DescriptorTable {
   /// Every registered descriptor, lowest first.
   var descriptors: [Int32] {
     handlers.indices.compactMap { handlers[$0] == nil ? nil : Int32($0) }
-  }
-
-  private mutating func grow(toHold index: Int) {
-    var size = max(handlers.count, 64)
-    while size <= index { size *= 2 }
-    handlers.append(contentsOf: repeatElement(nil, count: size - handlers.count))
-    interests.append(contentsOf: repeatElement([], count: size - interests.count))
   }
 }
