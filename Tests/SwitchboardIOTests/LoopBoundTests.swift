@@ -23,17 +23,4 @@ import Testing
     try onLoop(loop) { number.value += 1 }
     #expect(try onLoop(loop) { number.value } == 2)
   }
-
-  @Test func readingOffTheLoopTraps() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.exitStatus]) {
-      let loop = try! EventLoop()
-      let box = LoopBound(sending: [1, 2, 3], on: loop)
-      _ = box.value
-    }
-    // A trap (the precondition), not an error or an exit.
-    guard case .signal = result?.exitStatus else {
-      Issue.record("expected a trap, got \(String(describing: result?.exitStatus))")
-      return
-    }
-  }
 }

@@ -83,24 +83,4 @@ import Testing
     // Shut down by the failed start already (its loops are stopped): this returns at once.
     second.shutdown()
   }
-
-  @Test func aSecondStartStopsTheProcess() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      let server = try ChatServer(configuration: .loopbackForTesting())
-      try server.start()
-      try server.start()
-    }
-    let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    #expect(stderr.contains("ChatServer.start() called twice"))
-  }
-
-  @Test func startAfterShutdownStopsTheProcess() async {
-    let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-      let server = try ChatServer(configuration: .loopbackForTesting())
-      server.shutdown()
-      try server.start()
-    }
-    let stderr = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-    #expect(stderr.contains("ChatServer.start() called after shutdown()"))
-  }
 }

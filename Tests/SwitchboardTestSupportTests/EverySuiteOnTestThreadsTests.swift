@@ -49,6 +49,28 @@ import Testing
     #expect(found.isEmpty, "use .enabled(ifAvailable:) instead of \(plain)) at \(found)")
   }
 
+  /// Exit tests (`#expect(processExitsWith:)`) live only in suites named `…ExitTests`, which
+  /// scripts/test runs in a pass of their own: while an exit test waits, Swift Testing's
+  /// child-process waiter spins on any other test's child that has exited and is not yet
+  /// reaped, and never sees its own child behind one (a CI run hung so).
+  @Test func exitTestsLiveOnlyInExitTestSuites() throws {
+    let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    let files = try #require(FileManager.default.enumerator(atPath: tests.path)).compactMap { $0 as? String }
+      .filter { $0.hasSuffix(".swift") && !$0.hasSuffix("EverySuiteOnTestThreadsTests.swift") }
+    var exitTestFiles = 0
+    var misplaced: [String] = []
+    for file in files {
+      let text = try String(contentsOfFile: tests.path + "/" + file, encoding: .utf8)
+      guard text.contains("processExitsWith") else { continue }
+      exitTestFiles += 1
+      for line in text.split(separator: "\n") {
+        if let name = Self.suiteName(line), !name.hasSuffix("ExitTests") { misplaced.append("\(file): \(name)") }
+      }
+    }
+    #expect(exitTestFiles >= 2, "found \(exitTestFiles) files with exit tests")
+    #expect(misplaced.isEmpty, "move the exit tests of \(misplaced) to a suite named …ExitTests")
+  }
+
   /// `FooTests` for a line declaring `struct FooTests` (after attributes, if any).
   private static func suiteName(_ line: Substring) -> Substring? {
     guard let range = line.range(of: "struct "), !line.hasPrefix(" "), !line.hasPrefix("/") else { return nil }
