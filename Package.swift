@@ -34,6 +34,8 @@ let package = Package(
     .library(name: "SwitchboardServer", targets: ["SwitchboardServer"]),
     .library(name: "SwitchboardStore", targets: ["SwitchboardStore"]),
     .library(name: "SwitchboardClient", targets: ["SwitchboardClient"]),
+    // The client's public API carries TLSConfiguration and TLSError: an app can name them.
+    .library(name: "SwitchboardTLS", targets: ["SwitchboardTLS"]),
     .library(name: "SwitchboardLog", targets: ["SwitchboardLog"]),
     .library(name: "SwitchboardRESP", targets: ["SwitchboardRESP"]),
     .library(name: "SwitchboardRedis", targets: ["SwitchboardRedis"]),

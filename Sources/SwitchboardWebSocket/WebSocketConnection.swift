@@ -87,20 +87,40 @@ public struct WebSocketConnection {
     deflate: PerMessageDeflate.Parameters? = nil,
     maskKeyProvider: @escaping () -> UInt32 = { UInt32.random(in: .min ... .max) }
   ) {
+    self.init(
+      role: role, configuration: configuration, deflate: deflate, maskKeyProvider: maskKeyProvider,
+      makeDeflate: { role, parameters throws(WebSocketError) in
+        try PerMessageDeflate(role: role, parameters: parameters)
+      })
+  }
+
+  /// The initialiser above, with what makes the permessage-deflate codec given (tests make it
+  /// fail, as zlib does when it cannot allocate its state).
+  ///
+  /// The extension was agreed in the handshake already, so a codec that cannot be made is
+  /// the server's failure, not the peer's: the connection fails with 1011 at its first
+  /// ``nextAction()`` instead of stopping the process, and frames the peer compressed are
+  /// never decoded.
+  package init(
+    role: WebSocketRole, configuration: WebSocketConfiguration, deflate: PerMessageDeflate.Parameters?,
+    maskKeyProvider: @escaping () -> UInt32,
+    makeDeflate: (WebSocketRole, PerMessageDeflate.Parameters) throws(WebSocketError) -> PerMessageDeflate
+  ) {
     self.role = role
     self.configuration = configuration
     self.maskKeyProvider = maskKeyProvider
-    decoder = WebSocketFrameDecoder(
-      role: role, maxFrameSize: configuration.maxFrameSize, allowsRSV1: deflate != nil, checksMessages: true,
-      validatesUTF8: configuration.validateUTF8)
+    var codec: DeflateBox?
     if let deflate {
       do {
-        self.deflate = DeflateBox(try PerMessageDeflate(role: role, parameters: deflate))
+        codec = DeflateBox(try makeDeflate(role, deflate))
       } catch {
-        // Only possible when zlib cannot allocate its state.
-        fatalError("permessage-deflate: \(error)")
+        pendingError = .internal("permessage-deflate could not start: \(error.message)")
       }
     }
+    self.deflate = codec
+    decoder = WebSocketFrameDecoder(
+      role: role, maxFrameSize: configuration.maxFrameSize, allowsRSV1: codec != nil, checksMessages: true,
+      validatesUTF8: configuration.validateUTF8)
   }
 
   /// Where the close handshake is.

@@ -232,6 +232,23 @@ struct PerMessageDeflateTests {
     #expect(server.receive(clientFrame(.text, compressed, rsv1: true)).sentCloseCode == 1007)
   }
 
+  /// zlib cannot allocate its state (injected): the connection fails 1011 on the peer's first
+  /// frame, compressed or not, and the compressed one is never decoded (nothing traps).
+  @Test(arguments: [true, false])
+  func aCodecThatCannotStartFailsTheConnectionWith1011(compressedFirst: Bool) throws {
+    var sender = try codec(.client)
+    let frame =
+      compressedFirst ? clientFrame(.text, try sender.compress(hello), rsv1: true) : clientFrame(.text, hello)
+    var server = WebSocketConnection(
+      role: .server, configuration: .default, deflate: Parameters(), maskKeyProvider: { 0 },
+      makeDeflate: { _, _ throws(WebSocketError) in throw .internal("zlib: out of memory") })
+    #expect(!server.isCompressing)
+    let actions = server.receive(frame)
+    #expect(actions.sentCloseCode == 1011)
+    #expect(!actions.contains(.text("Hello")))
+    #expect(server.phase == .closed)
+  }
+
   @Test func rsv1WithoutDeflateIs1002() {
     var server = WebSocketConnection(role: .server)
     #expect(server.receive(clientFrame(.text, hex("f2 48 cd c9 c9 07 00"), rsv1: true)).sentCloseCode == 1002)
