@@ -101,6 +101,8 @@ public struct DNSSDResolver: ChatServiceResolver {
     case .found:
       if let resolved = latest.withLock({ $0 }) { return resolved }
     case .failed(let error):
+      // An answer that came just before the browse stopped is still the answer.
+      if let resolved = latest.withLock({ $0 }) { return resolved }
       throw .discovery(error, browsing: service)
     case nil:
       break

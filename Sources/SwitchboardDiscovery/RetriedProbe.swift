@@ -34,8 +34,8 @@ package struct ProbeMemory: Sendable {
     }
   }
 
-  /// Records a probe's `result`, seen at `now`. A success is never replaced: a failure seen by
-  /// a probe that raced with a succeeding one does not undo it.
+  /// Records a probe's `result`, seen at `now`. A success is never replaced (nothing asks
+  /// again once the daemon answered, so a later failure is not this memory's to record).
   package mutating func record(_ result: Result<Void, DiscoveryError>, at now: Deadline) {
     switch (state, result) {
     case (.succeeded, _): break
@@ -46,9 +46,9 @@ package struct ProbeMemory: Sendable {
 }
 
 /// A probe behind a ``ProbeMemory``: ``result()`` answers from memory while it holds, and
-/// runs the probe again otherwise. The probe runs outside the lock (it may take a while: a
-/// D-Bus round trip to avahi-daemon), so two callers may both probe after a failure expired;
-/// both record, and a success wins.
+/// runs the probe again otherwise. The probe runs under the lock, so callers asking at the
+/// same moment wait for one probe (a D-Bus round trip to avahi-daemon at most) instead of
+/// each starting a browse of their own.
 package final class RetriedProbe: Sendable {
   private let memory: Mutex<ProbeMemory>
   private let now: @Sendable () -> Deadline
@@ -67,10 +67,11 @@ package final class RetriedProbe: Sendable {
 
   /// The remembered answer, or a fresh probe's.
   package func result() -> Result<Void, DiscoveryError> {
-    if let known = memory.withLock({ $0.answer(at: now()) }) { return known }
-    let fresh = probe()
-    let seen = now()
-    memory.withLock { $0.record(fresh, at: seen) }
-    return fresh
+    memory.withLock { memory in
+      if let known = memory.answer(at: now()) { return known }
+      let fresh = probe()
+      memory.record(fresh, at: now())
+      return fresh
+    }
   }
 }
