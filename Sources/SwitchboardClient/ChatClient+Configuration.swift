@@ -30,10 +30,13 @@ extension ChatClient {
     /// carries `endpoint`). The default writes nothing.
     public var logger = Log.disabled
     /// How a service endpoint (``ChatEndpoint/service``) is found, before every connect
-    /// attempt. The default, ``DNSSDResolver`` on ``DiscoveryBackend/auto``, browses with
-    /// multicast DNS for up to 5 s; an attempt whose service is not found counts as failed
-    /// (``Event/error(_:)`` with ``ChatClientError/serviceNotFound``, then a retry).
-    public var resolver: any ChatServiceResolver = DNSSDResolver()
+    /// attempt. The default, ``platformResolver``, is ``NetworkServiceResolver`` on Apple
+    /// platforms (`NWBrowser`) and ``DNSSDResolver`` on ``DiscoveryBackend/auto`` elsewhere;
+    /// both browse for up to 5 s. An attempt whose service is not found counts as failed
+    /// (``Event/error(_:)`` with ``ChatClientError/serviceNotFound``, or
+    /// ``ChatClientError/localNetworkDenied`` when the system refuses local network access,
+    /// then a retry).
+    public var resolver: any ChatServiceResolver = Configuration.platformResolver
     /// A bearer token (a signed JWT) presented on every connect, or `nil` (the default) for
     /// none. `ws://`/`wss://` send it as the `token` query item of the upgrade request;
     /// `tcp://`/`tls://` send `auth:TOKEN` as the first line, before `iam:NAME`. The UDP

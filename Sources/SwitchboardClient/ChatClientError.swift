@@ -16,6 +16,7 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
     case alreadyRunning
     case serverError
     case serviceNotFound
+    case localNetworkDenied
   }
 
   private let code: Code
@@ -57,7 +58,23 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
   /// (``DNSSDResolver/timeout``): it is not running, or not reachable by multicast from here.
   public static let serviceNotFound = ChatClientError(.serviceNotFound, "service not found")
 
+  /// The system refused the app access to the local network, so a service endpoint
+  /// (``ChatService``) cannot be browsed for (`kDNSServiceErr_PolicyDenied`, iOS's and macOS's
+  /// Local Network privacy). Retrying does not help until the user allows it; the description
+  /// says where.
+  public static let localNetworkDenied = ChatClientError(.localNetworkDenied, localNetworkAdvice)
+
+  /// What a user must do when local network access is denied (the end of every
+  /// ``localNetworkDenied`` description).
+  static let localNetworkAdvice =
+    "local network access denied: allow it in Settings ▸ Privacy & Security ▸ Local Network "
+    + "(System Settings on a Mac); the app's Info.plist must have NSLocalNetworkUsageDescription "
+    + "and list the service type in NSBonjourServices"
+
   static func serviceNotFound(_ detail: String) -> ChatClientError { .init(.serviceNotFound, detail) }
+  static func localNetworkDenied(_ detail: String) -> ChatClientError {
+    .init(.localNetworkDenied, "\(detail): \(localNetworkAdvice)")
+  }
   static func serverError(_ detail: String) -> ChatClientError { .init(.serverError, detail) }
   static func invalidURL(_ detail: String) -> ChatClientError { .init(.invalidURL, detail) }
   static func unsupportedScheme(_ detail: String) -> ChatClientError { .init(.unsupportedScheme, detail) }

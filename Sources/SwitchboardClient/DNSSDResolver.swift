@@ -32,35 +32,56 @@ public struct DNSSDResolver: ChatServiceResolver {
     self.logger = logger
   }
 
+  /// Opens the browser: ``Discovery/browser(backend:types:interfaceNames:log:onFailure:onEvent:)``
+  /// unless a test put a stand-in here.
+  typealias BrowserFactory =
+    @Sendable (
+      _ types: [String], _ onFailure: @escaping @Sendable (DiscoveryError) -> Void,
+      _ onEvent: @escaping @Sendable (MDNSBrowserEvent) -> Void
+    ) throws(DiscoveryError) -> any ServiceBrowser
+  var browserFactory: BrowserFactory?
+
+  /// What the browser said first.
+  private enum Outcome: Sendable {
+    case found(MDNSResolvedService)
+    case failed(DiscoveryError)
+  }
+
   /// Browses for `service`'s type until the instance resolves or ``timeout`` passes.
   /// - Throws: ``ChatClientError/serviceNotFound`` after the timeout;
-  ///   ``ChatClientError/connectFailed`` when the browser cannot start (no multicast socket,
-  ///   or ``DiscoveryBackend/system`` without a daemon); ``ChatClientError/closed`` when the
-  ///   task is cancelled.
+  ///   ``ChatClientError/localNetworkDenied`` when the system refuses this app local network
+  ///   access (Local Network privacy); ``ChatClientError/connectFailed`` when the browser
+  ///   cannot start or stops (no multicast socket, or ``DiscoveryBackend/system`` without a
+  ///   daemon); ``ChatClientError/closed`` when the task is cancelled.
   public func resolve(_ service: ChatService) async throws(ChatClientError) -> MDNSResolvedService {
-    let (found, continuation) = AsyncStream.makeStream(
-      of: MDNSResolvedService.self, bufferingPolicy: .bufferingNewest(1))
+    let (outcomes, continuation) = AsyncStream.makeStream(of: Outcome.self, bufferingPolicy: .bufferingNewest(1))
     let latest = Mutex<MDNSResolvedService?>(nil)
+    let onFailure: @Sendable (DiscoveryError) -> Void = { continuation.yield(.failed($0)) }
+    let onEvent: @Sendable (MDNSBrowserEvent) -> Void = { event in
+      switch event {
+      case .added(let s), .updated(let s):
+        guard service.matches(s) else { return }
+        latest.withLock { $0 = s }
+        continuation.yield(.found(s))
+      case .removed: break
+      }
+    }
     let browser: any ServiceBrowser
     do {
-      browser = try Discovery.browser(
-        backend: backend, types: [service.type], interfaceNames: interfaceNames, log: logger
-      ) { event in
-        switch event {
-        case .added(let s), .updated(let s):
-          guard service.matches(s) else { return }
-          latest.withLock { $0 = s }
-          continuation.yield(s)
-        case .removed: break
-        }
+      if let browserFactory {
+        browser = try browserFactory([service.type], onFailure, onEvent)
+      } else {
+        browser = try Discovery.browser(
+          backend: backend, types: [service.type], interfaceNames: interfaceNames, log: logger,
+          onFailure: onFailure, onEvent: onEvent)
       }
     } catch {
-      throw .connectFailed("cannot browse for \(service): \(error.message)")
+      throw .discovery(error, browsing: service)
     }
     let timeout = self.timeout
-    let first = await withTaskGroup(of: MDNSResolvedService?.self) { group in
+    let first = await withTaskGroup(of: Outcome?.self) { group in
       group.addTask {
-        for await s in found { return s }
+        for await outcome in outcomes { return outcome }
         return nil
       }
       group.addTask {
@@ -71,12 +92,21 @@ public struct DNSSDResolver: ChatServiceResolver {
       group.cancelAll()
       return first
     }
-    if let first, first.ipv4.isEmpty, !Task.isCancelled {
+    if case .found(let found) = first, found.ipv4.isEmpty, !Task.isCancelled {
       try? await Task.sleep(for: Self.addressSettle)
     }
     continuation.finish()
     browser.shutdown()
-    if first != nil, let resolved = latest.withLock({ $0 }) { return resolved }
+    switch first {
+    case .found:
+      if let resolved = latest.withLock({ $0 }) { return resolved }
+    case .failed(let error):
+      // An answer that came just before the browse stopped is still the answer.
+      if let resolved = latest.withLock({ $0 }) { return resolved }
+      throw .discovery(error, browsing: service)
+    case nil:
+      break
+    }
     if Task.isCancelled { throw .closed("cancelled while resolving \(service)") }
     throw .serviceNotFound("no answer from \(service) within \(timeout)")
   }

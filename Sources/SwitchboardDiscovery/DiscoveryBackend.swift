@@ -72,12 +72,16 @@ extension MDNSBrowserSession: ServiceBrowser {
 /// daemon answers; docs/DISCOVERY.md ("The two backends") says more.
 public enum Discovery {
   /// Whether the system's DNS-SD daemon answers here (what ``DiscoveryBackend/auto`` asks):
-  /// the library loads and a browse started through it is accepted. Asked once per process.
+  /// the library loads and a browse started through it is accepted. A yes is remembered for
+  /// the life of the process; a no for a second, after which the next ask (the next browse or
+  /// advertiser) probes again.
   public static var systemDaemonAnswers: Bool {
     if case .success = SystemDNSSD.daemon { true } else { false }
   }
 
-  /// Why the system backend cannot be used here, or `nil` when it can.
+  /// Why the system backend cannot be used here, or `nil` when it can
+  /// (``DiscoveryError/localNetworkDenied`` when the system refused this program local network
+  /// access).
   public static var systemUnavailableReason: DiscoveryError? {
     if case .failure(let error) = SystemDNSSD.daemon { error } else { nil }
   }
@@ -103,8 +107,9 @@ public enum Discovery {
   /// when the daemon does not answer: opening it then throws that error.
   /// - Returns: ``DiscoveryBackend/system`` or ``DiscoveryBackend/builtin``; or
   ///   ``DiscoveryError/unsupported`` naming the platform when the built-in responder is asked
-  ///   for where it does not run, and ``DiscoveryError/systemUnavailable`` when `auto` finds
-  ///   neither the daemon nor a built-in responder that runs.
+  ///   for where it does not run, and `systemUnavailable`'s kind
+  ///   (``DiscoveryError/systemUnavailable``, or ``DiscoveryError/localNetworkDenied``) when
+  ///   `auto` finds neither the daemon nor a built-in responder that runs.
   package static func decide(
     _ backend: DiscoveryBackend, builtinRuns: Bool, systemUnavailable: DiscoveryError?, platform: String
   ) -> Result<DiscoveryBackend, DiscoveryError> {
@@ -116,8 +121,9 @@ public enum Discovery {
     case .auto:
       guard let systemUnavailable else { return .success(.system) }
       if builtinRuns { return .success(.builtin) }
+      // The kind stays: a denied permission must reach the app as that, not as "unavailable".
       return .failure(
-        DiscoveryError.systemUnavailable.with(
+        systemUnavailable.with(
           "\(systemUnavailable.message), and the built-in mDNS responder does not run on \(platform)"))
     }
   }
@@ -147,22 +153,42 @@ public enum Discovery {
   }
 
   /// A browser for `types` (such as `_switchboard._tcp`) on `backend`.
+  /// - Parameters:
+  ///   - onFailure: Called when a browse stops after it started (the system daemon went away,
+  ///     or refused with ``DiscoveryError/localNetworkDenied``); that type is no longer
+  ///     browsed. The built-in browser does not stop by itself.
+  ///   - onEvent: Every instance resolved, changed or gone.
   /// - Throws: ``DiscoveryError/systemUnavailable`` for ``DiscoveryBackend/system`` when
-  ///   the library is missing or its daemon does not answer; ``DiscoveryError/unsupported`` for
+  ///   the library is missing or its daemon does not answer; ``DiscoveryError/localNetworkDenied``
+  ///   when the system refused this program local network access;
+  ///   ``DiscoveryError/unsupported`` for
   ///   ``DiscoveryBackend/builtin`` where the built-in responder does not run;
   ///   ``DiscoveryError/invalidServiceType``,
   ///   ``DiscoveryError/socket``.
   public static func browser(
     backend: DiscoveryBackend, types: [String], interfaceNames: [String]? = nil, log: Log = .disabled,
+    onFailure: @escaping @Sendable (DiscoveryError) -> Void = { _ in },
     onEvent: @escaping @Sendable (MDNSBrowserEvent) -> Void
   ) throws(DiscoveryError) -> any ServiceBrowser {
     switch try chosen(backend, log: log) {
     case .auto, .builtin:
       return try MDNSBrowserSession(types: types, interfaceNames: interfaceNames, log: log, onEvent: onEvent)
     case .system:
-      return try SystemBrowser(types: types, interfaceNames: interfaceNames, log: log, onEvent: onEvent)
+      return try SystemBrowser(
+        types: types, interfaceNames: interfaceNames, log: log, onFailure: onFailure, onEvent: onEvent)
     }
   }
+
+  /// The ``DiscoveryError`` for a DNS-SD error code (`DNSServiceErrorType`, such as
+  /// Network.framework's `NWError.dns`) from `call`: the same mapping the system backend uses
+  /// (``DiscoveryError/localNetworkDenied`` for `kDNSServiceErr_PolicyDenied`, -65570), the
+  /// message naming the call and the constant.
+  package static func dnsServiceError(_ code: Int32, call: String) -> DiscoveryError {
+    SystemDNSSD.error(code, call: call)
+  }
+
+  /// `kDNSServiceErr_PolicyDenied` (-65570): the system refused local network access.
+  package static var policyDeniedCode: Int32 { SystemDNSSD.policyDenied }
 
   /// ``decide(_:builtinRuns:systemUnavailable:platform:)`` for this machine, with one info
   /// line saying what `auto` picked and why.

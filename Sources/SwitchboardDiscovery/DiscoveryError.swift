@@ -15,6 +15,7 @@ public struct DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible
     case stopped
     case systemUnavailable
     case unsupported
+    case localNetworkDenied
   }
 
   private let code: Code
@@ -55,6 +56,12 @@ public struct DiscoveryError: Error, Sendable, Hashable, CustomStringConvertible
   /// The backend asked for does not run on this platform (the built-in responder on macOS and
   /// iOS, where port 5353 is mDNSResponder's): the message names the platform and the way out.
   public static let unsupported = DiscoveryError(.unsupported, "not available on this platform")
+  /// The system refused this program access to the local network (`kDNSServiceErr_PolicyDenied`,
+  /// -65570: Local Network privacy on iOS and macOS 15 or later). The user denied it, or the
+  /// app's Info.plist lacks `NSLocalNetworkUsageDescription` or does not list the service type
+  /// in `NSBonjourServices`; Settings ▸ Privacy & Security ▸ Local Network turns it back on.
+  /// Not the same as ``systemUnavailable``: retrying does not help until the user acts.
+  public static let localNetworkDenied = DiscoveryError(.localNetworkDenied, "local network access denied")
 
   /// Kinds are equal; the message is not compared.
   public static func == (lhs: DiscoveryError, rhs: DiscoveryError) -> Bool { lhs.code == rhs.code }

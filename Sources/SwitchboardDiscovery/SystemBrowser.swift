@@ -25,16 +25,20 @@ final class SystemBrowser: ServiceBrowser, @unchecked Sendable {
   private let loop: EventLoop
   private let log: Log
   private let onEvent: @Sendable (MDNSBrowserEvent) -> Void
+  private let onFailure: @Sendable (DiscoveryError) -> Void
   private var state = SystemBrowseState()
   private var browses: [DNSSDOperation] = []
   private var resolves: [SystemBrowseState.Key: DNSSDOperation] = [:]
   private var queries: [SystemBrowseState.Key: [DNSSDOperation]] = [:]
   private let lifecycle = Mutex(Lifecycle.running)
 
-  /// Starts browsing `types` on `interfaceNames` (`nil`: every interface the daemon uses).
-  /// - Throws: ``DiscoveryError/invalidServiceType``, ``DiscoveryError/systemUnavailable``.
+  /// Starts browsing `types` on `interfaceNames` (`nil`: every interface the daemon uses);
+  /// `onFailure` hears of each browse that stops after it started.
+  /// - Throws: ``DiscoveryError/invalidServiceType``, ``DiscoveryError/systemUnavailable``,
+  ///   ``DiscoveryError/localNetworkDenied``.
   init(
     types: [String], interfaceNames: [String]?, log: Log,
+    onFailure: @escaping @Sendable (DiscoveryError) -> Void = { _ in },
     onEvent: @escaping @Sendable (MDNSBrowserEvent) -> Void
   ) throws(DiscoveryError) {
     if case .failure(let error) = SystemDNSSD.daemon { throw error }
@@ -55,6 +59,7 @@ final class SystemBrowser: ServiceBrowser, @unchecked Sendable {
     }
     self.log = log
     self.onEvent = onEvent
+    self.onFailure = onFailure
     let result = loop.runAndWait { () -> Result<Void, DiscoveryError> in
       do throws(DiscoveryError) {
         for type in browsed {
@@ -110,6 +115,7 @@ final class SystemBrowser: ServiceBrowser, @unchecked Sendable {
       perform(state.browsed(key, added: added))
     case .failed(let error):
       log.warning("browsing stopped", metadata: ["error": error.message])
+      onFailure(error)
     case .registered, .resolved, .record:
       break
     }

@@ -28,8 +28,22 @@ enum SystemDNSSD {
   /// The library, loaded once.
   static let library: Result<Void, DiscoveryError> = load(from: libraries)
 
-  /// The library and its daemon, asked once (``Discovery/systemDaemonAnswers``).
-  static let daemon: Result<Void, DiscoveryError> = probe()
+  /// `kDNSServiceErr_PolicyDenied`: the system refused local network access (Local Network
+  /// privacy on Apple platforms).
+  static let policyDenied: Int32 = -65570
+
+  /// How long a failed probe of the daemon is believed before the next ask probes again: a
+  /// daemon that was starting, or a Local Network permission granted meanwhile, is found by
+  /// the next browse instead of never in this process.
+  static let probeRetryInterval: Duration = .seconds(1)
+
+  /// The probe of the daemon, remembered: a success for good, a failure for
+  /// ``probeRetryInterval``.
+  static let daemonProbe = RetriedProbe(retryAfter: probeRetryInterval) { probe() }
+
+  /// The library and its daemon (``Discovery/systemDaemonAnswers``): the remembered answer,
+  /// or a new probe when the last one failed over ``probeRetryInterval`` ago.
+  static var daemon: Result<Void, DiscoveryError> { daemonProbe.result() }
 
   /// Loads the first of `candidates` that has every call used here.
   static func load(from candidates: [String?]) -> Result<Void, DiscoveryError> {
@@ -61,8 +75,17 @@ enum SystemDNSSD {
       sb_dnssd_deallocate(ref)
       return .success(())
     }
-    return .failure(
-      DiscoveryError.systemUnavailable.with("\(daemonName) does not answer\(busHint): \(name(of: code))"))
+    return .failure(probeFailure(code))
+  }
+
+  /// Why the probe's browse was refused with `code`: ``DiscoveryError/localNetworkDenied`` for
+  /// `kDNSServiceErr_PolicyDenied` (the daemon answered, and said no), else
+  /// ``DiscoveryError/systemUnavailable`` naming the daemon.
+  static func probeFailure(_ code: Int32) -> DiscoveryError {
+    if code == policyDenied {
+      return DiscoveryError.localNetworkDenied.with("\(daemonName) refused to browse: \(name(of: code))")
+    }
+    return DiscoveryError.systemUnavailable.with("\(daemonName) does not answer\(busHint): \(name(of: code))")
   }
 
   #if canImport(Darwin)
@@ -78,7 +101,7 @@ enum SystemDNSSD {
 
   /// The ``DiscoveryError`` for a DNS-SD error code from `call`. Codes that say a parameter
   /// was refused become `badParameter`; a name conflict ``DiscoveryError/nameConflict``;
-  /// everything else (the daemon gone, refused, out of memory…)
+  /// `kDNSServiceErr_PolicyDenied` ``DiscoveryError/localNetworkDenied``; everything else (the daemon gone, refused, out of memory…)
   /// ``DiscoveryError/systemUnavailable``.
   static func error(_ code: Int32, call: String, badParameter: DiscoveryError = .invalidServiceType)
     -> DiscoveryError
@@ -87,6 +110,7 @@ enum SystemDNSSD {
     switch code {
     case -65548: return DiscoveryError.nameConflict.with(text)
     case -65540, -65549: return badParameter.with(text)
+    case policyDenied: return DiscoveryError.localNetworkDenied.with(text)
     default: return DiscoveryError.systemUnavailable.with(text)
     }
   }

@@ -40,6 +40,18 @@ import Testing
     #expect(error.message.contains("does not run on iOS"), "\(error.message)")
   }
 
+  @Test func onAnIPhoneADeniedLocalNetworkStaysThatErrorThroughAuto() {
+    let denied = DiscoveryError.localNetworkDenied.with(
+      "mDNSResponder refused to browse: kDNSServiceErr_PolicyDenied (-65570)")
+    let chosen = Discovery.decide(.auto, builtinRuns: false, systemUnavailable: denied, platform: "iOS")
+    guard case .failure(let error) = chosen else {
+      Issue.record("auto chose a backend although the permission is denied: \(chosen)")
+      return
+    }
+    #expect(error == .localNetworkDenied)
+    #expect(error.message.contains("PolicyDenied"), "\(error.message)")
+  }
+
   @Test func onLinuxAutoFallsBackToTheBuiltInResponder() throws {
     #expect(
       try Discovery.decide(.auto, builtinRuns: true, systemUnavailable: nil, platform: "Linux").get()

@@ -35,6 +35,24 @@ import Testing
     #expect(error.message == "DNSServiceRegister: \(text)")
   }
 
+  @Test func aDeniedLocalNetworkPermissionIsAnErrorOfItsOwn() {
+    let error = SystemDNSSD.error(-65570, call: "DNSServiceBrowse")
+    #expect(error == .localNetworkDenied)
+    #expect(error != .systemUnavailable)
+    #expect(error.message == "DNSServiceBrowse: kDNSServiceErr_PolicyDenied (-65570)")
+    #expect(Discovery.dnsServiceError(-65570, call: "NWBrowser") == .localNetworkDenied)
+    #expect(Discovery.policyDeniedCode == -65570)
+  }
+
+  @Test func aProbeRefusedByPolicyIsLocalNetworkDeniedAndAnyOtherRefusalIsUnavailable() {
+    let denied = SystemDNSSD.probeFailure(-65570)
+    #expect(denied == .localNetworkDenied)
+    #expect(denied.message.contains("kDNSServiceErr_PolicyDenied (-65570)"), "\(denied.message)")
+    let down = SystemDNSSD.probeFailure(-65563)
+    #expect(down == .systemUnavailable)
+    #expect(down.message.contains("does not answer"), "\(down.message)")
+  }
+
   @Test func aBrowseThatIsRefusedIsAnInvalidTypeByDefault() {
     #expect(SystemDNSSD.error(-65540, call: "DNSServiceBrowse") == .invalidServiceType)
   }
