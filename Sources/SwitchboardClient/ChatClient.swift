@@ -37,6 +37,11 @@ import Synchronization
 ///   not an event).
 /// - `wss://`: the WebSocket protocol over TLS (``Configuration/tls``).
 ///
+/// An app's lifecycle (docs/CLIENT.md, "App lifecycle"): ``suspend()`` and ``resume()``
+/// around the background, ``reconnectNow()``, network path changes
+/// (``Configuration/pathMonitor``, ``networkPathChanged(_:)``), and ``resumePoint`` to hand to
+/// the client of the next launch (`resumingFrom:`).
+///
 /// Sends made while disconnected wait (at most ``Configuration/maxQueuedMessages``)
 /// and go out in order after the reconnect. A WebSocket message whose `ack` was lost
 /// with the connection is not sent twice: if the resumed history holds it, its send
