@@ -92,13 +92,16 @@ public final class ChatClient: Sendable {
   ///   - name: The name to chat as.
   ///   - room: The room to join.
   ///   - configuration: Timeouts, reconnect policy, heartbeat, queue bound, resolver.
+  ///   - resumingFrom: Where an earlier client left off (``ChatClient/resumePoint``; the
+  ///     WebSocket type `_http._tcp` only, see ``ChatResumePoint``).
   /// - Throws: ``ChatClientError/invalidURL`` for a name or type DNS-SD cannot carry.
   public convenience init(
     service: String, type: String = ChatService.lineType, name: String, room: String? = nil,
-    configuration: Configuration = Configuration()
+    configuration: Configuration = Configuration(), resumingFrom: ChatResumePoint? = nil
   ) throws(ChatClientError) {
     let target = try ChatService(instance: service, type: type)
-    self.init(endpoint: .service(target), name: name, room: room, configuration: configuration)
+    self.init(
+      endpoint: .service(target), name: name, room: room, configuration: configuration, resumingFrom: resumingFrom)
   }
 
   /// Creates a client for `endpoint` (an address or a ``ChatEndpoint/service(_:path:query:)``);
