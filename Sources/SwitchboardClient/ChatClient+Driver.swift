@@ -44,9 +44,7 @@ extension ChatClient {
                 service: service)))
           reconnects += 1
           var (reason, code) = await serve(connection, events: events, until: connectedAt)
-          let (resumes, suspended) = state.withLock { s in
-            (s.connectionLost(), { if case .wait = s.step { true } else { false } }())
-          }
+          let (resumes, suspended) = state.withLock { s in (s.connectionLost(), s.isSuspended) }
           for resume in resumes { resume.run() }
           if suspended { (reason, code) = ("suspended", nil) }
           logger.info("disconnected", metadata: ["reason": reason, "code": code.map { "\($0)" } ?? "none"])
@@ -59,15 +57,15 @@ extension ChatClient {
       }
       if Task.isCancelled || isStopping { break loop }
       let now = wakeup.generation
-      if !state.withLock({ $0.path.isSatisfied }) {
-        // No network: attempts now would all fail; the path coming back rings.
-        logger.info("waiting for the network")
-        await wakeup.wait(since: now, until: nil)
+      if now != seen {
+        // Asked for during the attempt (reconnectNow, a path change, suspend): no backoff.
         attempt = 0
         continue
       }
-      if now != seen {
-        // Asked for during the attempt (reconnectNow, a path change, suspend): no backoff.
+      if configuration.reconnect.maxAttempts != 0 && !state.withLock({ $0.path.isSatisfied }) {
+        // No network: attempts now would all fail; the path coming back rings.
+        logger.info("waiting for the network")
+        await wakeup.wait(since: now, until: nil)
         attempt = 0
         continue
       }

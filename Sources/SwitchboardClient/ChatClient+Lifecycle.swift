@@ -103,6 +103,14 @@ extension ChatClientState {
     }
   }
 
+  /// Whether the app suspended the client (a connection ending now ended for that).
+  var isSuspended: Bool {
+    switch phase {
+    case .suspended: true
+    case .idle, .running, .stopping, .stopped: false
+    }
+  }
+
   /// Whether ``ChatClient/reconnectNow()`` applies: only while running.
   var acceptsReconnectNow: Bool {
     switch phase {

@@ -203,6 +203,26 @@ import Testing
     await client.stop()
   }
 
+  @Test func withoutReconnectsALostConnectionEndsTheRunEvenWithNoNetwork() async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    var config = ChatClient.Configuration.forTesting
+    config.reconnect = .never
+    config.pathMonitor = nil
+    let client = try ChatClient(url: wsURL(server), name: "ada", configuration: config)
+    // The policy says a lost connection ends the client: no path changes that.
+    try await withTimeout(.seconds(30)) {
+      try await client.run { session in
+        for await event in session.events {
+          guard case .history = event else { continue }
+          client.networkPathChanged(ChatNetworkPath(isSatisfied: true, interfaces: ["en0"]))
+          client.networkPathChanged(ChatNetworkPath(isSatisfied: false))
+          server.shutdown()
+        }
+      }
+    }
+  }
+
   @Test func lifecycleCallsOutsideARunDoNothing() async throws {
     let server = try startServer()
     defer { server.shutdown() }
