@@ -203,6 +203,23 @@ import Testing
     await client.stop()
   }
 
+  @Test func aSuspendIsNotALostConnection() async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    var config = ChatClient.Configuration.forTesting
+    config.reconnect = .never
+    let client = try ChatProbe(wsURL(server), name: "ada", configuration: config)
+    try await client.waitReady()
+    client.client.suspend()
+    try await client.waitFor("the suspended disconnect") {
+      if case .disconnected(reason: "suspended", _) = $0 { true } else { false }
+    }
+    client.client.resume()
+    try await client.waitReady(count: 2)
+    #expect(try await client.client.send("still here") != nil)
+    await client.stop()
+  }
+
   @Test func withoutReconnectsALostConnectionEndsTheRunEvenWithNoNetwork() async throws {
     let server = try startServer()
     defer { server.shutdown() }
