@@ -47,6 +47,13 @@ extension ChatClient {
     public var token: String?
     /// When a `tcp://`/`tls://` send completes (default ``LineSendCompletion/written``).
     public var lineSendCompletion = LineSendCompletion.written
+    /// Where the client hears of network path changes while it runs (docs/CLIENT.md, "App
+    /// lifecycle"): a path that comes back or moves to other interfaces reconnects at once;
+    /// while there is no path, a lost connection waits for one instead of spending reconnect
+    /// attempts. The default is ``SystemPathMonitor`` (`NWPathMonitor`) on Apple platforms and
+    /// `nil` (no monitor) elsewhere; ``ChatClient/networkPathChanged(_:)`` takes reports from
+    /// a monitor of the app's own.
+    public var pathMonitor: (any ChatPathMonitor)? = Configuration.defaultPathMonitor
 
     /// Creates a configuration; every parameter has the documented default.
     public init(
@@ -61,6 +68,15 @@ extension ChatClient {
       self.compression = compression
       self.tls = tls
       self.eventLoopGroup = eventLoopGroup
+    }
+
+    /// The platform's monitor: `NWPathMonitor` where Network.framework exists.
+    static var defaultPathMonitor: (any ChatPathMonitor)? {
+      #if canImport(Network)
+        SystemPathMonitor()
+      #else
+        nil
+      #endif
     }
   }
 

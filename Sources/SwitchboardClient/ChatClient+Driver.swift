@@ -10,52 +10,77 @@ extension ChatClient {
     var reconnects = 0
     var finalError = ChatClientError.closed("the client was closed")
     let logger = configuration.logger.child(metadata: ["endpoint": endpoint.description])
-    while !Task.isCancelled && !isStopping {
-      do {
-        let (connection, url, service) = try await open(logger: logger)
-        let stillRunning = state.withLock { s -> Bool in
-          guard !s.isStopping else { return false }
-          s.connection = connection
-          return true
-        }
-        guard stillRunning, !Task.isCancelled else {
-          connection.close()
-          break
-        }
+    let watcher = configuration.pathMonitor.map { monitor in Task { await self.watchPath(monitor) } }
+    defer { watcher?.cancel() }
+    loop: while !Task.isCancelled {
+      // Read before the state: a ring after this ends the wait below, or shows after the attempt.
+      let seen = wakeup.generation
+      switch state.withLock({ $0.step }) {
+      case .stop: break loop
+      case .wait:
+        logger.info("suspended")
+        await wakeup.wait(since: seen, until: nil)
         attempt = 0
-        logger.info("connected", metadata: ["reconnects": "\(reconnects)"])
-        events.yield(
-          .connected(
-            Connection(
-              transport: endpoint.scheme, url: url, headers: connection.headers, reconnects: reconnects,
-              service: service)))
-        reconnects += 1
-        let (reason, code) = await serve(connection, events: events)
-        let resumes = state.withLock { $0.connectionLost() }
-        for resume in resumes { resume.run() }
-        logger.info("disconnected", metadata: ["reason": reason, "code": code.map { "\($0)" } ?? "none"])
-        events.yield(.disconnected(reason: reason, code: code))
-      } catch {
-        if Task.isCancelled || isStopping { break }
-        logger.warning("connect failed", metadata: ["error": "\(error)"])
-        events.yield(.error(error))
+        continue
+      case .connect:
+        do {
+          let (connection, url, service) = try await open(logger: logger)
+          let connectedAt = wakeup.generation
+          let step = state.withLock { s -> ChatClientState.Step in
+            if case .connect = s.step { s.connection = connection }
+            return s.step
+          }
+          guard case .connect = step, !Task.isCancelled else {
+            // Suspended or closed while connecting.
+            connection.close()
+            continue
+          }
+          attempt = 0
+          logger.info("connected", metadata: ["reconnects": "\(reconnects)"])
+          events.yield(
+            .connected(
+              Connection(
+                transport: endpoint.scheme, url: url, headers: connection.headers, reconnects: reconnects,
+                service: service)))
+          reconnects += 1
+          var (reason, code) = await serve(connection, events: events, until: connectedAt)
+          let (resumes, suspended) = state.withLock { s in (s.connectionLost(), s.isSuspended) }
+          for resume in resumes { resume.run() }
+          if suspended { (reason, code) = ("suspended", nil) }
+          logger.info("disconnected", metadata: ["reason": reason, "code": code.map { "\($0)" } ?? "none"])
+          events.yield(.disconnected(reason: reason, code: code))
+        } catch {
+          if Task.isCancelled || isStopping { break loop }
+          logger.warning("connect failed", metadata: ["error": "\(error)"])
+          events.yield(.error(error))
+        }
       }
-      if Task.isCancelled || isStopping { break }
+      if Task.isCancelled || isStopping { break loop }
+      let now = wakeup.generation
+      if now != seen {
+        // Asked for during the attempt (reconnectNow, a path change, suspend): no backoff.
+        attempt = 0
+        continue
+      }
+      if configuration.reconnect.maxAttempts != 0 && !state.withLock({ $0.path.isSatisfied }) {
+        // No network: attempts now would all fail; the path coming back rings.
+        logger.info("waiting for the network")
+        await wakeup.wait(since: now, until: nil)
+        attempt = 0
+        continue
+      }
       attempt += 1
       guard let delay = configuration.reconnect.delay(forAttempt: attempt) else {
         let tries = configuration.reconnect.maxAttempts ?? 0
         finalError = tries == 0 ? .closed("the connection ended (reconnect policy: never)") : .gaveUp("gave up after \(tries) reconnect attempts")
         if tries > 0 { events.yield(.error(finalError)) }
         logger.error("stopped reconnecting", metadata: ["error": "\(finalError)"])
-        break
+        break loop
       }
       logger.info("reconnecting", metadata: ["attempt": "\(attempt)", "delay": "\(delay)"])
       events.yield(.reconnecting(attempt: attempt, delay: delay))
-      // Sleep in slices so close() is noticed promptly.
-      let wake = ContinuousClock.now + delay
-      while ContinuousClock.now < wake && !isStopping && !Task.isCancelled {
-        try? await Task.sleep(for: min(.milliseconds(50), wake - ContinuousClock.now))
-      }
+      // close(), suspend(), resume() and reconnectNow() ring: the wait ends at once.
+      if await wakeup.wait(since: now, until: .now + delay) { attempt = 0 }
     }
     let resumes = state.withLock { s -> [ChatResume] in
       s.phase = .stopped
@@ -117,10 +142,12 @@ extension ChatClient {
     return (url, hello)
   }
 
-  /// Runs one connection until it ends; returns why.
-  private func serve(_ connection: any TransportConnection, events: AsyncStream<Event>.Continuation) async
-    -> (String, WebSocketCloseCode?)
-  {
+  /// Runs one connection until it ends, or until a ring after generation `seen` (suspend,
+  /// reconnect now, close: the connection is being closed, and a dead one would keep its
+  /// reader waiting for the close handshake); returns why.
+  private func serve(
+    _ connection: any TransportConnection, events: AsyncStream<Event>.Continuation, until seen: UInt64
+  ) async -> (String, WebSocketCloseCode?) {
     let (kicks, kick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let readyNow = state.withLock { s -> Bool in
       s.kick = kick
@@ -141,6 +168,10 @@ extension ChatClient {
       }
       if heartbeat.isEnabled {
         group.addTask { await self.beat(connection, heartbeat: heartbeat, events: events) }
+      }
+      group.addTask {
+        await self.wakeup.wait(since: seen, until: nil)
+        return Task.isCancelled ? nil : ("closed by the client", nil)
       }
       var outcome: (String, WebSocketCloseCode?) = ("closed", nil)
       while let next = await group.next() {

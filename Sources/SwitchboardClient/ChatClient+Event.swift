@@ -29,11 +29,14 @@ extension ChatClient {
     case viabilityChanged(Bool)
     /// The server announced it is going away; the client reconnects by itself.
     case reconnectSuggested(reason: String)
-    /// The next connect attempt starts after `delay`; `attempt` counts from 1.
+    /// The next connect attempt starts after `delay`; `attempt` counts from 1. Not sent
+    /// when the client reconnects at once (``ChatClient/resume()``, ``ChatClient/reconnectNow()``,
+    /// a network path change) or waits for an unsatisfied network path to come back.
     case reconnecting(attempt: Int, delay: Duration)
     /// The connection ended. `code` is the WebSocket close code when there was one
     /// (`.goingAway` from a server shutting down, `.abnormalClosure` when the connection
-    /// was lost without a close frame); always `nil` on the line and UDP transports.
+    /// was lost without a close frame); always `nil` on the line and UDP transports. After
+    /// ``ChatClient/suspend()`` the reason is `suspended` and the stream goes on.
     case disconnected(reason: String, code: WebSocketCloseCode?)
     /// A connect attempt failed, the server reported an error, or the client gave up
     /// (``ChatClientError/gaveUp``, the last event).

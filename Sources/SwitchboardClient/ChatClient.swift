@@ -37,6 +37,11 @@ import Synchronization
 ///   not an event).
 /// - `wss://`: the WebSocket protocol over TLS (``Configuration/tls``).
 ///
+/// An app's lifecycle (docs/CLIENT.md, "App lifecycle"): ``suspend()`` and ``resume()``
+/// around the background, ``reconnectNow()``, network path changes
+/// (``Configuration/pathMonitor``, ``networkPathChanged(_:)``), and ``resumePoint`` to hand to
+/// the client of the next launch (`resumingFrom:`).
+///
 /// Sends made while disconnected wait (at most ``Configuration/maxQueuedMessages``)
 /// and go out in order after the reconnect. A WebSocket message whose `ack` was lost
 /// with the connection is not sent twice: if the resumed history holds it, its send
@@ -52,6 +57,8 @@ public final class ChatClient: Sendable {
   public let configuration: Configuration
 
   let state: Mutex<ChatClientState>
+  /// Ends the connection loop's waits (backoff, suspension) when the state changes.
+  let wakeup = ChatWakeup()
 
   /// Creates a client; nothing connects until ``run(isolation:_:)``.
   /// - Parameters:
@@ -60,11 +67,16 @@ public final class ChatClient: Sendable {
   ///   - name: The name to chat as.
   ///   - room: The room to join.
   ///   - configuration: Timeouts, reconnect policy, heartbeat, queue bound.
+  ///   - resumingFrom: Where an earlier client left off (``ChatClient/resumePoint``): the
+  ///     first connect replays what came after it (WebSocket; see ``ChatResumePoint``).
   /// - Throws: ``ChatClientError/invalidURL`` or ``ChatClientError/unsupportedScheme``.
   public convenience init(
-    url: String, name: String, room: String? = nil, configuration: Configuration = Configuration()
+    url: String, name: String, room: String? = nil, configuration: Configuration = Configuration(),
+    resumingFrom: ChatResumePoint? = nil
   ) throws(ChatClientError) {
-    self.init(endpoint: try ChatEndpoint(url), name: name, room: room, configuration: configuration)
+    self.init(
+      endpoint: try ChatEndpoint(url), name: name, room: room, configuration: configuration,
+      resumingFrom: resumingFrom)
   }
 
   /// Creates a client for a DNS-SD service, found by name before every connect
@@ -80,19 +92,25 @@ public final class ChatClient: Sendable {
   ///   - name: The name to chat as.
   ///   - room: The room to join.
   ///   - configuration: Timeouts, reconnect policy, heartbeat, queue bound, resolver.
+  ///   - resumingFrom: Where an earlier client left off (``ChatClient/resumePoint``; the
+  ///     WebSocket type `_http._tcp` only, see ``ChatResumePoint``).
   /// - Throws: ``ChatClientError/invalidURL`` for a name or type DNS-SD cannot carry.
   public convenience init(
     service: String, type: String = ChatService.lineType, name: String, room: String? = nil,
-    configuration: Configuration = Configuration()
+    configuration: Configuration = Configuration(), resumingFrom: ChatResumePoint? = nil
   ) throws(ChatClientError) {
     let target = try ChatService(instance: service, type: type)
-    self.init(endpoint: .service(target), name: name, room: room, configuration: configuration)
+    self.init(
+      endpoint: .service(target), name: name, room: room, configuration: configuration, resumingFrom: resumingFrom)
   }
 
   /// Creates a client for `endpoint` (an address or a ``ChatEndpoint/service(_:path:query:)``);
-  /// nothing connects until ``run(isolation:_:)``.
+  /// nothing connects until ``run(isolation:_:)``. With `resumingFrom` (a saved
+  /// ``ChatClient/resumePoint`` of the same room) the first connect already resumes: it
+  /// replays exactly what came after the point, or reports ``Event/gap(since:epoch:)``.
   public init(
-    endpoint: ChatEndpoint, name: String, room: String? = nil, configuration: Configuration = Configuration()
+    endpoint: ChatEndpoint, name: String, room: String? = nil, configuration: Configuration = Configuration(),
+    resumingFrom: ChatResumePoint? = nil
   ) {
     self.endpoint = endpoint
     self.name = name
@@ -100,10 +118,10 @@ public final class ChatClient: Sendable {
     self.configuration = configuration
     let me = name.trimmingWhitespace
     let roomName = room ?? endpoint.roomInPath ?? "lobby"
-    self.state = Mutex(
-      ChatClientState(
-        scheme: endpoint.scheme, me: me, room: roomName,
-        confirmsLines: configuration.lineSendCompletion == .handled))
+    var initial = ChatClientState(
+      scheme: endpoint.scheme, me: me, room: roomName, confirmsLines: configuration.lineSendCompletion == .handled)
+    if let resumingFrom { initial.seed(resumingFrom) }
+    self.state = Mutex(initial)
   }
 
   /// What ``run(isolation:_:)`` hands its body.
@@ -166,11 +184,13 @@ public final class ChatClient: Sendable {
   public func close() {
     let connection = state.withLock { s -> (any TransportConnection)? in
       switch s.phase {
-      case .idle, .running: s.phase = .stopping
+      case .idle, .running, .suspended: s.phase = .stopping
       case .stopping, .stopped: break
       }
       return s.connection
     }
+    // Before the close, so that the loop sees why the connection ended.
+    wakeup.ring()
     connection?.close()
   }
 

@@ -35,8 +35,21 @@ enum ChatResume {
 /// queue, the resume point, the current connection and its liveness. Mutating methods
 /// return what to do after unlocking (events to yield, waiters to resume).
 struct ChatClientState {
+  /// Where the client is in its life. Changes only through ``ChatClient/run(isolation:_:)``
+  /// (`idle` → `running`), ``ChatClient/suspend()``/``ChatClient/resume()`` (`running` ⇄
+  /// `suspended`), ``ChatClient/close()`` (anything but `stopped` → `stopping`) and the end of
+  /// the connection loop (→ `stopped`); see ChatClientState+Lifecycle.swift.
   enum Phase {
-    case idle, running, stopping, stopped
+    /// Made, not yet run.
+    case idle
+    /// Connecting, connected, or waiting to reconnect.
+    case running
+    /// Running, but the app asked for no connection (``ChatClient/suspend()``): sends wait.
+    case suspended
+    /// Closing: the loop ends and the event stream finishes.
+    case stopping
+    /// The loop ended.
+    case stopped
   }
 
   let scheme: ChatEndpoint.Scheme
@@ -60,6 +73,8 @@ struct ChatClientState {
   var epoch: String?
   /// Whether a connection has been up before (a reconnect then resumes from `lastID`).
   var connectedBefore = false
+  /// The network path as last reported (``ChatClient/networkPathChanged(_:)``).
+  var path = ChatPathTracker()
 
   var connection: (any TransportConnection)?
   /// The writer may send (WebSocket: after the history that answers the connect).
@@ -99,7 +114,7 @@ struct ChatClientState {
   var isStopping: Bool {
     switch phase {
     case .stopping, .stopped: true
-    case .idle, .running: false
+    case .idle, .running, .suspended: false
     }
   }
 

@@ -23,8 +23,11 @@ final class ChatProbe: Sendable {
   private let log = ChatEventLog()
   private let task = Mutex<Task<Void, Never>?>(nil)
 
-  init(_ url: String, name: String, room: String? = nil, configuration: ChatClient.Configuration = .forTesting) throws {
-    client = try ChatClient(url: url, name: name, room: room, configuration: configuration)
+  init(
+    _ url: String, name: String, room: String? = nil, configuration: ChatClient.Configuration = .forTesting,
+    resumingFrom: ChatResumePoint? = nil
+  ) throws {
+    client = try ChatClient(url: url, name: name, room: room, configuration: configuration, resumingFrom: resumingFrom)
     let client = self.client
     let log = self.log
     let running = Task {

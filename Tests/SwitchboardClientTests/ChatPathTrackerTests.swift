@@ -1,0 +1,41 @@
+import SwitchboardTestSupport
+import Testing
+
+@testable import SwitchboardClient
+
+/// What a network path change does (the decision behind ``ChatClient/networkPathChanged(_:)``,
+/// the same on every platform).
+@Suite(.onTestThreads) struct ChatPathTrackerTests {
+  static let wifi = ChatNetworkPath(isSatisfied: true, interfaces: ["en0", "pdp_ip0"])
+  static let cellular = ChatNetworkPath(isSatisfied: true, interfaces: ["pdp_ip0"])
+  static let none = ChatNetworkPath(isSatisfied: false)
+
+  @Test func theFirstPathIsWhereTheClientStarts() {
+    var tracker = ChatPathTracker()
+    #expect(tracker.isSatisfied)
+    #expect(tracker.update(Self.wifi) == .none)
+    var offline = ChatPathTracker()
+    #expect(offline.update(Self.none) == .waitForNetwork)
+    #expect(!offline.isSatisfied)
+  }
+
+  @Test func unsatisfiedWaitsAndSatisfiedAgainReconnectsNow() {
+    var tracker = ChatPathTracker()
+    _ = tracker.update(Self.wifi)
+    #expect(tracker.update(Self.none) == .waitForNetwork)
+    #expect(!tracker.isSatisfied)
+    // Repeated reports of no network change nothing.
+    #expect(tracker.update(Self.none) == .none)
+    #expect(tracker.update(Self.wifi) == .reconnectNow)
+    #expect(tracker.isSatisfied)
+  }
+
+  @Test func anotherSetOfInterfacesReconnectsNowTheSameSetDoesNot() {
+    var tracker = ChatPathTracker()
+    _ = tracker.update(Self.wifi)
+    #expect(tracker.update(ChatNetworkPath(isSatisfied: true, interfaces: ["pdp_ip0", "en0"])) == .none)
+    #expect(tracker.update(Self.cellular) == .reconnectNow)
+    #expect(tracker.update(Self.cellular) == .none)
+    #expect(tracker.update(Self.wifi) == .reconnectNow)
+  }
+}
