@@ -44,6 +44,10 @@ extension ChatClient {
     public var token: String?
     /// When a `tcp://`/`tls://` send completes (default ``LineSendCompletion/written``).
     public var lineSendCompletion = LineSendCompletion.written
+    /// What opens each connection (default ``ChatTransports/system``: Network.framework on
+    /// Apple platforms, the POSIX sockets elsewhere). Set your own ``ChatTransport`` to carry
+    /// the chat over something else; docs/CLIENT.md, "Transports".
+    public var transport: any ChatTransport = ChatTransports.system
 
     /// Creates a configuration; every parameter has the documented default.
     public init(

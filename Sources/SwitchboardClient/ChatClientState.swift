@@ -61,7 +61,7 @@ struct ChatClientState {
   /// Whether a connection has been up before (a reconnect then resumes from `lastID`).
   var connectedBefore = false
 
-  var connection: (any TransportConnection)?
+  var connection: (any ChatTransportConnection)?
   /// The writer may send (WebSocket: after the history that answers the connect).
   var ready = false
   var kick: AsyncStream<Void>.Continuation?
