@@ -271,3 +271,99 @@ struct TLSPeerCheckTests {
     #expect(nothing.refusal(chainTrusted: nil, leaf: nil) == nil, "verify off and no pins: anything goes")
   }
 }
+
+/// The shared pieces the Network.framework transports are made of, driven as its callbacks
+/// drive them: ``StreamLineConnection`` over a recording link, ``ConnectGate``'s outcomes,
+/// and ``TransportInputs``' single end.
+@Suite(.onTestThreads) struct TransportSharedPieceTests {
+  /// A ``StreamLink`` that records what is written and can be made to refuse.
+  final class RecordingLink: StreamLink {
+    private let state = Mutex((written: [UInt8](), closed: false))
+    var written: String { state.withLock { String(decoding: $0.written, as: UTF8.self) } }
+    var isClosed: Bool { state.withLock { $0.closed } }
+    func write(_ bytes: [UInt8]) async -> Bool {
+      state.withLock { s in
+        guard !s.closed else { return false }
+        s.written += bytes
+        return true
+      }
+    }
+    func close() { state.withLock { $0.closed = true } }
+  }
+
+  @Test func aStreamLineConnectionFramesBothWaysAndEndsOnce() async throws {
+    let link = RecordingLink()
+    let connection = StreamLineConnection(link: link)
+    try await connection.sendHello(["iam:alice", "/join lobby"])
+    try await connection.send("hi")
+    #expect(link.written == "iam:alice\n/join lobby\nhi\n")
+
+    connection.received(Array("* welcome\r\nAlice: h".utf8))
+    connection.received(Array("ello\nunterminated".utf8))
+    connection.ended("closed by the server")
+    connection.ended("again")
+    connection.received(Array("after the end\n".utf8))
+    var inputs: [ChatTransportInput] = []
+    for await input in connection.inputs { inputs.append(input) }
+    #expect(
+      inputs == [
+        .text("* welcome"), .text("Alice: hello"), .text("unterminated"),
+        .closed(code: nil, reason: "closed by the server"),
+      ])
+
+    connection.close()
+    #expect(link.isClosed)
+    await #expect(throws: ChatClientError.closed) { try await connection.send("late") }
+  }
+
+  @Test func aConnectGateTakesTheFirstOutcome() async throws {
+    let opened = ConnectGate()
+    opened.open()
+    opened.fail(.connectFailed("too late"))
+    try await opened.wait(timeout: .seconds(30), timeoutReason: "never") {}
+
+    let failed = ConnectGate()
+    Task {
+      try? await Task.sleep(for: .milliseconds(20))
+      failed.fail(.connectFailed("refused"))
+      failed.open()
+    }
+    await #expect(throws: ChatClientError.connectFailed) {
+      try await failed.wait(timeout: .seconds(30), timeoutReason: "never") {}
+    }
+
+    let silent = ConnectGate()
+    let cancelled = Mutex(false)
+    let error = await #expect(throws: ChatClientError.timeout) {
+      try await silent.wait(timeout: .milliseconds(50), timeoutReason: "no connection within 50 ms") {
+        cancelled.withLock { $0 = true }
+      }
+    }
+    #expect(error?.description == "no connection within 50 ms")
+    #expect(cancelled.withLock { $0 }, "a timed-out connect is given up")
+
+    let abandoned = ConnectGate()
+    let waiter = Task { () -> ChatClientError? in
+      do {
+        try await abandoned.wait(timeout: .seconds(30), timeoutReason: "never") {}
+        return nil
+      } catch {
+        return error as? ChatClientError
+      }
+    }
+    waiter.cancel()
+    #expect(await waiter.value == .closed)
+  }
+
+  @Test func transportInputsEndOnceAndDropWhatFollows() async {
+    let relay = TransportInputs()
+    relay.yield(.text("one"))
+    relay.yield(.pong)
+    #expect(relay.end(code: 1000, reason: "bye"))
+    #expect(!relay.end(code: nil, reason: "cancelled"))
+    relay.yield(.text("late"))
+    var inputs: [ChatTransportInput] = []
+    for await input in relay.stream { inputs.append(input) }
+    #expect(inputs == [.text("one"), .pong, .closed(code: 1000, reason: "bye")])
+  }
+}
