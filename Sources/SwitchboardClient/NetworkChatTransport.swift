@@ -30,9 +30,8 @@
 
   extension NWConnection {
     /// Starts the connection on `queue` and waits until it is ready (``ConnectGate``):
-    /// `.failed` fails the connect, `.waiting` (no usable network path yet) keeps waiting
-    /// until the deadline, as Network.framework retries when the path changes; a connect
-    /// that fails, times out or is cancelled cancels the connection. `ended` is called when
+    /// `.failed` and `.waiting` (no usable path, or the server refused) fail the connect; a
+    /// connect that fails, times out or is cancelled cancels the connection. `ended` is called when
     /// the connection fails or is cancelled.
     func open(
       on queue: DispatchQueue, timeout: Duration, what: String, ended: @escaping @Sendable (String) -> Void
@@ -41,13 +40,17 @@
       stateUpdateHandler = { state in
         switch state {
         case .ready: gate.open()
+        case .waiting(let error):
+          // No usable path, or refused: this attempt fails and the client's reconnect policy
+          // (and its network-path hook) decides when to try again, as with POSIX sockets.
+          gate.fail(.connectFailed("\(what): \(error)"))
         case .failed(let error):
           gate.fail(.connectFailed("\(what): \(error)"))
           ended("\(error)")
         case .cancelled:
           gate.fail(.closed("cancelled while connecting"))
           ended("closed")
-        case .setup, .preparing, .waiting: break
+        case .setup, .preparing: break
         @unknown default: break
         }
       }
