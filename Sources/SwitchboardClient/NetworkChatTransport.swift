@@ -33,7 +33,7 @@
     /// `.failed` and `.waiting` (no usable path, or the server refused) fail the connect; a
     /// connect that fails, times out or is cancelled cancels the connection. `ended` is called when
     /// the connection fails or is cancelled.
-    func open(
+    func startAndWait(
       on queue: DispatchQueue, timeout: Duration, what: String, ended: @escaping @Sendable (String) -> Void
     ) async throws(ChatClientError) {
       let gate = ConnectGate()

@@ -12,7 +12,7 @@
       let nw = NWConnection(to: try NWConnection.endpoint(request.endpoint), using: .udp)
       let datagrams = DatagramConnection(link: NetworkDatagramLink(connection: nw), hello: request.hello)
       // A UDP connection is "ready" once a path and a local port exist; the proof is the connect.
-      try await nw.open(on: queue, timeout: request.connectTimeout, what: request.endpoint.description) {
+      try await nw.startAndWait(on: queue, timeout: request.connectTimeout, what: request.endpoint.description) {
         [weak datagrams] reason in datagrams?.linkClosed(reason)
       }
       receive(on: nw, into: datagrams)

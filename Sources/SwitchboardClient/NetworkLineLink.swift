@@ -14,7 +14,7 @@
       let parameters = NWParameters(tls: tls, tcp: NWConnection.tcpOptions(request))
       let nw = NWConnection(to: try NWConnection.endpoint(request.endpoint), using: parameters)
       let line = StreamLineConnection(link: NetworkLineLink(connection: nw))
-      try await nw.open(on: queue, timeout: request.connectTimeout, what: request.endpoint.description) {
+      try await nw.startAndWait(on: queue, timeout: request.connectTimeout, what: request.endpoint.description) {
         [weak line] reason in line?.ended(reason)
       }
       receive(on: nw, into: line)

@@ -42,8 +42,8 @@
       parameters.defaultProtocolStack.applicationProtocols.insert(webSocket, at: 0)
       let nw = NWConnection(to: .url(url), using: parameters)
       let relay = TransportInputs()
-      try await nw.open(on: queue, timeout: request.connectTimeout, what: request.endpoint.description) {
-        reason in relay.end(code: nil, reason: reason)
+      try await nw.startAndWait(on: queue, timeout: request.connectTimeout, what: request.endpoint.description) {
+        reason in _ = relay.end(code: nil, reason: reason)
       }
       let connection = NetworkWebSocketConnection(connection: nw, queue: queue, relay: relay)
       receive(on: nw, into: relay)

@@ -31,24 +31,22 @@ import Testing
   @Test(arguments: vectors.indices)
   func nistVectors(_ index: Int) {
     let (input, digest) = Self.vectors[index]
-    #expect(hex(SHA256.hash(input)) == digest)
+    #expect(HashChecks.hex(SHA256.hash(input)) == digest)
   }
 
   @Test func aMillionAs() {
     var sha = SHA256()
     let thousand = [UInt8](repeating: UInt8(ascii: "a"), count: 1000)
     for _ in 0..<1000 { sha.update(thousand) }
-    #expect(hex(sha.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    #expect(HashChecks.hex(sha.finalize()) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
   }
 
   /// Fed in random pieces, the digest is the one of the whole: no block boundary is special.
   @Test func piecesGiveTheDigestOfTheWhole() {
-    var generator = SeededGenerator(seed: 0x5EA2)
-    for length in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 128, 1000] {
-      let bytes = pattern(count: length, seed: UInt64(length))
+    HashChecks.piecesGiveTheDigestOfTheWhole(seed: 0x5EA2, whole: { SHA256.hash($0) }) { pieces in
       var sha = SHA256()
-      for chunk in bytes.randomSplits(maxChunk: 70, using: &generator) { sha.update(chunk) }
-      #expect(sha.finalize() == SHA256.hash(bytes), "length \(length)")
+      for piece in pieces { sha.update(piece) }
+      return sha.finalize()
     }
   }
 
@@ -56,20 +54,15 @@ import Testing
     /// Every length up to 200 (the padding's edges at 55/56 and 119/120 among them) and a
     /// few longer ones, against OpenSSL's SHA256.
     @Test func matchesOpenSSLOnEveryLengthTo200() {
-      for length in Array(0...200) + [255, 256, 1023, 4096, 65_537] {
-        let bytes = pattern(count: length, seed: UInt64(length) &+ 11)
-        var expected = [UInt8](repeating: 0, count: 32)
+      HashChecks.matchesReference(seed: 11, ours: { SHA256.hash($0) }) { bytes in
+        var digest = [UInt8](repeating: 0, count: 32)
         bytes.withUnsafeBufferPointer { input in
-          expected.withUnsafeMutableBufferPointer { output in
+          digest.withUnsafeMutableBufferPointer { output in
             _ = COpenSSL.SHA256(input.baseAddress, input.count, output.baseAddress)
           }
         }
-        #expect(SHA256.hash(bytes) == expected, "length \(length)")
+        return digest
       }
     }
   #endif
-
-  private func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
-  }
 }
