@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardClient
 import SwitchboardServer
+import SwitchboardTLS
 import SwitchboardTestSupport
 import Synchronization
 import Testing
@@ -57,6 +58,61 @@ import Testing
       transport.openConnections == 0
     }
     #expect(transport.closeCalls > 0, "the client closed its connection through the seam")
+  }
+}
+
+/// What the seam hands a transport, and what it makes of a transport's errors.
+@Suite(.onTestThreads) struct ChatTransportRequestTests {
+  @Test func theDefaultTransportIsThePlatformsAndTLSSettingsNameTheHost() throws {
+    #if canImport(Network)
+      #expect(ChatClient.Configuration().transport is NetworkChatTransport)
+    #else
+      #expect(ChatClient.Configuration().transport is POSIXChatTransport)
+    #endif
+    let tls = try ChatEndpoint("tls://chat.example.com:8443")
+    #expect(ChatTransportRequest(endpoint: tls, webSocketURL: "", hello: []).tlsConfiguration?.serverName == "chat.example.com")
+    var named = ChatTransportRequest(endpoint: tls, webSocketURL: "", hello: [])
+    named.tls = TLSConfiguration(serverName: "other.example.com", verify: false)
+    #expect(named.tlsConfiguration?.serverName == "other.example.com")
+    #expect(named.tlsConfiguration?.verify == false)
+    let tcp = try ChatEndpoint("tcp://chat.example.com:8080")
+    #expect(ChatTransportRequest(endpoint: tcp, webSocketURL: "", hello: []).tlsConfiguration == nil)
+  }
+
+  /// A transport's connect error is the client's `.error` event, with its words, and the
+  /// client asks again by its reconnect policy.
+  @Test func aTransportsConnectErrorIsReportedAndRetried() async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let transport = RefusingFirst(StandInLineTransport())
+    var configuration = ChatClient.Configuration.forTesting
+    configuration.transport = transport
+    let alice = try ChatProbe(tcpURL(server), name: "alice", room: "lobby", configuration: configuration)
+    try await alice.waitConnected()
+    let refusal = try await alice.waitFor("the stand-in's refusal") {
+      if case .error(let error) = $0, error == .connectFailed { return true }
+      return false
+    }
+    guard case .error(let error) = refusal else { return }
+    #expect(error.description == "the stand-in refuses its first connect")
+    await alice.stop()
+  }
+}
+
+/// Refuses the first connect with ``ChatClientError/connectFailed(_:)``, then hands over.
+final class RefusingFirst: ChatTransport {
+  private let next: any ChatTransport
+  private let attempts = Mutex(0)
+
+  init(_ next: any ChatTransport) { self.next = next }
+
+  func connect(_ request: ChatTransportRequest) async throws(ChatClientError) -> any ChatTransportConnection {
+    let attempt = attempts.withLock {
+      $0 += 1
+      return $0
+    }
+    if attempt == 1 { throw .connectFailed("the stand-in refuses its first connect") }
+    return try await next.connect(request)
   }
 }
 
