@@ -43,7 +43,7 @@
           let trust = sec_trust_copy_ref(secTrust).takeRetainedValue()
           var trusted: Bool?
           if check.verify {
-            _ = SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, serverName as CFString?))
+            _ = SecTrustSetPolicies(trust, SecPolicyCreateSSL(true, serverName.map { $0 as CFString }))
             if let anchors = check.anchors {
               _ = SecTrustSetAnchorCertificates(trust, certificates(anchors) as CFArray)
               _ = SecTrustSetAnchorCertificatesOnly(trust, true)
