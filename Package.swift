@@ -68,7 +68,7 @@ let package = Package(
     // through OpenSSL on Linux, CryptoKit and Security on Apple platforms (docs/SECURITY.md); IO only
     // for the platform's name in refusals. It takes the room-name rule and JSON string quoting from
     // the wire, so the rules stay one.
-    .target(name: "SwitchboardAuth", dependencies: ["SwitchboardWire", "SwitchboardIO"] + openSSL),
+    .target(name: "SwitchboardAuth", dependencies: ["SwitchboardWire", "SwitchboardIO", "SwitchboardCrypto"] + openSSL),
     // DNS/mDNS message codec (pure): the base of discovery (docs/DISCOVERY.md).
     .target(name: "SwitchboardDNS"),
     // mDNS responder (a pure state machine) and its multicast socket shell (docs/DISCOVERY.md).
@@ -97,6 +97,7 @@ let package = Package(
       dependencies: [
         "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardTLS", "SwitchboardWire",
         "SwitchboardLog", "SwitchboardDiscovery", "SwitchboardDNS",
+        "SwitchboardCrypto",
       ]),
     .executableTarget(
       name: "switchboard",

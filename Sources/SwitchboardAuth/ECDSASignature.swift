@@ -1,3 +1,5 @@
+import SwitchboardCrypto
+
 /// ES256 signatures in both shapes: JOSE's raw `r || s` (32 bytes each, big-endian; RFC 7518
 /// §3.4) and the DER `SEQUENCE { INTEGER r, INTEGER s }` OpenSSL signs and verifies.
 /// Portable Swift (``DERReader`` one way, a few bytes of DER the other), so it is the same

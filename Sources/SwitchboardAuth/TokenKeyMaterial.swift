@@ -1,3 +1,5 @@
+import SwitchboardCrypto
+
 /// What a PEM key file holds, in the forms the crypto backends take, after every check that
 /// needs no crypto library: the PEM armour, the DER structure (SubjectPublicKeyInfo,
 /// certificate, PKCS#1, PKCS#8, SEC1), the key type, the RSA modulus size, the curve.
@@ -87,17 +89,9 @@ enum TokenKeyMaterial: Equatable {
     }
   }
 
-  /// Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signature }, and in
-  /// tbsCertificate the SubjectPublicKeyInfo after version, serial, signature, issuer,
-  /// validity and subject.
+  /// A certificate's key: its SubjectPublicKeyInfo (``DERReader/subjectPublicKeyInfo(ofCertificate:)``).
   private static func certificate(_ der: [UInt8]) throws -> TokenKeyMaterial {
-    var outer = DERReader(der)
-    var certificate = try outer.readSequence()
-    var tbs = try certificate.readSequence()
-    _ = try tbs.readIfPresent(DERReader.Tag.context(0))  // version
-    _ = try tbs.read(DERReader.Tag.integer)  // serial number
-    for _ in 0..<4 { _ = try tbs.read(DERReader.Tag.sequence) }  // signature, issuer, validity, subject
-    return try subjectPublicKeyInfo(try tbs.read(DERReader.Tag.sequence).encoded)
+    try subjectPublicKeyInfo(try DERReader.subjectPublicKeyInfo(ofCertificate: der))
   }
 
   /// PrivateKeyInfo ::= SEQUENCE { version, AlgorithmIdentifier, OCTET STRING privateKey, … }.

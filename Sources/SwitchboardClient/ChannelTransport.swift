@@ -1,17 +1,16 @@
 import SwitchboardIO
 
-/// The transports of the line dialect, whose socket is a channel on one event loop:
-/// ``TransportLine`` (`tcp://`, `tls://`) and ``TransportDatagram`` (`udp://`).
+/// A POSIX transport whose socket is a channel on one event loop: ``TransportLine``
+/// (`tcp://`, `tls://`).
 ///
-/// This side, reached from any task, is the same for both: each call is a hop to the
-/// channel's loop. What differs (the socket, framing, the connect handshake) is in the
-/// channel.
-final class ChannelTransport<Channel: TransportChannel>: TransportConnection {
-  let inputs: AsyncStream<TransportInput>
+/// This side is reached from any task: each call is a hop to the channel's loop. The
+/// socket, the framing and the connect handshake are the channel's.
+final class ChannelTransport<Channel: TransportChannel>: ChatTransportConnection {
+  let inputs: AsyncStream<ChatTransportInput>
   var headers: [ChatClient.Header] { [] }
   private let channel: LoopBound<Channel>
 
-  private init(inputs: AsyncStream<TransportInput>, channel: LoopBound<Channel>) {
+  private init(inputs: AsyncStream<ChatTransportInput>, channel: LoopBound<Channel>) {
     self.inputs = inputs
     self.channel = channel
   }
@@ -30,17 +29,17 @@ final class ChannelTransport<Channel: TransportChannel>: TransportConnection {
   ///   - cancel: Run on the loop if the connecting task is cancelled; must complete the
   ///     start with an error.
   static func open(
-    _ endpoint: ChatEndpoint, configuration: ChatClient.Configuration,
-    make: (EventLoop, SocketAddress, AsyncStream<TransportInput>.Continuation) -> sending Channel,
+    _ request: ChatTransportRequest,
+    make: (EventLoop, SocketAddress, AsyncStream<ChatTransportInput>.Continuation) -> sending Channel,
     start: @escaping @Sendable (Channel, SocketAddress, CheckedContinuation<Result<Void, ChatClientError>, Never>)
       -> Void,
     cancel: @escaping @Sendable (Channel) -> Void
   ) async throws(ChatClientError) -> ChannelTransport {
-    let loop = try TransportFactory.loop(configuration).loop
-    let address = try TransportFactory.resolve(endpoint)
-    let (inputs, continuation) = AsyncStream.makeStream(of: TransportInput.self)
+    let loop = try POSIXChatTransport.loop(request).loop
+    let address = try POSIXChatTransport.resolve(request.endpoint)
+    let (inputs, continuation) = AsyncStream.makeStream(of: ChatTransportInput.self)
     let channel = LoopBound(sending: make(loop, address, continuation), on: loop)
-    try await TransportFactory.start(on: loop) { done in
+    try await POSIXChatTransport.start(on: loop) { done in
       start(channel.value, address, done)
     } cancel: {
       cancel(channel.value)

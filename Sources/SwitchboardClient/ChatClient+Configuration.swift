@@ -54,6 +54,10 @@ extension ChatClient {
     /// `nil` (no monitor) elsewhere; ``ChatClient/networkPathChanged(_:)`` takes reports from
     /// a monitor of the app's own.
     public var pathMonitor: (any ChatPathMonitor)? = Configuration.defaultPathMonitor
+    /// What opens each connection (default ``ChatTransports/system``: Network.framework on
+    /// Apple platforms, the POSIX sockets elsewhere). Set your own ``ChatTransport`` to carry
+    /// the chat over something else; docs/CLIENT.md, "Transports".
+    public var transport: any ChatTransport = ChatTransports.system
 
     /// Creates a configuration; every parameter has the documented default.
     public init(

@@ -96,7 +96,7 @@ extension ChatClient {
   /// have moved), then tries its addresses in order. Returns the connection, the URL it
   /// reached and the service it was resolved from.
   private func open(logger: Log) async throws(ChatClientError)
-    -> (any TransportConnection, String, MDNSResolvedService?)
+    -> (any ChatTransportConnection, String, MDNSResolvedService?)
   {
     var targets = [endpoint]
     var found: MDNSResolvedService?
@@ -112,11 +112,10 @@ extension ChatClient {
     var lastError = ChatClientError.connectFailed("no address to connect to")
     for target in targets {
       if Task.isCancelled || isStopping { break }
-      let (url, hello) = connectParameters(target)
+      let request = connectParameters(target)
       do {
-        let connection = try await TransportFactory.connect(
-          target, webSocketURL: url, hello: hello, configuration: configuration)
-        return (connection, target.scheme == .ws ? url : target.description, found)
+        let connection = try await configuration.transport.connect(request)
+        return (connection, target.scheme == .ws ? request.webSocketURL : target.description, found)
       } catch {
         if targets.count > 1 {
           logger.debug("address failed", metadata: ["address": target.description, "error": "\(error)"])
@@ -127,8 +126,9 @@ extension ChatClient {
     throw lastError
   }
 
-  /// The WebSocket URL to `target` (with the resume point) and the line/UDP hello.
-  private func connectParameters(_ target: ChatEndpoint) -> (String, [String]) {
+  /// What the transport is asked to open: the WebSocket URL to `target` (with the resume
+  /// point), the line/UDP hello and the configuration's transport settings.
+  private func connectParameters(_ target: ChatEndpoint) -> ChatTransportRequest {
     let (since, epoch, connectedBefore) = state.withLock { ($0.lastID, $0.epoch, $0.connectedBefore) }
     let resumeFrom: UInt64? = connectedBefore ? (since ?? 0) : nil
     let token = configuration.token
@@ -139,14 +139,18 @@ extension ChatClient {
     // An empty name leaves the naming to the server (`iam:` alone is refused).
     if !name.trimmingWhitespace.isEmpty { hello.append("iam:" + name) }
     if let room { hello.append("/join " + room) }
-    return (url, hello)
+    return ChatTransportRequest(
+      endpoint: target, webSocketURL: url, hello: target.scheme == .ws || target.scheme == .wss ? [] : hello,
+      connectTimeout: configuration.connectTimeout, tls: configuration.tls, compression: configuration.compression,
+      keepAlive: configuration.heartbeat.isEnabled ? configuration.heartbeat.interval : nil,
+      eventLoopGroup: configuration.eventLoopGroup, logger: configuration.logger)
   }
 
   /// Runs one connection until it ends, or until a ring after generation `seen` (suspend,
   /// reconnect now, close: the connection is being closed, and a dead one would keep its
   /// reader waiting for the close handshake); returns why.
   private func serve(
-    _ connection: any TransportConnection, events: AsyncStream<Event>.Continuation, until seen: UInt64
+    _ connection: any ChatTransportConnection, events: AsyncStream<Event>.Continuation, until seen: UInt64
   ) async -> (String, WebSocketCloseCode?) {
     let (kicks, kick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let readyNow = state.withLock { s -> Bool in
@@ -188,7 +192,7 @@ extension ChatClient {
     return result
   }
 
-  private func read(_ connection: any TransportConnection, events: AsyncStream<Event>.Continuation) async
+  private func read(_ connection: any ChatTransportConnection, events: AsyncStream<Event>.Continuation) async
     -> (String, WebSocketCloseCode?)
   {
     var pending: [Event] = []
@@ -238,7 +242,7 @@ extension ChatClient {
   }
 
   private func write(
-    _ connection: any TransportConnection, kicks: AsyncStream<Void>, events: AsyncStream<Event>.Continuation
+    _ connection: any ChatTransportConnection, kicks: AsyncStream<Void>, events: AsyncStream<Event>.Continuation
   ) async {
     let isLine = endpoint.scheme == .tcp || endpoint.scheme == .tls
     // With `.handled` the server's reply completes the send (ChatClientState.receive).
@@ -263,7 +267,7 @@ extension ChatClient {
   }
 
   private func beat(
-    _ connection: any TransportConnection, heartbeat: Heartbeat, events: AsyncStream<Event>.Continuation
+    _ connection: any ChatTransportConnection, heartbeat: Heartbeat, events: AsyncStream<Event>.Continuation
   ) async -> (String, WebSocketCloseCode?)? {
     let tick = max(min(heartbeat.interval, heartbeat.timeout) / 4, .milliseconds(10))
     while !Task.isCancelled {
@@ -284,7 +288,7 @@ extension ChatClient {
   }
 }
 
-extension TransportInput {
+extension ChatTransportInput {
   fileprivate var isPing: Bool {
     if case .ping = self { return true }
     return false

@@ -68,6 +68,12 @@ extension ChatClient {
     public var name: String
     /// The value.
     public var value: String
+
+    /// A header field (a ``ChatTransportConnection`` reports its response's).
+    public init(name: String, value: String) {
+      self.name = name
+      self.value = value
+    }
   }
 
   /// A chat message.

@@ -15,7 +15,7 @@ extension ChatClient {
   /// Safe from any thread and idempotent. It acts only while the client runs (before
   /// ``run(isolation:_:)`` and after ``close()`` it does nothing).
   public func suspend() {
-    let connection = state.withLock { s -> (any TransportConnection)?? in
+    let connection = state.withLock { s -> (any ChatTransportConnection)?? in
       s.suspend() ? .some(s.connection) : nil
     }
     guard let connection else { return }
@@ -40,7 +40,7 @@ extension ChatClient {
   /// Safe from any thread; calls made while a connect is under way let it finish. Does nothing
   /// while the client is suspended (``resume()`` connects), not yet running or closed.
   public func reconnectNow() {
-    let connection = state.withLock { s -> (any TransportConnection)?? in
+    let connection = state.withLock { s -> (any ChatTransportConnection)?? in
       s.acceptsReconnectNow ? .some(s.connection) : nil
     }
     guard let connection else { return }

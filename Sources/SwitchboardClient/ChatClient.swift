@@ -182,7 +182,7 @@ public final class ChatClient: Sendable {
   /// stream. Sends still queued fail with ``ChatClientError/closed``. Safe to call from
   /// anywhere, more than once.
   public func close() {
-    let connection = state.withLock { s -> (any TransportConnection)? in
+    let connection = state.withLock { s -> (any ChatTransportConnection)? in
       switch s.phase {
       case .idle, .running, .suspended: s.phase = .stopping
       case .stopping, .stopped: break

@@ -76,12 +76,18 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
     .init(.localNetworkDenied, "\(detail): \(localNetworkAdvice)")
   }
   static func serverError(_ detail: String) -> ChatClientError { .init(.serverError, detail) }
-  static func invalidURL(_ detail: String) -> ChatClientError { .init(.invalidURL, detail) }
-  static func unsupportedScheme(_ detail: String) -> ChatClientError { .init(.unsupportedScheme, detail) }
-  static func connectFailed(_ detail: String) -> ChatClientError { .init(.connectFailed, detail) }
-  static func timeout(_ detail: String) -> ChatClientError { .init(.timeout, detail) }
+  /// ``invalidURL`` with `detail` as its description (a transport given a URL it cannot parse).
+  public static func invalidURL(_ detail: String) -> ChatClientError { .init(.invalidURL, detail) }
+  /// ``unsupportedScheme`` with `detail` (a ``ChatTransport`` asked for a scheme it does not carry).
+  public static func unsupportedScheme(_ detail: String) -> ChatClientError { .init(.unsupportedScheme, detail) }
+  /// ``connectFailed`` with `detail` (a ``ChatTransport`` that could not reach the server:
+  /// name resolution, the connect, a TLS or WebSocket handshake).
+  public static func connectFailed(_ detail: String) -> ChatClientError { .init(.connectFailed, detail) }
+  /// ``timeout`` with `detail` (a ``ChatTransport`` past ``ChatTransportRequest/connectTimeout``).
+  public static func timeout(_ detail: String) -> ChatClientError { .init(.timeout, detail) }
   static func queueFull(_ detail: String) -> ChatClientError { .init(.queueFull, detail) }
-  static func closed(_ detail: String) -> ChatClientError { .init(.closed, detail) }
+  /// ``closed`` with `detail` (a ``ChatTransportConnection`` that can no longer send).
+  public static func closed(_ detail: String) -> ChatClientError { .init(.closed, detail) }
   static func heartbeatTimeout(_ detail: String) -> ChatClientError { .init(.heartbeatTimeout, detail) }
   static func notStored(_ detail: String) -> ChatClientError { .init(.notStored, detail) }
   static func gaveUp(_ detail: String) -> ChatClientError { .init(.gaveUp, detail) }

@@ -76,7 +76,7 @@ struct ChatClientState {
   /// The network path as last reported (``ChatClient/networkPathChanged(_:)``).
   var path = ChatPathTracker()
 
-  var connection: (any TransportConnection)?
+  var connection: (any ChatTransportConnection)?
   /// The writer may send (WebSocket: after the history that answers the connect).
   var ready = false
   var kick: AsyncStream<Void>.Continuation?

@@ -1,7 +1,7 @@
 import SwitchboardWire
 
 /// How a `udp://` client proves to the server that it receives at its address
-/// (``DatagramProof``), as a pure state machine; ``DatagramChannel`` carries out its actions.
+/// (``DatagramProof``), as a pure state machine; ``DatagramConnection`` carries out its actions.
 ///
 /// Connecting: the client sends ``DatagramProof/request`` (`/ok`, padded so that the
 /// server may answer it) until the server offers a code, then `/ok CODE` until the server

@@ -10,24 +10,21 @@ import SwitchboardWire
 
 /// The socket side of ``TransportLine``, on its loop.
 final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionDelegate {
-  /// The longest line taken from the server, as for a WebSocket message
-  /// (``WebSocketClient/Configuration/maxMessageSize``); a longer one is dropped whole.
-  static let maxLineLength = 16 << 20
   static let sendFailure = "connection closed"
 
   private let loop: EventLoop
-  private let inputs: AsyncStream<TransportInput>.Continuation
+  private let inputs: AsyncStream<ChatTransportInput>.Continuation
   private let keepAlive: Duration?
   private var tcp: TCPConnection?
   private var tls: TLSConnection?
   private var completion: CheckedContinuation<Result<Void, ChatClientError>, Never>?
   private var timer: Scheduled?
-  private var framer = LineFramer(maxLineLength: LineChannel.maxLineLength)
+  private var reader = LineReader()
   private var finished = false
   /// Kept alive while the socket is open (a TLS connection holds its delegate weakly).
   private var keepSelf: LineChannel?
 
-  init(loop: EventLoop, inputs: AsyncStream<TransportInput>.Continuation, keepAlive: Duration?) {
+  init(loop: EventLoop, inputs: AsyncStream<ChatTransportInput>.Continuation, keepAlive: Duration?) {
     self.loop = loop
     self.inputs = inputs
     self.keepAlive = keepAlive
@@ -125,20 +122,15 @@ final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionD
   private func finish(reason: String) {
     guard !finished else { return }
     finished = true
-    if let partial = framer.takePartial() { inputs.yield(.text(String(decoding: partial, as: UTF8.self))) }
+    if let partial = reader.finish() { inputs.yield(.text(partial)) }
     inputs.yield(.closed(code: nil, reason: reason))
     inputs.finish()
     keepSelf = nil
   }
 
   private func read(_ bytes: UnsafeRawBufferPointer) {
-    framer.append(bytes)
-    while let output = framer.next() {
-      switch output {
-      case .line(let line): inputs.yield(.text(String(decoding: line, as: UTF8.self)))
-      case .tooLong: continue
-      }
-    }
+    let inputs = self.inputs
+    reader.read(bytes) { inputs.yield(.text($0)) }
   }
 
   // MARK: TCPConnectionDelegate

@@ -1,14 +1,14 @@
 /// The WebSocket transport: a ``WebSocketClient`` whose events are relayed as
-/// ``TransportInput``.
-final class TransportWebSocket: TransportConnection {
-  let inputs: AsyncStream<TransportInput>
+/// ``ChatTransportInput``.
+final class TransportWebSocket: ChatTransportConnection {
+  let inputs: AsyncStream<ChatTransportInput>
   let headers: [ChatClient.Header]
   private let client: WebSocketClient
 
   private init(client: WebSocketClient) {
     self.client = client
     self.headers = client.response.headers.map { ChatClient.Header(name: $0.name, value: $0.value) }
-    let (stream, continuation) = AsyncStream.makeStream(of: TransportInput.self)
+    let (stream, continuation) = AsyncStream.makeStream(of: ChatTransportInput.self)
     inputs = stream
     let events = client.events
     // The relay ends when the client's stream does (after `.closed`).
@@ -26,17 +26,15 @@ final class TransportWebSocket: TransportConnection {
     }
   }
 
-  static func connect(url: String, configuration: ChatClient.Configuration) async throws(ChatClientError)
-    -> TransportWebSocket
-  {
+  static func connect(_ request: ChatTransportRequest) async throws(ChatClientError) -> TransportWebSocket {
     var ws = WebSocketClient.Configuration(
-      compression: configuration.compression, connectTimeout: configuration.connectTimeout,
-      closeTimeout: .seconds(2))
-    ws.eventLoopGroup = configuration.eventLoopGroup
-    ws.tls = configuration.tls
-    ws.logger = configuration.logger
+      compression: request.compression, connectTimeout: request.connectTimeout, closeTimeout: .seconds(2))
+    ws.eventLoopGroup = request.eventLoopGroup
+    ws.tls = request.tls
+    ws.logger = request.logger
     do {
-      return TransportWebSocket(client: try await WebSocketClient.connect(to: url, configuration: ws))
+      return TransportWebSocket(
+        client: try await WebSocketClient.connect(to: request.webSocketURL, configuration: ws))
     } catch {
       if error == .timeout { throw .timeout(error.description) }
       if error == .invalidURL { throw .invalidURL(error.description) }

@@ -15,19 +15,15 @@
 public struct SHA1: Sendable {
   /// Bytes in a digest.
   public static let digestLength = 20
-  /// Bytes in a block.
-  static let blockLength = 64
 
   private var state: (UInt32, UInt32, UInt32, UInt32, UInt32) = (
     0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476, 0xC3D2_E1F0
   )
-  /// Input not yet hashed: less than one block.
-  private var pending: [UInt8] = []
-  /// Bytes given so far (the message length the padding ends with).
-  private var length: UInt64 = 0
+  /// Input not yet hashed.
+  private var blocks = BlockBuffer()
 
   /// A hash of nothing yet.
-  public init() { pending.reserveCapacity(Self.blockLength) }
+  public init() {}
 
   /// The digest of `bytes`.
   public static func hash(_ bytes: some Sequence<UInt8>) -> [UInt8] {
@@ -44,52 +40,23 @@ public struct SHA1: Sendable {
 
   /// Adds `bytes` to the message.
   public mutating func update(_ bytes: some Sequence<UInt8>) {
-    for byte in bytes {
-      pending.append(byte)
-      length &+= 1
-      if pending.count == Self.blockLength {
-        compress(pending)
-        pending.removeAll(keepingCapacity: true)
-      }
-    }
+    var blocks = BlockBuffer.taken(from: &self.blocks)
+    blocks.update(bytes) { compress($0) }
+    self.blocks = blocks
   }
 
-  /// The digest of everything given: pads the message (a 1 bit, zeros, the length in bits
-  /// as 64-bit big-endian) and hashes the last blocks.
+  /// The digest of everything given: pads the message (``BlockBuffer/finalize(_:)``) and
+  /// hashes the last blocks.
   public consuming func finalize() -> [UInt8] {
-    let bits = length &* 8
-    var tail = pending
-    tail.append(0x80)
-    while tail.count % Self.blockLength != 56 { tail.append(0) }
-    for shift in stride(from: 56, through: 0, by: -8) {
-      tail.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
-    }
-    for start in stride(from: 0, to: tail.count, by: Self.blockLength) {
-      compress(tail[start..<(start + Self.blockLength)])
-    }
-    var digest: [UInt8] = []
-    digest.reserveCapacity(Self.digestLength)
-    for word in [state.0, state.1, state.2, state.3, state.4] {
-      digest += [
-        UInt8(word >> 24), UInt8(truncatingIfNeeded: word >> 16), UInt8(truncatingIfNeeded: word >> 8),
-        UInt8(truncatingIfNeeded: word),
-      ]
-    }
-    return digest
+    var blocks = BlockBuffer.taken(from: &self.blocks)
+    blocks.finalize { compress($0) }
+    return BlockBuffer.bigEndian([state.0, state.1, state.2, state.3, state.4])
   }
 
   /// One 64-byte block into the state (FIPS 180-4 §6.1.2).
-  private mutating func compress(_ block: some Collection<UInt8>) {
+  private mutating func compress(_ block: ArraySlice<UInt8>) {
     var w = [UInt32](repeating: 0, count: 80)
-    var index = block.startIndex
-    for t in 0..<16 {
-      var word: UInt32 = 0
-      for _ in 0..<4 {
-        word = word << 8 | UInt32(block[index])
-        index = block.index(after: index)
-      }
-      w[t] = word
-    }
+    BlockBuffer.loadWords(block, into: &w)
     for t in 16..<80 { w[t] = rotl(w[t - 3] ^ w[t - 8] ^ w[t - 14] ^ w[t - 16], 1) }
     var (a, b, c, d, e) = state
     for t in 0..<80 {

@@ -1,9 +1,9 @@
 /// Minimal base64 (RFC 4648, standard alphabet, padded) for handshake keys, so the codec
-/// does not need Foundation.
-enum Base64 {
+/// does not need Foundation; `package` for the client's PEM certificates.
+package enum Base64 {
   private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
 
-  static func encode(_ bytes: [UInt8]) -> String {
+  package static func encode(_ bytes: [UInt8]) -> String {
     var out: [UInt8] = []
     out.reserveCapacity((bytes.count + 2) / 3 * 4)
     var i = 0
@@ -33,7 +33,7 @@ enum Base64 {
   }
 
   /// Decodes padded base64; `nil` if malformed.
-  static func decode(_ text: String) -> [UInt8]? {
+  package static func decode(_ text: String) -> [UInt8]? {
     let chars = Array(text.utf8)
     guard chars.count % 4 == 0 else { return nil }
     var out: [UInt8] = []

@@ -1,31 +1,32 @@
 import SwitchboardIO
 
-/// Connects the transport `endpoint` names.
-enum TransportFactory {
-  static func connect(
-    _ endpoint: ChatEndpoint, webSocketURL: String, hello: [String], configuration: ChatClient.Configuration
-  ) async throws(ChatClientError) -> any TransportConnection {
-    switch endpoint.scheme {
-    case .ws, .wss:
-      return try await TransportWebSocket.connect(url: webSocketURL, configuration: configuration)
-    case .tcp, .tls:
-      return try await TransportLine.connect(endpoint, hello: hello, configuration: configuration)
-    case .udp:
-      return try await TransportDatagram.connect(endpoint, hello: hello, configuration: configuration)
+/// The built-in transports on BSD sockets (SwitchboardIO's event loops): `tcp`/`tls` lines
+/// (TLS through OpenSSL), `udp` datagrams with the address proof, and `ws`/`wss` through
+/// ``WebSocketClient`` (with permessage-deflate when asked).
+///
+/// The default on Linux. It builds on Apple platforms too, where `tls`/`wss` fail to
+/// connect (no OpenSSL there) and the Network.framework transport is the default.
+public struct POSIXChatTransport: ChatTransport {
+  /// The POSIX transports.
+  public init() {}
+
+  public func connect(_ request: ChatTransportRequest) async throws(ChatClientError) -> any ChatTransportConnection {
+    switch request.endpoint.scheme {
+    case .ws, .wss: try await TransportWebSocket.connect(request)
+    case .tcp, .tls: try await TransportLine.connect(request)
+    case .udp: try await TransportDatagram.connect(request)
     }
   }
 
   /// The loop to run a socket on.
-  static func loop(_ configuration: ChatClient.Configuration) throws(ChatClientError) -> EventLoopRef {
-    if let group = configuration.eventLoopGroup { return EventLoopRef(loop: group.next()) }
+  static func loop(_ request: ChatTransportRequest) throws(ChatClientError) -> EventLoopRef {
+    if let group = request.eventLoopGroup { return EventLoopRef(loop: group.next()) }
     switch WebSocketClient.sharedGroup {
     case .success(let group): return EventLoopRef(loop: group.next())
     case .failure(let error): throw .connectFailed("no event loop: \(error)")
     }
   }
-}
 
-extension TransportFactory {
   /// The endpoint's address (numeric hosts need no DNS).
   static func resolve(_ endpoint: ChatEndpoint) throws(ChatClientError) -> SocketAddress {
     do {
