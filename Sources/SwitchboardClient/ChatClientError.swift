@@ -16,6 +16,7 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
     case alreadyRunning
     case serverError
     case serviceNotFound
+    case unsupported
   }
 
   private let code: Code
@@ -57,7 +58,12 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
   /// (``DNSSDResolver/timeout``): it is not running, or not reachable by multicast from here.
   public static let serviceNotFound = ChatClientError(.serviceNotFound, "service not found")
 
+  /// The server does not support what was asked: an older server answered a `who` or `rooms`
+  /// frame (``ChatClient/requestMembers()``, ``ChatClient/requestRooms()``) with `unknown_type`.
+  public static let unsupported = ChatClientError(.unsupported, "not supported by the server")
+
   static func serviceNotFound(_ detail: String) -> ChatClientError { .init(.serviceNotFound, detail) }
+  static func unsupported(_ detail: String) -> ChatClientError { .init(.unsupported, detail) }
   static func serverError(_ detail: String) -> ChatClientError { .init(.serverError, detail) }
   static func invalidURL(_ detail: String) -> ChatClientError { .init(.invalidURL, detail) }
   static func unsupportedScheme(_ detail: String) -> ChatClientError { .init(.unsupportedScheme, detail) }

@@ -78,6 +78,10 @@ func check(_ bytes: [UInt8]) {
     if let since { fields.append(#""since":\#(since)"#) }
     if let epoch { fields.append(#""epoch":"# + JSONDialect.quote(epoch)) }
     expect(#"{"type":"join","data":{"# + fields.joined(separator: ",") + "}}", frame)
+  case .who:
+    expect(#"{"type":"who"}"#, frame)
+  case .rooms:
+    expect(#"{"type":"rooms"}"#, frame)
   }
   if isObject && text.utf8.count <= maxLength { agreesWithFoundation(text) }
   let quoted = JSONDialect.quote(text)
@@ -98,7 +102,7 @@ func checkLineRule(_ frame: ClientFrame) {
     lines = [("mallory", body)]
   case .join(let name?, _, _, _):
     if let name = LineDialect.cleanName(name, maxLength: 64) { lines = [(name, "hi")] }
-  case .join, .invalid:
+  case .join, .who, .rooms, .invalid:
     break
   }
   for (name, text) in lines where LineDialect.nameRefusal(name) == nil {
