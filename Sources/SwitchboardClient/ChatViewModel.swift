@@ -263,6 +263,8 @@ public final class ChatViewModel {
   /// The transcript and the member list start over with the new room's.
   public func switchRoom(_ room: String) {
     stop()
+    // A client given to init(client:) and not yet run joins its own room: make one for `room`.
+    if case .idle = run { run = .idle(first: nil) }
     self.room = room
     pending.items.removeAll()
     pending.clearTranscript = true

@@ -5,7 +5,7 @@ import SwitchboardWire
 // libFuzzer target for the WebSocket JSON protocol (docs/TESTING.md, "Fuzzing"): every
 // input, read as UTF-8, goes through ClientFrame.parse. Properties: non-objects stay plain
 // text, oversized objects are `too_large`, every refusal carries a documented code, a
-// joined room is valid; the frames the parser returns, written back as JSON with the
+// joined room is valid; the frames the parser returns (queries `who` and `rooms` included), written back as JSON with the
 // dialect's own quoting, parse to themselves (a ref with a fraction or an exponent to a
 // number within a few units in its last place); JSONDialect.quote of any text reads back,
 // through JSONSerialization, as that text; and the Foundation-free ClientFrameDecoder

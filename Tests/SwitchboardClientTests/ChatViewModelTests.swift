@@ -6,33 +6,50 @@ import Synchronization
 import SwitchboardTestSupport
 import Testing
 
-/// Counts observable changes of a model (transcript, connection, members, rooms),
-/// re-registering after each one, and checks that every change is published on the main
-/// actor: `onChange` (a nonisolated, `@Sendable` closure) runs where the property is set, and
-/// the runtime checks stop the test there if that is not the main actor's executor. (Not
-/// `Thread.isMainThread`: under `swift test` on Linux the main queue is served by a worker
-/// thread once the runner calls `dispatchMain()`.)
+/// Counts observable changes of a model's transcript, re-registering after each one, and
+/// checks that every change of the model (transcript, connection, members, rooms, room) is
+/// published on the main actor: `onChange` (a nonisolated `@Sendable` closure) runs where the
+/// property is set, and the runtime checks stop the test there if that is not the main
+/// actor's executor. (Not `Thread.isMainThread`: under `swift test` on Linux the main queue
+/// is served by a worker thread once the runner calls `dispatchMain()`.)
 @MainActor
 final class ChatChangeCounter {
+  /// Observable changes of ``ChatViewModel/messages``.
   private(set) var changes = 0
+  /// Observable changes of the other properties.
+  private(set) var otherChanges = 0
   let model: ChatViewModel
 
   init(_ model: ChatViewModel) {
     self.model = model
-    track()
+    trackMessages()
+    trackTheRest()
   }
 
-  private func track() {
+  private func trackMessages() {
     withObservationTracking {
       _ = model.messages
-      _ = model.connectionState
-      _ = model.members
-      _ = model.rooms
     } onChange: { [self] in
       MainActor.assertIsolated("a view model change published off the main actor")
       MainActor.assumeIsolated {
         changes += 1
-        track()
+        trackMessages()
+      }
+    }
+  }
+
+  private func trackTheRest() {
+    withObservationTracking {
+      _ = model.connectionState
+      _ = model.isViable
+      _ = model.members
+      _ = model.rooms
+      _ = model.room
+    } onChange: { [self] in
+      MainActor.assertIsolated("a view model change published off the main actor")
+      MainActor.assumeIsolated {
+        otherChanges += 1
+        trackTheRest()
       }
     }
   }
@@ -141,6 +158,7 @@ final class ChatChangeCounter {
     await guest.stop()
     try await eventually("guest left: \(model.members)") { model.members == ["resident", "viewer"] }
     #expect(model.room == "lobby")
+    #expect(counter.otherChanges >= 3)
     model.stop()
     await resident.stop()
   }
