@@ -133,6 +133,8 @@ public final class ChatViewModel {
   @ObservationIgnored private let minimumInterval: Duration
   @ObservationIgnored private let makeClient: Maker
   @ObservationIgnored private var run: Run
+  /// The room asked for (the init's, then ``switchRoom(_:)``'s); `nil`: the client's choice.
+  @ObservationIgnored private var requestedRoom: String?
   @ObservationIgnored private var runs = 0
   @ObservationIgnored private var pending = Pending()
   @ObservationIgnored private var flushTask: Task<Void, Never>?
@@ -156,15 +158,15 @@ public final class ChatViewModel {
   ) throws(ChatClientError) {
     let endpoint = try ChatEndpoint(url)
     self.init(
-      room: room ?? endpoint.roomInPath, first: nil, maxUpdatesPerSecond: maxUpdatesPerSecond, maxItems: maxItems
+      room: room, shownRoom: room ?? endpoint.roomInPath, first: nil, maxUpdatesPerSecond: maxUpdatesPerSecond,
+      maxItems: maxItems
     ) { room, previous in
       ChatClient(endpoint: endpoint, name: name, room: room, configuration: configuration)
     }
   }
 
-  /// A model whose runs use clients made by `makeClient`, given the room to join (`nil`:
-  /// the one the maker chooses; ``switchRoom(_:)`` passes the new room). Call it with
-  /// `nil` to learn the room.
+  /// A model whose runs use clients made by `makeClient`, given the room to join: `nil` until
+  /// ``switchRoom(_:)`` names one (the maker then chooses; ``room`` shows the made client's).
   ///
   /// ```swift
   /// let model = ChatViewModel { room throws(ChatClientError) in
@@ -175,7 +177,7 @@ public final class ChatViewModel {
     maxUpdatesPerSecond: Int = 60, maxItems: Int = 10_000,
     makeClient: @escaping @Sendable (_ room: String?) throws(ChatClientError) -> ChatClient
   ) {
-    self.init(room: nil, first: nil, maxUpdatesPerSecond: maxUpdatesPerSecond, maxItems: maxItems) {
+    self.init(room: nil, shownRoom: nil, first: nil, maxUpdatesPerSecond: maxUpdatesPerSecond, maxItems: maxItems) {
       room, _ throws(ChatClientError) in try makeClient(room)
     }
   }
@@ -186,19 +188,25 @@ public final class ChatViewModel {
     let endpoint = client.endpoint
     let name = client.name
     let configuration = client.configuration
-    self.init(room: client.joinsRoom, first: client, maxUpdatesPerSecond: maxUpdatesPerSecond, maxItems: maxItems) {
-      room, previous in
+    self.init(
+      room: client.room, shownRoom: client.joinsRoom, first: client, maxUpdatesPerSecond: maxUpdatesPerSecond,
+      maxItems: maxItems
+    ) { room, previous in
       ChatClient(endpoint: endpoint, name: name, room: room, configuration: configuration)
     }
   }
 
-  private init(room: String?, first: ChatClient?, maxUpdatesPerSecond: Int, maxItems: Int, makeClient: @escaping Maker)
-  {
+  /// `room`: the room asked for; `shownRoom`: what ``room`` shows until a client says.
+  private init(
+    room: String?, shownRoom: String?, first: ChatClient?, maxUpdatesPerSecond: Int, maxItems: Int,
+    makeClient: @escaping Maker
+  ) {
     self.maxItems = max(1, maxItems)
     self.minimumInterval = .seconds(1) / max(1, maxUpdatesPerSecond)
     self.makeClient = makeClient
     self.run = .idle(first: first)
-    self.room = room ?? "lobby"
+    self.requestedRoom = room
+    self.room = shownRoom ?? "lobby"
   }
 
   // MARK: Running
@@ -219,10 +227,11 @@ public final class ChatViewModel {
     case .idle(let first?):
       client = first
     case .idle(nil), .stopped:
+      // The last run's client, when the next one joins its room: where that one picks up.
       var previous: ChatClient?
-      if case .stopped(let last?) = run, last.joinsRoom == room { previous = last }
+      if case .stopped(let last?) = run, requestedRoom == nil || requestedRoom == last.joinsRoom { previous = last }
       do {
-        client = try makeClient(room, previous)
+        client = try makeClient(requestedRoom, previous)
       } catch {
         appendNotice("error: \(error)")
         setConnectionState(.disconnected(reason: "\(error)"))
@@ -232,7 +241,7 @@ public final class ChatViewModel {
     runs += 1
     let id = runs
     run = .running(id: id, client: client)
-    if client.joinsRoom != room { pending.room = client.joinsRoom }
+    if client.joinsRoom != room { room = client.joinsRoom }
     setConnectionState(.connecting)
     // Inherits the main actor: the client's run and its events stay on it.
     Task { [weak self] in
@@ -265,6 +274,7 @@ public final class ChatViewModel {
     stop()
     // A client given to init(client:) and not yet run joins its own room: make one for `room`.
     if case .idle = run { run = .idle(first: nil) }
+    requestedRoom = room
     self.room = room
     pending.items.removeAll()
     pending.clearTranscript = true

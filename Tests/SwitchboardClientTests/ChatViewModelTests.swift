@@ -203,6 +203,29 @@ final class ChatChangeCounter {
     await devMember.stop()
   }
 
+  /// The maker chooses the room until switchRoom names one; every run asks it for a new client.
+  @Test @MainActor func theMakerIsAskedForEveryRunWithTheRoomSwitchedTo() async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let url = wsURL(server, path: "/rooms/start")
+    let asked = Locked<[String?]>([])
+    let model = ChatViewModel { room throws(ChatClientError) in
+      asked.withLock { $0.append(room) }
+      return try ChatClient(url: url, name: "viewer", room: room, configuration: .forTesting)
+    }
+    model.start()
+    #expect(model.room == "start")
+    try await eventually("in start: \(model.members)") { model.members == ["viewer"] }
+    model.switchRoom("dev")
+    try await eventually("in dev") { model.connectionState == .connected && model.room == "dev" }
+    model.stop()
+    model.start()
+    try await eventually("connected again") { model.connectionState == .connected }
+    #expect(asked.value == [nil, "dev", "dev"])
+    #expect(model.client?.room == "dev")
+    model.stop()
+  }
+
   @Test @MainActor func aClientThatCannotBeMadeIsReportedNotThrown() async throws {
     let model = ChatViewModel { room throws(ChatClientError) in
       try ChatClient(url: "gopher://nowhere/", name: "x", room: room)
