@@ -248,6 +248,11 @@ extension ChatClient {
     // With `.handled` the server's reply completes the send (ChatClientState.receive).
     let completesOnWrite = isLine && configuration.lineSendCompletion == .written
     for await _ in kicks {
+      // Members and rooms requests (ChatClientState+Queries.swift), written here so that
+      // they take their place among the messages' `/who` lines in the server's order.
+      while let query = state.withLock({ $0.nextQueryToWrite() }) {
+        do { try await connection.send(query) } catch { return }
+      }
       while let item = state.withLock({ $0.nextToWrite() }) {
         do {
           for unit in item.wire { try await connection.send(unit) }

@@ -25,6 +25,12 @@ extension ChatClient {
     /// A notice from the server (a line starting `* ` that is not presence, a reply to a
     /// command).
     case notice(String)
+    /// Who is in `room` (sorted by the server; with `--redis`, on every node): the answer to
+    /// ``ChatClient/requestMembers()``.
+    case members(room: String, names: [String])
+    /// The rooms that have members (with tokens, those the token allows), sorted by name:
+    /// the answer to ``ChatClient/requestRooms()``.
+    case rooms([RoomSummary])
     /// The peer stopped answering probes (`false`) or answered again (`true`).
     case viabilityChanged(Bool)
     /// The server announced it is going away; the client reconnects by itself.

@@ -17,6 +17,7 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
     case serverError
     case serviceNotFound
     case localNetworkDenied
+    case unsupported
   }
 
   private let code: Code
@@ -75,6 +76,11 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
   static func localNetworkDenied(_ detail: String) -> ChatClientError {
     .init(.localNetworkDenied, "\(detail): \(localNetworkAdvice)")
   }
+  /// The server does not support what was asked: an older server answered a `who` or `rooms`
+  /// frame (``ChatClient/requestMembers()``, ``ChatClient/requestRooms()``) with `unknown_type`.
+  public static let unsupported = ChatClientError(.unsupported, "not supported by the server")
+
+  static func unsupported(_ detail: String) -> ChatClientError { .init(.unsupported, detail) }
   static func serverError(_ detail: String) -> ChatClientError { .init(.serverError, detail) }
   /// ``invalidURL`` with `detail` as its description (a transport given a URL it cannot parse).
   public static func invalidURL(_ detail: String) -> ChatClientError { .init(.invalidURL, detail) }

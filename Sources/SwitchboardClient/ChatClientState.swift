@@ -84,6 +84,11 @@ struct ChatClientState {
   var probeSentAt: ContinuousClock.Instant?
   var viable = true
   var probeRepliesExpected = 0
+  /// Requests made by ``ChatClient/requestMembers()`` and ``ChatClient/requestRooms()`` not
+  /// yet written (ChatClientState+Queries.swift).
+  var queries: [ChatQuery] = []
+  /// The replies the lines written on this connection wait for, oldest first.
+  var expectedReplies: [ChatExpectedReply] = []
 
   init(scheme: ChatEndpoint.Scheme, me: String, room: String, confirmsLines: Bool = false) {
     self.scheme = scheme
@@ -99,11 +104,7 @@ struct ChatClientState {
 
   /// Whether `line` is the server's answer to ``confirmation``: `* in ROOM (N): NAMES`.
   static func isConfirmation(_ line: String) -> Bool {
-    guard line.hasPrefix("* in ") else { return false }
-    let rest = line.dropFirst(5).drop { $0 != " " }
-    guard rest.hasPrefix(" (") else { return false }
-    let count = rest.dropFirst(2).prefix { $0.isNumber }
-    return !count.isEmpty && rest.dropFirst(2 + count.count).hasPrefix(")")
+    line.hasPrefix("* ") && ChatWire.members(inReply: String(line.dropFirst(2))) != nil
   }
 
   /// The oldest message written and awaiting its ``confirmation`` reply.
@@ -143,6 +144,7 @@ struct ChatClientState {
   mutating func nextToWrite() -> (ref: String, text: String, wire: [String])? {
     guard ready, let i = queue.firstIndex(where: { !$0.written }) else { return nil }
     queue[i].written = true
+    if confirmsLines { expectedReplies.append(.confirmation) }
     return (queue[i].ref, queue[i].text, queue[i].wire)
   }
 
@@ -159,6 +161,7 @@ struct ChatClientState {
     me = requestedName
     kick = nil
     ready = false
+    requeueQueries()
     var resumes: [ChatResume] = []
     var kept: [ChatOutgoing] = []
     for var item in queue {
@@ -266,6 +269,8 @@ struct ChatClientState {
     case .serverError(let code, let message):
       if code == "going_away" {
         events.append(.reconnectSuggested(reason: message))
+      } else if code == "unknown_type", let query = takeUnansweredQuery() {
+        events.append(.error(.unsupported("the server does not answer \(query.frameType) (\(code): \(message))")))
       } else if code == "not_stored" {
         // "message N was not stored: …"
         let words = message.split(separator: " ")
@@ -276,14 +281,20 @@ struct ChatClientState {
       } else {
         events.append(.error(.serverError("\(code): \(message)")))
       }
-    case .notice(let line) where Self.isConfirmation(line) && awaitingConfirmation != nil:
-      let item = queue.remove(at: awaitingConfirmation!)
-      if let rejection = item.rejection {
-        resumes.append(.failure(item.waiter, ChatClientError.serverError(rejection)))
+    case .members(let replyRoom, let names):
+      if takeMembersReply() == .confirmation, let i = awaitingConfirmation {
+        let item = queue.remove(at: i)
+        if let rejection = item.rejection {
+          resumes.append(.failure(item.waiter, ChatClientError.serverError(rejection)))
+        } else {
+          resumes.append(.success(item.waiter, nil))
+          events.append(.message(ChatClient.Message(room: room, author: me, text: item.text, isMine: true)))
+        }
       } else {
-        resumes.append(.success(item.waiter, nil))
-        events.append(.message(ChatClient.Message(room: room, author: me, text: item.text, isMine: true)))
+        events.append(.members(room: replyRoom, names: names))
       }
+    case .rooms(let rooms):
+      if takeRoomsReply() { events.append(.rooms(rooms)) }
     case .notice(let line):
       if line.hasPrefix("* rooms:") && probeRepliesExpected > 0 {
         probeRepliesExpected -= 1

@@ -1,24 +1,33 @@
 import Observation
-import Synchronization
 
-/// A chat screen's state, observable with the Observation framework (SwiftUI, or
-/// `withObservationTracking` anywhere), fed by a ``ChatClient``.
+/// A chat screen's state for an app: the transcript, the connection's state, who is in the
+/// room and which rooms exist, on the main actor, observable with the Observation framework
+/// (SwiftUI reads it directly; UIKit and AppKit code tracks it with
+/// `withObservationTracking`), fed by a ``ChatClient`` it runs and can run again.
 ///
-/// Platform-neutral and not tied to the main actor: the state sits behind one lock, so
-/// any thread may read it, and changes are published through an `ObservationRegistrar`.
-/// Updates are coalesced: events are gathered and applied at most
-/// `maxUpdatesPerSecond` times a second (default 60), each application being one
-/// observable change of ``messages`` (and of ``connectionState`` when it changed), so
-/// a burst of 10,000 messages costs a screen a few dozen redraws, not 10,000.
+/// Everything happens on the main actor: the client's events are read there (its
+/// ``ChatClient/run(isolation:_:)`` runs on the model's actor), and every change is
+/// published there, so no observer has to hop. Updates are coalesced: events are gathered
+/// and applied at most `maxUpdatesPerSecond` times a second (default 60), each application
+/// being one observable change per property that changed, so a burst of 10,000 messages
+/// costs a screen a few dozen redraws, not 10,000.
+///
+/// A ``ChatClient`` runs once, so the model keeps a way to make one: ``start()`` after
+/// ``stop()`` runs a new client (and ``switchRoom(_:)`` one in another room). The transcript
+/// is kept across a restart, and a message already in it (same room, same id) is not added
+/// again when the new client's history repeats it.
 ///
 /// ```swift
-/// let model = ChatViewModel(client: try ChatClient(url: "ws://host:1337/", name: "ada"))
-/// model.start()
+/// @State var model = ChatViewModel(url: "wss://chat.example/", name: "ada")
+/// // .task { model.start() }
+/// // List(model.messages) { item in Text(item.text) }
+/// // List(model.members, id: \.self) { Text($0) }
 /// try await model.send("hi")
-/// // SwiftUI: List(model.messages) { item in Text(item.text) }
+/// model.switchRoom("dev")
 /// model.stop()
 /// ```
-public final class ChatViewModel: Observable, Sendable {
+@MainActor @Observable
+public final class ChatViewModel {
   /// One row of the transcript.
   public struct Item: Sendable, Hashable, Identifiable {
     /// What the row shows.
@@ -57,122 +66,301 @@ public final class ChatViewModel: Observable, Sendable {
   public enum ConnectionState: Sendable, Hashable {
     /// ``start()`` not called yet.
     case idle
-    /// Connecting for the first time.
+    /// Connecting for the first time (after every ``start()``).
     case connecting
     /// Connected.
     case connected
     /// Waiting to reconnect: attempt `attempt` starts at `at`.
     case reconnecting(attempt: Int, at: ContinuousClock.Instant)
-    /// Stopped (closed, or the client gave up); `reason` says why.
+    /// Stopped (``stop()``, closed, or the client gave up); `reason` says why.
     case disconnected(reason: String)
   }
 
-  private struct State {
-    var messages: [Item] = []
-    var connectionState = ConnectionState.idle
-    var viable = true
-    var nextItemID = 0
-    var pending: [Item] = []
-    var pendingConnectionState: ConnectionState?
-    var pendingViable: Bool?
-    var flushScheduled = false
-    var lastFlush = ContinuousClock.now - .seconds(1)
-    var publishedUpdates = 0
-    var task: Task<Void, Never>?
+  /// Makes the client of a run: `room` is the room to join (`nil`: the URL's, else the
+  /// server's default); `resumePoint` is where the last run in that room ended (or the one
+  /// the model was made with, for its first run), where the next run picks up.
+  typealias Maker = @Sendable (_ room: String?, _ resumePoint: ChatResumePoint?) throws(ChatClientError) -> ChatClient
+
+  /// Whether a client runs, and which.
+  private enum Run {
+    /// Never started; `first` is the client given to ``init(client:maxUpdatesPerSecond:maxItems:)``.
+    case idle(first: ChatClient?)
+    /// Run `id`'s client is running (its events are applied; a stopped run's are not).
+    case running(id: Int, client: ChatClient)
+    /// Stopped, or the client ended; ``start()`` makes a new one.
+    case stopped(previous: ChatClient?)
   }
 
-  /// The client this model shows.
-  public let client: ChatClient
-  /// The most transcript rows kept (older ones are dropped; default 10,000).
-  public let maxItems: Int
-  private let minimumInterval: Duration
-  private let state = Mutex(State())
-  private let registrar = ObservationRegistrar()
+  /// What the next flush publishes.
+  private struct Pending {
+    var items: [Item] = []
+    var clearTranscript = false
+    var connectionState: ConnectionState?
+    var viable: Bool?
+    var members: [String]?
+    var rooms: [ChatClient.RoomSummary]?
+    var room: String?
+  }
 
-  /// Creates a model for `client`.
-  /// - Parameters:
-  ///   - client: The client to run (``start()`` runs it).
-  ///   - maxUpdatesPerSecond: The most observable updates per second (default 60).
-  ///   - maxItems: The most rows kept (default 10,000).
-  public init(client: ChatClient, maxUpdatesPerSecond: Int = 60, maxItems: Int = 10_000) {
-    self.client = client
-    self.maxItems = max(1, maxItems)
-    self.minimumInterval = .seconds(1) / max(1, maxUpdatesPerSecond)
+  /// A message as the transcript knows it, for the restart's duplicates.
+  private struct MessageKey: Hashable {
+    var room: String
+    var id: UInt64
   }
 
   // MARK: Observable state
 
-  /// The transcript, oldest first.
-  public var messages: [Item] {
-    registrar.access(self, keyPath: \.messages)
-    return state.withLock { $0.messages }
-  }
-
+  /// The transcript, oldest first (at most ``maxItems`` rows).
+  public private(set) var messages: [Item] = []
   /// The connection's state.
-  public var connectionState: ConnectionState {
-    registrar.access(self, keyPath: \.connectionState)
-    return state.withLock { $0.connectionState }
-  }
-
+  public private(set) var connectionState = ConnectionState.idle
   /// `false` while the peer is not answering heartbeats.
-  public var isViable: Bool {
-    registrar.access(self, keyPath: \.isViable)
-    return state.withLock { $0.viable }
-  }
+  public private(set) var isViable = true
+  /// Who is in the room, sorted: the server's answer to ``ChatClient/requestMembers()``
+  /// (asked after every connect), kept current by the joins, leaves and renames seen since.
+  public private(set) var members: [String] = []
+  /// The rooms that have members, as the server last answered ``refreshRooms()``.
+  public private(set) var rooms: [ChatClient.RoomSummary] = []
+  /// The room this model is in (or joins on ``start()``): the one asked for, else the URL's,
+  /// else `lobby`; the server's name for it once it answered.
+  public private(set) var room: String
 
   /// How many coalesced updates were published so far (diagnostics, tests).
-  public var publishedUpdates: Int { state.withLock { $0.publishedUpdates } }
+  @ObservationIgnored public private(set) var publishedUpdates = 0
+  /// The most transcript rows kept (older ones are dropped; default 10,000).
+  @ObservationIgnored public let maxItems: Int
+
+  @ObservationIgnored private let minimumInterval: Duration
+  @ObservationIgnored private let makeClient: Maker
+  @ObservationIgnored private var run: Run
+  /// The room asked for (the init's, then ``switchRoom(_:)``'s); `nil`: the client's choice.
+  @ObservationIgnored private var requestedRoom: String?
+  @ObservationIgnored private var runs = 0
+  /// The resume point the model was made with, until its first run takes it.
+  @ObservationIgnored private var firstResumePoint: ChatResumePoint?
+  @ObservationIgnored private var pending = Pending()
+  @ObservationIgnored private var flushTask: Task<Void, Never>?
+  @ObservationIgnored private var lastFlush = ContinuousClock.now - .seconds(1)
+  @ObservationIgnored private var nextItemID = 0
+  /// The messages in the transcript (and pending) by room and id.
+  @ObservationIgnored private var seen: Set<MessageKey> = []
+  /// The last history epoch of each room: ids start over in a new one.
+  @ObservationIgnored private var epochs: [String: String] = [:]
+  /// ``members`` as the events since the last flush left it.
+  @ObservationIgnored private var memberList: [String] = []
+
+  // MARK: Making
+
+  /// A model for a client of `url` (see
+  /// ``ChatClient/init(url:name:room:configuration:resumingFrom:)``); every run makes a new
+  /// client from these, and picks up where the last run in the same room ended.
+  ///
+  /// A `url` that cannot be parsed is reported at ``start()`` (a notice, and
+  /// ``ConnectionState/disconnected(reason:)``), not thrown, so the model can be a stored
+  /// property's initial value.
+  /// - Parameter resumingFrom: Where the first run picks up: a
+  ///   ``ChatClient/resumePoint`` the app saved (say, when it went to the background), so
+  ///   the server sends exactly what was missed since.
+  public convenience init(
+    url: String, name: String, room: String? = nil, configuration: ChatClient.Configuration = .init(),
+    resumingFrom: ChatResumePoint? = nil, maxUpdatesPerSecond: Int = 60, maxItems: Int = 10_000
+  ) {
+    let parsed = Result { () throws(ChatClientError) in try ChatEndpoint(url) }
+    self.init(
+      room: room, shownRoom: room ?? (try? parsed.get())?.roomInPath, first: nil, resumingFrom: resumingFrom,
+      maxUpdatesPerSecond: maxUpdatesPerSecond, maxItems: maxItems
+    ) { room, resumePoint throws(ChatClientError) in
+      ChatClient(
+        endpoint: try parsed.get(), name: name, room: room, configuration: configuration, resumingFrom: resumePoint)
+    }
+  }
+
+  /// A model whose runs use clients made by `makeClient`, given the room to join: `nil` until
+  /// ``switchRoom(_:)`` names one (the maker then chooses; ``room`` shows the made client's).
+  ///
+  /// ```swift
+  /// let model = ChatViewModel { room throws(ChatClientError) in
+  ///   try ChatClient(url: "wss://chat.example/", name: "ada", room: room ?? "lobby", configuration: settings)
+  /// }
+  /// ```
+  public convenience init(
+    maxUpdatesPerSecond: Int = 60, maxItems: Int = 10_000,
+    makeClient: @escaping @Sendable (_ room: String?) throws(ChatClientError) -> ChatClient
+  ) {
+    self.init(
+      room: nil, shownRoom: nil, first: nil, resumingFrom: nil, maxUpdatesPerSecond: maxUpdatesPerSecond,
+      maxItems: maxItems
+    ) {
+      room, _ throws(ChatClientError) in try makeClient(room)
+    }
+  }
+
+  /// A model whose first run is `client`; later runs (``start()`` after ``stop()``,
+  /// ``switchRoom(_:)``) use a client made like it (same endpoint, name and configuration).
+  public convenience init(client: ChatClient, maxUpdatesPerSecond: Int = 60, maxItems: Int = 10_000) {
+    let endpoint = client.endpoint
+    let name = client.name
+    let configuration = client.configuration
+    self.init(
+      room: client.room, shownRoom: client.joinsRoom, first: client, resumingFrom: nil,
+      maxUpdatesPerSecond: maxUpdatesPerSecond, maxItems: maxItems
+    ) { room, resumePoint in
+      ChatClient(endpoint: endpoint, name: name, room: room, configuration: configuration, resumingFrom: resumePoint)
+    }
+  }
+
+  /// `room`: the room asked for; `shownRoom`: what ``room`` shows until a client says.
+  private init(
+    room: String?, shownRoom: String?, first: ChatClient?, resumingFrom: ChatResumePoint?, maxUpdatesPerSecond: Int,
+    maxItems: Int, makeClient: @escaping Maker
+  ) {
+    self.firstResumePoint = resumingFrom
+    self.maxItems = max(1, maxItems)
+    self.minimumInterval = .seconds(1) / max(1, maxUpdatesPerSecond)
+    self.makeClient = makeClient
+    self.run = .idle(first: first)
+    self.requestedRoom = room
+    self.room = shownRoom ?? "lobby"
+  }
 
   // MARK: Running
 
-  /// Runs the client in a task of its own until ``stop()``.
+  /// The client of the current run (`nil` before ``start()`` and after ``stop()``).
+  public var client: ChatClient? {
+    if case .running(_, let client) = run { client } else { nil }
+  }
+
+  /// Connects: runs a client (a new one after ``stop()``) until ``stop()``; nothing when one
+  /// is running. A client that cannot be made (a bad URL) leaves the model
+  /// ``ConnectionState/disconnected(reason:)`` with the error as a notice.
   public func start() {
-    let client = self.client
-    let started = state.withLock { s -> Bool in
-      guard s.task == nil else { return false }
-      s.task = Task { [weak self] in
-        do {
-          try await client.run { session in
-            for await event in session.events { self?.receive(event) }
-          }
-        } catch {
-          self?.receive(.disconnected(reason: "\(error)", code: nil))
-        }
-        self?.finished()
+    let client: ChatClient
+    switch run {
+    case .running:
+      return
+    case .idle(let first?):
+      client = first
+    case .idle(nil), .stopped:
+      // Where the last run's client ended, when the next one joins its room.
+      var resumePoint = firstResumePoint
+      if case .stopped(let last?) = run, requestedRoom == nil || requestedRoom == last.joinsRoom {
+        resumePoint = last.resumePoint ?? resumePoint
       }
-      return true
+      firstResumePoint = nil
+      do {
+        client = try makeClient(requestedRoom, resumePoint)
+      } catch {
+        appendNotice("error: \(error)")
+        setConnectionState(.disconnected(reason: "\(error)"))
+        return
+      }
     }
-    if started { receiveState(.connecting) }
+    runs += 1
+    let id = runs
+    run = .running(id: id, client: client)
+    if client.joinsRoom != room { room = client.joinsRoom }
+    setConnectionState(.connecting)
+    // Inherits the main actor: the client's run and its events stay on it.
+    Task { [weak self] in
+      do {
+        try await client.run { session in
+          for await event in session.events {
+            guard let self else { return }
+            self.apply(event, run: id)
+          }
+        }
+      } catch {
+        self?.apply(.disconnected(reason: "\(error)", code: nil), run: id)
+      }
+      self?.finished(run: id)
+    }
   }
 
-  /// Closes the client.
+  /// Disconnects: closes the running client (sends still queued fail with
+  /// ``ChatClientError/closed``). ``start()`` connects again.
   public func stop() {
+    guard case .running(_, let client) = run else { return }
+    run = .stopped(previous: client)
     client.close()
+    setConnectionState(.disconnected(reason: "stopped"))
   }
 
-  /// Sends a message (see ``ChatClient/send(_:)``).
+  /// Moves to `room`: stops the running client (if any) and starts one that joins `room`.
+  /// The transcript and the member list start over with the new room's.
+  public func switchRoom(_ room: String) {
+    stop()
+    // A client given to init(client:) and not yet run joins its own room: make one for `room`.
+    if case .idle = run { run = .idle(first: nil) }
+    requestedRoom = room
+    self.room = room
+    pending.items.removeAll()
+    pending.clearTranscript = true
+    seen.removeAll()
+    memberList = []
+    pending.members = []
+    schedule()
+    start()
+  }
+
+  /// Sends a message on the running client (see ``ChatClient/send(_:)``).
+  /// - Throws: ``ChatClientError/closed`` when no client runs, or what the send threw.
   @discardableResult
   public func send(_ text: String) async throws -> UInt64? {
-    try await client.send(text)
+    guard let client else { throw ChatClientError.closed }
+    return try await client.send(text)
   }
 
-  private func finished() {
-    let reason = state.withLock { s -> String in
-      if case .disconnected(let r) = s.pendingConnectionState ?? s.connectionState { return r }
-      return "closed"
+  /// Where the transcript ends: the running client's ``ChatClient/resumePoint``, else the last
+  /// run's (WebSocket; `nil` on the line and UDP dialects). Save it when the app goes to the
+  /// background and give it to the next launch's model (`init(url:…resumingFrom:)`).
+  public var resumePoint: ChatResumePoint? {
+    switch run {
+    case .running(_, let client): client.resumePoint
+    case .stopped(let previous): previous?.resumePoint ?? firstResumePoint
+    case .idle(let first): first?.resumePoint ?? firstResumePoint
     }
-    receiveState(.disconnected(reason: reason))
+  }
+
+  /// Suspends the running client (``ChatClient/suspend()``): the connection closes politely,
+  /// sends wait in the outbox, and nothing reconnects until ``resume()``. Call it when the
+  /// app goes to the background; ``connectionState`` shows `disconnected("suspended")`.
+  public func suspend() { client?.suspend() }
+
+  /// Resumes a suspended client (``ChatClient/resume()``): it connects at once and picks up
+  /// after the last message it had. Call it when the app is active again.
+  public func resume() { client?.resume() }
+
+  /// Drops the connection and connects again at once (``ChatClient/reconnectNow()``): a
+  /// "retry now" button, or after the app learns the network changed.
+  public func reconnectNow() { client?.reconnectNow() }
+
+  /// Asks the server which rooms exist; ``rooms`` changes when it answers. Nothing when no
+  /// client runs.
+  public func refreshRooms() {
+    try? client?.ask(.rooms)
+  }
+
+  private func finished(run id: Int) {
+    guard case .running(id, let client) = run else { return }
+    run = .stopped(previous: client)
+    if case .disconnected = pending.connectionState ?? connectionState { return }
+    setConnectionState(.disconnected(reason: "closed"))
   }
 
   // MARK: Events
 
-  /// Applies one client event (``start()`` feeds them; call it directly to drive the
-  /// model from another source, such as a preview or a test).
+  /// Applies one client event (``start()`` feeds them; call it directly to drive the model
+  /// from another source, such as a preview or a test).
   public func receive(_ event: ChatClient.Event) {
     switch event {
     case .message(let m):
       append([m])
-    case .history(let messages, _, _):
+    case .history(let messages, _, let epoch):
+      if let epoch {
+        let historyRoom = messages.first?.room ?? room
+        if let known = epochs[historyRoom], known != epoch { seen = seen.filter { $0.room != historyRoom } }
+        epochs[historyRoom] = epoch
+      }
       append(messages)
     case .presence(let p):
       let text: String
@@ -182,6 +370,15 @@ public final class ChatViewModel: Observable, Sendable {
       case .rename(let previous): text = "\(previous) is now \(p.author)"
       }
       appendNotice(text)
+      if p.room == nil || p.room == room { track(p) }
+    case .members(let room, let names):
+      memberList = names
+      pending.members = names
+      if room != self.room { pending.room = room }
+      schedule()
+    case .rooms(let rooms):
+      pending.rooms = rooms
+      schedule()
     case .gap:
       appendNotice("some messages may be missing")
     case .notice(let text):
@@ -189,90 +386,110 @@ public final class ChatViewModel: Observable, Sendable {
     case .error(let error):
       appendNotice("error: \(error)")
     case .connected:
-      receiveState(.connected)
+      setConnectionState(.connected)
+      // Who is here now; the answer is a `.members` event (after the history, on a WebSocket).
+      try? client?.ask(.members)
     case .reconnecting(let attempt, let delay):
-      receiveState(.reconnecting(attempt: attempt, at: .now + delay))
+      setConnectionState(.reconnecting(attempt: attempt, at: .now + delay))
     case .disconnected(let reason, _):
-      receiveState(.disconnected(reason: reason))
+      setConnectionState(.disconnected(reason: reason))
     case .viabilityChanged(let viable):
-      schedule { $0.pendingViable = viable }
+      pending.viable = viable
+      schedule()
     case .reconnectSuggested, .ping, .pong:
       break
     }
   }
 
-  private func append(_ messages: [ChatClient.Message]) {
-    guard !messages.isEmpty else { return }
-    schedule { s in
-      for m in messages {
-        s.pending.append(
-          Item(
-            id: s.nextItemID, kind: .message, messageID: m.id, author: m.author, text: m.text, isMine: m.isMine,
-            color: m.color))
-        s.nextItemID += 1
-      }
+  /// An event of run `id`: applied while that run is the current one.
+  private func apply(_ event: ChatClient.Event, run id: Int) {
+    MainActor.assertIsolated("a client event reached the view model off the main actor")
+    guard case .running(id, _) = run else { return }
+    receive(event)
+  }
+
+  /// Keeps the member list current between answers to ``ChatClient/requestMembers()``.
+  private func track(_ presence: ChatClient.Presence) {
+    switch presence.kind {
+    case .join:
+      guard !memberList.contains(presence.author) else { return }
+      memberList.append(presence.author)
+    case .leave:
+      // One entry: two members may show the same name on different nodes.
+      guard let i = memberList.firstIndex(of: presence.author) else { return }
+      memberList.remove(at: i)
+    case .rename(let previous):
+      if let i = memberList.firstIndex(of: previous) { memberList.remove(at: i) }
+      if !memberList.contains(presence.author) { memberList.append(presence.author) }
     }
+    memberList.sort()
+    pending.members = memberList
+    schedule()
+  }
+
+  private func append(_ messages: [ChatClient.Message]) {
+    var added = false
+    for m in messages {
+      // A restarted run's history repeats what the transcript has.
+      if let id = m.id, !seen.insert(MessageKey(room: m.room, id: id)).inserted { continue }
+      pending.items.append(
+        Item(
+          id: nextItemID, kind: .message, messageID: m.id, author: m.author, text: m.text, isMine: m.isMine,
+          color: m.color))
+      nextItemID += 1
+      added = true
+    }
+    if added { schedule() }
   }
 
   private func appendNotice(_ text: String) {
-    schedule { s in
-      s.pending.append(Item(id: s.nextItemID, kind: .notice, author: "", text: text, isMine: false))
-      s.nextItemID += 1
-    }
+    pending.items.append(Item(id: nextItemID, kind: .notice, author: "", text: text, isMine: false))
+    nextItemID += 1
+    schedule()
   }
 
-  private func receiveState(_ connectionState: ConnectionState) {
-    schedule { $0.pendingConnectionState = connectionState }
+  private func setConnectionState(_ state: ConnectionState) {
+    pending.connectionState = state
+    schedule()
   }
 
-  /// Records a change and makes sure a flush is coming, no sooner than the minimum
-  /// interval after the last one.
-  private func schedule(_ change: (inout State) -> Void) {
-    let delay = state.withLock { s -> Duration? in
-      change(&s)
-      guard !s.flushScheduled else { return nil }
-      s.flushScheduled = true
-      return max(.zero, s.lastFlush + minimumInterval - .now)
-    }
-    guard let delay else { return }
-    Task { [weak self] in
+  /// Makes sure a flush is coming, no sooner than the minimum interval after the last one.
+  private func schedule() {
+    guard flushTask == nil else { return }
+    let delay = max(.zero, lastFlush + minimumInterval - .now)
+    flushTask = Task { [weak self] in
       if delay > .zero { try? await Task.sleep(for: delay) }
       self?.flush()
     }
   }
 
-  /// Publishes what was gathered as one change per property.
+  /// Publishes what was gathered: one change per property that changed.
   private func flush() {
-    let (hasMessages, newState, newViable) = state.withLock { s in
-      s.flushScheduled = false
-      s.lastFlush = .now
-      return (!s.pending.isEmpty, s.pendingConnectionState, s.pendingViable)
-    }
-    if hasMessages {
-      registrar.withMutation(of: self, keyPath: \.messages) {
-        state.withLock { s in
-          s.messages.append(contentsOf: s.pending)
-          s.pending.removeAll(keepingCapacity: true)
-          if s.messages.count > maxItems { s.messages.removeFirst(s.messages.count - maxItems) }
+    flushTask = nil
+    lastFlush = .now
+    let next = pending
+    pending = Pending()
+    if next.clearTranscript || !next.items.isEmpty {
+      var transcript = next.clearTranscript ? [] : messages
+      transcript.append(contentsOf: next.items)
+      if transcript.count > maxItems {
+        for item in transcript.prefix(transcript.count - maxItems) {
+          if let id = item.messageID { seen.remove(MessageKey(room: room, id: id)) }
         }
+        transcript.removeFirst(transcript.count - maxItems)
       }
+      messages = transcript
     }
-    if let newState {
-      registrar.withMutation(of: self, keyPath: \.connectionState) {
-        state.withLock { s in
-          s.connectionState = newState
-          if s.pendingConnectionState == newState { s.pendingConnectionState = nil }
-        }
-      }
-    }
-    if let newViable {
-      registrar.withMutation(of: self, keyPath: \.isViable) {
-        state.withLock { s in
-          s.viable = newViable
-          s.pendingViable = nil
-        }
-      }
-    }
-    state.withLock { $0.publishedUpdates += 1 }
+    if let state = next.connectionState, state != connectionState { connectionState = state }
+    if let viable = next.viable, viable != isViable { isViable = viable }
+    if let members = next.members, members != self.members { self.members = members }
+    if let rooms = next.rooms, rooms != self.rooms { self.rooms = rooms }
+    if let room = next.room, room != self.room { self.room = room }
+    publishedUpdates += 1
   }
+}
+
+extension ChatClient {
+  /// The room this client joins: the one it was made with, else the URL's, else `lobby`.
+  var joinsRoom: String { state.withLock { $0.room } }
 }

@@ -23,6 +23,12 @@ enum ChatWire {
     case errorLine(String)
     /// The UDP `Server received: …` echo (the datagram's text).
     case echo(String)
+    /// Who is in a room: a JSON `members` frame, or the line dialect's `* in ROOM (N): …`
+    /// (the answer to `/who`).
+    case members(room: String, names: [String])
+    /// Which rooms have members: a JSON `rooms` frame, or the line dialect's
+    /// `* rooms: NAME (K), …` (the answer to `/rooms`).
+    case rooms([ChatClient.RoomSummary])
     /// Nothing a client shows (an unknown frame type, an empty line).
     case ignored
   }
@@ -69,6 +75,16 @@ enum ChatWire {
     case "name":
       guard let name = frame["data"] as? String, !name.isEmpty else { return .ignored }
       return .name(name)
+    case "members":
+      guard let data = frame["data"] as? [String: Any], let names = data["names"] as? [Any] else { return .ignored }
+      return .members(room: data["room"] as? String ?? room, names: names.compactMap { $0 as? String })
+    case "rooms":
+      guard let items = frame["data"] as? [Any] else { return .ignored }
+      return .rooms(
+        items.compactMap { item in
+          guard let entry = item as? [String: Any], let name = entry["name"] as? String else { return nil }
+          return ChatClient.RoomSummary(name: name, members: (entry["members"] as? NSNumber)?.intValue ?? 0)
+        })
     case "error":
       let data = frame["data"] as? [String: Any] ?? [:]
       let code = data["code"] as? String ?? ""
@@ -127,6 +143,8 @@ enum ChatWire {
         return .presence(
           .init(kind: .leave, author: LineEscape.unescape(body.dropLast(" has left".count)), room: room, members: nil))
       }
+      if let members = members(inReply: String(body)) { return members }
+      if let rooms = rooms(inReply: String(body)) { return .rooms(rooms) }
       if let r = body.range(of: " is now "), !body.hasPrefix("you ") {
         return .presence(
           .init(
@@ -141,6 +159,62 @@ enum ChatWire {
         ChatClient.Message(room: room, author: author, text: LineEscape.unescape(text), isMine: author == me))
     }
     return .message(ChatClient.Message(room: room, author: "", text: LineEscape.unescape(line)))
+  }
+
+  /// The answer to `/who` without its `* `: `in ROOM (N): NAME, NAME` (or `in ROOM (N)`), each name escaped
+  /// (``LineEscape``) and the list joined with `, ` (a name that holds `, ` reads as two).
+  /// `nil` for any other notice.
+  static func members(inReply body: String) -> Inbound? {
+    guard body.hasPrefix("in ") else { return nil }
+    let rest = body.dropFirst(3)
+    // A room name has no spaces (letters, digits, - _ .).
+    guard let space = rest.firstIndex(of: " ") else { return nil }
+    let room = rest[..<space]
+    let afterRoom = rest[space...]
+    guard afterRoom.hasPrefix(" (") else { return nil }
+    let count = afterRoom.dropFirst(2).prefix { $0.isASCII && $0.isNumber }
+    let tail = afterRoom.dropFirst(2 + count.count)
+    guard !room.isEmpty, !count.isEmpty, tail == ")" || tail.hasPrefix("):") else { return nil }
+    let list = tail.dropFirst(2).drop { $0 == " " }
+    let names = list.isEmpty ? [] : splitList(list).map(LineEscape.unescape)
+    return .members(room: String(room), names: names)
+  }
+
+  /// The rooms in the answer to `/rooms` without its `* `: `rooms: NAME (K), NAME (K)`;
+  /// `nil` for any other notice.
+  static func rooms(inReply body: String) -> [ChatClient.RoomSummary]? {
+    guard body.hasPrefix("rooms:") else { return nil }
+    let list = body.dropFirst("rooms:".count).drop { $0 == " " }
+    if list.isEmpty { return [] }
+    var rooms: [ChatClient.RoomSummary] = []
+    for entry in splitList(list) {
+      guard entry.hasSuffix(")"), let open = entry.lastIndex(of: "("), open > entry.startIndex,
+        let members = Int(entry[entry.index(after: open)..<entry.index(before: entry.endIndex)])
+      else { return nil }
+      let name = entry[..<open].dropLast()
+      rooms.append(ChatClient.RoomSummary(name: LineEscape.unescape(name), members: members))
+    }
+    return rooms
+  }
+
+  /// `list` cut at every `, `, found in the UTF-8 (as a `Character`, the space would join a
+  /// combining mark that starts the next name).
+  private static func splitList(_ list: Substring) -> [Substring] {
+    var parts: [Substring] = []
+    var start = list.utf8.startIndex
+    var i = start
+    while i != list.utf8.endIndex {
+      let next = list.utf8.index(after: i)
+      if list.utf8[i] == UInt8(ascii: ","), next != list.utf8.endIndex, list.utf8[next] == UInt8(ascii: " ") {
+        parts.append(Substring(list.utf8[start..<i]))
+        start = list.utf8.index(after: next)
+        i = start
+      } else {
+        i = next
+      }
+    }
+    parts.append(Substring(list.utf8[start...]))
+    return parts
   }
 
   /// The name in a line-dialect `* you are now NAME` notice (the answer to `/nick`, and to

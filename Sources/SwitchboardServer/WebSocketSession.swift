@@ -302,6 +302,16 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
             room ?? context.hub.member(memberID)?.room ?? context.configuration.defaultRoom, since: since,
             epoch: epoch)
         }
+      case .who:
+        // As the line dialect's `/who`: every node's members (the broker adds the others').
+        guard let room = context.hub.member(memberID)?.room else { return }
+        context.hub.who(room: room, shard: context.shard) { [self] names in
+          sendText(JSONDialect.members(room: room, names: names))
+        }
+      case .rooms:
+        // As the line dialect's `/rooms`: with tokens, only the rooms the token allows.
+        let claims = auth.claims
+        sendText(JSONDialect.rooms(context.hub.rooms().filter { claims?.allows(room: $0.name) ?? true }))
       case .invalid(let code, let message):
         sendText(JSONDialect.error(code: code, message: message))
       }

@@ -9,6 +9,12 @@ public enum ClientFrame: Equatable, Sendable {
   case message(text: String, ref: String?)
   /// `{"type":"join","data":{"name":N,"room":R,"since":K,"epoch":E}}`, each field optional.
   case join(name: String?, room: String?, since: UInt64?, epoch: String? = nil)
+  /// `{"type":"who"}` (any `data` ignored): who is in the member's room, answered with a
+  /// `members` frame (``JSONDialect/members(room:names:)``), as the line dialect's `/who`.
+  case who
+  /// `{"type":"rooms"}` (any `data` ignored): which rooms have members, answered with a
+  /// `rooms` frame (``JSONDialect/rooms(_:)``), as the line dialect's `/rooms`.
+  case rooms
   /// A JSON object the protocol cannot use: answered with an `error` frame, connection stays.
   case invalid(code: String, message: String)
 
@@ -163,6 +169,10 @@ public enum ClientFrame: Equatable, Sendable {
         epoch = s
       }
       return .join(name: name, room: room, since: since, epoch: epoch)
+    case "who":
+      return .who
+    case "rooms":
+      return .rooms
     default:
       return .invalid(
         code: "unknown_type", message: "unknown type \(JSONDialect.quote(String(type.prefix(64))))")

@@ -82,6 +82,40 @@ public enum JSONDialect {
     #"{"type":"name","data":"# + quote(name) + "}"
   }
 
+  /// `{"type":"members","data":{"room":R,"names":[N,…]}}`: the answer to a `who` frame, the
+  /// names in the member's room (on every node, with a broker), in the order given.
+  public static func members(room: String, names: [String]) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(48 + room.utf8.count + names.reduce(0) { $0 + $1.utf8.count + 3 })
+    append(#"{"type":"members","data":{"room":"#, to: &out)
+    appendQuoted(room, to: &out)
+    append(#","names":["#, to: &out)
+    for (i, name) in names.enumerated() {
+      if i > 0 { out.append(UInt8(ascii: ",")) }
+      appendQuoted(name, to: &out)
+    }
+    append("]}}", to: &out)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// `{"type":"rooms","data":[{"name":N,"members":K},…]}`: the answer to a `rooms` frame,
+  /// the rooms with members and how many, in the order given.
+  public static func rooms(_ rooms: some Collection<(name: String, members: Int)>) -> String {
+    var out: [UInt8] = []
+    out.reserveCapacity(32 + rooms.reduce(0) { $0 + $1.name.utf8.count + 32 })
+    append(#"{"type":"rooms","data":["#, to: &out)
+    for (i, room) in rooms.enumerated() {
+      if i > 0 { out.append(UInt8(ascii: ",")) }
+      append(#"{"name":"#, to: &out)
+      appendQuoted(room.name, to: &out)
+      append(#","members":"#, to: &out)
+      appendDecimal(Int64(room.members), to: &out)
+      out.append(UInt8(ascii: "}"))
+    }
+    append("]}", to: &out)
+    return String(decoding: out, as: UTF8.self)
+  }
+
   /// `{"type":"ack","data":{"ref":R,"id":N}}`; `ref` is the client's JSON value, verbatim.
   public static func ack(ref: String, id: UInt64) -> String {
     #"{"type":"ack","data":{"ref":"# + ref + #","id":\#(id)}}"#

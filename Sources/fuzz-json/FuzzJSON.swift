@@ -5,7 +5,7 @@ import SwitchboardWire
 // libFuzzer target for the WebSocket JSON protocol (docs/TESTING.md, "Fuzzing"): every
 // input, read as UTF-8, goes through ClientFrame.parse. Properties: non-objects stay plain
 // text, oversized objects are `too_large`, every refusal carries a documented code, a
-// joined room is valid; the frames the parser returns, written back as JSON with the
+// joined room is valid; the frames the parser returns (queries `who` and `rooms` included), written back as JSON with the
 // dialect's own quoting, parse to themselves (a ref with a fraction or an exponent to a
 // number within a few units in its last place); JSONDialect.quote of any text reads back,
 // through JSONSerialization, as that text; and the Foundation-free ClientFrameDecoder
@@ -78,6 +78,10 @@ func check(_ bytes: [UInt8]) {
     if let since { fields.append(#""since":\#(since)"#) }
     if let epoch { fields.append(#""epoch":"# + JSONDialect.quote(epoch)) }
     expect(#"{"type":"join","data":{"# + fields.joined(separator: ",") + "}}", frame)
+  case .who:
+    expect(#"{"type":"who"}"#, frame)
+  case .rooms:
+    expect(#"{"type":"rooms"}"#, frame)
   }
   if isObject && text.utf8.count <= maxLength { agreesWithFoundation(text) }
   let quoted = JSONDialect.quote(text)
@@ -98,7 +102,7 @@ func checkLineRule(_ frame: ClientFrame) {
     lines = [("mallory", body)]
   case .join(let name?, _, _, _):
     if let name = LineDialect.cleanName(name, maxLength: 64) { lines = [(name, "hi")] }
-  case .join, .invalid:
+  case .join, .who, .rooms, .invalid:
     break
   }
   for (name, text) in lines where LineDialect.nameRefusal(name) == nil {

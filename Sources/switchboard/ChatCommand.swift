@@ -83,7 +83,9 @@ enum ChatCommand {
     }
     let client = ChatClient(
       endpoint: target.endpoint, name: name, room: args.value("room"), configuration: configuration)
-    return interactive ? ChatTerminalUI(client: client).run() : runPipe(client)
+    // The terminal screen runs on the main thread, which is the main actor's (the view
+    // model's) as long as the screen's loop turns the run loop.
+    return interactive ? MainActor.assumeIsolated { ChatTerminalUI(client: client).run() } : runPipe(client)
   }
 
   // MARK: Pipe mode
@@ -168,7 +170,9 @@ private func restoreTerminal() {
   _ = leave.withCString { write(1, $0, strlen($0)) }
 }
 
-/// The interactive screen: transcript, status line, input line.
+/// The interactive screen: transcript, status line, input line. On the main actor, with the
+/// view model; the input thread only edits ``Screen`` and hands lines to the main actor.
+@MainActor
 final class ChatTerminalUI: Sendable {
   private struct Screen {
     var input: [UInt8] = []
@@ -210,7 +214,8 @@ final class ChatTerminalUI: Sendable {
         lastUpdates = updates
         render()
       }
-      usleep(33_000)
+      // Runs the main actor's jobs (the client's events, the model's flushes) meanwhile.
+      RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.033))
     }
     model.stop()
     restoreTerminal()
@@ -234,7 +239,7 @@ final class ChatTerminalUI: Sendable {
 
   // MARK: Input
 
-  private func readInput() {
+  nonisolated private func readInput() {
     var byte: UInt8 = 0
     var escape = 0
     while true {
@@ -273,7 +278,7 @@ final class ChatTerminalUI: Sendable {
         }
         if !line.trimmingCharacters(in: .whitespaces).isEmpty {
           let model = self.model
-          Task {
+          Task { @MainActor in
             do { try await model.send(line) } catch { model.receive(.error(error as? ChatClientError ?? .closed)) }
           }
         }

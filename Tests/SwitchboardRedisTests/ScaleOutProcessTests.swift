@@ -321,6 +321,35 @@ struct ScaleOutProcessTests {
     #expect(!quiet.process.stderr.contains("Redis unreachable"), "the command connection never failed")
   }
 
+  /// The JSON protocol's `who` frame answers as `/who` does: with every node's members
+  /// (`ChatClient.requestMembers()` over a WebSocket to one node, a line member on the other).
+  @Test func theWhoFrameListsEveryNodesMembers() async throws {
+    let redis = try ScaleOutRedis(.single)
+    let nodes = try await nodes(2, redisPorts: redis.ports)
+    let far = try RawChatPeer(.tcp, port: nodes[1].tcpPort, name: "far")
+    let client = try ChatClient(
+      url: "ws://127.0.0.1:\(nodes[0].httpPort)/rooms/chaos", name: "near", configuration: Self.testConfiguration)
+    let answers = Locked<[[String]]>([])
+    let running = Task {
+      try await client.run { session in
+        for await event in session.events {
+          if case .members(_, let names) = event { answers.withLock { $0.append(names) } }
+        }
+      }
+    }
+    // Presence reaches the other node through Redis: ask until it has (a pace, not a wait).
+    let deadline = ContinuousClock.now + .seconds(15)
+    while answers.value.last != ["far", "near"] && ContinuousClock.now < deadline {
+      try await client.requestMembers()
+      try await Task.sleep(for: .milliseconds(100))
+    }
+    #expect(answers.value.last == ["far", "near"], "\(answers.value.suffix(3))")
+    far.send("/who")
+    try far.waitFor("the line /who") { $0.contains("* in chaos (2): far, near") }
+    client.close()
+    _ = try? await running.value
+  }
+
   // MARK: Helpers
 
   /// The text of a chat line `NAME: TEXT` (TCP and UDP members get those).

@@ -30,9 +30,12 @@ public func eventually(timeout: Duration = defaultDeadline, _ condition: () thro
 
 /// Polls `condition` every 10 ms until it holds; throws a ``TestFailure`` naming `what`
 /// once `timeout` passes.
+///
+/// Runs on the caller's actor (`isolation`), so a test on the main actor may poll state that
+/// lives there.
 public func eventually(
-  timeout: Duration = defaultDeadline, _ what: @autoclosure () -> String = "condition",
-  _ condition: () throws -> Bool
+  isolation: isolated (any Actor)? = #isolation, timeout: Duration = defaultDeadline,
+  _ what: @autoclosure () -> String = "condition", _ condition: () throws -> Bool
 ) async throws {
   let deadline = ContinuousClock.now.advanced(by: timeout)
   while try !condition() {

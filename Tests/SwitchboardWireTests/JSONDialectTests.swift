@@ -47,6 +47,40 @@ struct JSONDialectTests {
     #expect(try object(JSONDialect.color("red"))["data"] as? String == "red")
   }
 
+  /// The answers to `who` and `rooms` are the documented objects, names and room names with
+  /// anything in them (quotes, line breaks, U+2028) exact after a JSON parse.
+  @Test func membersAndRoomsAnswerTheQueries() throws {
+    let names = ["ada", "b\"o\\b", "line\nbreak\u{2028}", "zoë"]
+    let members = try object(JSONDialect.members(room: "dev", names: names))
+    #expect(members["type"] as? String == "members")
+    let data = try #require(members["data"] as? [String: Any])
+    #expect(data["room"] as? String == "dev")
+    #expect(data["names"] as? [String] == names)
+    let empty = try object(JSONDialect.members(room: "r", names: []))
+    #expect((empty["data"] as? [String: Any])?["names"] as? [String] == [])
+    let rooms = try object(JSONDialect.rooms([(name: "dev", members: 1), (name: "lo\"bby", members: 12)]))
+    #expect(rooms["type"] as? String == "rooms")
+    let list = try #require(rooms["data"] as? [[String: Any]])
+    #expect(list.map { $0["name"] as? String } == ["dev", "lo\"bby"])
+    #expect(list.map { ($0["members"] as? NSNumber)?.intValue } == [1, 12])
+    #expect(JSONDialect.rooms([]) == #"{"type":"rooms","data":[]}"#)
+  }
+
+  /// The reference parser (the protocol's definition) reads the queries as the parser does.
+  @Test func queriesParseAsTheReferenceParsesThem() {
+    for text in [
+      #"{"type":"who"}"#, #"{"type":"rooms"}"#, #"{"type":"who","data":7}"#, #"{"type":"Who"}"#,
+      #"{"type":"rooms ","data":{}}"#, #"{"type":"w\u0068o"}"#,
+    ] {
+      #expect(ClientFrame.parse(text) == JSONReference.parse(text), "\(text)")
+    }
+    #expect(ClientFrame.parse(#"{"type":"w\u0068o"}"#) == .who)
+    guard case .invalid(code: "unknown_type", _) = ClientFrame.parse(#"{"type":"Who"}"#) else {
+      Issue.record("a query type is case-sensitive")
+      return
+    }
+  }
+
   @Test(arguments: [
     ("alice", ClientFrame.plain("alice")),
     ("[1,2]", .plain("[1,2]")),
@@ -58,6 +92,11 @@ struct JSONDialectTests {
     (#"{"type":"join","data":{"name":"bob","room":"dev","since":0}}"#, .join(name: "bob", room: "dev", since: 0)),
     (#"{"type":"join","data":{"since":12}}"#, .join(name: nil, room: nil, since: 12)),
     (#"{"type":"join"}"#, .join(name: nil, room: nil, since: nil)),
+    (#"{"type":"who"}"#, .who),
+    (#"{"type":"rooms"}"#, .rooms),
+    (#" {"data":{"room":"dev"},"type":"who"}"#, .who),
+    (#"{"type":"rooms","data":[1,"x",null],"extra":true}"#, .rooms),
+    (#"{"type":"rooms","type":"who"}"#, .who),
   ])
   func parsesClientFrames(text: String, expected: ClientFrame) {
     #expect(ClientFrame.parse(text) == expected)
@@ -117,6 +156,10 @@ struct JSONDialectTests {
         let written = try #require(Self.json(frame))
         #expect(ClientFrame.parse(written) == frame, "\(text.debugDescription) → \(written)")
         if let ref { _ = try object(JSONDialect.ack(ref: ref, id: 1)) }  // the ack is valid JSON
+      case .who, .rooms:
+        #expect(isObject)
+        let written = try #require(Self.json(frame))
+        #expect(ClientFrame.parse(written) == frame, "\(text.debugDescription) → \(written)")
       case .join:
         kinds["join", default: 0] += 1
         #expect(isObject)
@@ -150,6 +193,10 @@ struct JSONDialectTests {
       if let since { fields.append(#""since":\#(since)"#) }
       if let epoch { fields.append(#""epoch":"# + JSONDialect.quote(epoch)) }
       return #"{"type":"join","data":{"# + fields.joined(separator: ",") + "}}"
+    case .who:
+      return #"{"type":"who"}"#
+    case .rooms:
+      return #"{"type":"rooms"}"#
     case .plain, .invalid:
       return nil
     }

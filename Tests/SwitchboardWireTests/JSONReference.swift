@@ -157,6 +157,10 @@ enum JSONReference {
         epoch = s
       }
       return .join(name: name, room: room, since: since, epoch: epoch)
+    case "who":
+      return .who
+    case "rooms":
+      return .rooms
     default:
       return .invalid(
         code: "unknown_type", message: "unknown type \(JSONReference.quote(String(type.prefix(64))))")

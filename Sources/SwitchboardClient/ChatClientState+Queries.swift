@@ -1,0 +1,93 @@
+/// A question a ``ChatClient`` asks the server for the app: who is in the room, which rooms
+/// exist.
+enum ChatQuery: Sendable, Hashable {
+  /// ``ChatClient/requestMembers()``: `/who`, or a `who` frame.
+  case members
+  /// ``ChatClient/requestRooms()``: `/rooms`, or a `rooms` frame.
+  case rooms
+
+  /// The JSON protocol's frame type.
+  var frameType: String {
+    switch self {
+    case .members: "who"
+    case .rooms: "rooms"
+    }
+  }
+}
+
+/// What a line written on a connection waits for. The server answers a connection's
+/// requests in order, so the replies of one kind come in the order these were written; the
+/// heartbeat's `/rooms` probe is counted apart (``ChatClientState/probeRepliesExpected``), its
+/// reply being a `/rooms` reply like any other.
+enum ChatExpectedReply: Sendable, Hashable {
+  /// The `/who` that follows a message (``ChatClient/LineSendCompletion/handled``): its reply
+  /// completes the send.
+  case confirmation
+  /// A request of the app's: its reply is an event.
+  case query(ChatQuery)
+}
+
+/// The members and rooms requests: queued until a connection is ready, written by the
+/// writer (so that they take their place among the confirmations in the order the server
+/// sees them), matched with their replies.
+extension ChatClientState {
+  /// Asks `query` on the current connection, or on the next one. A request already waiting
+  /// to be written is not queued twice.
+  mutating func ask(_ query: ChatQuery) -> (AsyncStream<Void>.Continuation?, ChatClientError?) {
+    if isStopping { return (nil, .closed("the client is closed")) }
+    if !queries.contains(query) { queries.append(query) }
+    return (ready ? kick : nil, nil)
+  }
+
+  /// The next request to write on the current connection, now expected to be answered.
+  mutating func nextQueryToWrite() -> String? {
+    guard ready, !queries.isEmpty else { return nil }
+    let query = queries.removeFirst()
+    expectedReplies.append(.query(query))
+    switch scheme {
+    case .ws, .wss: return #"{"type":"\#(query.frameType)"}"#
+    case .tcp, .tls, .udp: return "/" + (query == .members ? "who" : "rooms")
+    }
+  }
+
+  /// The connection is gone: requests it did not answer are asked again on the next one;
+  /// the replies it owed are owed no more.
+  mutating func requeueQueries() {
+    for case .query(let query) in expectedReplies where !queries.contains(query) { queries.append(query) }
+    expectedReplies = []
+  }
+
+  /// A reply to `/who` (or a `members` frame) arrived: what it answers, the oldest of the
+  /// confirmations and members requests written; `nil` when nothing waited for it.
+  mutating func takeMembersReply() -> ChatExpectedReply? {
+    guard let i = expectedReplies.firstIndex(where: { $0 == .confirmation || $0 == .query(.members) }) else {
+      return nil
+    }
+    return expectedReplies.remove(at: i)
+  }
+
+  /// A reply to `/rooms` (or a `rooms` frame) arrived: whether it is an event. It answers the
+  /// oldest rooms request first, else a heartbeat probe (swallowed). Which of a probe and a
+  /// request written about the same time was answered first does not matter: both ask the
+  /// same, and each reply is used once.
+  mutating func takeRoomsReply() -> Bool {
+    if let i = expectedReplies.firstIndex(of: .query(.rooms)) {
+      expectedReplies.remove(at: i)
+      return true
+    }
+    if probeRepliesExpected > 0 {
+      probeRepliesExpected -= 1
+      return false
+    }
+    return true
+  }
+
+  /// An `unknown_type` error arrived (a server older than the `who` and `rooms` frames):
+  /// the oldest request written, which it answers, if any.
+  mutating func takeUnansweredQuery() -> ChatQuery? {
+    guard let i = expectedReplies.firstIndex(where: { if case .query = $0 { true } else { false } }),
+      case .query(let query) = expectedReplies.remove(at: i)
+    else { return nil }
+    return query
+  }
+}
