@@ -2,8 +2,8 @@
 public enum ChatTransports {
   /// The platform's transport, the default of ``ChatClient/Configuration/transport``:
   /// Network.framework (``network``) on Apple platforms, so that the system trust store,
-  /// App Transport Security, cellular and VPN on demand, Happy Eyeballs and NAT64 apply;
-  /// the POSIX sockets (``posix``) elsewhere.
+  /// cellular and VPN on demand, Happy Eyeballs and NAT64 apply; the POSIX sockets
+  /// (``posix``) elsewhere.
   public static var system: any ChatTransport {
     #if canImport(Network)
       network

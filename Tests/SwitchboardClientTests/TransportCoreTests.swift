@@ -210,7 +210,7 @@ final class PlainUDPLink: DatagramLink {
 /// The TLS decisions Network.framework's verify hook leaves to the client (``TLSPeerCheck``),
 /// on certificates the `openssl` CLI makes: the pin of a certificate is what `openssl`
 /// computes, a CA file is read as OpenSSL reads it, and each refusal is made.
-@Suite(.onTestThreads, .enabled(if: TestPKI.hasOpenSSL, "the openssl CLI is not installed"))
+@Suite(.onTestThreads, .enabled(ifAvailable: TestPKI.hasOpenSSL, "the openssl CLI is not installed"))
 struct TLSPeerCheckTests {
   @Test func aCertificatesPinIsTheSHA256OfItsPublicKeyAsOpenSSLComputesIt() throws {
     let pki = try TestPKI()
