@@ -52,7 +52,7 @@ final class HistoryEngine: Sendable {
         db?.close()
         db = nil
       }
-      throw StoreError("cannot start the history writer thread: \(FileSystem.describe(error.errno))")
+      throw StoreError.cannotOpen("cannot start the history writer thread: \(FileSystem.describe(error.errno))")
     }
     configuration.logger.debug(
       "history opened", metadata: ["path": path, "durability": "\(configuration.durability)"])
@@ -145,7 +145,7 @@ final class HistoryEngine: Sendable {
     if wait, let done { done.wait() }
   }
 
-  static var closedError: StoreError { StoreError("history store is closed") }
+  static var closedError: StoreError { .closed }
 
   // MARK: The writer thread
 

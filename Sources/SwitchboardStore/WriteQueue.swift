@@ -73,9 +73,9 @@ struct WriteQueue {
   // MARK: Callers
 
   mutating func append(_ write: PendingWrite) -> AppendAction {
-    if closing { return .rejected(StoreError("history store is closed")) }
+    if closing { return .rejected(.closed) }
     if pending.count >= maxPending {
-      return .rejected(StoreError("history write queue is full (\(maxPending) pending writes)"))
+      return .rejected(.queueFull("history write queue is full (\(maxPending) pending writes)"))
     }
     pending.append(write)
     queued += 1
