@@ -18,7 +18,7 @@ final class HistoryEngine: Sendable {
   private let configuration: SQLiteStoreConfiguration
   private let queue: Mutex<WriteQueue>
   private let database: Mutex<SQLiteDatabase?>
-  /// Wakes the writer; see `WriteQueue.WriterMode` for when callers signal it.
+  /// Wakes the writer; see `WriteQueue.Phase` for when callers signal it.
   private let wakeup = DispatchSemaphore(value: 0)
   private let writerID = Atomic<UInt>(0)
   /// Commit and append latencies, the queue's length.
