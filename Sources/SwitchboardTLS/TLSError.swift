@@ -82,7 +82,7 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
     var text: String
     switch code {
     case .invalidConfiguration: text = "invalid TLS configuration"
-    case .keyMismatch: text = "invalid TLS configuration (private key does not match the certificate)"
+    case .keyMismatch: text = "invalid TLS configuration"
     case .certificateVerifyFailed: text = "certificate verify failed"
     case .pinMismatch: text = "certificate pin mismatch"
     case .handshakeFailed: text = "TLS handshake failed"
