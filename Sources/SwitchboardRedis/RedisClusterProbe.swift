@@ -137,8 +137,7 @@ struct RedisClusterProbe: Sendable {
   /// Runs `body` on `node`'s shard and returns its answer; `nil` when this probe does not
   /// follow `node` (its connection was dropped, or the map moved its slots away). One lookup.
   private mutating func withShard<T>(_ node: Node, _ body: (inout Shard) -> T) -> T? {
-    guard let index = shards.index(forKey: node) else { return nil }
-    return body(&shards.values[index])
+    shards.withValue(forKey: node, body)
   }
 
   /// Redis confirmed `channel` on `node`'s connection: probing starts.

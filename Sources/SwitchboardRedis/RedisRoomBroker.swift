@@ -126,8 +126,7 @@ public final class RedisRoomBroker: RoomBroker {
     /// changed — when the room is not open here (never opened, gone idle, or the broker
     /// closed). One lookup; the room is changed in place.
     mutating func withRoom<T>(_ name: String, _ body: (inout Room) throws -> T) rethrows -> T? {
-      guard let index = rooms.index(forKey: name) else { return nil }
-      return try body(&rooms.values[index])
+      try rooms.withValue(forKey: name, body)
     }
   }
 
