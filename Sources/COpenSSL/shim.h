@@ -26,6 +26,11 @@ static inline long sb_BIO_get_mem_data(BIO *bio, char **data) {
 static inline int sb_BIO_set_mem_eof_return(BIO *bio, int value) {
   return (int)BIO_set_mem_eof_return(bio, value);
 }
+/* Whether an error-queue entry says a private key does not belong to its certificate. */
+static inline int sb_ERR_is_key_mismatch(unsigned long code) {
+  return ERR_GET_LIB(code) == ERR_LIB_X509
+    && (ERR_GET_REASON(code) == X509_R_KEY_VALUES_MISMATCH || ERR_GET_REASON(code) == X509_R_KEY_TYPE_MISMATCH);
+}
 /* Server side: SNI certificate choice. */
 typedef int (*sb_servername_callback)(SSL *ssl, int *alert, void *arg);
 static inline void sb_SSL_CTX_set_servername_callback(SSL_CTX *ctx, sb_servername_callback cb, void *arg) {

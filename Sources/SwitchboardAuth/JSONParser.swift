@@ -223,11 +223,15 @@ struct JSONParser {
       index += 2
       let second = try hex4()
       guard (0xDC00...0xDFFF).contains(second) else { throw fail("bad low surrogate") }
-      return Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))!
+      guard let scalar = Unicode.Scalar(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00)) else {
+        throw fail("bad surrogate pair")
+      }
+      return scalar
     case 0xDC00...0xDFFF:
       throw fail("lone low surrogate")
     default:
-      return Unicode.Scalar(first)!
+      guard let scalar = Unicode.Scalar(first) else { throw fail("bad \\u escape") }
+      return scalar
     }
   }
 

@@ -241,14 +241,14 @@ final class ClientChannel {
   /// consumer asks for the next event: its replies to the earlier messages, sent from its
   /// own task, then leave before the close frame, as RFC 6455 asks.
   private func perform(_ bytes: UnsafeRawBufferPointer, waitingForConsumer: Bool = true) {
-    websocket!.append(bytes)
+    websocket?.append(bytes)
     guard failureWait == nil else { return }
     while websocket != nil {
-      if waitingForConsumer && progress.requestedCount <= yielded && websocket!.failsNext() {
+      if waitingForConsumer && progress.requestedCount <= yielded && websocket?.failsNext() == true {
         waitForConsumer()
         return
       }
-      guard let action = websocket!.nextAction() else { return }
+      guard let action = websocket?.nextAction() else { return }
       switch action {
       case .text(let text): yield(.text(text))
       case .binary(let bytes): yield(.binary(bytes))
@@ -290,9 +290,9 @@ final class ClientChannel {
     }
     let bytes: [UInt8]?
     switch message {
-    case .text(let text): bytes = websocket!.sendText(text)
-    case .binary(let binary): bytes = websocket!.sendBinary(binary)
-    case .ping(let payload): bytes = websocket!.ping(payload)
+    case .text(let text): bytes = websocket?.sendText(text)
+    case .binary(let binary): bytes = websocket?.sendBinary(binary)
+    case .ping(let payload): bytes = websocket?.ping(payload)
     }
     guard let bytes else {
       completion.resume(returning: .failure(.closed(code: closeCode, reason: "close handshake in progress")))

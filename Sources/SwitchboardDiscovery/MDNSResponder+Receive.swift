@@ -52,10 +52,7 @@ extension MDNSResponder {
     // §7.2: TC means more known answers follow from the same querier. Collect them for
     // 400–500 ms, then answer once with suppression from every packet.
     let key = MDNSDeferredQuery.Source(address: source, interface: interface.index)
-    if deferred[key] != nil {
-      deferred[key]!.absorb(query)
-      return
-    }
+    if deferred[key]?.absorb(query) != nil { return }
     if query.flags.isTruncated, deferred.count < configuration.maxDeferredQueries {
       let wait = Duration.milliseconds(Int.random(in: configuration.knownAnswerWait, using: &random))
       deferred[key] = MDNSDeferredQuery(
@@ -178,8 +175,7 @@ extension MDNSResponder {
       }
       guard record.type == .srv || record.type == .txt else { continue }
       for id in registrations.keys.sorted() where !conflicting.contains(.service(id)) {
-        let registration = registrations[id]!
-        guard registration.state != .failed, instanceFQDN(registration) == record.name else { continue }
+        guard let registration = registrations[id], registration.state != .failed, instanceFQDN(registration) == record.name else { continue }
         let ours = serviceRecords(registration).filter { $0.type == record.type }.map(\.rdata)
         if !ours.contains(record.rdata) { conflicting.append(.service(id)) }
       }
@@ -211,8 +207,8 @@ extension MDNSResponder {
         continue
       }
       let due = answers.filter { $0.due <= now }.map(\.record)
-      pending[interface.index] = answers.filter { $0.due > now }
-      if pending[interface.index]!.isEmpty { pending[interface.index] = nil }
+      let later = answers.filter { $0.due > now }
+      pending[interface.index] = later.isEmpty ? nil : later
       for record in due { noteMulticast(record, on: interface.index, now: now) }
       for message in responses(due, on: interface) {
         actions.append(.send(message, to: .multicast(interface: interface.index)))

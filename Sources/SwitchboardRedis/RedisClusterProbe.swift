@@ -127,24 +127,34 @@ struct RedisClusterProbe: Sendable {
       if shard.phase == .probing { shard.move(to: .subscribing) }
       shards[node] = shard
     }
-    for node in shards.keys where !wanted.contains(node) {
-      changes.append(Change(node: node, unsubscribe: shards[node]!.channel, subscribe: nil))
-      shards[node] = nil
+    for (node, shard) in shards where !wanted.contains(node) {
+      changes.append(Change(node: node, unsubscribe: shard.channel, subscribe: nil))
     }
+    shards = shards.filter { wanted.contains($0.key) }
     return changes
+  }
+
+  /// Runs `body` on `node`'s shard and returns its answer; `nil` when this probe does not
+  /// follow `node` (its connection was dropped, or the map moved its slots away). One lookup.
+  private mutating func withShard<T>(_ node: Node, _ body: (inout Shard) -> T) -> T? {
+    shards.withValue(forKey: node, body)
   }
 
   /// Redis confirmed `channel` on `node`'s connection: probing starts.
   mutating func subscribed(_ node: Node, channel: String) {
-    guard shards[node]?.channel == channel, shards[node]?.phase == .subscribing else { return }
-    shards[node]!.move(to: .probing)
+    withShard(node) { shard in
+      guard shard.channel == channel, shard.phase == .subscribing else { return }
+      shard.move(to: .probing)
+    }
   }
 
   /// The next probe of every shard that is probing and has none outstanding.
   mutating func start() -> [(node: Node, channel: String, token: UInt64)] {
     var due: [(node: Node, channel: String, token: UInt64)] = []
-    for node in Array(shards.keys) where shards[node]!.phase == .probing {
-      if let token = shards[node]!.probe.start() { due.append((node, shards[node]!.channel, token)) }
+    for index in shards.indices where shards.values[index].phase == .probing {
+      if let token = shards.values[index].probe.start() {
+        due.append((shards.keys[index], shards.values[index].channel, token))
+      }
     }
     return due
   }
@@ -154,8 +164,10 @@ struct RedisClusterProbe: Sendable {
   mutating func answered(_ node: Node, channel: String, token: UInt64, receivers: Int, now: Int64)
     -> RedisProbe.Verdict
   {
-    guard shards[node]?.channel == channel, shards[node]?.phase == .probing else { return .none }
-    return decided(node, shards[node]!.probe.answered(token: token, receivers: receivers), now: now)
+    withShard(node) { shard in
+      guard shard.channel == channel, shard.phase == .probing else { return .none }
+      return Self.decided(&shard, shard.probe.answered(token: token, receivers: receivers), now: now)
+    } ?? .none
   }
 
   /// The `SPUBLISH` of `token` failed (or went to a master the map no longer names): no verdict.
@@ -165,40 +177,45 @@ struct RedisClusterProbe: Sendable {
 
   /// `token` came back on `node`'s connection, on `channel`.
   mutating func arrived(_ node: Node, channel: String, token: UInt64) {
-    guard shards[node]?.channel == channel else { return }
-    shards[node]!.probe.arrived(token: token)
+    withShard(node) { shard in
+      if shard.channel == channel { shard.probe.arrived(token: token) }
+    }
   }
 
   /// The probe timeout after the answer to `token` passed.
   mutating func expired(_ node: Node, token: UInt64, now: Int64) -> RedisProbe.Verdict {
-    guard shards[node]?.phase == .probing else { return .none }
-    return decided(node, shards[node]!.probe.expired(token: token), now: now)
+    withShard(node) { shard in
+      guard shard.phase == .probing else { return .none }
+      return Self.decided(&shard, shard.probe.expired(token: token), now: now)
+    } ?? .none
   }
 
   /// `node`'s connection changed state. Returns `true` when a connection this probe had found
   /// silent is ready again (replaced).
   mutating func connection(_ node: Node, _ next: RedisConnectionState) -> Bool {
-    guard let phase = shards[node]?.phase else { return false }
-    switch (next, phase) {
-    case (.backingOff, .subscribing), (.backingOff, .probing):
-      shards[node]!.probe.reset()
-      shards[node]!.move(to: .lost)
-    case (.ready, .lost):
-      // The connection subscribed to everything it had, the probe channel too, before ready.
-      shards[node]!.probe.reset()
-      shards[node]!.move(to: .probing)
-    case (.ready, .replacing):
-      shards[node]!.probe.reset()
-      shards[node]!.move(to: .probing)
-      return true
-    default: break
-    }
-    return false
+    withShard(node) { shard in
+      switch (next, shard.phase) {
+      case (.backingOff, .subscribing), (.backingOff, .probing):
+        shard.probe.reset()
+        shard.move(to: .lost)
+      case (.ready, .lost):
+        // The connection subscribed to everything it had, the probe channel too, before ready.
+        shard.probe.reset()
+        shard.move(to: .probing)
+      case (.ready, .replacing):
+        shard.probe.reset()
+        shard.move(to: .probing)
+        return true
+      default: break
+      }
+      return false
+    } ?? false
   }
 
-  private mutating func decided(_ node: Node, _ verdict: RedisProbe.Verdict, now: Int64) -> RedisProbe.Verdict
+  private static func decided(_ shard: inout Shard, _ verdict: RedisProbe.Verdict, now: Int64)
+    -> RedisProbe.Verdict
   {
-    if case .replace = verdict { shards[node]!.move(to: .replacing(since: now)) }
+    if case .replace = verdict { shard.move(to: .replacing(since: now)) }
     return verdict
   }
 }

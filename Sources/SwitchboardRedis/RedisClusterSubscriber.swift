@@ -165,7 +165,7 @@ public final class RedisClusterSubscriber: Sendable {
     let isProbe = locked.withLock { state -> Bool in
       guard let prefix = state.probe?.prefix, message.channel.hasPrefix(prefix + ":") else { return false }
       if let token = UInt64(String(decoding: message.payload, as: UTF8.self)) {
-        state.probe!.arrived(node, channel: message.channel, token: token)
+        state.probe?.arrived(node, channel: message.channel, token: token)
       }
       return true
     }
@@ -176,17 +176,16 @@ public final class RedisClusterSubscriber: Sendable {
   private func mapChanged(_ map: RedisClusterMap) {
     let moves = locked.withLock { state -> [(from: RedisSubscriber?, to: RedisSubscriber, names: [String])] in
       guard !state.isClosed else { return [] }
-      var from: [RedisClusterMap.Node: [String]] = [:]
+      var from: [RedisClusterMap.Node: [(name: String, owner: RedisClusterMap.Node)]] = [:]
       for (channel, node) in state.channels {
         guard let owner = map.node(forKey: Array(channel.utf8)), owner != node else { continue }
-        from[node, default: []].append(channel)
+        from[node, default: []].append((channel, owner))
         state.channels[channel] = owner
       }
       var moves: [(from: RedisSubscriber?, to: RedisSubscriber, names: [String])] = []
       for (old, names) in from {
-        for name in names {
+        for (name, owner) in names {
           // One entry per channel keeps the pairing of old and new master simple.
-          let owner = state.channels[name]!
           moves.append((state.subscribers[old], subscriber(for: owner, in: &state), [name]))
         }
       }
@@ -240,8 +239,8 @@ extension RedisClusterSubscriber {
   /// unsubscribing as ``RedisClusterProbe/follow(_:nodes:)`` says.
   fileprivate func followWithProbes(_ map: RedisClusterMap) {
     let changes = locked.withLock { state -> [(RedisSubscriber, RedisClusterProbe.Change)] in
-      guard !state.isClosed, state.probe != nil else { return [] }
-      return state.probe!.follow(map, nodes: state.subscribers.keys).compactMap { change in
+      guard !state.isClosed, let follow = state.probe?.follow(map, nodes: state.subscribers.keys) else { return [] }
+      return follow.compactMap { change in
         state.subscribers[change.node].map { ($0, change) }
       }
     }

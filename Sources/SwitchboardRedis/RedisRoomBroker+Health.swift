@@ -151,8 +151,9 @@ extension RedisRoomBroker {
       state.subscriberConnects += 1
       guard state.subscriberConnects > 1 else { return [] }
       var out: [(String, RedisRoomKeys, UInt64)] = []
-      for name in Array(state.rooms.keys) where state.rooms[name]!.sequence.resync() {
-        out.append((name, state.rooms[name]!.keys, state.rooms[name]!.sequence.delivered))
+      for index in state.rooms.indices where state.rooms.values[index].sequence.resync() {
+        let (name, room) = state.rooms[index]
+        out.append((name, room.keys, room.sequence.delivered))
       }
       return out
     }
@@ -208,6 +209,9 @@ extension RedisRoomBroker {
     return "# TYPE \(lost) counter\n\(lost) \(lostWriteEpochs)\n"
       + "# TYPE \(replaced) counter\n\(replaced) \(pubsubReplacements)\n"
   }
+
+  /// How many pub/sub messages named no room open here, and were dropped.
+  var strayMessages: Int { state.withLock { $0.strays } }
 
   /// How many presence refreshes this node has sent.
   var presenceRefreshes: Int { state.withLock { $0.refreshes } }

@@ -27,9 +27,7 @@ extension RedisRoomBroker {
   /// subscription stands; the next answer opens the room).
   func openFailed(_ room: String, keys: RedisRoomKeys, error: RedisError) {
     let (openers, closed) = state.withLock { state -> ([Opener], Bool) in
-      guard state.rooms[room] != nil else { return ([], state.isClosed) }
-      defer { state.rooms[room]!.openers = [] }
-      return (state.rooms[room]!.openers, state.isClosed)
+      (state.withRoom(room) { open in Self.take(&open.openers) } ?? [], state.isClosed)
     }
     for opener in openers {
       opener.executor.execute { opener.completion(.failure(.unavailable("cannot open the room: \(error)"))) }
@@ -48,14 +46,15 @@ extension RedisRoomBroker {
         let recent = answer.messages.reversed() as [ChatMessage]
         let last = max(answer.last, recent.last?.id ?? 0)
         let openers = state.withLock { state -> [Opener] in
-          guard state.rooms[room] != nil else { return [] }
-          if state.rooms[room]!.sequence.phase == .opening {
-            if let newest = recent.last, newest.id == last { state.rooms[room]!.newest = (answer.epoch, newest) }
-            let step = state.rooms[room]!.sequence.open(last: last, epoch: answer.epoch)
-            apply(&state, room: room, step)
-          }
-          defer { state.rooms[room]!.openers = [] }
-          return state.rooms[room]!.openers
+          let sink = state.sink
+          return state.withRoom(room) { open in
+            if open.sequence.phase == .opening {
+              if let newest = recent.last, newest.id == last { open.newest = (answer.epoch, newest) }
+              let step = open.sequence.open(last: last, epoch: answer.epoch)
+              apply(step, to: &open, named: room, sink: sink)
+            }
+            return Self.take(&open.openers)
+          } ?? []
         }
         for opener in openers {
           let snapshot = RoomSnapshot(
@@ -108,26 +107,29 @@ extension RedisRoomBroker {
         let seenBefore = values[2].integer == 1
         let fill = state.withLock { state -> (RedisRoomKeys, UInt64)? in
           state.inFlight[ref] = nil
-          guard state.rooms[draft.room] != nil else {
+          let sink = state.sink
+          let open = state.withRoom(draft.room) { room -> (RedisRoomKeys, UInt64)? in
+            room.waiters.append(waiter)
+            guard seenBefore, draft.clientKey != nil else {
+              let step = room.sequence.receive(message, epoch: epoch, origin: draft.origin)
+              apply(step, to: &room, named: draft.room, sink: sink)
+              return nil
+            }
+            // A client's retry: the first publish (maybe on another node) was announced with
+            // its own content; answer once it is delivered here, reading the stream if it
+            // has not arrived (its announcement may have been lost with a connection).
+            apply(RedisRoomSequence.Step(), to: &room, named: draft.room, sink: sink)
+            guard room.waiters.contains(where: { $0.id == UInt64(id) && $0.epoch == epoch }),
+              room.sequence.resync()
+            else { return nil }
+            return (room.keys, room.sequence.delivered)
+          }
+          guard let open else {
             // The room went idle meanwhile: nothing here waits for its delivery.
             Self.answer([waiter])
             return nil
           }
-          state.rooms[draft.room]!.waiters.append(waiter)
-          guard seenBefore, draft.clientKey != nil else {
-            let step = state.rooms[draft.room]!.sequence.receive(message, epoch: epoch, origin: draft.origin)
-            apply(&state, room: draft.room, step)
-            return nil
-          }
-          // A client's retry: the first publish (maybe on another node) was announced with
-          // its own content; answer once it is delivered here, reading the stream if it
-          // has not arrived (its announcement may have been lost with a connection).
-          apply(&state, room: draft.room, RedisRoomSequence.Step())
-          let room = state.rooms[draft.room]!
-          guard room.waiters.contains(where: { $0.id == UInt64(id) && $0.epoch == epoch }),
-            state.rooms[draft.room]!.sequence.resync()
-          else { return nil }
-          return (room.keys, room.sequence.delivered)
+          return open
         }
         if let (keys, after) = fill { self.fill(draft.room, keys: keys, after: after) }
       case .failure(let error) where error.kind == .connectionLost || error.kind == .timeout:
@@ -158,22 +160,32 @@ extension RedisRoomBroker {
       return state.withLock { $0.probe.arrived(token: token) }
     }
     if RedisBrokerPayload.isPresence(message.payload) { return receivedPresence(message) }
+    let name = RedisRoomKeys.room(channel: message.channel)
     state.withLock { state in
-      guard let room = state.channels[message.channel] else { return }
-      guard let payload = try? RedisBrokerPayload.decodePayload(message.payload, room: room) else {
-        configuration.logger.warning("undecodable payload on \(message.channel) ignored")
-        return
+      let (sink, inFlight) = (state.sink, state.inFlight)
+      let open = name.flatMap { name in
+        state.withRoom(name) { room in
+          guard let payload = try? RedisBrokerPayload.decodePayload(message.payload, room: name) else {
+            configuration.logger.warning("undecodable payload on \(message.channel) ignored")
+            return
+          }
+          let origin = inFlight[payload.ref] ?? nil
+          let step = room.sequence.receive(payload.message, epoch: payload.epoch, origin: origin)
+          apply(step, to: &room, named: name, sink: sink)
+        }
       }
-      let origin = state.inFlight[payload.ref] ?? nil
-      let step = state.rooms[room]!.sequence.receive(payload.message, epoch: payload.epoch, origin: origin)
-      apply(&state, room: room, step)
+      // No room open here by that name (it went idle while its unsubscription was under
+      // way): nothing waits for it.
+      if open == nil { state.strays += 1 }
     }
   }
 
   /// A presence announcement: another node's join, leave or rename, shown here.
   func receivedPresence(_ message: RedisPubSubMessage) {
-    let (room, sink) = state.withLock { ($0.channels[message.channel], $0.sink) }
-    guard let room, let sink else { return }
+    guard let room = RedisRoomKeys.room(channel: message.channel) else { return state.withLock { $0.strays += 1 } }
+    let (open, sink) = state.withLock { ($0.rooms[room] != nil, $0.sink) }
+    guard open else { return state.withLock { $0.strays += 1 } }
+    guard let sink else { return }
     guard let (event, node) = try? RedisBrokerPayload.decodePresence(message.payload, room: room) else {
       configuration.logger.warning("undecodable presence announcement on \(message.channel) ignored")
       return
@@ -182,30 +194,37 @@ extension RedisRoomBroker {
     sink.remotePresence(event)
   }
 
-  /// Delivers what `step` says, answers the publishes it completed, and starts a fill.
-  func apply(_ state: inout State, room: String, _ step: RedisRoomSequence.Step) {
-    let epoch = state.rooms[room]!.sequence.epoch
-    if let sink = state.sink {
+  /// Delivers what `step` says to `sink`, answers the publishes it completed, and starts a
+  /// fill. `room` is the open room `name`, changed in place (``State/withRoom(_:_:)``).
+  func apply(_ step: RedisRoomSequence.Step, to room: inout Room, named name: String, sink: (any RoomBrokerSink)?) {
+    let epoch = room.sequence.epoch
+    if let sink {
       for (message, origin) in step.deliver { sink.deliver(message, epoch: epoch, origin: origin) }
     }
-    if let (message, _) = step.deliver.last { state.rooms[room]!.newest = (epoch, message) }
-    let delivered = state.rooms[room]!.sequence.delivered
+    if let (message, _) = step.deliver.last { room.newest = (epoch, message) }
+    let delivered = room.sequence.delivered
     var waiting: [Waiter] = []
     var done: [Waiter] = []
-    for waiter in state.rooms[room]!.waiters {
+    for waiter in room.waiters {
       if waiter.epoch == epoch && waiter.id > delivered {
         waiting.append(waiter)
       } else {
         done.append(waiter)
       }
     }
-    state.rooms[room]!.waiters = waiting
+    room.waiters = waiting
     Self.answer(done)
     if step.fill {
-      let keys = state.rooms[room]!.keys
+      let keys = room.keys
       let after = delivered
-      loop.execute { [self] in fill(room, keys: keys, after: after) }
+      loop.execute { [self] in fill(name, keys: keys, after: after) }
     }
+  }
+
+  /// Empties `list` and returns what it held.
+  static func take<T>(_ list: inout [T]) -> [T] {
+    defer { list = [] }
+    return list
   }
 
   /// Completes publishes whose message was delivered (or whose room is gone here).
@@ -228,17 +247,19 @@ extension RedisRoomBroker {
     let (known, check) = scriptContext(room, resync: resync)
     read(room, keys: keys, after: after, count: Self.fillCount, known: known, check: check) { [self] result in
       state.withLock { state in
-        guard state.rooms[room] != nil else { return }
-        switch result {
-        case .success(let answer) where answer.epoch != state.rooms[room]!.sequence.epoch && after > 0:
-          // Redis lost the room: the new epoch's history starts at 1, read it from there.
-          loop.execute { [self] in fill(room, keys: keys, after: 0) }
-        case .success(let answer):
-          let step = state.rooms[room]!.sequence.filled(
-            answer.messages, epoch: answer.epoch, complete: answer.messages.count < Self.fillCount)
-          apply(&state, room: room, step)
-        case .failure:
-          state.rooms[room]!.sequence.fillFailed()
+        let sink = state.sink
+        state.withRoom(room) { open in
+          switch result {
+          case .success(let answer) where answer.epoch != open.sequence.epoch && after > 0:
+            // Redis lost the room: the new epoch's history starts at 1, read it from there.
+            loop.execute { [self] in fill(room, keys: keys, after: 0) }
+          case .success(let answer):
+            let step = open.sequence.filled(
+              answer.messages, epoch: answer.epoch, complete: answer.messages.count < Self.fillCount)
+            apply(step, to: &open, named: room, sink: sink)
+          case .failure:
+            open.sequence.fillFailed()
+          }
         }
       }
     }

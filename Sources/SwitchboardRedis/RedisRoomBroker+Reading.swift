@@ -70,7 +70,7 @@ extension RedisRoomBroker {
   func checked(_ room: String, _ checkpoint: Checkpoint?) {
     guard let checkpoint else { return }
     state.withLock { state in
-      if state.rooms[room]?.checkpoint == checkpoint { state.rooms[room]!.checkpoint = nil }
+      state.withRoom(room) { open in if open.checkpoint == checkpoint { open.checkpoint = nil } }
     }
   }
 

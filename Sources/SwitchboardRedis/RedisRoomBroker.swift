@@ -95,9 +95,11 @@ public final class RedisRoomBroker: RoomBroker {
   struct State {
     var sink: (any RoomBrokerSink)?
     var isClosed = false
+    /// The rooms open here, by name: everything kept of a room is in its value, and what
+    /// arrives on a channel finds its room by the name the channel carries
+    /// (``RedisRoomKeys/room(channel:)``), so there is no second table to fall out of step.
+    /// Reach a room through ``withRoom(_:_:)``, which answers `nil` for a room not open here.
     var rooms: [String: Room] = [:]
-    /// Channel name → room.
-    var channels: [String: String] = [:]
     /// Refs of this node's publishes whose payload may still arrive, → their origin.
     var inFlight: [String: MemberID?] = [:]
     var nextRef: UInt64 = 0
@@ -116,6 +118,16 @@ public final class RedisRoomBroker: RoomBroker {
     /// Pub/sub connections the probe found silent and replaced, per server (`host:port`:
     /// the one server, or a cluster master).
     var replacements: [String: Int] = [:]
+    /// Pub/sub messages that named no room open here (a room gone idle while its
+    /// unsubscription was under way, or a channel that is no room's): dropped.
+    var strays = 0
+
+    /// Runs `body` on the open room `name` and returns its answer, or `nil` — with nothing
+    /// changed — when the room is not open here (never opened, gone idle, or the broker
+    /// closed). One lookup; the room is changed in place.
+    mutating func withRoom<T>(_ name: String, _ body: (inout Room) throws -> T) rethrows -> T? {
+      try rooms.withValue(forKey: name, body)
+    }
   }
 
   /// How it works.
@@ -251,20 +263,16 @@ public final class RedisRoomBroker: RoomBroker {
       }
       let next = state.withLock { state -> Next in
         guard !state.isClosed else { return .closed }
-        guard let existing = state.rooms[room] else {
-          let keys = RedisRoomKeys(room: room)
-          var fresh = Room(keys: keys)
-          fresh.openers.append(opener)
-          state.rooms[room] = fresh
-          state.channels[keys.channel] = room
-          return .subscribe(keys)
+        let known = state.withRoom(room) { existing -> Next in
+          existing.openers.append(opener)
+          return existing.sequence.phase == .opening ? .wait : .read(existing.keys)
         }
-        if existing.sequence.phase == .opening {
-          state.rooms[room]!.openers.append(opener)
-          return .wait
-        }
-        state.rooms[room]!.openers.append(opener)
-        return .read(existing.keys)
+        if let known { return known }
+        let keys = RedisRoomKeys(room: room)
+        var fresh = Room(keys: keys)
+        fresh.openers.append(opener)
+        state.rooms[room] = fresh
+        return .subscribe(keys)
       }
       switch next {
       case .closed: executor.execute { completion(.failure(.closed)) }
@@ -359,7 +367,6 @@ public final class RedisRoomBroker: RoomBroker {
     loop.execute { [self] in
       let (keys, waiters) = state.withLock { state -> (RedisRoomKeys?, [Waiter]) in
         guard !state.isClosed, let gone = state.rooms.removeValue(forKey: room) else { return (nil, []) }
-        state.channels[gone.keys.channel] = nil
         state.local[room] = nil
         return (gone.keys, gone.waiters)
       }
@@ -383,8 +390,7 @@ public final class RedisRoomBroker: RoomBroker {
       try? await subscriber.subscribe([keys.channel])
       loop.execute { [self] in
         let after = state.withLock { state -> UInt64? in
-          guard state.rooms[room]?.sequence.resync() == true else { return nil }
-          return state.rooms[room]!.sequence.delivered
+          state.withRoom(room) { open in open.sequence.resync() ? open.sequence.delivered : nil } ?? nil
         }
         if let after { fill(room, keys: keys, after: after, resync: true) }
       }

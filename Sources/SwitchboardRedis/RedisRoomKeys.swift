@@ -32,6 +32,45 @@ public struct RedisRoomKeys: Sendable, Hashable {
   /// The idempotency key of a publish `ref`.
   public func ref(_ ref: String) -> String { tag + ":ref:" + ref }
 
+  /// The room whose pub/sub ``channel`` is `channel` (its name percent-decoded), or `nil`
+  /// when `channel` is not a room's channel. What arrives on a channel names its room this
+  /// way, so the broker keeps one table of rooms rather than a second, channel → room, that
+  /// could disagree with it.
+  public static func room(channel: String) -> String? {
+    let prefix = "sb:{".utf8
+    let suffix = "}:ch".utf8
+    let bytes = channel.utf8
+    guard bytes.count >= prefix.count + suffix.count, bytes.starts(with: prefix),
+      bytes.suffix(suffix.count).elementsEqual(suffix)
+    else { return nil }
+    let tag = bytes.dropFirst(prefix.count).dropLast(suffix.count)
+    var out: [UInt8] = []
+    out.reserveCapacity(tag.count)
+    var index = tag.startIndex
+    while index != tag.endIndex {
+      let byte = tag[index]
+      index = tag.index(after: index)
+      guard byte == UInt8(ascii: "%") else {
+        out.append(byte)
+        continue
+      }
+      guard index != tag.endIndex, let high = hexValue(tag[index]) else { return nil }
+      index = tag.index(after: index)
+      guard index != tag.endIndex, let low = hexValue(tag[index]) else { return nil }
+      index = tag.index(after: index)
+      out.append(high << 4 | low)
+    }
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  private static func hexValue(_ byte: UInt8) -> UInt8? {
+    switch byte {
+    case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
+    case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
+    default: nil
+    }
+  }
+
   /// `room` percent-encoded (see the type's description).
   public static func encode(_ room: String) -> String {
     let hex = Array("0123456789ABCDEF".utf8)

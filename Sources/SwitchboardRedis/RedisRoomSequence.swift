@@ -47,8 +47,9 @@ struct RedisRoomSequence {
   }
 
   /// The room's state is known: continue after `last` in `epoch`, then take what waited.
+  /// Only an opening room opens; a late answer for one already open changes nothing.
   mutating func open(last: UInt64, epoch: String) -> Step {
-    precondition(phase == .opening, "open in \(phase)")
+    guard phase == .opening else { return Step() }
     self.epoch = epoch
     delivered = last
     phase = .open

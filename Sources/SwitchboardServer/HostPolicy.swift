@@ -176,7 +176,7 @@ public struct HostPolicy: Sendable, Equatable {
     let parts = text.split(separator: ".", omittingEmptySubsequences: false)
     return parts.count == 4
       && parts.allSatisfy { part in
-        !part.isEmpty && part.count <= 3 && part.allSatisfy { $0.isASCII && $0.isNumber } && Int(part)! <= 255
+        !part.isEmpty && part.count <= 3 && part.allSatisfy { $0.isASCII && $0.isNumber } && (Int(part).map { $0 <= 255 } ?? false)
       }
   }
 }

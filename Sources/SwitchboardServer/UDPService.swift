@@ -58,7 +58,7 @@ final class UDPService: UDPSocketDelegate {
     context.stats.udp.received.add(bytes.count, ordering: .relaxed)
     // One clock read a datagram: the rate limit, the member's last-seen time, the budgets.
     let now = Deadline.now()
-    if sourceLimit != nil, !sourceLimit!.admit(source: sender.ipAddress, now: now.nanoseconds) {
+    if sourceLimit?.admit(source: sender.ipAddress, now: now.nanoseconds) == false {
       metrics.limits.datagramsRateLimited.add(1, ordering: .relaxed)
       return
     }

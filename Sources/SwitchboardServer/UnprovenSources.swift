@@ -38,8 +38,10 @@ struct UnprovenSources: Sendable {
       sweep(now: now)
       if entries.count >= maxSources { entries.removeAll(keepingCapacity: true) }
     }
-    entries[source, default: Entry(received: 0, lastSeen: now)].received += bytes
-    entries[source]!.lastSeen = now
+    var entry = entries[source] ?? Entry(received: 0, lastSeen: now)
+    entry.received += bytes
+    entry.lastSeen = now
+    entries[source] = entry
   }
 
   /// Whether `bytes` more may go to `source` within its budget; if so they are counted

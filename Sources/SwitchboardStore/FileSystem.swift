@@ -19,7 +19,7 @@ enum FileSystem {
   /// `mkdir -p`) and checks the result is a writable directory.
   /// - Throws: `cannot open history at DIR: CAUSE`.
   static func prepareDirectory(_ directory: String) throws(StoreError) {
-    func fail(_ cause: String) -> StoreError { StoreError("cannot open history at \(directory): \(cause)") }
+    func fail(_ cause: String) -> StoreError { .cannotOpen("cannot open history at \(directory): \(cause)") }
     guard !directory.isEmpty else { throw fail("empty directory path") }
     var prefix = directory.hasPrefix("/") ? "/" : ""
     let components = directory.split(separator: "/")
@@ -54,7 +54,7 @@ enum FileSystem {
       return
     }
     let code = errno
-    guard code == EEXIST else { throw StoreError("cannot open history at \(path): \(describe(code))") }
+    guard code == EEXIST else { throw StoreError.cannotOpen("cannot open history at \(path): \(describe(code))") }
   }
 
   /// The permission bits of `path` when its group or others have any (`nil` otherwise, and

@@ -18,7 +18,7 @@ final class HistoryEngine: Sendable {
   private let configuration: SQLiteStoreConfiguration
   private let queue: Mutex<WriteQueue>
   private let database: Mutex<SQLiteDatabase?>
-  /// Wakes the writer; see `WriteQueue.WriterMode` for when callers signal it.
+  /// Wakes the writer; see `WriteQueue.Phase` for when callers signal it.
   private let wakeup = DispatchSemaphore(value: 0)
   private let writerID = Atomic<UInt>(0)
   /// Commit and append latencies, the queue's length.
@@ -52,7 +52,7 @@ final class HistoryEngine: Sendable {
         db?.close()
         db = nil
       }
-      throw StoreError("cannot start the history writer thread: \(FileSystem.describe(error.errno))")
+      throw StoreError.cannotOpen("cannot start the history writer thread: \(FileSystem.describe(error.errno))")
     }
     configuration.logger.debug(
       "history opened", metadata: ["path": path, "durability": "\(configuration.durability)"])
@@ -145,7 +145,7 @@ final class HistoryEngine: Sendable {
     if wait, let done { done.wait() }
   }
 
-  static var closedError: StoreError { StoreError("history store is closed") }
+  static var closedError: StoreError { .closed }
 
   // MARK: The writer thread
 

@@ -37,7 +37,7 @@ final class SQLiteDatabase {
     guard rc == SQLITE_OK, let db else {
       let cause = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
       if let db { sqlite3_close_v2(db) }
-      throw StoreError("cannot open history at \(path): \(cause)")
+      throw StoreError.cannotOpen("cannot open history at \(path): \(cause)")
     }
     self.handle = db
     self.path = path
@@ -50,18 +50,18 @@ final class SQLiteDatabase {
   }
 
   private func setUp(synchronous: String, maxBytes: Int?) throws(StoreError) {
-    let opening = "cannot open history at"
+    let opening = Action.open
     sqlite3_extended_result_codes(handle, 1)
     sqlite3_busy_timeout(handle, 5000)
     // The first statement reads the header: a file of random bytes fails here.
     let mode = try scalarText("PRAGMA journal_mode=WAL", opening)
     guard mode.lowercased() == "wal" else {
-      throw StoreError("\(opening) \(path): cannot enable WAL journaling (journal_mode is \(mode))")
+      throw opening.error("\(path): cannot enable WAL journaling (journal_mode is \(mode))")
     }
     try exec("PRAGMA synchronous=\(synchronous)", opening)
     let check = try scalarText("PRAGMA quick_check", opening)
     guard check == "ok" else {
-      throw StoreError("\(opening) \(path): integrity check failed: \(check)")
+      throw opening.error("\(path): integrity check failed: \(check)")
     }
     try migrate()
     if let maxBytes {
@@ -72,7 +72,7 @@ final class SQLiteDatabase {
   }
 
   private func migrate() throws(StoreError) {
-    let opening = "cannot open history at"
+    let opening = Action.open
     try exec("BEGIN IMMEDIATE", opening)
     do throws(StoreError) {
       let hasVersionTable =
@@ -80,17 +80,17 @@ final class SQLiteDatabase {
       if hasVersionTable {
         let version = Int64(try scalarText("SELECT max(version) FROM schema_version", opening)) ?? 0
         guard version <= Self.schemaVersion else {
-          throw StoreError(
-            "\(opening) \(path): history schema version \(version) is newer than this build supports "
+          throw opening.error(
+            "\(path): history schema version \(version) is newer than this build supports "
               + "(\(Self.schemaVersion))")
         }
         guard version == Self.schemaVersion else {
-          throw StoreError("\(opening) \(path): unknown history schema version \(version)")
+          throw opening.error("\(path): unknown history schema version \(version)")
         }
       } else {
         // Refuse to add tables to somebody else's database.
         guard try scalarText("SELECT count(*) FROM sqlite_master", opening) == "0" else {
-          throw StoreError("\(opening) \(path): the database exists but is not a Switchboard history")
+          throw opening.error("\(path): the database exists but is not a Switchboard history")
         }
         try exec(
           """
@@ -168,7 +168,7 @@ final class SQLiteDatabase {
 
   /// Writes `messages` and raises each room's `last_id`, in one transaction.
   func write(_ messages: some Collection<ChatMessage>) throws(StoreError) {
-    let writing = "cannot write history at"
+    let writing = Action.write
     try transaction(writing) { () throws(StoreError) in
       var lastIDs: [String: UInt64] = [:]
       for message in messages {
@@ -194,7 +194,7 @@ final class SQLiteDatabase {
   /// Deletes messages beyond `keep` per room in `rooms` (all rooms when `nil`) and,
   /// with a `cutoff`, every message older than it.
   func prune(rooms: Set<String>?, keep: Int, olderThan cutoff: Int64?) throws(StoreError) {
-    let writing = "cannot prune history at"
+    let writing = Action.prune
     try transaction(writing) { () throws(StoreError) in
       if let rooms {
         for room in rooms {
@@ -217,7 +217,7 @@ final class SQLiteDatabase {
   /// `max_page_count`, the `--history-max-bytes` cap, or the disk): counted in `/metrics`.
   private(set) var lastFailureWasFull = false
 
-  private func transaction(_ action: String, _ body: () throws(StoreError) -> Void) throws(StoreError) {
+  private func transaction(_ action: Action, _ body: () throws(StoreError) -> Void) throws(StoreError) {
     lastFailureWasFull = false
     try begin.run(action)
     do throws(StoreError) {
@@ -236,13 +236,13 @@ final class SQLiteDatabase {
 
   /// The room's epoch and last id, creating the room with a fresh epoch when missing.
   func room(_ name: String) throws(StoreError) -> (epoch: String, lastID: UInt64) {
-    let reading = "cannot read history at"
+    let reading = Action.read
     if let found = try findRoom(name) { return found }
     insertRoom.bind(1, name)
     insertRoom.bind(2, InMemoryHistoryStore.newEpoch())
-    try insertRoom.run("cannot write history at")
+    try insertRoom.run(.write)
     guard let created = try findRoom(name) else {
-      throw StoreError("\(reading) \(path): room \(name) vanished after it was created")
+      throw reading.error("\(path): room \(name) vanished after it was created")
     }
     return created
   }
@@ -251,7 +251,7 @@ final class SQLiteDatabase {
   func findRoom(_ name: String) throws(StoreError) -> (epoch: String, lastID: UInt64)? {
     selectRoom.bind(1, name)
     defer { selectRoom.reset() }
-    guard try selectRoom.step("cannot read history at") else { return nil }
+    guard try selectRoom.step(.read) else { return nil }
     return (selectRoom.string(0), UInt64(clamping: selectRoom.int64(1)))
   }
 
@@ -281,7 +281,7 @@ final class SQLiteDatabase {
     statement.bind(4, Int64(limit))
     defer { statement.reset() }
     var result: [ChatMessage] = []
-    while try statement.step("cannot read history at") {
+    while try statement.step(.read) {
       result.append(
         ChatMessage(
           id: UInt64(clamping: statement.int64(0)), room: room, time: statement.int64(1),
@@ -300,24 +300,55 @@ final class SQLiteDatabase {
     defer { statement.finalize() }
     statement.bind(1, Int64(clamping: limit))
     var names: [String] = []
-    while try statement.step("cannot read history at") { names.append(statement.string(0)) }
+    while try statement.step(.read) { names.append(statement.string(0)) }
     return names
   }
 
-  /// A `StoreError` "ACTION PATH: sqlite's message".
-  func error(_ action: String, code: Int32) -> StoreError {
-    var cause = String(cString: sqlite3_errmsg(handle))
-    if cause.isEmpty || cause == "not an error" { cause = String(cString: sqlite3_errstr(code)) }
-    return StoreError("\(action) \(path): \(cause)")
+  /// What the database was doing when it failed: the kind of the ``StoreError`` and the
+  /// words its message starts with.
+  enum Action {
+    case open
+    case read
+    case write
+    case prune
+    /// Preparing a statement (when the store opens).
+    case prepare(sql: String)
+
+    var words: String {
+      switch self {
+      case .open: "cannot open history at"
+      case .read: "cannot read history at"
+      case .write: "cannot write history at"
+      case .prune: "cannot prune history at"
+      case .prepare(let sql): "cannot prepare \"\(sql)\" for"
+      }
+    }
+
+    /// A ``StoreError`` of this action's kind: "WORDS DETAIL".
+    func error(_ detail: String) -> StoreError {
+      let message = "\(words) \(detail)"
+      switch self {
+      case .open, .prepare: return .cannotOpen(message)
+      case .read: return .readFailed(message)
+      case .write, .prune: return .writeFailed(message)
+      }
+    }
   }
 
-  private func exec(_ sql: String, _ action: String) throws(StoreError) {
+  /// A `StoreError` "ACTION PATH: sqlite's message".
+  func error(_ action: Action, code: Int32) -> StoreError {
+    var cause = String(cString: sqlite3_errmsg(handle))
+    if cause.isEmpty || cause == "not an error" { cause = String(cString: sqlite3_errstr(code)) }
+    return action.error("\(path): \(cause)")
+  }
+
+  private func exec(_ sql: String, _ action: Action) throws(StoreError) {
     let rc = sqlite3_exec(handle, sql, nil, nil, nil)
     guard rc == SQLITE_OK else { throw error(action, code: rc) }
   }
 
   /// Runs a one-off statement and returns the first column of its first row as text.
-  private func scalarText(_ sql: String, _ action: String) throws(StoreError) -> String {
+  private func scalarText(_ sql: String, _ action: Action) throws(StoreError) -> String {
     var statement: OpaquePointer?
     let rc = sqlite3_prepare_v2(handle, sql, -1, &statement, nil)
     guard rc == SQLITE_OK, let statement else { throw error(action, code: rc) }

@@ -14,7 +14,7 @@ final class SQLiteStatement {
     let rc = sqlite3_prepare_v3(
       database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
     guard rc == SQLITE_OK, let statement else {
-      throw database.error("cannot prepare \"\(sql)\" for", code: rc)
+      throw database.error(.prepare(sql: sql), code: rc)
     }
     self.handle = statement
     self.database = database
@@ -48,7 +48,7 @@ final class SQLiteStatement {
 
   /// Steps once: `true` when a row is available, `false` when done.
   /// - Throws: the database's error message, prefixed with `action` ("cannot write history at PATH").
-  func step(_ action: String) throws(StoreError) -> Bool {
+  func step(_ action: SQLiteDatabase.Action) throws(StoreError) -> Bool {
     let rc = sqlite3_step(handle)
     switch rc {
     case SQLITE_ROW: return true
@@ -61,7 +61,7 @@ final class SQLiteStatement {
   }
 
   /// Runs a statement that returns no rows, then resets it.
-  func run(_ action: String) throws(StoreError) {
+  func run(_ action: SQLiteDatabase.Action) throws(StoreError) {
     defer { reset() }
     _ = try step(action)
   }

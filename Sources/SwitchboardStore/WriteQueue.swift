@@ -16,15 +16,27 @@ struct PendingWrite {
 /// each event returns what the caller must do after unlocking (signal the writer, wake
 /// waiters), so semaphores are never touched under the lock.
 struct WriteQueue {
-  /// What the writer thread is doing, so callers know when it needs a wake-up.
-  enum WriterMode {
+  /// What the writer thread is doing, so callers know when it needs a wake-up, and whether
+  /// the store still takes writes. One value: a writer cannot be both asleep and closing,
+  /// nor linger twice in one busy spell.
+  enum Phase: Equatable {
     /// Committing or about to; it will look at the queue again without a signal.
-    case running
+    /// `lingered`: this busy spell (since the writer was last idle) already lingered once;
+    /// later batches of the same spell are committed at once, since their messages already
+    /// waited for the previous commit.
+    case running(lingered: Bool)
     /// Asleep until anything is queued.
     case idle
     /// Gathering a batch until `batchInterval` passes; wants a signal only when the
     /// batch is full, a flush is requested or the store closes.
     case lingering
+    /// Closing: appends are refused; the writer runs until the queue is drained.
+    case closing
+    /// The writer drained the queue and stopped.
+    case stopped
+
+    /// Whether appends are refused.
+    var isClosing: Bool { self == .closing || self == .stopped }
   }
 
   /// The answer to `append`.
@@ -55,14 +67,9 @@ struct WriteQueue {
   /// queued before time T waits until `finished` reaches `queued` as read at T.
   private(set) var queued: UInt64 = 0
   private(set) var finished: UInt64 = 0
-  private(set) var mode: WriterMode = .running
-  private(set) var closing = false
-  private(set) var stopped = false
+  private(set) var phase = Phase.running(lingered: false)
   private var flushWaiters: [(target: UInt64, semaphore: DispatchSemaphore)] = []
   private var stopWaiters: [DispatchSemaphore] = []
-  /// The writer lingers once per busy spell (after being idle); later batches of the same
-  /// spell are committed at once, since their messages already waited for the previous commit.
-  private var lingered = false
 
   init(maxBatch: Int, maxPending: Int, lingers: Bool) {
     self.maxBatch = max(1, maxBatch)
@@ -73,9 +80,9 @@ struct WriteQueue {
   // MARK: Callers
 
   mutating func append(_ write: PendingWrite) -> AppendAction {
-    if closing { return .rejected(StoreError("history store is closed")) }
+    if phase.isClosing { return .rejected(.closed) }
     if pending.count >= maxPending {
-      return .rejected(StoreError("history write queue is full (\(maxPending) pending writes)"))
+      return .rejected(.queueFull("history write queue is full (\(maxPending) pending writes)"))
     }
     pending.append(write)
     queued += 1
@@ -85,7 +92,7 @@ struct WriteQueue {
   /// Registers `semaphore` to be signalled once everything queued so far is finished.
   /// Returns `false` (nothing to wait for) when it already is, or when the writer stopped.
   mutating func waitForFlush(_ semaphore: DispatchSemaphore) -> (wait: Bool, signalWriter: Bool) {
-    if finished >= queued || stopped { return (false, false) }
+    if finished >= queued || phase == .stopped { return (false, false) }
     flushWaiters.append((queued, semaphore))
     return (true, wake(forFullBatch: true))
   }
@@ -93,20 +100,22 @@ struct WriteQueue {
   /// Starts closing: later appends are rejected, the writer drains the queue then stops.
   /// `semaphore` (when given) is signalled once the writer stopped.
   mutating func close(_ semaphore: DispatchSemaphore?) -> (wait: Bool, signalWriter: Bool) {
-    if stopped { return (false, false) }
-    closing = true
+    if phase == .stopped { return (false, false) }
     if let semaphore { stopWaiters.append(semaphore) }
-    return (semaphore != nil, wake(forFullBatch: true))
+    let signal = wake(forFullBatch: true)
+    phase = .closing
+    return (semaphore != nil, signal)
   }
 
   /// Whether a caller's event should wake the writer, switching it to `.running` if so.
   private mutating func wake(forFullBatch urgent: Bool) -> Bool {
-    switch mode {
-    case .running: return false
-    case .idle: break
-    case .lingering: if !urgent { return false }
+    switch phase {
+    case .running, .closing, .stopped: return false
+    case .idle: phase = .running(lingered: false)
+    case .lingering:
+      guard urgent else { return false }
+      phase = .running(lingered: true)
     }
-    mode = .running
     return true
   }
 
@@ -116,21 +125,28 @@ struct WriteQueue {
   /// lingering; the writer then waits on its semaphore and calls `next` again.
   mutating func next() -> WriterStep {
     if pending.isEmpty {
-      if closing {
-        stopped = true
+      if phase.isClosing {
+        phase = .stopped
         return .stop
       }
-      mode = .idle
-      lingered = false
+      phase = .idle
       return .sleep
     }
-    let urgent = closing || !flushWaiters.isEmpty || pending.count >= maxBatch
-    if lingers && !lingered && !urgent {
+    let lingered: Bool
+    switch phase {
+    case .closing, .stopped:
+      // Draining: commit what is left at once.
       lingered = true
-      mode = .lingering
+    case .running(let spell): lingered = spell
+    case .lingering: lingered = true
+    case .idle: lingered = false
+    }
+    let urgent = !flushWaiters.isEmpty || pending.count >= maxBatch
+    if lingers && !lingered && !urgent {
+      phase = .lingering
       return .linger
     }
-    mode = .running
+    if !phase.isClosing { phase = .running(lingered: lingered) }
     let count = min(maxBatch, pending.count)
     let batch = Array(pending.prefix(count))
     pending.removeFirst(count)
@@ -139,7 +155,7 @@ struct WriteQueue {
 
   /// The linger interval passed without a signal.
   mutating func lingerEnded() {
-    mode = .running
+    if phase == .lingering { phase = .running(lingered: true) }
   }
 
   /// A batch of `count` writes was committed (or failed). Returns the flush waiters to wake.

@@ -11,12 +11,20 @@ import SwitchboardIO
 /// Like a `TCPConnection`, an open connection keeps itself alive (until it closes), and
 /// every method must be called on ``loop``.
 public final class TLSConnection {
+  /// The connection's life, in one value: EOF is reported only while open, and once.
   private enum Phase {
     case handshaking
-    case open
+    /// Handshake done. `reportedEOF`: the peer's `close_notify` was reported
+    /// (``TLSConnectionDelegate/connectionDidReadEOF(_:)``, once); writes still go out.
+    case open(reportedEOF: Bool)
     /// Waiting for the TCP connection to finish closing; the error to report, if any.
     case closing(TLSError?)
     case closed
+
+    var isOpen: Bool {
+      if case .open = self { return true }
+      return false
+    }
   }
 
   /// The TCP connection underneath (for its address, limits and descriptor; do not
@@ -30,8 +38,8 @@ public final class TLSConnection {
 
   private var phase = Phase.handshaking
   private var connectCompletion: ((Result<TLSConnection, TLSError>) -> Void)?
-  private var reportedEOF = false
-  private var events: TCPEvents!
+  /// Hears the TCP connection's events (and holds this connection weakly).
+  private let events = TCPEvents()
   /// Set while the connection is open, so it lives as long as its TCP connection.
   private var keepAlive: TLSConnection?
 
@@ -55,7 +63,7 @@ public final class TLSConnection {
     tcp.loop.assertInEventLoop()
     self.tcp = tcp
     self.session = session
-    self.events = TCPEvents(owner: self)
+    events.owner = self
     tcp.delegate = events
     keepAlive = self
   }
@@ -220,23 +228,23 @@ public final class TLSConnection {
       fail(error)
     case .done:
       flushCiphertext()
-      phase = .open
+      phase = .open(reportedEOF: false)
       if let completion = connectCompletion {
         connectCompletion = nil
         completion(.success(self))
       }
-      if case .open = phase { delegate?.connectionDidHandshake(self) }
+      if phase.isOpen { delegate?.connectionDidHandshake(self) }
       // Application data may have come in the same read as the last handshake message.
       deliverPlaintext()
     }
   }
 
   private func deliverPlaintext() {
-    guard case .open = phase else { return }
+    guard phase.isOpen else { return }
     do {
       try session.readPlaintext { bytes in
         // Like TCPConnection: after close() no more reads are reported.
-        guard case .open = phase else { return }
+        guard phase.isOpen else { return }
         delegate?.connection(self, didRead: bytes)
       }
     } catch {
@@ -244,9 +252,8 @@ public final class TLSConnection {
       return
     }
     flushCiphertext()
-    if session.receivedCloseNotify && !reportedEOF {
-      reportedEOF = true
-      guard case .open = phase else { return }
+    if session.receivedCloseNotify, case .open(reportedEOF: false) = phase {
+      phase = .open(reportedEOF: true)
       if let delegate { delegate.connectionDidReadEOF(self) } else { close() }
     }
   }
@@ -281,7 +288,7 @@ public final class TLSConnection {
   }
 
   fileprivate func tcpWritabilityChanged(_ writable: Bool) {
-    guard case .open = phase else { return }
+    guard phase.isOpen else { return }
     delegate?.connection(self, writabilityChanged: writable)
   }
 
@@ -321,7 +328,6 @@ extension TLSConnection: Sendable {}
 /// the TCP delegate methods are not part of `TLSConnection`'s API.
 private final class TCPEvents: TCPConnectionDelegate {
   weak var owner: TLSConnection?
-  init(owner: TLSConnection) { self.owner = owner }
 
   func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
     owner?.tcpDidRead(bytes)

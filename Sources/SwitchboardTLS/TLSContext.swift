@@ -105,13 +105,13 @@
       let key = configuration.privateKeyPEMFile
       guard SSL_CTX_use_PrivateKey_file(ctx, key, SSL_FILETYPE_PEM) == 1 else {
         // OpenSSL already compares the key with the certificate here.
-        if lastOpenSSLReason()?.contains("mismatch") == true {
-          throw .invalidConfiguration("the private key \(key) does not match the certificate \(chain)")
+        if sb_ERR_is_key_mismatch(ERR_peek_last_error()) != 0 {
+          throw .keyMismatch("the private key \(key) does not match the certificate \(chain)")
         }
         throw .invalidConfiguration("cannot load private key \(key)")
       }
       guard SSL_CTX_check_private_key(ctx) == 1 else {
-        throw .invalidConfiguration("the private key \(key) does not match the certificate \(chain)")
+        throw .keyMismatch("the private key \(key) does not match the certificate \(chain)")
       }
     }
 

@@ -14,6 +14,7 @@ import SwitchboardIO
 public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
   private enum Code: Sendable, Equatable {
     case invalidConfiguration
+    case keyMismatch
     case certificateVerifyFailed
     case pinMismatch
     case handshakeFailed
@@ -50,6 +51,9 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
   /// The configuration cannot be used (unreadable CA or key file, key not matching the
   /// certificate, no server name to verify, …).
   public static let invalidConfiguration = TLSError(.invalidConfiguration)
+  /// The private key does not belong to the certificate it was given with (a server's
+  /// `--tls-cert` and `--tls-key`); ``reason`` names both files.
+  public static let keyMismatch = TLSError(.keyMismatch)
   /// The peer's certificate chain failed verification; ``reason`` says why.
   public static let certificateVerifyFailed = TLSError(.certificateVerifyFailed)
   /// The handshake succeeded but the leaf certificate's key is not one of the pins.
@@ -78,6 +82,7 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
     var text: String
     switch code {
     case .invalidConfiguration: text = "invalid TLS configuration"
+    case .keyMismatch: text = "invalid TLS configuration"
     case .certificateVerifyFailed: text = "certificate verify failed"
     case .pinMismatch: text = "certificate pin mismatch"
     case .handshakeFailed: text = "TLS handshake failed"
@@ -98,6 +103,9 @@ public struct TLSError: Error, Sendable, Equatable, CustomStringConvertible {
 
   static func invalidConfiguration(_ reason: String) -> TLSError {
     TLSError(.invalidConfiguration, reason: reason, openSSLErrors: drainOpenSSLErrors())
+  }
+  static func keyMismatch(_ reason: String) -> TLSError {
+    TLSError(.keyMismatch, reason: reason, openSSLErrors: drainOpenSSLErrors())
   }
   #if canImport(COpenSSL)
     static func certificateVerifyFailed(result: Int) -> TLSError {

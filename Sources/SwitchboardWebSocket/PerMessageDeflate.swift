@@ -95,7 +95,7 @@ public struct PerMessageDeflate {
     _ fragment: UnsafeRawBufferPointer, into output: inout [UInt8], limit: Int, validator: inout UTF8Validator
   ) throws(WebSocketError) {
     var some: UTF8Validator? = validator
-    defer { validator = some! }
+    defer { if let some { validator = some } }
     try inflate(fragment, into: &output, limit: limit, validator: &some)
   }
 
@@ -129,9 +129,9 @@ public struct PerMessageDeflate {
     into output: inout [UInt8], limit: Int, validator: inout UTF8Validator
   ) throws(WebSocketError) {
     var some: UTF8Validator? = validator
-    defer { validator = some! }
+    defer { if let some { validator = some } }
     try finish(into: &output, limit: limit, validator: &some)
-    if !some!.isComplete { throw .invalidUTF8("text message ends mid character") }
+    if some?.isComplete != true { throw .invalidUTF8("text message ends mid character") }
   }
 
   private mutating func finish(

@@ -332,23 +332,25 @@ public struct WebSocketConnection {
   ) throws(WebSocketError) -> WebSocketAction? {
     let limit = configuration.maxMessageSize
     if partial.isCompressed {
+      // The decoder refuses RSV1 unless the extension was agreed, so the codec is there.
+      guard let deflate else { throw .protocolError("RSV1 set without an extension") }
       // Inflated text is validated chunk by chunk as it comes out (uncompressed text was
       // validated by the decoder as it arrived).
       if partial.isText && configuration.validateUTF8 {
         var validator = partial.validator
         try frame.payload.withBytes { (bytes) throws(WebSocketError) in
-          try deflate!.codec.decompressTextFragment(
+          try deflate.codec.decompressTextFragment(
             bytes, into: &partial.bytes, limit: limit, validator: &validator)
         }
         if frame.fin {
-          try deflate!.codec.finishTextMessage(into: &partial.bytes, limit: limit, validator: &validator)
+          try deflate.codec.finishTextMessage(into: &partial.bytes, limit: limit, validator: &validator)
         }
         partial.validator = validator
       } else {
         try frame.payload.withBytes { (bytes) throws(WebSocketError) in
-          try deflate!.codec.decompressFragment(bytes, into: &partial.bytes, limit: limit)
+          try deflate.codec.decompressFragment(bytes, into: &partial.bytes, limit: limit)
         }
-        if frame.fin { try deflate!.codec.finishMessage(into: &partial.bytes, limit: limit) }
+        if frame.fin { try deflate.codec.finishMessage(into: &partial.bytes, limit: limit) }
       }
     } else {
       let before = partial.bytes.count

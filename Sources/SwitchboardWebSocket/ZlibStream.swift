@@ -125,7 +125,7 @@ final class ZlibStream {
       if output.count > limit {
         throw .messageTooBig("decompressed message over the limit of \(limit) bytes")
       }
-      if validator != nil && !validator!.validate(UnsafeRawBufferPointer(start: scratch, count: room - left)) {
+      if validator?.validate(UnsafeRawBufferPointer(start: scratch, count: room - left)) == false {
         throw .invalidUTF8("text message is not UTF-8")
       }
       switch result {

@@ -221,10 +221,10 @@ enum ServeCommand {
         storeConfig.retentionCount = config.historyLimit
         storeConfig.logger = config.logger
         let store: SQLiteHistoryStore
-        do {
+        do throws(StoreError) {
           store = try SQLiteHistoryStore(directory: options.directory, configuration: storeConfig)
         } catch {
-          throw StoreError(
+          throw error.with(message:
             "\(error) (use --data-dir to choose another place, or --ephemeral to keep nothing on disk)")
         }
         options.statistics.set(store.statistics)

@@ -34,6 +34,16 @@ struct RedisRoomSequenceTests {
     #expect(!step.fill)
   }
 
+  @Test func aLateOpenAnswerForAnOpenRoomChangesNothing() {
+    var sequence = RedisRoomSequence()
+    _ = sequence.open(last: 1, epoch: "e")
+    #expect(ids(sequence.receive(message(2), epoch: "e", origin: nil)) == [2])
+    let late = sequence.open(last: 7, epoch: "other")
+    #expect(ids(late) == [] && !late.fill)
+    #expect(sequence.delivered == 2 && sequence.epoch == "e" && sequence.phase == .open)
+    #expect(ids(sequence.receive(message(3), epoch: "e", origin: nil)) == [3])
+  }
+
   @Test func aGapHoldsLaterMessagesUntilTheFillCloses() {
     var sequence = RedisRoomSequence()
     _ = sequence.open(last: 1, epoch: "e")

@@ -25,6 +25,7 @@ struct SQLiteHistoryStoreFailureTests {
       #expect(FileManager.default.createFile(atPath: path, contents: garbage))
       let error = storeError { _ = try SQLiteHistoryStore(directory: dir) }
       #expect(error?.message == "cannot open history at \(path): file is not a database")
+      #expect(error == .cannotOpen)
       // The file is left alone for the operator to inspect.
       #expect(FileManager.default.contents(atPath: path) == garbage)
     }
@@ -46,6 +47,7 @@ struct SQLiteHistoryStoreFailureTests {
       let error = try #require(storeError { _ = try SQLiteHistoryStore(directory: dir) })
       #expect(error.message.hasPrefix("cannot open history at \(path): "))
       #expect(error.message.contains("malformed") || error.message.contains("integrity check failed"))
+      #expect(error == .cannotOpen)
     }
   }
 
@@ -65,6 +67,7 @@ struct SQLiteHistoryStoreFailureTests {
         atPath: dir + "/history.sqlite3", withIntermediateDirectories: false)
       let error = storeError { _ = try SQLiteHistoryStore(directory: dir) }
       #expect(error?.message == "cannot open history at \(dir)/history.sqlite3: unable to open database file")
+      #expect(error == .cannotOpen)
     }
   }
 
@@ -106,6 +109,7 @@ struct SQLiteHistoryStoreFailureTests {
       let huge = makeMessage(1, text: String(repeating: "ß", count: 100_000))
       let failed = appendAll(store, [huge])
       #expect(failed.first??.failure?.message == "cannot write history at \(path): database or disk is full")
+      #expect(failed.first??.failure == .writeFailed)
 
       // The writer carries on: the next message commits.
       #expect(appendAll(store, [makeMessage(2)]).first??.isSuccess == true)

@@ -279,10 +279,11 @@ struct SQLiteHistoryStoreTests {
       store.close()
       let late = appendAll(store, [makeMessage(101)])
       #expect(late.first??.failure?.message == "history store is closed")
-      #expect(throws: StoreError("history store is closed")) {
+      #expect(late.first??.failure == .closed)
+      #expect(throws: StoreError.closed) {
         try store.messages(room: "lobby", after: 0, limit: 1)
       }
-      #expect(throws: StoreError("history store is closed")) { try store.loadRoom("lobby", limit: 1) }
+      #expect(throws: StoreError.closed) { try store.loadRoom("lobby", limit: 1) }
     }
   }
 

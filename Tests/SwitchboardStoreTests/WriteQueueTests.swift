@@ -81,4 +81,38 @@ struct WriteQueueTests {
     #expect(queue.takeStopWaiters().count == 1)
     #expect(queue.close(nil).wait == false)
   }
+
+  @Test func closingALingeringWriterWakesItAndItDrainsWithoutLingering() {
+    var queue = WriteQueue(maxBatch: 2, maxPending: 100, lingers: true)
+    #expect(next(&queue) == "sleep")
+    #expect(queue.phase == .idle)
+    #expect(append(&queue, 1) == "signal")
+    #expect(next(&queue) == "linger")
+    #expect(queue.phase == .lingering)
+    let closed = queue.close(nil)
+    #expect(closed.signalWriter && !closed.wait)
+    #expect(queue.phase == .closing)
+    // The linger timing out after the close leaves the store closing.
+    queue.lingerEnded()
+    #expect(queue.phase == .closing)
+    if case .rejected(let error) = queue.append(write(2)) {
+      #expect(error == .closed)
+    } else {
+      Issue.record("an append after close was queued")
+    }
+    #expect(next(&queue) == "commit 1")
+    #expect(next(&queue) == "stop")
+    #expect(queue.phase == .stopped)
+    #expect(queue.waitForFlush(DispatchSemaphore(value: 0)).wait == false)
+  }
+
+  @Test func aFullQueueRefusesWithItsOwnKind() {
+    var queue = WriteQueue(maxBatch: 10, maxPending: 1, lingers: false)
+    #expect(append(&queue, 1) == "queued")
+    guard case .rejected(let error) = queue.append(write(2)) else {
+      Issue.record("a write past maxPending was queued")
+      return
+    }
+    #expect(error == .queueFull && error != .closed)
+  }
 }

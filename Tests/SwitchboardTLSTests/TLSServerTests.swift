@@ -153,7 +153,7 @@ struct TLSServerTests {
     defer { pki.remove() }
     let configuration = TLSServerConfiguration(
       certificateChainPEMFile: pki.serverCertificate, privateKeyPEMFile: pki.selfSignedKey)
-    #expect(throws: TLSError.invalidConfiguration) { try TLSContext(serverConfiguration: configuration) }
+    #expect(throws: TLSError.keyMismatch) { try TLSContext(serverConfiguration: configuration) }
     let missing = TLSServerConfiguration(
       certificateChainPEMFile: pki.path("absent.pem"), privateKeyPEMFile: pki.serverKey)
     #expect(throws: TLSError.invalidConfiguration) { try TLSContext(serverConfiguration: missing) }
