@@ -1,6 +1,11 @@
 #if canImport(Network)
   import Foundation
-  import Network
+  // @preconcurrency: Network.framework's objects (NWConnection, NWBrowser, NWPathMonitor,
+  // the protocol metadata) may be used from any thread, and this code hands them to the
+  // @Sendable handlers Network.framework calls on its queues. An SDK that does not yet mark
+  // a type Sendable would make that an error in Swift 6; with this it is not (Apple's own
+  // Network samples import it so).
+  @preconcurrency import Network
 
   /// The Network.framework transports, the default on Apple platforms
   /// (``ChatTransports/system``): an `NWConnection` for every scheme, so that the system

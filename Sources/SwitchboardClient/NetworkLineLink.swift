@@ -1,6 +1,6 @@
 #if canImport(Network)
   import Foundation
-  import Network
+  @preconcurrency import Network  // why: see NetworkChatTransport.swift
 
   /// `tcp://` and `tls://` through Network.framework: an `NWConnection` (TLS per
   /// ``NetworkTLS``) as the ``StreamLink`` of a shared ``StreamLineConnection``.

@@ -1,6 +1,6 @@
 #if canImport(Network)
   import Foundation
-  import Network
+  @preconcurrency import Network  // why: see NetworkChatTransport.swift
   import Security
   import SwitchboardTLS
 

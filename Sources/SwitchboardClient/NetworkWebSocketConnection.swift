@@ -1,6 +1,6 @@
 #if canImport(Network)
   import Foundation
-  import Network
+  @preconcurrency import Network  // why: see NetworkChatTransport.swift
   import SwitchboardWebSocket
 
   /// `ws://` and `wss://` through Network.framework: `NWProtocolWebSocket` over TCP (or TLS
@@ -11,7 +11,7 @@
   /// (``ChatTransportRequest/compression`` is ignored): `NWProtocolWebSocket` does not offer it.
   final class NetworkWebSocketConnection: ChatTransportConnection {
     /// How long ``close()`` waits for its close frame to go out before cancelling anyway.
-    static var closeTimeout: Duration { .seconds(2) }
+    static var closeTimeout: DispatchTimeInterval { .seconds(2) }
 
     let headers: [ChatClient.Header]
     var inputs: AsyncStream<ChatTransportInput> { relay.stream }
@@ -87,7 +87,7 @@
       switch code {
       case .protocolCode(let defined): WebSocketCloseCode(defined.rawValue)
       case .applicationCode(let value), .privateCode(let value): WebSocketCloseCode(value)
-      @unknown default: WebSocketCloseCode(1005)
+      @unknown default: .noStatus
       }
     }
 
@@ -120,10 +120,9 @@
       connection.send(content: nil, contentContext: context, isComplete: true, completion: .contentProcessed { _ in
         connection.cancel()
       })
-      Task {
-        try? await Task.sleep(for: Self.closeTimeout)
-        connection.cancel()
-      }
+      // A peer that never takes the frame does not keep the connection: cancelling twice is
+      // harmless, and the cancellation ends `inputs` (startAndWait's `ended`).
+      queue.asyncAfter(deadline: .now() + Self.closeTimeout) { connection.cancel() }
     }
   }
 #endif
