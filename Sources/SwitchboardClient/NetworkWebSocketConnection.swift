@@ -34,7 +34,10 @@
       guard let url = URL(string: request.webSocketURL) else { throw .invalidURL(request.webSocketURL) }
       let queue = DispatchQueue(label: "switchboard.client.websocket")
       var tls: NWProtocolTLS.Options?
-      if let configuration = request.tlsConfiguration { tls = try NetworkTLS.options(configuration, queue: queue) }
+      var verdict: TLSVerdict?
+      if let configuration = request.tlsConfiguration {
+        (tls, verdict) = try NetworkTLS.options(configuration, queue: queue)
+      }
       let parameters = NWParameters(tls: tls, tcp: NWConnection.tcpOptions(request))
       let webSocket = NWProtocolWebSocket.Options()
       webSocket.autoReplyPing = true
@@ -42,7 +45,9 @@
       parameters.defaultProtocolStack.applicationProtocols.insert(webSocket, at: 0)
       let nw = NWConnection(to: .url(url), using: parameters)
       let relay = TransportInputs()
-      try await nw.startAndWait(on: queue, timeout: request.connectTimeout, what: request.endpoint.description) {
+      try await nw.startAndWait(
+        on: queue, timeout: request.connectTimeout, what: request.endpoint.description, tls: verdict
+      ) {
         reason in _ = relay.end(code: nil, reason: reason)
       }
       let connection = NetworkWebSocketConnection(connection: nw, queue: queue, relay: relay)
