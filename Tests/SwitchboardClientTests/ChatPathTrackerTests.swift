@@ -17,7 +17,7 @@ import Testing
     #if canImport(Network)
       let monitor = try #require(ChatClient.Configuration().pathMonitor)
       #expect(monitor is SystemPathMonitor)
-      let first = try await withTimeout(.seconds(30)) { () -> ChatNetworkPath? in
+      let first = try await withTimeout(.seconds(30)) { () async -> ChatNetworkPath? in
         for await path in monitor.paths() { return path }
         return nil
       }
