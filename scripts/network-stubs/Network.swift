@@ -73,7 +73,9 @@ public final class NWConnection {
     public func protocolMetadata(definition: NWProtocolDefinition) -> NWProtocolMetadata? { nil }
   }
   public enum SendCompletion { case contentProcessed(@Sendable (NWError?) -> Void), idempotent }
-  public init(to: NWEndpoint, using: NWParameters) {}
+  public init(to: NWEndpoint, using: NWParameters) { endpoint = to; parameters = using }
+  public let endpoint: NWEndpoint
+  public let parameters: NWParameters
   public var state: State { .setup }
   @preconcurrency public var stateUpdateHandler: (@Sendable (State) -> Void)?
   public var currentPath: NWPath? { nil }
