@@ -1,6 +1,11 @@
 #if canImport(Network)
   import Foundation
-  import Network
+  // @preconcurrency: Network.framework's objects (NWConnection, NWBrowser, NWPathMonitor,
+  // the protocol metadata) may be used from any thread, and this code hands them to the
+  // @Sendable handlers Network.framework calls on its queues. An SDK that does not yet mark
+  // a type Sendable would make that an error in Swift 6; with this it is not (Apple's own
+  // Network samples import it so).
+  @preconcurrency import Network
 
   /// The Network.framework transports, the default on Apple platforms
   /// (``ChatTransports/system``): an `NWConnection` for every scheme, so that the system
@@ -32,20 +37,25 @@
     /// Starts the connection on `queue` and waits until it is ready (``ConnectGate``):
     /// `.failed` and `.waiting` (no usable path, or the server refused) fail the connect; a
     /// connect that fails, times out or is cancelled cancels the connection. `ended` is called when
-    /// the connection fails or is cancelled.
+    /// the connection fails or is cancelled. `tls` (the TLS verify hook's verdict) says why a
+    /// handshake the hook refused failed.
     func startAndWait(
-      on queue: DispatchQueue, timeout: Duration, what: String, ended: @escaping @Sendable (String) -> Void
+      on queue: DispatchQueue, timeout: Duration, what: String, tls: TLSVerdict? = nil,
+      ended: @escaping @Sendable (String) -> Void
     ) async throws(ChatClientError) {
       let gate = ConnectGate()
+      let failure = { @Sendable (error: NWError) -> ChatClientError in
+        .connectFailed("\(what): \(tls?.describe(failure: "\(error)") ?? "\(error)")")
+      }
       stateUpdateHandler = { state in
         switch state {
         case .ready: gate.open()
         case .waiting(let error):
           // No usable path, or refused: this attempt fails and the client's reconnect policy
           // (and its network-path hook) decides when to try again, as with POSIX sockets.
-          gate.fail(.connectFailed("\(what): \(error)"))
+          gate.fail(failure(error))
         case .failed(let error):
-          gate.fail(.connectFailed("\(what): \(error)"))
+          gate.fail(failure(error))
           ended("\(error)")
         case .cancelled:
           gate.fail(.closed("cancelled while connecting"))

@@ -1,6 +1,6 @@
 #if canImport(Network)
   import Foundation
-  import Network
+  @preconcurrency import Network  // why: see NetworkChatTransport.swift
 
   /// `udp://` through Network.framework: an `NWConnection` over UDP as the ``DatagramLink``
   /// of a shared ``DatagramConnection`` (the address proof, its retransmission, the hello).

@@ -1,6 +1,6 @@
 #if canImport(Network)
   import Foundation
-  import Network
+  @preconcurrency import Network  // why: see NetworkChatTransport.swift
 
   /// `tcp://` and `tls://` through Network.framework: an `NWConnection` (TLS per
   /// ``NetworkTLS``) as the ``StreamLink`` of a shared ``StreamLineConnection``.
@@ -10,11 +10,16 @@
     static func connect(_ request: ChatTransportRequest) async throws(ChatClientError) -> StreamLineConnection<NetworkLineLink> {
       let queue = DispatchQueue(label: "switchboard.client.line")
       var tls: NWProtocolTLS.Options?
-      if let configuration = request.tlsConfiguration { tls = try NetworkTLS.options(configuration, queue: queue) }
+      var verdict: TLSVerdict?
+      if let configuration = request.tlsConfiguration {
+        (tls, verdict) = try NetworkTLS.options(configuration, queue: queue)
+      }
       let parameters = NWParameters(tls: tls, tcp: NWConnection.tcpOptions(request))
       let nw = NWConnection(to: try NWConnection.endpoint(request.endpoint), using: parameters)
       let line = StreamLineConnection(link: NetworkLineLink(connection: nw))
-      try await nw.startAndWait(on: queue, timeout: request.connectTimeout, what: request.endpoint.description) {
+      try await nw.startAndWait(
+        on: queue, timeout: request.connectTimeout, what: request.endpoint.description, tls: verdict
+      ) {
         [weak line] reason in line?.ended(reason)
       }
       receive(on: nw, into: line)

@@ -1,7 +1,7 @@
 #if canImport(Network)
   import Dispatch
   import Foundation
-  import Network
+  @preconcurrency import Network  // why: see NetworkChatTransport.swift
   import SwitchboardDiscovery
 
   /// The ``ChatServiceResolver`` on Apple platforms (the default of

@@ -1,6 +1,6 @@
 #if canImport(Network)
   import Foundation
-  import Network
+  @preconcurrency import Network  // why: see NetworkChatTransport.swift
   import Security
   import SwitchboardTLS
 
@@ -18,12 +18,14 @@
   ///   evaluated with `SecTrustEvaluateWithError` against the configured anchors only
   ///   (`SecTrustSetAnchorCertificates` + `SecTrustSetAnchorCertificatesOnly`) or the system
   ///   store, with an SSL policy for the server name; skipped with `verify` off; then the
-  ///   leaf's public-key pin is checked.
+  ///   leaf's public-key pin is checked. ``TLSVerdict`` keeps why it refused, for the
+  ///   connect error.
   enum NetworkTLS {
     static func options(_ configuration: TLSConfiguration, queue: DispatchQueue) throws(ChatClientError)
-      -> NWProtocolTLS.Options
+      -> (options: NWProtocolTLS.Options, verdict: TLSVerdict)
     {
-      let check = try TLSPeerCheck(configuration)
+      let verdict = TLSVerdict(try TLSPeerCheck(configuration))
+      let check = verdict.check
       if let anchors = check.anchors, certificates(anchors).count != anchors.count {
         throw .connectFailed("a CA certificate Security.framework cannot read")
       }
@@ -36,7 +38,7 @@
       for name in configuration.applicationProtocols {
         sec_protocol_options_add_tls_application_protocol(security, name)
       }
-      guard check.anchors != nil || !check.verify || !check.pins.isEmpty else { return tls }
+      guard check.anchors != nil || !check.verify || !check.pins.isEmpty else { return (tls, verdict) }
       sec_protocol_options_set_verify_block(
         security,
         { _, secTrust, complete in
@@ -52,9 +54,9 @@
           }
           let chain = SecTrustCopyCertificateChain(trust) as? [SecCertificate]
           let leaf = chain?.first.map { [UInt8](SecCertificateCopyData($0) as Data) }
-          complete(check.refusal(chainTrusted: trusted, leaf: leaf) == nil)
+          complete(verdict.accepts(chainTrusted: trusted, leaf: leaf))
         }, queue)
-      return tls
+      return (tls, verdict)
     }
 
     /// Security.framework's certificates of DER bytes (those it can read).

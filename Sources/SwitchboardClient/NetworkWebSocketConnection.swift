@@ -1,6 +1,6 @@
 #if canImport(Network)
   import Foundation
-  import Network
+  @preconcurrency import Network  // why: see NetworkChatTransport.swift
   import SwitchboardWebSocket
 
   /// `ws://` and `wss://` through Network.framework: `NWProtocolWebSocket` over TCP (or TLS
@@ -11,7 +11,7 @@
   /// (``ChatTransportRequest/compression`` is ignored): `NWProtocolWebSocket` does not offer it.
   final class NetworkWebSocketConnection: ChatTransportConnection {
     /// How long ``close()`` waits for its close frame to go out before cancelling anyway.
-    static var closeTimeout: Duration { .seconds(2) }
+    static var closeTimeout: DispatchTimeInterval { .seconds(2) }
 
     let headers: [ChatClient.Header]
     var inputs: AsyncStream<ChatTransportInput> { relay.stream }
@@ -34,7 +34,10 @@
       guard let url = URL(string: request.webSocketURL) else { throw .invalidURL(request.webSocketURL) }
       let queue = DispatchQueue(label: "switchboard.client.websocket")
       var tls: NWProtocolTLS.Options?
-      if let configuration = request.tlsConfiguration { tls = try NetworkTLS.options(configuration, queue: queue) }
+      var verdict: TLSVerdict?
+      if let configuration = request.tlsConfiguration {
+        (tls, verdict) = try NetworkTLS.options(configuration, queue: queue)
+      }
       let parameters = NWParameters(tls: tls, tcp: NWConnection.tcpOptions(request))
       let webSocket = NWProtocolWebSocket.Options()
       webSocket.autoReplyPing = true
@@ -42,7 +45,9 @@
       parameters.defaultProtocolStack.applicationProtocols.insert(webSocket, at: 0)
       let nw = NWConnection(to: .url(url), using: parameters)
       let relay = TransportInputs()
-      try await nw.startAndWait(on: queue, timeout: request.connectTimeout, what: request.endpoint.description) {
+      try await nw.startAndWait(
+        on: queue, timeout: request.connectTimeout, what: request.endpoint.description, tls: verdict
+      ) {
         reason in _ = relay.end(code: nil, reason: reason)
       }
       let connection = NetworkWebSocketConnection(connection: nw, queue: queue, relay: relay)
@@ -87,7 +92,7 @@
       switch code {
       case .protocolCode(let defined): WebSocketCloseCode(defined.rawValue)
       case .applicationCode(let value), .privateCode(let value): WebSocketCloseCode(value)
-      @unknown default: WebSocketCloseCode(1005)
+      @unknown default: .noStatus
       }
     }
 
@@ -120,10 +125,9 @@
       connection.send(content: nil, contentContext: context, isComplete: true, completion: .contentProcessed { _ in
         connection.cancel()
       })
-      Task {
-        try? await Task.sleep(for: Self.closeTimeout)
-        connection.cancel()
-      }
+      // A peer that never takes the frame does not keep the connection: cancelling twice is
+      // harmless, and the cancellation ends `inputs` (startAndWait's `ended`).
+      queue.asyncAfter(deadline: .now() + Self.closeTimeout) { connection.cancel() }
     }
   }
 #endif

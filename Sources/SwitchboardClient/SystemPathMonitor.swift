@@ -1,6 +1,6 @@
 #if canImport(Network)
   import Dispatch
-  import Network
+  @preconcurrency import Network  // why: see NetworkChatTransport.swift
 
   /// The default ``ChatPathMonitor`` on Apple platforms: `NWPathMonitor`, each path mapped to
   /// a ``ChatNetworkPath`` (what a change means is decided by the client, not here).

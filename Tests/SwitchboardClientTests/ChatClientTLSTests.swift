@@ -5,10 +5,12 @@ import SwitchboardTestSupport
 import Testing
 
 /// `tls://`: the line dialect over TLS, against a python `ssl` line server (a peer
-/// nobody here wrote) that trusts nothing of ours but the test CA's certificate.
+/// nobody here wrote) that trusts nothing of ours but the test CA's certificate. Over the
+/// platform's transport: OpenSSL on Linux, Network.framework (its verify hook, the CA as
+/// the only anchor) on Apple platforms.
 @Suite(
   .onTestThreads, .enabled(ifAvailable: PythonPeer.hasPython && TestPKI.hasOpenSSL, "needs python3 and openssl"),
-  .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
+  .enabled(ifAvailable: defaultTransportDoesTLS, "needs TLS (TLSSupport, or Network.framework)"))
 struct ChatClientTLSTests {
   /// Reads lines; answers `msg:TEXT` with `peer: TEXT` and reports each line on stdout.
   static let lineServer = """

@@ -10,6 +10,23 @@ import Testing
   static let cellular = ChatNetworkPath(isSatisfied: true, interfaces: ["pdp_ip0"])
   static let none = ChatNetworkPath(isSatisfied: false)
 
+  /// The platform's default monitor: Network.framework's `NWPathMonitor` on Apple platforms,
+  /// whose stream starts with the current path (the CI Mac is online); none elsewhere, where
+  /// an app reports through ``ChatClient/networkPathChanged(_:)``.
+  @Test func thePlatformsDefaultMonitor() async throws {
+    #if canImport(Network)
+      let monitor = try #require(ChatClient.Configuration().pathMonitor)
+      #expect(monitor is SystemPathMonitor)
+      let first = try await withTimeout(.seconds(30)) { () async -> ChatNetworkPath? in
+        for await path in monitor.paths() { return path }
+        return nil
+      }
+      #expect(first?.isSatisfied == true, "\(String(describing: first))")
+    #else
+      #expect(ChatClient.Configuration().pathMonitor == nil)
+    #endif
+  }
+
   @Test func theFirstPathIsWhereTheClientStarts() {
     var tracker = ChatPathTracker()
     #expect(tracker.isSatisfied)

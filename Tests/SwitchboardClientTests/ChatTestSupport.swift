@@ -4,6 +4,7 @@ import SwitchboardChat
 import SwitchboardIO
 import SwitchboardServer
 import SwitchboardStore
+import SwitchboardTLS
 import Synchronization
 import SwitchboardTestSupport
 
@@ -111,14 +112,23 @@ final class ChatProbe: Sendable {
 }
 
 extension ChatClient.Configuration {
-  /// Quick retries and no heartbeat noise unless a test asks.
+  /// Quick retries, no heartbeat noise and no path monitor unless a test asks. (Apple's
+  /// platforms default to the system's `NWPathMonitor`, whose reports of the CI machine's
+  /// interfaces coming and going would reconnect a test's clients at moments it did not
+  /// choose; Linux has none. The monitor itself is checked in ChatPathTrackerTests.)
   static var forTesting: ChatClient.Configuration {
-    ChatClient.Configuration(
+    var configuration = ChatClient.Configuration(
       connectTimeout: .seconds(5),
       reconnect: ReconnectPolicy(initialDelay: .milliseconds(50), maximumDelay: .milliseconds(500)),
       heartbeat: .disabled)
+    configuration.pathMonitor = nil
+    return configuration
   }
 }
+
+/// Whether the platform's default transport connects `tls://` and `wss://`: the POSIX one
+/// through OpenSSL where it is linked (TLSSupport), Network.framework's always.
+let defaultTransportDoesTLS = TLSSupport.isAvailable || !(ChatTransports.system is POSIXChatTransport)
 
 /// Events behind a lock, shareable between tasks.
 final class ChatEventLog: Sendable {

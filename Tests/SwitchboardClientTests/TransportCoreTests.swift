@@ -270,6 +270,31 @@ struct TLSPeerCheckTests {
     let nothing = try TLSPeerCheck(TLSConfiguration(verify: false))
     #expect(nothing.refusal(chainTrusted: nil, leaf: nil) == nil, "verify off and no pins: anything goes")
   }
+
+  /// A hook that answers only yes or no (Network.framework's verify block) loses its reason:
+  /// the connect error then names the platform's failure (`errSSLBadCert`), unless the
+  /// verdict kept why the peer was refused.
+  @Test func theVerdictKeepsWhyTheHookRefusedForTheConnectError() throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let leaf = try #require(
+      TLSPeerCheck.certificates(pem: try String(contentsOfFile: pki.selfSignedCertificate, encoding: .utf8)).first)
+    let platform = "-9808: bad certificate format"
+
+    let otherPin = try pki.publicKeyPin(ofCertificate: "server.pem")
+    let pinned = TLSVerdict(try TLSPeerCheck(TLSConfiguration(pinnedSHA256: [otherPin], verify: false)))
+    #expect(pinned.describe(failure: platform) == platform, "nothing refused yet: the platform's words")
+    #expect(!pinned.accepts(chainTrusted: nil, leaf: leaf))
+    let said = pinned.describe(failure: platform)
+    #expect(said.hasPrefix("TLS: the leaf's public key SHA-256 is ") && said.hasSuffix("which is not pinned"), "\(said)")
+
+    let chain = TLSVerdict(try TLSPeerCheck(TLSConfiguration()))
+    #expect(!chain.accepts(chainTrusted: false, leaf: leaf))
+    #expect(chain.describe(failure: platform) == "TLS: the server's certificate is not trusted")
+    // A later handshake the hook accepts leaves no stale reason behind.
+    #expect(chain.accepts(chainTrusted: true, leaf: leaf))
+    #expect(chain.describe(failure: "-9806: connection closed") == "-9806: connection closed")
+  }
 }
 
 /// The shared pieces the Network.framework transports are made of, driven as its callbacks
