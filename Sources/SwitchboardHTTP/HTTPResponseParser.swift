@@ -7,30 +7,50 @@
 /// ``HTTPRequestParser``; status-line errors are ``HTTPError/malformedStatusLine``,
 /// ``HTTPError/startLineTooLong`` and ``HTTPError/unsupportedVersion``.
 public struct HTTPResponseParser: Sendable {
-  private enum State: Sendable {
-    case statusLine
-    case headers(version: HTTPVersion, status: Int, reason: String)
-    case failed(HTTPError)
+  /// The response grammar: status line and headers; a body is left in the buffer.
+  struct Grammar: HTTPMessageGrammar {
+    private enum State: Sendable {
+      case statusLine
+      case headers(version: HTTPVersion, status: Int, reason: String)
+    }
+    private var state = State.statusLine
+
+    mutating func step(_ reader: inout HTTPHeadReader, limits: HTTPLimits) throws(HTTPError) -> HTTPResponseHead? {
+      while true {
+        switch state {
+        case .statusLine:
+          guard let line = try reader.nextStartLine("status line", limits: limits) else { return nil }
+          let (version, status, reason) = try HTTPResponseParser.parseStatusLine(line)
+          state = .headers(version: version, status: status, reason: reason)
+
+        case .headers(let version, let status, let reason):
+          guard let headers = try reader.readHeaders(limits: limits) else { return nil }
+          state = .statusLine
+          reader.beginMessage()
+          return HTTPResponseHead(version: version, status: status, reason: reason, headers: headers)
+        }
+      }
+    }
   }
 
+  private var core: HTTPParserCore<Grammar>
+
   /// The limits this parser enforces (``HTTPLimits/maxBodySize`` is not used).
-  public let limits: HTTPLimits
-  private var reader = HTTPHeadReader()
-  private var state = State.statusLine
+  public var limits: HTTPLimits { core.limits }
 
   /// Creates a parser with an empty buffer.
   public init(limits: HTTPLimits = .default) {
-    self.limits = limits
+    core = HTTPParserCore(limits: limits)
   }
 
   /// Buffers bytes received from the server.
   public mutating func append(_ bytes: some Sequence<UInt8>) {
-    reader.append(bytes)
+    core.append(bytes)
   }
 
   /// Buffers bytes received from the server (copied; the pointer is not retained).
   public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-    reader.append(bytes)
+    core.append(bytes)
   }
 
   /// Parses the next complete response head from the buffer.
@@ -38,44 +58,12 @@ public struct HTTPResponseParser: Sendable {
   /// - Throws: ``HTTPError`` when the input is malformed or over a limit; the parser then
   ///   stays failed.
   public mutating func next() throws(HTTPError) -> HTTPResponseHead? {
-    if case .failed(let error) = state { throw error }
-    do {
-      return try step()
-    } catch {
-      state = .failed(error)
-      throw error
-    }
+    try core.next()
   }
 
   /// Returns the bytes after the last head ``next()`` returned and empties the buffer.
   public mutating func takeRemainingBytes() -> [UInt8] {
-    state = .statusLine
-    return reader.takeRemaining()
-  }
-
-  private mutating func step() throws(HTTPError) -> HTTPResponseHead? {
-    while true {
-      switch state {
-      case .statusLine:
-        guard
-          let line = try reader.nextStartLine(
-            maxLength: limits.maxStartLineLength,
-            tooLong: HTTPError.startLineTooLong.with(
-              message: "status line longer than \(limits.maxStartLineLength) bytes"))
-        else { return nil }
-        let (version, status, reason) = try Self.parseStatusLine(line)
-        state = .headers(version: version, status: status, reason: reason)
-
-      case .headers(let version, let status, let reason):
-        guard let headers = try reader.readHeaders(limits: limits) else { return nil }
-        state = .statusLine
-        reader.beginMessage()
-        return HTTPResponseHead(version: version, status: status, reason: reason, headers: headers)
-
-      case .failed(let error):
-        throw error
-      }
-    }
+    core.takeRemainingBytes()
   }
 
   /// `HTTP-version SP 3DIGIT SP reason-phrase` (RFC 9112 §4); a missing reason (with or
