@@ -58,7 +58,8 @@ struct HTTPHeadReader: Sendable {
   mutating func nextStartLine(_ name: String, limits: HTTPLimits) throws(HTTPError) -> ArraySlice<UInt8>? {
     try nextStartLine(
       maxLength: limits.maxStartLineLength,
-      tooLong: HTTPError.startLineTooLong.with(message: "\(name) longer than \(limits.maxStartLineLength) bytes"))
+      tooLong: HTTPError.startLineTooLong.with(
+        message: "\(name) longer than \(limits.maxStartLineLength) bytes"))
   }
 
   /// Reads header lines up to the empty line that ends the head.
