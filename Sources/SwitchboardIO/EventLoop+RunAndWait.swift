@@ -13,13 +13,17 @@ extension EventLoop {
   /// ``runAndWait(_:)`` that stops waiting after `timeout` and returns `nil` then (the body
   /// still runs when the loop gets to it): for tests, which must fail at a deadline rather
   /// than hang on a stuck loop.
-  package func runAndWait<R, E: Error>(timeout: Duration, _ body: @escaping () throws(E) -> R) throws(E) -> R? {
+  package func runAndWait<R, E: Error>(
+    timeout: Duration, _ body: @escaping () throws(E) -> R
+  ) throws(E) -> R? {
     let (seconds, attoseconds) = timeout.components
     let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
     return try runAndWait(until: .now() + .nanoseconds(max(0, nanoseconds)), body)
   }
 
-  private func runAndWait<R, E: Error>(until deadline: DispatchTime, _ body: @escaping () throws(E) -> R) throws(E) -> R? {
+  private func runAndWait<R, E: Error>(
+    until deadline: DispatchTime, _ body: @escaping () throws(E) -> R
+  ) throws(E) -> R? {
     if inEventLoop { return try body() }
     let handoff = Handoff<R, E>()
     // Safety: `body` runs exactly once, on the loop, while this thread waits for it or has
