@@ -5,24 +5,21 @@
 #   benchmarks/callgrind.sh                        # text dialect, epoll, 10 s window
 #   benchmarks/callgrind.sh --window 20 --servers "switchboard floor switchboard-json"
 #
-# The load (issue 16's): 10 WebSocket clients each sending 400 msg/s (64-byte texts), every
+# The load: 10 WebSocket clients each sending 400 msg/s (64-byte texts), every
 # message to all 10 (echo included): 4,000 msg/s in, 40,000 deliveries/s out. The server
 # runs under `valgrind --tool=callgrind` (Switchboard with --loops 1 --backend epoll, a
 # stripped copy of the release binary: valgrind 3.19 cannot read its DWARF). Once the
 # generator has connected and warmed up, the counters are zeroed (`callgrind_control -z`);
 # WINDOW seconds later they are dumped (`-d`). Switchboard's deliveries in that window are
 # the calls of `ChatHub.publish(from:validatedUTF8:…)` that callgrind counted (one per message,
-# exact) × the 10 members each message goes to. (Until session 11 they were the calls of
-# `WebSocketSession.receive(_:cache:)`, one per delivery then; a batch of a room's messages
-# is now one call per member, see docs/BENCHMARKS.md.) The floor's are
+# exact) × the 10 members each message goes to: a member gets a batch of a room's messages
+# in one call, so no function is called once per delivery. The floor's are
 # counted by the kernel: the bytes its sockets sent (`ss -ti` bytes_sent, read at the zero
 # and at the dump) ÷ 66, the size of one 64-byte text frame from a server; the same byte
-# count for Switchboard is printed beside it as a check. (Before session 9 the receive
-# count took in the closures too, ~10 % high for JSON, and the text row used the bytes.)
-# Instruction counts are stable from run to run where times
+# count for Switchboard is printed beside it as a check. Instruction counts are stable from run to run where times
 # are not; a server that falls behind the offered rate batches more per read, so the
 # generator's sent rate is printed beside each row and a row below the offered load is
-# marked. Since session 11 a room's messages that arrive in one loop iteration share one
+# marked. A room's messages that arrive in one loop iteration share one
 # delivery task per shard (docs/ARCHITECTURE.md), so the count per delivery also depends
 # on how many messages an iteration holds, which varies from run to run (under valgrind
 # ~6 to ~11 at this load): the row gives the messages per batch (publish calls ÷
@@ -140,7 +137,7 @@ for line in open(sys.argv[1], errors="replace"):
         # ChatHub.publish(from:validatedUTF8:…:isAction:ref:subject:completion:) itself,
         # mangled: not its closures nor thunks, which share the prefix. One call per
         # message: the text dialect calls it, and publish(from:text:…) calls it for the rest.
-        # (A baseline from before session 12 has only publish(from:text:…), counted then.)
+        # (An older baseline binary has only publish(from:text:…), counted then.)
         n = int(line.split("=")[1].split()[0])
         # (A textNeedsNoJSONEscape argument may stand between validatedUTF8 and isAction, and
         # an address between subject and completion; every form is counted.)

@@ -3,7 +3,7 @@
 # `serve --redis` nodes, next to the same load on one node (the local broker, and the Redis
 # broker alone). One generator process (`switchboard bench` with three URLs: the sender
 # connects to the first, the other connections to all three in turn). Prints a Markdown
-# table (docs/BENCHMARKS.md, "Across nodes").
+# table (docs/BENCHMARKS.md, "Today's figures"; the runs: docs/BENCHMARKS-HISTORY.md, "Across nodes").
 #
 #   benchmarks/cross-node.sh                   # 10 s per run, rates 100 and 1000 and max
 #   benchmarks/cross-node.sh --quick           # 3 s per run

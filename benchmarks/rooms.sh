@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# Rooms that do not contend (issue 16 item 1): N event loops × N rooms, for N = 1 … MAX.
+# Rooms that do not contend: N event loops × N rooms, for N = 1 … MAX.
 # One `switchboard serve --no-advertise --loops N` per N; N generator processes (`switchboard bench`),
 # one per room, each with its own clients, all measuring the same window (--start-at).
 # Prints, per N, the deliveries per second in total and per loop, their ratio to N = 1,
 # the server's CPU µs per delivery and the load average at the end of the run
-# (docs/BENCHMARKS.md, "Issue 16.1"). Flat "per loop" as N grows means the rooms do not
-# slow each other down; on a machine shared with other work the figures are noisy.
+# (docs/BENCHMARKS.md, "Today's figures"; the rounds: docs/BENCHMARKS-HISTORY.md, "Issue
+# 16.1"). Flat "per loop" as N grows means the rooms do not slow each other down; on a
+# machine shared with other work the figures are noisy.
 #
 #   benchmarks/rooms.sh               # N = 1 … core count
 #   benchmarks/rooms.sh 2             # N = 1, 2

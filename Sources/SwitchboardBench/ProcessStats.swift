@@ -1,3 +1,5 @@
+import SwitchboardIO
+
 #if canImport(Glibc)
   import Glibc
 #elseif canImport(Darwin)
@@ -9,24 +11,13 @@ public enum ProcessStats {
   /// Raises the soft descriptor limit to the hard limit; returns the new soft limit.
   @discardableResult
   public static func raiseFileLimit() -> Int {
-    var limit = rlimit()
-    #if canImport(Glibc)
-      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-    #else
-      let resource = RLIMIT_NOFILE
-    #endif
-    guard getrlimit(resource, &limit) == 0 else { return -1 }
-    if limit.rlim_cur < limit.rlim_max {
-      limit.rlim_cur = limit.rlim_max
-      if setrlimit(resource, &limit) != 0 {
-        // macOS's hard limit is RLIM_INFINITY, which it refuses for descriptors: OPEN_MAX
-        // (10,240) is the most a process may ask for there.
-        limit.rlim_cur = min(limit.rlim_max, 10_240)
-        _ = setrlimit(resource, &limit)
-      }
-      _ = getrlimit(resource, &limit)
+    guard let limit = Posix.fileLimit() else { return -1 }
+    if limit.soft < limit.hard, !Posix.setSoftFileLimit(limit.hard) {
+      // macOS's hard limit is RLIM_INFINITY, which it refuses for descriptors: OPEN_MAX
+      // (10,240) is the most a process may ask for there.
+      _ = Posix.setSoftFileLimit(min(limit.hard, 10_240))
     }
-    return Int(clamping: limit.rlim_cur)
+    return Int(clamping: Posix.fileLimit()?.soft ?? limit.soft)
   }
 
   /// CPU seconds (user + system) this process has used.

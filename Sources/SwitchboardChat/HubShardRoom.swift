@@ -19,7 +19,7 @@ final class HubShardRoom: @unchecked Sendable {
   @exclusivity(unchecked) private var members: ContiguousArray<any LocalMember> = []
   /// Where each member is in ``members``, by its raw id (what `MemberID` compares). 28
   /// bytes a member with the array, less than the dictionary of members this replaces
-  /// (issue 16.3's idle budget counts them: every idle connection is a member somewhere).
+  /// (every idle connection is a member somewhere, so these bytes are part of its cost).
   @exclusivity(unchecked) private var positions: [UInt64: Int32] = [:]
 
   /// Messages posted to this side of the room (``post(_:origin:)``) for the delivery task

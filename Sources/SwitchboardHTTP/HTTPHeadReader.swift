@@ -53,6 +53,15 @@ struct HTTPHeadReader: Sendable {
     return nil
   }
 
+  /// ``nextStartLine(maxLength:tooLong:)`` within `limits`, its error naming the line
+  /// (`request line`, `status line`).
+  mutating func nextStartLine(_ name: String, limits: HTTPLimits) throws(HTTPError) -> ArraySlice<UInt8>? {
+    try nextStartLine(
+      maxLength: limits.maxStartLineLength,
+      tooLong: HTTPError.startLineTooLong.with(
+        message: "\(name) longer than \(limits.maxStartLineLength) bytes"))
+  }
+
   /// Reads header lines up to the empty line that ends the head.
   /// - Returns: the headers once the empty line has arrived, `nil` while more bytes are needed.
   /// - Throws: ``HTTPError/headersTooLarge``, ``HTTPError/tooManyHeaders`` or

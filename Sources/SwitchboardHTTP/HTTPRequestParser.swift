@@ -7,108 +7,25 @@
 /// while let request = try parser.next() { … }
 /// ```
 ///
-/// - Keep-alive and pipelining: several requests may sit in the buffer; call ``next()``
+/// - Keep-alive and pipelining: several requests may sit in the buffer; call ``HTTPMessageParser/next()``
 ///   until it returns `nil`.
 /// - Line endings: CRLF or a bare LF. Empty lines before a request line are skipped.
 /// - Bodies: `Content-Length` only. A request with `Transfer-Encoding` (chunked uploads)
 ///   is rejected with ``HTTPError/unsupportedTransferEncoding`` (501): nothing Switchboard
 ///   serves takes a streamed upload, and refusing it closes a request-smuggling door.
 /// - `Host` is not required, so a request typed by hand into `nc` works.
-/// - After an error the parser stays failed: every later ``next()`` throws the same error.
-///   The caller answers with ``HTTPResponse/error(_:)`` and closes the connection.
-/// - Results do not depend on how the bytes were split across ``append(_:)-(Sequence<UInt8>)``
-///   calls.
-public struct HTTPRequestParser: Sendable {
-  private enum State: Sendable {
-    case requestLine
-    case headers(method: String, target: String, version: HTTPVersion)
-    case body(HTTPRequestHead, length: Int)
-    case failed(HTTPError)
-  }
+/// - After an error the parser stays failed: every later ``HTTPMessageParser/next()`` throws
+///   the same error. The caller answers with ``HTTPResponse/error(_:)`` and closes the
+///   connection.
+/// - Results do not depend on how the bytes were split across appends.
+public typealias HTTPRequestParser = HTTPMessageParser<HTTPRequest>
 
-  /// The limits this parser enforces.
-  public let limits: HTTPLimits
-  private var reader = HTTPHeadReader()
-  private var state = State.requestLine
-
-  /// Creates a parser with an empty buffer.
+extension HTTPMessageParser where Message == HTTPRequest {
+  /// Creates a request parser with an empty buffer.
   /// - Parameter limits: size limits; the defaults are 8 KiB request line, 100 headers,
   ///   16 KiB of headers and a 1 MiB body.
   public init(limits: HTTPLimits = .default) {
-    self.limits = limits
-  }
-
-  /// Buffers bytes received from the peer.
-  public mutating func append(_ bytes: some Sequence<UInt8>) {
-    reader.append(bytes)
-  }
-
-  /// Buffers bytes received from the peer (copied; the pointer is not retained).
-  public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-    reader.append(bytes)
-  }
-
-  /// Parses the next complete request from the buffer.
-  /// - Returns: the request, or `nil` when more bytes are needed.
-  /// - Throws: ``HTTPError`` when the input is malformed or over a limit; its ``HTTPError/status``
-  ///   is the status code to answer with.
-  public mutating func next() throws(HTTPError) -> HTTPRequest? {
-    if case .failed(let error) = state { throw error }
-    do {
-      return try step()
-    } catch {
-      state = .failed(error)
-      throw error
-    }
-  }
-
-  /// Returns the bytes after the last request ``next()`` returned (including any part of a
-  /// request not yet complete) and empties the buffer. Used after a WebSocket upgrade: these
-  /// bytes are the first WebSocket frames. The parser is ready for a new request afterwards.
-  public mutating func takeRemainingBytes() -> [UInt8] {
-    state = .requestLine
-    return reader.takeRemaining()
-  }
-
-  private mutating func step() throws(HTTPError) -> HTTPRequest? {
-    while true {
-      switch state {
-      case .requestLine:
-        guard
-          let line = try reader.nextStartLine(
-            maxLength: limits.maxStartLineLength,
-            tooLong: HTTPError.startLineTooLong.with(
-              message: "request line longer than \(limits.maxStartLineLength) bytes"))
-        else { return nil }
-        let (method, target, version) = try Self.parseRequestLine(line)
-        state = .headers(method: method, target: target, version: version)
-
-      case .headers(let method, let target, let version):
-        guard let headers = try reader.readHeaders(limits: limits) else { return nil }
-        let head = HTTPRequestHead(method: method, target: target, version: version, headers: headers)
-        if headers["Transfer-Encoding"] != nil { throw HTTPError.unsupportedTransferEncoding }
-        let length = try Self.contentLength(headers)
-        guard length <= limits.maxBodySize else {
-          throw HTTPError.bodyTooLarge.with(
-            message: "body of \(length) bytes is over the \(limits.maxBodySize) byte limit")
-        }
-        if length == 0 {
-          state = .requestLine
-          reader.beginMessage()
-          return HTTPRequest(head: head)
-        }
-        state = .body(head, length: length)
-
-      case .body(let head, let length):
-        guard let body = reader.take(length) else { return nil }
-        state = .requestLine
-        reader.beginMessage()
-        return HTTPRequest(head: head, body: body)
-
-      case .failed(let error):
-        throw error
-      }
-    }
+    self.init(limits: limits, grammar: HTTPRequestGrammar())
   }
 
   /// `method SP request-target SP HTTP-version` with single spaces (RFC 9112 §3).
@@ -150,5 +67,52 @@ public struct HTTPRequestParser: Sendable {
       }
     }
     return length ?? 0
+  }
+}
+
+/// The request grammar: request line, headers, a `Content-Length` body.
+struct HTTPRequestGrammar: HTTPMessageGrammar {
+  private enum State: Sendable {
+    case requestLine
+    case headers(method: String, target: String, version: HTTPVersion)
+    case body(HTTPRequestHead, length: Int)
+  }
+  private var state = State.requestLine
+
+  mutating func reset() {
+    state = .requestLine
+  }
+
+  mutating func step(_ reader: inout HTTPHeadReader, limits: HTTPLimits) throws(HTTPError) -> HTTPRequest? {
+    while true {
+      switch state {
+      case .requestLine:
+        guard let line = try reader.nextStartLine("request line", limits: limits) else { return nil }
+        let (method, target, version) = try HTTPRequestParser.parseRequestLine(line)
+        state = .headers(method: method, target: target, version: version)
+
+      case .headers(let method, let target, let version):
+        guard let headers = try reader.readHeaders(limits: limits) else { return nil }
+        let head = HTTPRequestHead(method: method, target: target, version: version, headers: headers)
+        if headers["Transfer-Encoding"] != nil { throw HTTPError.unsupportedTransferEncoding }
+        let length = try HTTPRequestParser.contentLength(headers)
+        guard length <= limits.maxBodySize else {
+          throw HTTPError.bodyTooLarge.with(
+            message: "body of \(length) bytes is over the \(limits.maxBodySize) byte limit")
+        }
+        if length == 0 {
+          state = .requestLine
+          reader.beginMessage()
+          return HTTPRequest(head: head)
+        }
+        state = .body(head, length: length)
+
+      case .body(let head, let length):
+        guard let body = reader.take(length) else { return nil }
+        state = .requestLine
+        reader.beginMessage()
+        return HTTPRequest(head: head, body: body)
+      }
+    }
   }
 }

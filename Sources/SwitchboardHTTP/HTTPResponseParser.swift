@@ -2,80 +2,17 @@
 /// reads the server's `101 Switching Protocols` with it.
 ///
 /// Only the status line and headers are parsed; a body is not consumed. After a head, the
-/// bytes that follow are available from ``takeRemainingBytes()`` (the first WebSocket frames
-/// after a 101). Line endings, limits, error stickiness and split-independence are as for
-/// ``HTTPRequestParser``; status-line errors are ``HTTPError/malformedStatusLine``,
-/// ``HTTPError/startLineTooLong`` and ``HTTPError/unsupportedVersion``.
-public struct HTTPResponseParser: Sendable {
-  private enum State: Sendable {
-    case statusLine
-    case headers(version: HTTPVersion, status: Int, reason: String)
-    case failed(HTTPError)
-  }
+/// bytes that follow are available from ``HTTPMessageParser/takeRemainingBytes()`` (the
+/// first WebSocket frames after a 101). Line endings, limits, error stickiness and
+/// split-independence are as for ``HTTPRequestParser``; status-line errors are
+/// ``HTTPError/malformedStatusLine``, ``HTTPError/startLineTooLong`` and
+/// ``HTTPError/unsupportedVersion``.
+public typealias HTTPResponseParser = HTTPMessageParser<HTTPResponseHead>
 
-  /// The limits this parser enforces (``HTTPLimits/maxBodySize`` is not used).
-  public let limits: HTTPLimits
-  private var reader = HTTPHeadReader()
-  private var state = State.statusLine
-
-  /// Creates a parser with an empty buffer.
+extension HTTPMessageParser where Message == HTTPResponseHead {
+  /// Creates a response parser with an empty buffer (``HTTPLimits/maxBodySize`` is not used).
   public init(limits: HTTPLimits = .default) {
-    self.limits = limits
-  }
-
-  /// Buffers bytes received from the server.
-  public mutating func append(_ bytes: some Sequence<UInt8>) {
-    reader.append(bytes)
-  }
-
-  /// Buffers bytes received from the server (copied; the pointer is not retained).
-  public mutating func append(_ bytes: UnsafeRawBufferPointer) {
-    reader.append(bytes)
-  }
-
-  /// Parses the next complete response head from the buffer.
-  /// - Returns: the head, or `nil` when more bytes are needed.
-  /// - Throws: ``HTTPError`` when the input is malformed or over a limit; the parser then
-  ///   stays failed.
-  public mutating func next() throws(HTTPError) -> HTTPResponseHead? {
-    if case .failed(let error) = state { throw error }
-    do {
-      return try step()
-    } catch {
-      state = .failed(error)
-      throw error
-    }
-  }
-
-  /// Returns the bytes after the last head ``next()`` returned and empties the buffer.
-  public mutating func takeRemainingBytes() -> [UInt8] {
-    state = .statusLine
-    return reader.takeRemaining()
-  }
-
-  private mutating func step() throws(HTTPError) -> HTTPResponseHead? {
-    while true {
-      switch state {
-      case .statusLine:
-        guard
-          let line = try reader.nextStartLine(
-            maxLength: limits.maxStartLineLength,
-            tooLong: HTTPError.startLineTooLong.with(
-              message: "status line longer than \(limits.maxStartLineLength) bytes"))
-        else { return nil }
-        let (version, status, reason) = try Self.parseStatusLine(line)
-        state = .headers(version: version, status: status, reason: reason)
-
-      case .headers(let version, let status, let reason):
-        guard let headers = try reader.readHeaders(limits: limits) else { return nil }
-        state = .statusLine
-        reader.beginMessage()
-        return HTTPResponseHead(version: version, status: status, reason: reason, headers: headers)
-
-      case .failed(let error):
-        throw error
-      }
-    }
+    self.init(limits: limits, grammar: HTTPResponseGrammar())
   }
 
   /// `HTTP-version SP 3DIGIT SP reason-phrase` (RFC 9112 §4); a missing reason (with or
@@ -92,5 +29,37 @@ public struct HTTPResponseParser: Sendable {
     guard reason.allSatisfy(\.isFieldValueByte) else { throw malformed }
     let status = code.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
     return (version, status, String(decoding: reason, as: UTF8.self))
+  }
+}
+
+/// The response grammar: status line and headers; a body is left in the buffer.
+struct HTTPResponseGrammar: HTTPMessageGrammar {
+  private enum State: Sendable {
+    case statusLine
+    case headers(version: HTTPVersion, status: Int, reason: String)
+  }
+  private var state = State.statusLine
+
+  mutating func reset() {
+    state = .statusLine
+  }
+
+  mutating func step(
+    _ reader: inout HTTPHeadReader, limits: HTTPLimits
+  ) throws(HTTPError) -> HTTPResponseHead? {
+    while true {
+      switch state {
+      case .statusLine:
+        guard let line = try reader.nextStartLine("status line", limits: limits) else { return nil }
+        let (version, status, reason) = try HTTPResponseParser.parseStatusLine(line)
+        state = .headers(version: version, status: status, reason: reason)
+
+      case .headers(let version, let status, let reason):
+        guard let headers = try reader.readHeaders(limits: limits) else { return nil }
+        state = .statusLine
+        reader.beginMessage()
+        return HTTPResponseHead(version: version, status: status, reason: reason, headers: headers)
+      }
+    }
   }
 }

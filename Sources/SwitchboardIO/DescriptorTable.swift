@@ -6,7 +6,7 @@
 /// index instead of hashing an `Int32` and probing) and smaller: 17 bytes per number
 /// (a 16-byte handler, a 1-byte interest) where the two dictionaries it replaces took 25
 /// per bucket, kept at most 3/4 full. The arrays grow by doubling to the highest number
-/// seen and are not shrunk (docs/BENCHMARKS.md, "Issue 16.2/16.3: the event-loop layer").
+/// seen and are not shrunk (docs/BENCHMARKS.md, "Memory per idle connection").
 struct DescriptorTable {
   /// `handlers[fd]`: who handles `fd`, `nil` when it is not registered.
   private var handlers: [Selectable?] = []

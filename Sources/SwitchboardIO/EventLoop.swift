@@ -310,7 +310,7 @@ public final class EventLoop: @unchecked Sendable {
       }
       let trimDue = timeout != 0 && bytesSinceTrim >= Self.trimAfterBytes
       // Spare write runs go at the same idle moment: kept while output flows, none kept by
-      // an idle loop (issue 16.3's budget).
+      // an idle loop, so that idle connections cost only what they hold.
       let runsDue = timeout != 0 && writeRuns.spareCount > 0
       if trimDue || runsDue { timeout = min(timeout ?? .max, Self.trimIdleNanos) }
       var handled = false

@@ -5,8 +5,8 @@ import SwitchboardIO
 /// (30 s); as timers of their own they cost each connection two `Scheduled` objects, two
 /// closure contexts and a weak-reference side table, re-armed on every read and — for the
 /// WebSocket upgrades that are most HTTP connections here — cancelled at once and freed a
-/// second later, leaving holes between the sessions that stay (docs/BENCHMARKS.md, "Issue
-/// 16.3: an idle connection's bytes, inventoried"). The sweep starts with the loop's first
+/// second later, leaving holes between the sessions that stay (docs/BENCHMARKS.md, "Memory
+/// per idle connection"). The sweep starts with the loop's first
 /// HTTP session and stops at the first tick that finds none (not when the last one leaves:
 /// connections opened one after another would each start a timer of their own, left in the
 /// heap until the next cancelled-timer sweep); a deadline is acted on within one sweep

@@ -4,9 +4,10 @@ import SwitchboardIO
 /// `webSocketPingInterval`) runs every open session's own keepalive step
 /// (``WebSocketSession/checkAlive()``: ping a peer quiet for half an interval, drop one that
 /// left a ping unanswered for a whole one), so a session holds no timer, no timer-heap entry
-/// and no closure of its own (docs/BENCHMARKS.md, "Issue 16.2/16.3"). The verdicts are the
-/// same as with a timer per session: how long a silent peer lasts depends on when it was
-/// last heard relative to the ticks either way (between 1.5 and 2.5 intervals).
+/// and no closure of its own (docs/BENCHMARKS.md, "Memory per idle connection"). The
+/// verdicts are the same as with a timer per session: how long a silent peer lasts depends
+/// on when it was last heard relative to the ticks either way (between 1.5 and 2.5
+/// intervals).
 extension LoopContext {
   /// A WebSocket session opened on this loop; the first starts the keepalive.
   func webSocketOpened() {

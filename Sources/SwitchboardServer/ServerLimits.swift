@@ -63,15 +63,7 @@ public struct ServerLimits: Sendable, Equatable {
 
   /// The soft open-file limit less 64, at least 16.
   public static func descriptorBudget() -> Int {
-    var limit = rlimit()
-    #if canImport(Glibc)
-      let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-    #else
-      let resource = RLIMIT_NOFILE
-    #endif
-    guard getrlimit(resource, &limit) == 0, limit.rlim_cur < 1 << 40 else {
-      return 10_000
-    }
-    return max(16, Int(clamping: limit.rlim_cur) - 64)
+    guard let limit = Posix.fileLimit(), limit.soft < 1 << 40 else { return 10_000 }
+    return max(16, Int(clamping: limit.soft) - 64)
   }
 }

@@ -3,8 +3,9 @@ import SwitchboardIO
 /// What a session keeps only when a limit or a token needs it: the rate limiters, the time
 /// of the last data message and the idle and token timers. A session with none of
 /// `--max-message-rate`, `--max-byte-rate`, `--idle-timeout` and an expiring token holds
-/// none of this (one nil reference instead of five fields: docs/BENCHMARKS.md, "Issue
-/// 16.2/16.3"). Loop-confined, like the session that owns it.
+/// none of this: one nil reference instead of five fields, because every idle connection
+/// pays for what a session holds (docs/BENCHMARKS.md, "Memory per idle connection").
+/// Loop-confined, like the session that owns it.
 final class SessionLimitState {
   /// `--max-message-rate` (nil: off).
   var rateLimit: MessageRateLimiter?

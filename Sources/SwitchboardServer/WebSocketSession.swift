@@ -16,27 +16,20 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   let memberID: MemberID
   let connection: TCPConnection
-  // Safety: `unowned(unsafe)`, not `unowned`: the context is read on every received message
-  // (`handleText`, `publish`), and each read through a safe `unowned` reference paid
-  // `swift_unownedRetainStrong` and a release (~110 instructions, three per message,
-  // measured with callgrind). The context is alive whenever session code runs: a session
-  // runs only on its loop's thread, called by that loop (its connection's callbacks, timers,
-  // tasks, and hub deliveries through the loop's shard executor) while the loop runs; the
-  // context is held by `ChatServer.contexts` (and the listeners' accept closures) from
-  // before the first connection is adopted until `ChatServer.shutdown` has stopped the loops
-  // (`shutdownGracefully` waits for the loop's thread to end), and nothing else makes
-  // sessions. The session's deinit reads no context. (A strong reference instead would make
-  // a cycle through `context.sessions`, which a loop stopping with connections still open
-  // never breaks.)
+  // Safety: `unowned(unsafe)`, because the context is read on every received message and a
+  // safe `unowned` read costs a retain and a release each time (docs/BENCHMARKS.md,
+  // "Instructions per delivery"). It is sound because sessions run only on their loop's
+  // thread while the loop runs, and `ChatServer.contexts` holds the context from before the
+  // first connection until `shutdown` has stopped the loops; the deinit reads no context. A
+  // strong reference would make a cycle through `context.sessions` that a loop stopping
+  // with connections open never breaks.
   unowned(unsafe) let context: LoopContext
   let mode: Mode
-  // The codec, the state and the limits are touched several times per received message
-  // (`feed`) and `state` once per delivery (`receive`); as ordinary class properties each
-  // mutating touch paid a dynamic exclusivity check (`swift_beginAccess`, ~80 instructions
-  // with its `swift_endAccess`: three per received message, measured with callgrind). The
-  // session is confined to its loop's thread and no access to them overlaps another — their
-  // mutating methods are pure state machines that call back into nothing — so the checks
-  // are off for these three.
+  // The codec, the state and the limits are touched on every received message and delivery,
+  // where a dynamic exclusivity check is a measurable cost (docs/BENCHMARKS.md,
+  // "Instructions per delivery"). No access to them can overlap another: the session is
+  // confined to its loop's thread and their mutating methods are pure state machines that
+  // call back into nothing, so the checks are off for these three.
   /// The WebSocket protocol state machine.
   @exclusivity(unchecked) var protocolState: WebSocketConnection
   /// Echo or chat, in a room or not, named or not, and the peer's liveness: transitions are

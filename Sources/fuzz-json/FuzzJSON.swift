@@ -113,7 +113,7 @@ func checkLineRule(_ frame: ClientFrame) {
 /// The decoder and `JSONSerialization` accept the same objects, with the same `type`.
 /// Except where a NUL is among the first four bytes: there `JSONSerialization` guesses
 /// UTF-16 or UTF-32 (`{\0}\0` is `{}` to it); a text frame is UTF-8, and the decoder reads
-/// it so (a deliberate difference, docs/BENCHMARKS.md "Item 4").
+/// it so (a deliberate difference: RFC 8259 reads JSON text as UTF-8).
 func agreesWithFoundation(_ text: String) {
   guard !text.utf8.prefix(4).contains(0) else { return }
   let decoded = try? ClientFrameDecoder().decode(text)

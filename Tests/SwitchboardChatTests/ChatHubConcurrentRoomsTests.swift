@@ -4,7 +4,7 @@ import SwitchboardTestSupport
 import SwitchboardWire
 import Testing
 
-/// Rooms with locks of their own (issue 16 item 1): publishes to two rooms on two shards,
+/// Rooms with locks of their own: publishes to two rooms on two shards,
 /// from many threads at once, keep each room's broker order and never cross rooms.
 @Suite(.onTestThreads)
 struct ChatHubConcurrentRoomsTests {

@@ -4,7 +4,7 @@ import SwitchboardWire
 import Synchronization
 import Testing
 
-/// The local broker's fast path (issue 16 item 2): a draft carrying the room's handle from
+/// The local broker's fast path: a draft carrying the room's handle from
 /// the snapshot (``MessageDraft/brokerRoom``) skips the room table, and an in-memory store
 /// keeps messages through a per-room appender instead of `append(_:completion:)`. Both
 /// must give what the general path gives: the same ids, deliveries, history and answers.

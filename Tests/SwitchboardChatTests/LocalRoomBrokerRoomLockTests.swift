@@ -5,7 +5,7 @@ import SwitchboardWire
 import Synchronization
 import Testing
 
-/// The local broker's rooms have sequence locks of their own (issue 16 item 2): a publish
+/// The local broker's rooms have sequence locks of their own: a publish
 /// to one room does not wait for another room's publish that is still inside the broker.
 @Suite(.onTestThreads)
 struct LocalRoomBrokerRoomLockTests {

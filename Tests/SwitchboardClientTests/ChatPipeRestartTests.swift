@@ -8,9 +8,8 @@ import Testing
 #endif
 
 /// `switchboard chat --pipe` across a `switchboard serve` restart on the same ports and
-/// data directory, while a sender keeps sending: each message is printed exactly once
-/// (issue 15: the 30-minute soak saw a pipe print lines twice; see docs/CLIENT.md,
-/// "Resume and repeats").
+/// data directory, while a sender keeps sending: each message is printed exactly once, since
+/// a resume must replay only what was missed (docs/CLIENT.md, "`switchboard chat`").
 @Suite(.onTestThreads, .serialized, .enabled(ifAvailable: ChatBinary.path != nil, "switchboard binary not built"))
 struct ChatPipeRestartTests {
   /// Starts `serve` on `ports` (TCP, HTTP) over `dataDir`; retries the same ports for a

@@ -16,7 +16,7 @@ import SwitchboardTestSupport
 /// deadline-bounded checks.
 final class ChatProbe: Sendable {
   /// How long a probe waits for an event: generous, because it is only a deadline (a
-  /// passing test never waits it out) and a CI machine at a load of 35 took over 10 s to
+  /// passing test never waits it out) and a heavily loaded machine can take seconds to
   /// connect an in-process client.
   static let deadline: Duration = .seconds(30)
 

@@ -10,8 +10,8 @@ import SwitchboardTestSupport
 #endif
 
 /// What an idle connection costs the event-loop layer: the bytes of the `TCPConnection`
-/// object as the allocator hands them out (docs/BENCHMARKS.md, "Issue 16.2/16.3: the
-/// event-loop layer", keeps the inventory these figures guard).
+/// object as the allocator hands them out (docs/BENCHMARKS.md, "Memory per idle
+/// connection", leads to the inventory these figures guard).
 @Suite(.onTestThreads, .enabled(ifAvailable: HeapBlocks.available, HeapBlocks.needed))
 struct TCPConnectionFootprintTests {
   @Test(arguments: SelectorBackend.available)

@@ -11,8 +11,8 @@ import Testing
 /// heap in use), and after a burst of large messages. Measured from `/proc/PID/status`
 /// (VmRSS) and the server's `switchboard_heap_bytes_in_use` gauge (glibc's `mallinfo2`) of a
 /// server process of its own, so nothing else in the test process moves the figures.
-/// docs/BENCHMARKS.md ("Issue 16", "Issue 16.3: an idle connection's bytes, inventoried")
-/// has the figures these limits come from.
+/// docs/BENCHMARKS.md ("Memory per idle connection", "Memory given back after large
+/// messages") has the figures these limits come from.
 @Suite(
   .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
   .enabled(ifAvailable: ProcFS.available, ProcFS.needed))
@@ -21,28 +21,23 @@ struct MemoryTests {
 
   /// Idle connections measured, after a warm-up that allocates what is allocated once.
   static let idleConnections = 1000
-  /// Resident (anonymous) bytes per idle text-dialect WebSocket connection accepted. 1,860
-  /// (debug build) and 1,990 (release) were measured when the test was written; 1,531
-  /// (debug) once the session layer shrank (docs/BENCHMARKS.md, "Issue 16.2/16.3"); 901
-  /// anonymous (debug, 913 release) once the inventory of issue 16.3 was worked through.
-  /// 970 in a full parallel run at a load average of 15. The bound is the issue's 1 KiB
-  /// plus a 64-byte margin for page rounding, a table's doubling and a loaded machine's
-  /// holes, not a new per-connection buffer (the heap test below is the precise one).
+  /// Resident (anonymous) bytes per idle text-dialect WebSocket connection accepted: the
+  /// 1 KiB an idle connection is meant to cost, plus 64 bytes for page rounding, a table's
+  /// doubling and a loaded machine's holes, which no new per-connection buffer fits in (the
+  /// heap test below is the precise one).
   static let maxBytesPerIdleConnection = 1088
-  /// Heap bytes in use per idle connection the test accepts: 968–970 measured (debug build) on
-  /// a quiet machine, the sum of the inventory's rows in glibc's chunk sizes (docs/BENCHMARKS.md);
-  /// up to ~30 more on a loaded 2-core machine (997 seen in a full parallel run: what depends
-  /// on how the loop batches its work and on glibc's free chunks, not on the connection count
-  /// in any way the quiet runs show). The bound stays under the quiet figure plus 64: one more
-  /// object of 64 bytes or more per connection (a timer with its closure, a kept buffer) fails
-  /// it; smaller ones show in `benchmarks/idle-heap.sh` and the footprint tests.
+  /// Heap bytes in use per idle connection the test accepts: under the inventory's sum in
+  /// glibc's chunk sizes plus 64, so that one more object of 64 bytes or more per connection
+  /// (a timer with its closure, a kept buffer) fails it, while the few tens of bytes a loaded
+  /// machine's batching and free chunks add do not; smaller objects show in
+  /// `benchmarks/idle-heap.sh` and the footprint tests.
   static let maxHeapBytesPerIdleConnection = 1024
 
   /// Resident bytes above the baseline accepted once a burst of 16 MiB messages is over:
-  /// half of one message (a kept 16 MiB read buffer, or heap pages glibc did not return,
-  /// fail it; the issue's bound, twice the baseline, is checked too). Sized for the debug
-  /// build the suites run (+1 MiB measured); a release build keeps ~17 MiB of free arena
-  /// memory that `malloc_trim` does not return (docs/BENCHMARKS.md, "Issue 16").
+  /// half of one message, so that a kept 16 MiB read buffer, or heap pages glibc did not
+  /// return, fail it (twice the baseline is checked too). Sized for the debug build the
+  /// suites run; a release build keeps more free arena memory, which `malloc_trim` does not
+  /// return (docs/BENCHMARKS.md, "Memory given back after large messages").
   static let slackAfterLargeMessages = 8 << 20
 
   /// Starts a server with glibc's default allocator settings: the test runner's
@@ -69,20 +64,19 @@ struct MemoryTests {
   /// How long after the server's start a reading is taken before the first keepalive tick
   /// (`webSocketPingInterval`, 30 s) can have pinged the connections: the tick leaves each
   /// pinged connection its write queue's slot block and the ping frame's freed chunks
-  /// (~200 bytes resident a connection, measured: 1,093–1,101 after a tick against ~900),
-  /// which is not what an idle connection holds between ticks.
+  /// (~200 bytes resident a connection), which is not what an idle connection holds between
+  /// ticks.
   static let beforeFirstTick: Duration = .seconds(27)
-  /// The bound for a reading that a tick may have fallen into (a loaded machine took 43 s
-  /// for the 1,100 connections once): the tick's ~200 bytes on top. A per-connection
-  /// buffer kept after a ping (4 KiB, as a write run once was) still fails it.
+  /// The bound for a reading that a tick may have fallen into (a loaded machine can take
+  /// longer than the tick to open the connections): the tick's ~200 bytes on top. A
+  /// per-connection buffer kept after a ping (a 4 KiB write run, say) still fails it.
   static let maxBytesPerIdleConnectionAfterATick = 1344
 
   /// Resident bytes per idle connection on the Dispatch backend (Darwin's default): one
   /// DispatchSource and its handler per descriptor in libdispatch's heap on top of the
-  /// epoll figure. 1,622–1,626 measured (debug build; 1,609 release with
-  /// `benchmarks/idle-bytes.sh`) once the write source was made only when a descriptor
-  /// waits to write, against 2,154 with a write source per connection; the bound keeps
-  /// the epoll bound's margin (docs/BENCHMARKS.md, "Issue 28: the Dispatch backend").
+  /// epoll figure. The bound keeps the epoll bound's margin over the measured figure, so a
+  /// write source made for every connection (not only when one waits to write) fails it
+  /// (docs/BENCHMARKS.md, "Memory per idle connection").
   static let maxBytesPerIdleDispatchConnection = 1792
   /// The same after a keepalive tick may have fallen into the reading (its ~200 bytes on top).
   static let maxBytesPerIdleDispatchConnectionAfterATick = 2048
@@ -146,9 +140,9 @@ struct MemoryTests {
     return bytes
   }
 
-  /// The allocation count of the inventory (docs/BENCHMARKS.md, "Issue 16.3"): the heap an
-  /// idle connection keeps, as the allocator counts it, without the page rounding and free
-  /// holes that move the resident figure.
+  /// The allocation count of the inventory (docs/BENCHMARKS.md, "Memory per idle
+  /// connection"): the heap an idle connection keeps, as the allocator counts it, without
+  /// the page rounding and free holes that move the resident figure.
   @Test func anIdleWebSocketConnectionsHeapStaysWithinTheInventory() async throws {
     let (server, http) = try await startServer()
     defer { server.stop() }

@@ -10,7 +10,7 @@ import Testing
 
 private let hygienePeers = Binaries.switchboard != nil && TestPKI.hasOpenSSL
 
-/// Issue #15's resource hygiene: after 10,000 connections come and go over every dialect
+/// Resource hygiene: after 10,000 connections come and go over every dialect
 /// — clean closes, resets, half-closes, WebSocket closes and drops, UDP members, HTTP
 /// requests and silent HTTP connections, TLS handshakes cut off — the real `serve`
 /// process is back at its baseline: the same descriptors (`/proc/PID/fd`), no more timers

@@ -15,9 +15,9 @@ import Testing
 
 /// What the session layer holds per idle WebSocket connection, one allocation at a time:
 /// the inline sizes of its value types (`MemoryLayout`) and the heap blocks of a real
-/// session on a running server (`malloc_usable_size`). docs/BENCHMARKS.md ("Issue
-/// 16.2/16.3: the session layer") has the rows these bounds come from; a new stored field
-/// or timer per session fails here before it shows in the resident-memory test.
+/// session on a running server (`malloc_usable_size`). docs/BENCHMARKS.md ("Memory per
+/// idle connection") leads to the rows these bounds come from; a new stored field or timer
+/// per session fails here before it shows in the resident-memory test.
 @Suite(.onTestThreads) struct SessionFootprintTests {
   /// Prints the inventory (`swift test --filter SessionFootprintTests` shows it).
   static func report(_ rows: [(String, Int)]) {

@@ -10,10 +10,9 @@
 // machine is shared and runs every suite at once).
 
 /// The default deadline of ``eventually(timeout:_:)``: a bound on a failure, reached only
-/// when the awaited event never comes. Generous, because the first half minute of a full
-/// run is congested (some 900 tests start at once on two cores: hundreds of threads,
-/// child processes spawned one at a time, malloc's arenas contended), and an in-process
-/// client that connects in milliseconds alone took over 15 s there (CI runs, session 8).
+/// when the awaited event never comes. Generous, because a full run starts hundreds of
+/// tests at once on a few cores (threads, child processes spawned one at a time, malloc's
+/// arenas contended), and there a connect that takes milliseconds alone can take seconds.
 public let defaultDeadline: Duration = .seconds(60)
 
 /// Polls `condition` every millisecond until it holds (`true`) or `timeout` passes

@@ -52,7 +52,7 @@ import Testing
   /// Exit tests (`#expect(processExitsWith:)`) live only in suites named `…ExitTests`, which
   /// scripts/test runs in a pass of their own: while an exit test waits, Swift Testing's
   /// child-process waiter spins on any other test's child that has exited and is not yet
-  /// reaped, and never sees its own child behind one (a CI run hung so).
+  /// reaped, and never sees its own child behind one: the run hangs.
   @Test func exitTestsLiveOnlyInExitTestSuites() throws {
     let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     let files = try #require(FileManager.default.enumerator(atPath: tests.path)).compactMap { $0 as? String }
