@@ -14,48 +14,32 @@ import Synchronization
 /// of its own towards the server (so the server still tells clients apart), and the
 /// server's answers go back to that client. One thread polls every socket.
 public final class DatagramRelay: Sendable {
-  private struct Control: Sendable {
-    var closed = false
-    var upstream: Int
-  }
 
   /// The port the relay listens on.
   public let port: Int
   private let front: Int32
-  private let control: Mutex<Control>
-  private let finished = DispatchSemaphore(value: 0)
+  private let upstream: Mutex<Int>
+  private let forwarder = ForwarderThread()
 
   /// Binds a kernel-chosen loopback port and starts relaying to `upstreamPort`.
   /// - Throws: ``TestFailure`` when the socket cannot be made.
   public init(upstreamPort: Int) throws {
-    control = Mutex(Control(upstream: upstreamPort))
+    upstream = Mutex(upstreamPort)
     let (fd, port) = try Self.boundDatagramSocket()
     front = fd
     self.port = port
-    let thread = Thread { [self] in
-      run()
-      finished.signal()
-    }
-    thread.name = "datagram-relay"
-    thread.start()
+    forwarder.start(name: "datagram-relay") { [self] in run() }
   }
 
   deinit { close() }
 
   /// Sends datagrams from now on to `port` (the server's answers still come back).
   public func redirect(to port: Int) {
-    control.withLock { $0.upstream = port }
+    upstream.withLock { $0 = port }
   }
 
   /// Closes every socket and stops the thread (waits for it). Idempotent.
-  public func close() {
-    let first = control.withLock { c -> Bool in
-      defer { c.closed = true }
-      return !c.closed
-    }
-    guard first else { return }
-    finished.wait()
-  }
+  public func close() { forwarder.stop() }
 
   /// A client and its socket towards the server.
   private struct Peer {
@@ -71,8 +55,8 @@ public final class DatagramRelay: Sendable {
       Posix.close(front)
     }
     while true {
-      let (closed, upstreamPort) = control.withLock { ($0.closed, $0.upstream) }
-      if closed { return }
+      if forwarder.isStopping { return }
+      let upstreamPort = upstream.withLock { $0 }
       var fds = [pollfd(fd: front, events: Int16(POLLIN), revents: 0)]
       fds += peers.map { pollfd(fd: $0.upstream, events: Int16(POLLIN), revents: 0) }
       guard poll(&fds, nfds_t(fds.count), 10) > 0 else { continue }
