@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// A room's life on this node after its first join: the broker's snapshot arriving, and
@@ -83,8 +82,7 @@ extension ChatHub {
     r.nextIdleMark += 1
     let mark = r.nextIdleMark
     r.idleMark = mark
-    let seconds = Double(grace.components.seconds) + Double(grace.components.attoseconds) / 1e18
-    DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { [weak self] in
+    configuration.timer.schedule(after: grace) { [weak self] in
       self?.closeIfIdle(cell, mark: mark)
     }
   }

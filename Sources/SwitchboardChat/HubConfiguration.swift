@@ -14,6 +14,8 @@ public struct HubConfiguration: Sendable {
   /// the broker (``RoomBroker/roomIdle(_:)``); long enough that join/leave churn does not
   /// close and reopen it. `nil` keeps rooms for good.
   public var roomIdleGrace: Duration? = .seconds(30)
+  /// What waits out ``roomIdleGrace`` (real time by default; tests pass one they advance).
+  public var timer: any HubTimer = DispatchHubTimer()
   /// Whether names are unique per room: a member asking for a name another member of the
   /// room has gets `NAME (2)` (then `(3)` …). On by default; the server turns it off when it
   /// checks tokens, where the name is the token's `sub` and every session of one user shares it.

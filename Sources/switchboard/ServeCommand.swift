@@ -18,9 +18,13 @@ enum ServeCommand {
 
     options:
       --host ADDR               address to bind (default 0.0.0.0; :: for IPv6 and IPv4)
-      --tcp-port N              TCP line chat port (default 8080; 0 turns it off)
-      --udp-port N              UDP datagram port (default 8081; 0 turns it off)
-      --http-port N             HTTP + WebSocket port (default 1337; 0 turns it off)
+      --tcp-port N              TCP line chat port (default 8080; 0 turns it off; any: the
+                                kernel picks one, reported on the listening line)
+      --udp-port N              UDP datagram port (default 8081; 0 turns it off; any)
+      --http-port N             HTTP + WebSocket port (default 1337; 0 turns it off; any)
+      --ports-file PATH         once every listener is bound, write their ports there as JSON
+                                ({"tcp":41234,"udp":41235,"http":41236}; the file appears
+                                whole, and is removed at start and on a clean exit)
     \(ServeTLSOptions.help)
       --room NAME               room new members land in (default lobby)
       --data-dir PATH           where history is kept (default ./.switchboard)
@@ -60,6 +64,9 @@ enum ServeCommand {
       --version                 print the version and the commit it was built from
       -h, --help                this text
 
+    Once every listener is bound, stdout gets one line naming them, before the banner:
+      listening tcp=127.0.0.1:41234 udp=127.0.0.1:41235 http=127.0.0.1:41236
+    (tls= and https= too with --tls-cert; a listener that is off is left out).
     Logs go to stderr; docs/OPERATIONS.md lists the lines and their metadata keys.
 
     SIGHUP (with --tls-cert): the certificates and keys are read again; new handshakes use
@@ -76,6 +83,7 @@ enum ServeCommand {
     var redis: ServeRedis.Target?
     let logOptions: LogOptions
     let advertising: ServeAdvertising.Options
+    var portsFile: String?
     do {
       args = try Arguments(
         argv,
@@ -83,7 +91,7 @@ enum ServeCommand {
           .union(ServeTLSOptions.valued).union(ServeAuthOptions.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
-          "redis-timeout",
+          "redis-timeout", "ports-file",
         ]),
         booleans: ["ephemeral", "no-advertise", "help"])
       if let code = args.helpOrVersion(help) { return code }
@@ -93,18 +101,10 @@ enum ServeCommand {
         throw Arguments.UsageError(description: "unexpected argument '\(extra)'")
       }
       if let host = args.value("host") { config.host = host }
-      if let p = try args.int("tcp-port", in: 0...65535) {
-        config.tcpPort = p
-        config.tcpEnabled = p != 0
-      }
-      if let p = try args.int("udp-port", in: 0...65535) {
-        config.udpPort = p
-        config.udpEnabled = p != 0
-      }
-      if let p = try args.int("http-port", in: 0...65535) {
-        config.httpPort = p
-        config.httpEnabled = p != 0
-      }
+      try args.port("tcp-port")?.apply(port: &config.tcpPort, enabled: &config.tcpEnabled)
+      try args.port("udp-port")?.apply(port: &config.udpPort, enabled: &config.udpEnabled)
+      try args.port("http-port")?.apply(port: &config.httpPort, enabled: &config.httpEnabled)
+      portsFile = args.value("ports-file")
       if let room = args.value("room") {
         guard let valid = RoomName.validate(room) else {
           throw Arguments.UsageError(description: "--room: '\(room)' is not a room name (1-64 letters, digits, - _ .)")
@@ -171,9 +171,11 @@ enum ServeCommand {
       ])
     let server: ChatServer
     ServeTLSOptions.blockReloadSignal(config)
+    BoundPorts.removeStale(portsFile)
     do {
       server = try ChatServer(configuration: config)
       try server.start()
+      try BoundPorts.report(server, file: portsFile)
     } catch {
       Output.error("switchboard serve: \(error)")
       return ExitCode.failure
@@ -191,6 +193,7 @@ enum ServeCommand {
     stop.wait()
     advertiser?.shutdown()
     server.shutdown(reason: "server shutting down")
+    BoundPorts.removeStale(portsFile)
     logger.info("stopped")
     return ExitCode.ok
   }

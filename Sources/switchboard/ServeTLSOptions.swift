@@ -21,8 +21,9 @@ enum ServeTLSOptions {
                                 builds; on macOS and iOS TLS is not built yet and serve
                                 refuses it at startup)
       --tls-key PEM             the unencrypted private key of the --tls-cert before it
-      --https-port N            HTTPS + WSS port, with --tls-cert (default 1443; 0 turns it off)
-      --tls-port N              tls:// line chat port, with --tls-cert (default 8443; 0 off)
+      --https-port N            HTTPS + WSS port, with --tls-cert (default 1443; 0 turns it off;
+                                any: the kernel picks one)
+      --tls-port N              tls:// line chat port, with --tls-cert (default 8443; 0 off; any)
       --tls-handshake-timeout S close TLS connections whose handshake is not done after S
                                 seconds (default 10)
     """
@@ -36,15 +37,11 @@ enum ServeTLSOptions {
         description: "--tls-cert and --tls-key go in pairs (got \(certs.count) certificates, \(keys.count) keys)")
     }
     config.tlsCertificates = zip(certs, keys).map { ServerCertificate(certificateFile: $0, keyFile: $1) }
-    if let p = try args.int("https-port", in: 0...65535) {
-      config.httpsPort = p
-      config.httpsEnabled = p != 0
-    }
-    if let p = try args.int("tls-port", in: 0...65535) {
-      config.tlsPort = p
-      config.tlsEnabled = p != 0
-    }
-    if certs.isEmpty, let flag = ["https-port", "tls-port"].first(where: { (try? args.int($0, in: 1...65535)) != nil }) {
+    let https = try args.port("https-port")
+    let tls = try args.port("tls-port")
+    https?.apply(port: &config.httpsPort, enabled: &config.httpsEnabled)
+    tls?.apply(port: &config.tlsPort, enabled: &config.tlsEnabled)
+    if certs.isEmpty, let flag = [("https-port", https), ("tls-port", tls)].first(where: { $0.1 != nil && $0.1 != .off })?.0 {
       throw Arguments.UsageError(description: "--\(flag) needs --tls-cert and --tls-key")
     }
     if let seconds = try args.double("tls-handshake-timeout") {

@@ -113,7 +113,7 @@ enum AuthTestEnvironment {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-  static var binary: String? { switchboardBinary(repository: root) }
+  static var binary: String? { Executables.switchboard }
 
   static let pyjwtPeer = root.appendingPathComponent("scripts/security/pyjwt-peer.py").path
 

@@ -3,26 +3,35 @@ import SwitchboardTestSupport
 import Testing
 
 /// Rooms without a member on this node are dropped after ``HubConfiguration/roomIdleGrace``
-/// (the broker told through ``RoomBroker/roomIdle(_:)``) and reopen on the next join.
+/// (the broker told through ``RoomBroker/roomIdle(_:)``) and reopen on the next join. The
+/// grace is waited out on a ``ManualHubTimer``: time moves only when the test says.
 @Suite(.onTestThreads)
 struct ChatHubIdleRoomTests {
-  static func quick() -> HubConfiguration {
+  static let grace = Duration.seconds(30)
+
+  static func manual(_ timer: ManualHubTimer) -> HubConfiguration {
     var configuration = HubConfiguration()
-    configuration.roomIdleGrace = .milliseconds(100)
+    configuration.roomIdleGrace = grace
+    configuration.timer = timer
     return configuration
   }
 
   @Test(arguments: BrokerKind.allCases) func anEmptyRoomIsDroppedAndReopensInItsEpoch(_ kind: BrokerKind)
     async throws
   {
-    let hub = kind.makeHub(configuration: Self.quick())
+    let timer = ManualHubTimer()
+    let hub = kind.makeHub(configuration: Self.manual(timer))
     let shard = hub.makeShard(executor: InlineExecutor())
     let ann = RecordingMember(hub.nextMemberID())
     try hub.joinNow(ann, shard: shard, name: "ann", room: "r", announce: true)
     for i in 1...3 { _ = try hub.publishNow(from: ann.memberID, text: "\(i)") }
     let epoch = try #require(hub.epoch(room: "r"))
     hub.leave(ann.memberID)
-    try await eventually("the room is dropped") { hub.epoch(room: "r") == nil }
+    #expect(timer.pendingCount == 1)
+    timer.advance(by: Self.grace - .milliseconds(1))
+    #expect(hub.epoch(room: "r") == epoch, "dropped before the grace ran out")
+    timer.advance(by: .milliseconds(1))
+    #expect(hub.epoch(room: "r") == nil, "not dropped when the grace ran out")
     #expect(hub.history(room: "r", last: 10).isEmpty, "the ring was kept")
     let bob = RecordingMember(hub.nextMemberID())
     let result = try hub.joinNow(bob, shard: shard, name: "bob", room: "r", announce: true, historyCount: 10)
@@ -32,9 +41,10 @@ struct ChatHubIdleRoomTests {
     #expect(try hub.publishNow(from: bob.memberID, text: "4") == 4)
   }
 
-  @Test func aRoomRejoinedWithinTheGraceStaysAndIdlesOnceWhenLeftForGood() async throws {
+  @Test func aRoomRejoinedWithinTheGraceStaysAndIdlesOnceWhenLeftForGood() throws {
     let broker = ScriptedBroker()
-    let hub = ChatHub(configuration: Self.quick(), broker: broker)
+    let timer = ManualHubTimer()
+    let hub = ChatHub(configuration: Self.manual(timer), broker: broker)
     let shard = hub.makeShard(executor: InlineExecutor())
     let ann = RecordingMember(hub.nextMemberID())
     hub.join(ann, shard: shard, name: "ann", room: "r", announce: true)
@@ -43,20 +53,21 @@ struct ChatHubIdleRoomTests {
     let bob = RecordingMember(hub.nextMemberID())
     try hub.joinNow(bob, shard: shard, name: "bob", room: "r", announce: true)
     // Bob stays for two graces, publishing: the check ann's leave queued finds him there.
-    let started = ContinuousClock.now
-    var sent = 0
     var ids: [UInt64?] = []
-    try await eventually("bob published for two graces") {
-      sent += 1
-      ids.append(try hub.publishNow(from: bob.memberID, text: "\(sent)"))
-      return ContinuousClock.now - started >= .milliseconds(250)
+    for step in 1...4 {
+      timer.advance(by: Self.grace / 2)
+      ids.append(try hub.publishNow(from: bob.memberID, text: "\(step)"))
     }
-    #expect(ids == (1...sent).map { UInt64($0) }, "the room was dropped while bob was in it")
+    #expect(ids == [1, 2, 3, 4], "the room was dropped while bob was in it")
+    #expect(timer.pendingCount == 0, "the check of ann's leave did not run")
     #expect(broker.state.withLock { $0.idle }.isEmpty)
-    #expect(bob.messages.count == sent)
+    #expect(bob.messages.count == 4)
     hub.leave(bob.memberID)
-    try await eventually("the broker hears the room is idle") { broker.state.withLock { $0.idle } == ["r"] }
+    timer.advance(by: Self.grace)
+    #expect(broker.state.withLock { $0.idle } == ["r"])
     #expect(hub.epoch(room: "r") == nil)
     #expect(hub.rooms().isEmpty)
+    timer.advance(by: Self.grace * 4)
+    #expect(broker.state.withLock { $0.idle } == ["r"], "told idle more than once")
   }
 }

@@ -12,13 +12,13 @@ import SwitchboardTestSupport
 /// Servers that go away, never were, never answer; a line server nobody here wrote.
 @Suite(.onTestThreads) struct ChatClientFaultTests {
   /// netcat, the line server of ``plainLineServerNobodyHereWrote()``.
-  static let netcat = executableOnPath("nc")
+  static let netcat = Executables.tool("nc")
 
   @Test(arguments: ["ws", "tcp", "udp"])
   func reconnectsToARestartedServer(scheme: String) async throws {
-    var server = try startRestartableServer()
+    let server = try RestartableServer()
     defer { server.shutdown() }
-    let url: (ChatServer) -> String = { s in
+    let url: (RestartableServer) -> String = { s in
       switch scheme {
       case "ws": wsURL(s)
       case "tcp": tcpURL(s)
@@ -36,7 +36,7 @@ import SwitchboardTestSupport
     _ = try await watcher.waitForMessage("before")
 
     let mark = client.events.count
-    server = try restart(server)
+    try server.restart()
     try await client.waitFor("reconnecting", from: mark) {
       if case .reconnecting = $0 { true } else { false }
     }
@@ -155,10 +155,15 @@ import SwitchboardTestSupport
   func plainLineServerNobodyHereWrote() async throws {
     // netcat-openbsd as the server: it prints what the client sends, and what is typed
     // into its stdin reaches the client as lines.
-    let port = try freePort()
-    let nc = try ChildProcess(try #require(Self.netcat), ["-l", "127.0.0.1", "\(port)"])
+    // Port 0: the kernel picks, and `-v` has nc say which ("Listening on localhost 41234").
+    let nc = try ChildProcess(try #require(Self.netcat), ["-lv", "127.0.0.1", "0"])
     defer { nc.stop() }
-    // nc may not listen yet: the client's reconnects cover that.
+    var port = 0
+    try await eventually("nc listening") {
+      guard let match = nc.stderr.firstMatch(of: /Listening on \S+ (\d+)\n/) else { return false }
+      port = Int(match.1) ?? 0
+      return true
+    }
     let probe = try ChatProbe("tcp://127.0.0.1:\(port)", name: "alice", configuration: .forTesting)
     try await probe.waitConnected()
     try await probe.client.send("hello nc")

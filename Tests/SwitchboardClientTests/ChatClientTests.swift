@@ -140,7 +140,8 @@ import Testing
   }
 
   @Test func sendsBeyondTheQueueBoundThrow() async throws {
-    let port = try freePort()
+    let nobody = try RefusingPort()
+    let port = nobody.port
     var config = ChatClient.Configuration.forTesting
     config.maxQueuedMessages = 3
     config.reconnect = ReconnectPolicy(initialDelay: .seconds(5))

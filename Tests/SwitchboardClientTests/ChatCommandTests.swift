@@ -8,32 +8,14 @@ import SwitchboardTestSupport
   import Glibc
 #endif
 
-/// The `switchboard` binary next to the test bundle (built with `--build-tests`), or
-/// `$SWITCHBOARD_BIN`.
-enum ChatBinary {
-  static var path: String? {
-    if let env = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"], FileManager.default.isExecutableFile(atPath: env) {
-      return env
-    }
-    var dir = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    for _ in 0..<4 {
-      let candidate = dir.appendingPathComponent("switchboard").path
-      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-      dir = dir.deletingLastPathComponent()
-    }
-    return nil
-  }
-  static var tmux: Bool { FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") }
-}
-
-@Suite(.onTestThreads, .serialized, .enabled(ifAvailable: ChatBinary.path != nil, "switchboard binary not built"))
+@Suite(.onTestThreads, .serialized, .enabled(ifAvailable: Executables.switchboard != nil, "switchboard binary not built"))
 struct ChatCommandTests {
   @Test func pipeModeSendsStdinAndPrintsWhatArrives() async throws {
     let server = try startServer()
     defer { server.shutdown() }
     let watcher = try ChatProbe(wsURL(server), name: "watcher")
     try await watcher.waitReady()
-    let chat = try ChildProcess(ChatBinary.path!, ["chat", wsURL(server), "--name", "piper"])
+    let chat = try ChildProcess(Executables.switchboard!, ["chat", wsURL(server), "--name", "piper"])
     defer { chat.stop() }
     chat.write("first line\nsecond line\n")
     #expect(try await watcher.waitForMessage("first line").author == "piper")
@@ -53,7 +35,7 @@ struct ChatCommandTests {
     defer { server.shutdown() }
     let watcher = try ChatProbe(wsURL(server), name: "watcher")
     try await watcher.waitReady()
-    let chat = try ChildProcess(ChatBinary.path!, ["chat", udpURL(server), "--name", "dgram"])
+    let chat = try ChildProcess(Executables.switchboard!, ["chat", udpURL(server), "--name", "dgram"])
     defer { chat.stop() }
     chat.write("over udp\n")
     #expect(try await watcher.waitForMessage("over udp").author == "dgram")
@@ -73,7 +55,7 @@ struct ChatCommandTests {
     defer { server.shutdown() }
     let mallory = try ChatProbe(wsURL(server), name: "mallory")
     try await mallory.waitReady()
-    let chat = try ChildProcess(ChatBinary.path!, ["chat", wsURL(server), "--name", "piper"])
+    let chat = try ChildProcess(Executables.switchboard!, ["chat", wsURL(server), "--name", "piper"])
     defer { chat.stop() }
     try await eventually("the pipe joined") { server.hub.who(room: "lobby").contains("piper") }
     try await mallory.client.send("ok\nceo: wire $10k\r* server is going away: x\u{1B}[2K")
@@ -88,28 +70,20 @@ struct ChatCommandTests {
 
   /// What a pipe missed while reconnecting is printed once the client resumes (the soak
   /// found the replay dropped). The message is sent while the pipe cannot reach the room:
-  /// the same data directory served on another port, so the pipe's resume must fetch it.
+  /// the same data directory served where the pipe cannot reach it, so its resume must fetch it.
   @Test func pipeModePrintsTheMessagesAReconnectReplays() async throws {
     let directory = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let http = try freePort()
-    func serve(_ port: Int) throws -> ChatServer {
-      let deadline = ContinuousClock.now + .seconds(5)
-      while true {
-        do {
-          return try startServer {
-            $0.httpPort = port
-            $0.broker = sqliteBroker(directory: directory)
-          }
-        } catch {
-          // The previous server's listener may still be closing.
-          guard ContinuousClock.now < deadline else { throw error }
-          usleep(20_000)
-        }
-      }
+    func serve() throws -> ChatServer {
+      try startServer { $0.broker = sqliteBroker(directory: directory) }
     }
-    var server = try serve(http)
-    let chat = try ChildProcess(ChatBinary.path!, ["chat", "ws://127.0.0.1:\(http)/", "--name", "piper"])
+    var server = try serve()
+    // The pipe's one address: each server binds a new port, and the proxy sends new
+    // connections to the one the pipe should reach.
+    let proxy = try StallingProxy(upstreamPort: server.httpAddress!.port)
+    defer { proxy.close() }
+    let http = proxy.port
+    let chat = try ChildProcess(Executables.switchboard!, ["chat", "ws://127.0.0.1:\(http)/", "--name", "piper"])
     defer { chat.stop() }
     try await eventually("the pipe joined") { server.hub.who(room: "lobby").contains("piper") }
     let sender = try ChatProbe(wsURL(server), name: "sender")
@@ -118,20 +92,21 @@ struct ChatCommandTests {
     try await chat.waitForOutput("sender: before\n")
     await sender.stop()
     server.shutdown()
-    server = try serve(0)
+    server = try serve()  // the proxy still points at the port of the server just shut down
     let offline = try ChatProbe(wsURL(server), name: "sender")
     try await offline.waitReady()
     try await offline.client.send("while you were away")
     _ = try await offline.waitForMessage("while you were away")
     await offline.stop()
     server.shutdown()
-    server = try serve(http)
+    server = try serve()
+    proxy.redirect(to: server.httpAddress!.port)
     defer { server.shutdown() }
     try await chat.waitForOutput("sender: while you were away\n", timeout: .seconds(30))
     #expect(chat.stdout.components(separatedBy: "sender: before\n").count == 2)  // not printed twice
   }
 
-  @Test(.enabled(ifAvailable: ChatBinary.tmux, "tmux not installed"))
+  @Test(.enabled(ifAvailable: Executables.tool("tmux") != nil, "tmux not installed"))
   func interactiveClientInTmux() async throws {
     let server = try startServer()
     defer { server.shutdown() }
@@ -139,16 +114,16 @@ struct ChatCommandTests {
     try await bob.waitReady()
     let session = "sbchat-test-\(getpid())"
     // Registered first: a session left behind would keep its tmux server running.
-    defer { _ = try? runTool(["/usr/bin/tmux", "kill-session", "-t", session]) }
+    defer { _ = try? runTool(["tmux", "kill-session", "-t", session]) }
     try runTool([
-      "/usr/bin/tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30",
-      "\(ChatBinary.path!) chat \(wsURL(server))",
+      "tmux", "new-session", "-d", "-s", session, "-x", "100", "-y", "30",
+      "\(Executables.switchboard!) chat \(wsURL(server))",
     ])
-    let pane = { (try? runTool(["/usr/bin/tmux", "capture-pane", "-t", session, "-p"])) ?? "" }
+    let pane = { (try? runTool(["tmux", "capture-pane", "-t", session, "-p"])) ?? "" }
     try await eventually("the name prompt") { pane().contains("name:") }
-    try runTool(["/usr/bin/tmux", "send-keys", "-t", session, "alice", "Enter"])
+    try runTool(["tmux", "send-keys", "-t", session, "alice", "Enter"])
     try await eventually("connected status") { pane().contains("connected to ws://127.0.0.1") }
-    try runTool(["/usr/bin/tmux", "send-keys", "-t", session, "hello from tmux", "Enter"])
+    try runTool(["tmux", "send-keys", "-t", session, "hello from tmux", "Enter"])
     #expect(try await bob.waitForMessage("hello from tmux").author == "alice")
     try await bob.client.send("hi alice, bob here")
     try await eventually("the reply rendered") { pane().contains("bob: hi alice, bob here") }
@@ -156,9 +131,9 @@ struct ChatCommandTests {
     // Restart elsewhere: the status line counts down to the next attempt.
     server.shutdown()
     try await eventually("a reconnect countdown") { pane().contains("reconnecting in") }
-    try runTool(["/usr/bin/tmux", "send-keys", "-t", session, "C-c"])
+    try runTool(["tmux", "send-keys", "-t", session, "C-c"])
     try await eventually("the client quits") {
-      !((try? runTool(["/usr/bin/tmux", "list-sessions"])) ?? "").contains(session)
+      !((try? runTool(["tmux", "list-sessions"])) ?? "").contains(session)
     }
     await bob.stop()
   }

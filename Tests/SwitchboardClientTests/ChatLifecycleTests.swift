@@ -126,11 +126,11 @@ import Testing
   }
 
   @Test func reconnectNowCutsALongBackoffShort() async throws {
-    var server = try startRestartableServer()
+    let server = try RestartableServer()
     defer { server.shutdown() }
     let client = try ChatProbe(wsURL(server), name: "ada", configuration: .longBackoff)
     try await client.waitReady()
-    server = try restart(server)
+    try server.restart()
     try await client.waitFor("a two-minute backoff") {
       if case .reconnecting(attempt: 1, delay: .seconds(120)) = $0 { true } else { false }
     }
@@ -185,7 +185,7 @@ import Testing
   }
 
   @Test func noNetworkWaitsWithoutSpendingAttemptsAndItsReturnReconnects() async throws {
-    var server = try startRestartableServer()
+    let server = try RestartableServer()
     defer { server.shutdown() }
     var config = ChatClient.Configuration.longBackoff
     // The app's own monitor reports through networkPathChanged (synchronous: no race with the restart).
@@ -194,7 +194,7 @@ import Testing
     try await client.waitReady()
     client.client.networkPathChanged(ChatNetworkPath(isSatisfied: true, interfaces: ["en0"]))
     client.client.networkPathChanged(ChatNetworkPath(isSatisfied: false))
-    server = try restart(server)
+    try server.restart()
     try await client.waitFor("the lost connection") { if case .disconnected = $0 { true } else { false } }
     client.client.networkPathChanged(ChatNetworkPath(isSatisfied: true, interfaces: ["en0"]))
     try await client.waitReady(count: 2)

@@ -7,41 +7,28 @@ import Testing
   import Glibc
 #endif
 
-/// `switchboard chat --pipe` across a `switchboard serve` restart on the same ports and
-/// data directory, while a sender keeps sending: each message is printed exactly once, since
-/// a resume must replay only what was missed (docs/CLIENT.md, "`switchboard chat`").
-@Suite(.onTestThreads, .serialized, .enabled(ifAvailable: ChatBinary.path != nil, "switchboard binary not built"))
+/// `switchboard chat --pipe` across a `switchboard serve` restart on the same data directory
+/// (behind a proxy, so the address stays the same), while a sender keeps sending: each message
+/// is printed exactly once, since a resume must replay only what was missed (docs/CLIENT.md,
+/// "`switchboard chat`").
+@Suite(.onTestThreads, .serialized, .enabled(ifAvailable: Executables.switchboard != nil, "switchboard binary not built"))
 struct ChatPipeRestartTests {
-  /// Starts `serve` on `ports` (TCP, HTTP) over `dataDir`; retries the same ports for a
-  /// while, since a restart must come back where the clients reconnect to.
-  private func serve(dataDir: String, ports: [Int]) async throws -> ChildProcess {
-    let deadline = ContinuousClock.now + .seconds(10)
-    while true {
-      let server = try ChildProcess(
-        ChatBinary.path!,
-        [
-          "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port",
-          "\(ports[1])", "--no-advertise", "--data-dir", dataDir, "--history", "5000",
-        ])
-      do {
-        try await server.waitForOutput("Switchboard is running")
-        return server
-      } catch {
-        server.stop()
-        guard ContinuousClock.now < deadline, server.stderr.contains("Address already in use") else { throw error }
-        try await Task.sleep(for: .milliseconds(50))
-      }
-    }
+  /// Starts `serve` over `dataDir` (HTTP only, on a port the kernel chose).
+  private func serve(dataDir: String) async throws -> ServeProcess {
+    try await ServeProcess.start(["--data-dir", dataDir, "--history", "5000"], listeners: [.http])
   }
 
   @Test func aPipeAcrossAServerRestartPrintsEachMessageOnce() async throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let ports = try freePorts(2)
-    var server = try await serve(dataDir: dir, ports: ports)
+    var server = try await serve(dataDir: dir)
     defer { server.stop() }
-    let url = "ws://127.0.0.1:\(ports[1])/"
-    let chat = try ChildProcess(ChatBinary.path!, ["chat", url, "--room", "lobby", "--name", "piper", "--pipe"])
+    // The clients reconnect to one address; the restarted server binds a new port, and
+    // the proxy sends their new connections there.
+    let proxy = try StallingProxy(upstreamPort: server.http)
+    defer { proxy.close() }
+    let url = "ws://127.0.0.1:\(proxy.port)/"
+    let chat = try ChildProcess(Executables.switchboard!, ["chat", url, "--room", "lobby", "--name", "piper", "--pipe"])
     defer { chat.stop() }
     let sender = try ChatProbe(url, name: "sender", room: "lobby")
     try await sender.waitReady()
@@ -56,7 +43,8 @@ struct ChatPipeRestartTests {
     for i in 1...total / 2 { try await sender.client.send("m-\(i)") }
     server.signal(SIGTERM)
     #expect(try await server.waitForExit() == 0)
-    server = try await serve(dataDir: dir, ports: ports)
+    server = try await serve(dataDir: dir)
+    proxy.redirect(to: server.http)
     for i in total / 2 + 1...total { try await sender.client.send("m-\(i)") }
     try await chat.waitForOutput("sender: m-\(total)\n", timeout: .seconds(60))
     await sender.stop()

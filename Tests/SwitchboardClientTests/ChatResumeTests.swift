@@ -15,7 +15,7 @@ import Testing
   @Test func missedMessagesArriveExactlyOnceInOrder() async throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    var server = try startRestartableServer { c in
+    let server = try RestartableServer { c in
       c.broker = sqliteBroker(directory: dir)
     }
     defer { server.shutdown() }
@@ -30,7 +30,7 @@ import Testing
     for i in 0..<10 { try await b.client.send("early \(i)") }
     try await eventually("A has the early ones") { a.messages.filter { $0.text.hasPrefix("early") }.count == 10 }
 
-    server = try restart(server)
+    try server.restart()
     try await b.waitReady(count: 2)
     #expect(a.connectedCount == 1)
     for i in 0..<50 { try await b.client.send("late \(i)") }
@@ -57,13 +57,13 @@ import Testing
 
   @Test func aResetRoomIsReportedAsAGap() async throws {
     // Ephemeral servers lose history on restart: a new epoch, ids from 1 again.
-    var server = try startRestartableServer()
+    let server = try RestartableServer()
     defer { server.shutdown() }
     let a = try ChatProbe(wsURL(server), name: "ada")
     try await a.waitReady()
     try await a.client.send("one")
     try await a.client.send("two")
-    server = try restart(server)
+    try server.restart()
     try await a.waitReady(count: 2)
     try await a.waitFor("gap") { if case .gap(since: 2, _) = $0 { true } else { false } }
     // Ids restart in the new epoch and are not dropped as duplicates.
@@ -77,8 +77,8 @@ import Testing
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let server = try chaosServer(dataDirectory: dir)
-    defer { server.current.shutdown() }
-    let url = wsURL(server.current)
+    defer { server.shutdown() }
+    let url = wsURL(server)
     let clients = try (0..<20).map { i in try ChatProbe(url, name: "c\(i)") }
     for c in clients { try await c.waitReady() }
 
@@ -100,11 +100,11 @@ extension ChatResumeTests {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     let server = try chaosServer(dataDirectory: dir)
-    defer { server.current.shutdown() }
+    defer { server.shutdown() }
     let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .appendingPathComponent("peers/reset_proxy.py").path
     let proxy = try ChildProcess(
-      command: ["python3", "-u", script, "\(server.current.httpAddress!.port)", "--seconds", "90"])
+      command: ["python3", "-u", script, "\(server.httpPort)", "--seconds", "90"])
     defer { proxy.stop() }
     let port = try await proxy.waitForLine { line -> Int? in line.hasPrefix("port ") ? Int(line.dropFirst(5)) : nil }
     let url = "ws://127.0.0.1:\(port)/"
@@ -119,12 +119,11 @@ extension ChatResumeTests {
 }
 
 /// A server keeping history on disk in `dataDirectory`, with room for every chaos message.
-func chaosServer(dataDirectory: String) throws -> ChatServerBox {
-  ChatServerBox(
-    try startRestartableServer { c in
-      c.broker = sqliteBroker(directory: dataDirectory)
-      c.historyLimit = 20_000
-    })
+func chaosServer(dataDirectory: String) throws -> RestartableServer {
+  try RestartableServer { c in
+    c.broker = sqliteBroker(directory: dataDirectory)
+    c.historyLimit = 20_000
+  }
 }
 
 /// Waits until every client saw id `total`, then checks each has ids 1…total exactly
@@ -163,7 +162,7 @@ func expectEveryMessageOnceInOrder(_ clients: [ChatProbe], total: Int, within ti
 /// busy UI) while the server is restarted `times` times at random moments (each once the
 /// first client is connected again); returns the total sent (10,000).
 func sendFromFour(
-  _ clients: [ChatProbe], restarting server: ChatServerBox, times: Int, every range: ClosedRange<Int>
+  _ clients: [ChatProbe], restarting server: RestartableServer, times: Int, every range: ClosedRange<Int>
 ) async throws -> Int {
   let senders = 4
   let perSender = 2500
@@ -193,14 +192,4 @@ func sendFromFour(
     try await group.waitForAll()
   }
   return senders * perSender
-}
-
-/// The current server of a test that restarts it.
-final class ChatServerBox: Sendable {
-  private let server: Mutex<ChatServer>
-  init(_ server: ChatServer) { self.server = Mutex(server) }
-  var current: ChatServer { server.withLock { $0 } }
-  func restart() throws {
-    try server.withLock { $0 = try SwitchboardClientTests.restart($0) }
-  }
 }

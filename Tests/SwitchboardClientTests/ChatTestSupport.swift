@@ -144,60 +144,66 @@ func startServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) th
   return server
 }
 
-/// A server that ``restart(_:)`` will bring back on the same ports: they come from
-/// ``freePorts(_:)``, outside the kernel's ephemeral range. With port 0 they would be
-/// ephemeral ones, and in the moment between the shutdown and the restart another test's
-/// server (bound to port 0) or a client's outgoing connection could be given one — its
-/// clients then talking to this test's server, or the restart failing to bind. Picked
-/// again when one was taken between the probe and the bind.
-func startRestartableServer(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws -> ChatServer {
-  var attempt = 0
-  while true {
-    let ports = try freePorts(3)
-    do {
-      return try startServer { c in
-        c.tcpPort = ports[0]
-        c.udpPort = ports[1]
-        c.httpPort = ports[2]
-        configure(&c)
-      }
-    } catch {
-      attempt += 1
-      if attempt == 5 { throw error }
+/// An in-process server that ``restart()`` brings back behind the same addresses, the way
+/// a client sees a server restart: its TCP, HTTP and UDP ports are a ``StallingProxy``, a
+/// ``StallingProxy`` and a ``DatagramRelay`` (each on a port the kernel chose) in front of
+/// the server, which binds new kernel-chosen ports each time and the proxies are pointed
+/// at. Nothing probes for a free port, and no restart waits for the old ports to be free.
+final class RestartableServer: Sendable {
+  private let server: Mutex<ChatServer>
+  private let tcp: StallingProxy
+  private let http: StallingProxy
+  private let udp: DatagramRelay
+
+  /// Starts the server (``startServer(_:)``, `configure` applied) and its proxies.
+  init(_ configure: (inout ServerConfiguration) -> Void = { _ in }) throws {
+    let first = try startServer(configure)
+    server = Mutex(first)
+    tcp = try StallingProxy(upstreamPort: first.tcpAddress?.port ?? 0)
+    http = try StallingProxy(upstreamPort: first.httpAddress?.port ?? 0)
+    udp = try DatagramRelay(upstreamPort: first.udpAddress?.port ?? 0)
+  }
+
+  /// The server running now.
+  var current: ChatServer { server.withLock { $0 } }
+
+  /// The ports clients use; they stay the same across restarts.
+  var tcpPort: Int { tcp.port }
+  var httpPort: Int { http.port }
+  var udpPort: Int { udp.port }
+
+  /// Shuts the server down and starts another with the same broker factory (a SQLite
+  /// store reopens on the same directory); new connections reach the new one.
+  func restart() throws {
+    try server.withLock { old in
+      old.shutdown()
+      let broker = old.configuration.broker
+      let new = try startServer { $0.broker = broker }
+      tcp.redirect(to: new.tcpAddress?.port ?? 0)
+      http.redirect(to: new.httpAddress?.port ?? 0)
+      udp.redirect(to: new.udpAddress?.port ?? 0)
+      old = new
     }
   }
+
+  /// Shuts the server down and closes the proxies.
+  func shutdown() {
+    current.shutdown()
+    tcp.close()
+    http.close()
+    udp.close()
+  }
 }
+
+func wsURL(_ server: RestartableServer, path: String = "/") -> String { "ws://127.0.0.1:\(server.httpPort)\(path)" }
+func tcpURL(_ server: RestartableServer) -> String { "tcp://127.0.0.1:\(server.tcpPort)" }
+func udpURL(_ server: RestartableServer) -> String { "udp://127.0.0.1:\(server.udpPort)" }
 
 /// A local broker keeping history (`historyLimit` messages per room) in SQLite in `directory`.
 func sqliteBroker(directory: String) -> @Sendable (ServerConfiguration) throws -> any RoomBroker {
   { c in
     let store = try SQLiteHistoryStore(directory: directory, configuration: .init(retentionCount: c.historyLimit))
     return LocalRoomBroker(store: store)
-  }
-}
-
-/// A server on the same ports and data directory as `old`, after `old` is shut down
-/// (retried until the ports are free again, for at most five seconds).
-func restart(_ old: ChatServer) throws -> ChatServer {
-  let tcp = old.tcpAddress!.port
-  let udp = old.udpAddress!.port
-  let http = old.httpAddress!.port
-  old.shutdown()
-  let deadline = ContinuousClock.now + .seconds(5)
-  while true {
-    do {
-      return try startServer { c in
-        c.tcpPort = tcp
-        c.udpPort = udp
-        c.httpPort = http
-        // The same broker factory: a SQLite store reopens on the same directory.
-        c.broker = old.configuration.broker
-      }
-    } catch {
-      // The old server's sockets may still be closing: try again shortly.
-      guard ContinuousClock.now < deadline else { throw error }
-      usleep(20_000)
-    }
   }
 }
 
@@ -211,6 +217,3 @@ func temporaryDirectory() throws -> String {
   guard let p = mkdtemp(&template) else { throw TestFailure("mkdtemp failed") }
   return String(cString: p)
 }
-
-/// A port nothing listens on right now (bound, read, released).
-func freePort() throws -> Int { try freePorts(1)[0] }

@@ -20,7 +20,7 @@ import Testing
 /// `close()` ends the connection it holds.
 @Suite(.onTestThreads) struct ChatTransportSeamTests {
   @Test func aTransportWrittenAgainstThePublicAPICarriesTheChat() async throws {
-    var server = try startRestartableServer()
+    let server = try RestartableServer()
     defer { server.shutdown() }
     let transport = StandInLineTransport()
     var configuration = ChatClient.Configuration.forTesting
@@ -32,7 +32,7 @@ import Testing
 
     let first = try #require(transport.requests.first)
     #expect(first.endpoint.scheme == .tcp)
-    #expect(first.endpoint.port == server.tcpAddress!.port)
+    #expect(first.endpoint.port == server.tcpPort)
     #expect(first.hello == ["iam:alice", "/join lobby"])
     #expect(transport.sent.contains("iam:alice"), "the hello went over the stand-in's socket")
 
@@ -44,7 +44,7 @@ import Testing
 
     // The server goes away and comes back: the client asks the transport again.
     let attempts = transport.requests.count
-    server = try restart(server)
+    try server.restart()
     try await alice.waitConnected(count: 2)
     try await bob.waitConnected(count: 2)
     #expect(transport.requests.count > attempts)

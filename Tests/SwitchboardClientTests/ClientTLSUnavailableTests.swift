@@ -22,10 +22,10 @@ struct ClientTLSUnavailableTests {
   }
 
   @Test(
-    .enabled(ifAvailable: ChatBinary.path != nil, "switchboard binary not built"),
+    .enabled(ifAvailable: Executables.switchboard != nil, "switchboard binary not built"),
     arguments: ["wss://127.0.0.1:9/", "tls://127.0.0.1:9"])
   func sendOverTLSExitsNonZeroNamingThePlatform(url: String) async throws {
-    let child = try ChildProcess(ChatBinary.path!, ["send", url, "hello"])
+    let child = try ChildProcess(Executables.switchboard!, ["send", url, "hello"])
     defer { child.stop() }
     #expect(try await child.waitForExit() == 1)
     #expect(child.stderr.contains("TLS unavailable"), "\(child.stderr)")

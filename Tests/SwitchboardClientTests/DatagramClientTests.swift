@@ -10,7 +10,7 @@ import Testing
 /// `switchboard send udp://` (the real binary, so the client library under it) against a
 /// scripted UDP server that loses, withholds or refuses: the address proof must retry, and
 /// end in a clear error rather than hang or report a message delivered that was not.
-@Suite(.onTestThreads, .enabled(ifAvailable: ChatBinary.path != nil, "switchboard binary not built"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "switchboard binary not built"))
 struct DatagramClientTests {
   private static let code = "0123456789abcdef"
 
@@ -29,7 +29,7 @@ struct DatagramClientTests {
       return ["Server received: \(text)"]
     }
     let send = try ChildProcess(
-      ChatBinary.path!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "10"])
+      Executables.switchboard!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "10"])
     defer { send.stop() }
     #expect(try await send.waitForExit() == 0, "\(send.stderr)")
     #expect(requests.value >= 2)
@@ -42,7 +42,7 @@ struct DatagramClientTests {
     // Echoes everything, as the seed's server does: an echo alone is no proof.
     let server = try ScriptedDatagramServer { ["Server received: \($0)"] }
     let send = try ChildProcess(
-      ChatBinary.path!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "2"])
+      Executables.switchboard!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "2"])
     defer { send.stop() }
     #expect(try await send.waitForExit() == 1)
     #expect(send.stderr.contains("offered no code"), "\(send.stderr)")
@@ -55,7 +55,7 @@ struct DatagramClientTests {
     let server = try ScriptedDatagramServer { _ in [refusal] }
     let started = ContinuousClock.now
     let send = try ChildProcess(
-      ChatBinary.path!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "30"])
+      Executables.switchboard!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "30"])
     defer { send.stop() }
     #expect(try await send.waitForExit(timeout: .seconds(40)) == 1)
     #expect(ContinuousClock.now - started < .seconds(15), "it waited for the timeout")

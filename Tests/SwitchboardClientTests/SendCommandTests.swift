@@ -9,7 +9,7 @@ import Testing
 /// in-process server, a second client that must receive the message, and for `wss://` and
 /// `tls://` a python `ssl` forwarder (a TLS peer nobody here wrote) in front of the server's
 /// plaintext ports, with certificates from ``TestPKI``.
-@Suite(.onTestThreads, .enabled(ifAvailable: ChatBinary.path != nil, "switchboard binary not built"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "switchboard binary not built"))
 struct SendCommandTests {
   /// Terminates TLS with the certificate and key in argv 1 and 2 and forwards the plaintext
   /// to 127.0.0.1:argv 3; prints its port, then per connection `first LINE` (the client's
@@ -75,7 +75,7 @@ struct SendCommandTests {
 
   /// Runs `switchboard ARGS…` to its end; its exit code and stderr.
   func run(_ arguments: [String]) async throws -> (code: Int32, stderr: String) {
-    let child = try ChildProcess(ChatBinary.path!, arguments)
+    let child = try ChildProcess(Executables.switchboard!, arguments)
     defer { child.stop() }
     let code = try await child.waitForExit(timeout: .seconds(20))
     return (code, child.stderr)
@@ -233,8 +233,8 @@ struct SendCommandTests {
   }
 
   @Test func aRefusedConnectionIsExit1() async throws {
-    let port = try freePorts(1)[0]
-    let result = try await run(["send", "tcp://127.0.0.1:\(port)", "nobody", "home"])
+    let nobody = try RefusingPort()
+    let result = try await run(["send", "tcp://127.0.0.1:\(nobody.port)", "nobody", "home"])
     #expect(result.code == 1)
     #expect(result.stderr.contains("not delivered"), "\(result.stderr)")
   }
@@ -259,7 +259,7 @@ struct SendCommandTests {
   func chatPipeOverWSSTrustingTheTestCA() async throws {
     try await withTLSFront("wss") { front in
       let chat = try ChildProcess(
-        ChatBinary.path!, ["chat", front.url, "--name", "piper", "--pipe", "--ca-file", front.pki.caFile])
+        Executables.switchboard!, ["chat", front.url, "--name", "piper", "--pipe", "--ca-file", front.pki.caFile])
       defer { chat.stop() }
       chat.write("over wss\n")
       #expect(try await front.watcher.waitForMessage("over wss").author == "piper")

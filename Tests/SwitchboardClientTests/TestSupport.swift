@@ -8,20 +8,6 @@ import SwitchboardTestSupport
   import Darwin
 #endif
 
-/// The first executable file named `name` in a directory of `PATH`, or `nil`: tests that
-/// need a peer nobody here wrote skip, saying so, when it is not installed.
-func executableOnPath(_ name: String) -> String? {
-  guard let path = getenv("PATH") else { return nil }
-  for directory in String(cString: path).split(separator: ":") {
-    let candidate = "\(directory)/\(name)"
-    var info = stat()
-    if stat(candidate, &info) == 0, info.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 {
-      return candidate
-    }
-  }
-  return nil
-}
-
 extension WebSocketClient {
   /// The next event, or `nil` once the stream has finished; fails after `timeout`
   /// (which also cancels the stream and so closes the connection).

@@ -8,7 +8,7 @@ import Testing
 @Suite(.onTestThreads, .enabled(ifAvailable: NodeWS.available, "needs node and the unpacked node-ws"))
 struct WebSocketClientNodeTests {
   private func withNodeEcho(_ body: (Int) async throws -> Void) async throws {
-    let peer = try ChildProcess(NodeWS.node!, [NodeWS.script], environment: ["NODE_PATH": NodeWS.modules])
+    let peer = try ChildProcess(Executables.tool("node")!, [NodeWS.script], environment: ["NODE_PATH": NodeWS.modules])
     defer { peer.stop() }
     let port = try await peer.waitForLine { line -> Int? in
       line.hasPrefix("listening ") ? Int(line.dropFirst("listening ".count)) : nil
@@ -39,8 +39,5 @@ enum NodeWS {
     + "/node-ws/usr/share/nodejs"
   static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("peers/node_ws_echo_server.js").path
-  static let node: String? = ["/usr/bin/node", "/usr/local/bin/node"].first {
-    FileManager.default.isExecutableFile(atPath: $0)
-  }
-  static let available = node != nil && FileManager.default.fileExists(atPath: modules + "/ws/package.json")
+  static let available = Executables.tool("node") != nil && FileManager.default.fileExists(atPath: modules + "/ws/package.json")
 }

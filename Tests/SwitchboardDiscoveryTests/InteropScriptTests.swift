@@ -25,7 +25,7 @@ enum InteropEnvironment {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
 
-  static var binary: String? { switchboardBinary(repository: root) }
+  static var binary: String? { Executables.switchboard }
 
   /// Why the suite cannot run here, or `nil` when it can. It also waits for
   /// `SWITCHBOARD_INTEROP=1`: the namespaces, avahi and zeroconf take a minute on a loaded

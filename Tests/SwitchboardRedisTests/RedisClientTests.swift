@@ -182,7 +182,8 @@ struct RedisClientTests {
   }
 
   @Test func aServerUnreachableAtStartIsAnError() async throws {
-    let port = try freePorts(1)[0]
+    let nobody = try RefusingPort()
+    let port = nobody.port
     try await withLoop { loop in
       let error = await #expect(throws: RedisError.self) {
         _ = try await RedisClient.connect(

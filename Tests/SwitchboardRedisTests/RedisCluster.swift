@@ -196,7 +196,7 @@ final class RedisCluster: Sendable {
           "--dir", directory.path,
         ]
         arguments += announce
-        children.append(try ChildProcess("/usr/bin/redis-server", arguments))
+        children.append(try ChildProcess(command: ["redis-server"] + arguments))
       }
       for (child, port) in zip(children, clientPorts) {
         let ready = eventually(timeout: .seconds(15)) {

@@ -115,7 +115,8 @@ struct RedisRoomBrokerTests {
   }
 
   @Test func anUnreachableRedisFailsAtConnect() throws {
-    let port = try freePorts(1)[0]
+    let nobody = try RefusingPort()
+    let port = nobody.port
     let url = RedisURL(host: "127.0.0.1", port: port, user: nil, password: nil, database: 0, tls: false)
     #expect(throws: RedisError.self) {
       _ = try RedisRoomBroker.connect(configuration: RedisBrokerConfiguration(redis: .test(url)))

@@ -38,7 +38,8 @@ final class RedisServer: Sendable {
   static let isInstalled = commandSucceeds(["redis-server", "--version"])
   /// Whether this redis-server was built with TLS (Debian's is).
   static let supportsTLS: Bool = {
-    guard isInstalled, let output = try? runTool(["ldd", "/usr/bin/redis-server"]) else { return false }
+    guard isInstalled, let binary = Executables.tool("redis-server"), let output = try? runTool(["ldd", binary])
+    else { return false }
     return output.contains("libssl")
   }()
   /// Whether the TLS suite can run: a TLS redis-server and the `openssl` CLI for `TestPKI`.
@@ -142,7 +143,7 @@ final class RedisServer: Sendable {
     for command in options.disabledCommands { arguments += ["--rename-command", command, ""] }
     if let master = options.replicaOf { arguments += ["--replicaof", "127.0.0.1", String(master)] }
     arguments += options.arguments
-    let child = try ChildProcess("/usr/bin/redis-server", arguments)
+    let child = try ChildProcess(command: ["redis-server"] + arguments)
     let ready = eventually(timeout: .seconds(15)) {
       child.stdout.contains("Ready to accept connections") || !child.isRunning
     }

@@ -6,52 +6,35 @@ import SwitchboardTestSupport
   import Glibc
 #endif
 
-/// One `switchboard serve --redis …` process on probed free loopback ports, for the
+/// One `switchboard serve --redis …` process on loopback ports the kernel chose, for the
 /// process-level scale-out tests (`ScaleOutProcessTests`).
 final class ScaleOutNode: Sendable {
   let tcpPort: Int
   let udpPort: Int
   let httpPort: Int
-  let process: ChildProcess
+  let process: ServeProcess
 
   /// Starts a node on `redisPort` and waits for its banner.
   /// - Parameter timeout: `--redis-timeout` (seconds): short, so outages show within a test.
-  convenience init(binary: String, redisPort: Int, timeout: Double = 0.5, room: String = "chaos") async throws {
-    try await self.init(binary: binary, redisPorts: [redisPort], timeout: timeout, room: room)
+  convenience init(redisPort: Int, timeout: Double = 0.5, room: String = "chaos") async throws {
+    try await self.init(redisPorts: [redisPort], timeout: timeout, room: room)
   }
 
   /// Starts a node given every port of `redisPorts` as a `--redis` URL (one server, or the
-  /// seeds of a cluster) and waits for its banner. `logLevel` `info` also logs its node id
+  /// seeds of a cluster) and waits until it reports its ports. `logLevel` `info` also logs its node id
   /// (``redisClientName``).
   init(
-    binary: String, redisPorts: [Int], timeout: Double = 0.5, room: String = "chaos",
+    redisPorts: [Int], timeout: Double = 0.5, room: String = "chaos",
     logLevel: String = "notice"
   ) async throws {
-    var lastError: Error?
     let redis = redisPorts.flatMap { ["--redis", "redis://127.0.0.1:\($0)"] }
-    for _ in 0..<5 {
-      let ports = try freePorts(3)
-      let child = try ChildProcess(
-        binary,
-        ["serve", "--no-advertise"] + redis + [
-          "--redis-timeout", String(timeout),
-          "--host", "127.0.0.1", "--tcp-port", String(ports[0]), "--udp-port", String(ports[1]),
-          "--http-port", String(ports[2]), "--room", room, "--ephemeral", "--loops", "1",
-          "--log-level", logLevel,
-        ])
-      do {
-        try await child.waitForOutput("Switchboard is running", timeout: .seconds(20))
-        tcpPort = ports[0]
-        udpPort = ports[1]
-        httpPort = ports[2]
-        process = child
-        return
-      } catch {
-        lastError = TestFailure("serve did not start: \(error)\n\(child.stderr.suffix(1500))")
-        child.stop()
-      }
-    }
-    throw lastError ?? TestFailure("serve did not start")
+    process = try await ServeProcess.start(
+      redis + [
+        "--redis-timeout", String(timeout), "--room", room, "--ephemeral", "--loops", "1", "--log-level", logLevel,
+      ])
+    tcpPort = process.tcp
+    udpPort = process.udp
+    httpPort = process.http
   }
 
   deinit { process.stop() }

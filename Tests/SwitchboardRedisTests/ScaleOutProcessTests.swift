@@ -8,22 +8,17 @@ import Testing
   import Glibc
 #endif
 
-/// The binary under test, from `SWITCHBOARD_BIN`.
-private let binaryPath = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
-
 /// Scale-out through processes: a real `redis-server`, `switchboard serve --redis` nodes on
-/// free loopback ports, clients over WebSocket (the real `ChatClient`, which resumes by id
+/// loopback ports the kernel chose, clients over WebSocket (the real `ChatClient`, which resumes by id
 /// and epoch), TCP lines and UDP spread over them. Each test counts what was acknowledged
 /// and what arrived. `--redis-timeout 0.5` makes outages show within a test: commands and
 /// connects time out after 0.5 s, publishes after 1 s, the probe runs every 0.5 s. The
 /// scenarios that mean the same on a Redis Cluster run against one server and against a
 /// three-master cluster (``ScaleOutRedis``; the nodes get every master as a seed).
 @Suite(
-  .serialized, .enabled(ifAvailable: binaryPath != nil && RedisServer.isInstalled, "needs SWITCHBOARD_BIN and redis-server"),
+  .serialized, .enabled(ifAvailable: Executables.switchboard != nil && RedisServer.isInstalled, "needs the switchboard binary and redis-server"),
   .onTestThreads)
 struct ScaleOutProcessTests {
-  private var binary: String { binaryPath! }
-
   /// The clients' own event loop: without one they would share the client library's
   /// process-wide loop with every other test's clients, and these streams (nine clients,
   /// thousands of messages, on one server and on a cluster) lagged it past their deadlines.
@@ -42,7 +37,7 @@ struct ScaleOutProcessTests {
 
   private func nodes(_ count: Int, redisPorts: [Int]) async throws -> [ScaleOutNode] {
     var nodes: [ScaleOutNode] = []
-    for _ in 0..<count { nodes.append(try await ScaleOutNode(binary: binary, redisPorts: redisPorts)) }
+    for _ in 0..<count { nodes.append(try await ScaleOutNode(redisPorts: redisPorts)) }
     for node in nodes { _ = try node.waitForReadiness(200) }
     return nodes
   }
@@ -263,7 +258,7 @@ struct ScaleOutProcessTests {
     async throws
   {
     let redis = try ScaleOutRedis(kind, throughProxies: true)
-    let cut = try await ScaleOutNode(binary: binary, redisPorts: redis.ports, logLevel: "info")
+    let cut = try await ScaleOutNode(redisPorts: redis.ports, logLevel: "info")
     let others = try await nodes(2, redisPorts: redis.ports)
     _ = try cut.waitForReadiness(200)
     let name = try #require(cut.redisClientName, "\(cut.process.stderr)")
@@ -295,8 +290,8 @@ struct ScaleOutProcessTests {
   @Test(arguments: ScaleOutRedis.Kind.allCases)
   func aSilentPubSubConnectionIsFoundByTheProbeAndReplaced(_ kind: ScaleOutRedis.Kind) async throws {
     let redis = try ScaleOutRedis(kind, throughProxies: true)
-    let quiet = try await ScaleOutNode(binary: binary, redisPorts: redis.ports)
-    let other = try await ScaleOutNode(binary: binary, redisPorts: redis.ports)
+    let quiet = try await ScaleOutNode(redisPorts: redis.ports)
+    let other = try await ScaleOutNode(redisPorts: redis.ports)
     for node in [quiet, other] { _ = try node.waitForReadiness(200) }
     let listener = try watcher("listener", on: quiet)
     let sender = try watcher("sender", on: other)

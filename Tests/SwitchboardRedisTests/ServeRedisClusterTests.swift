@@ -3,45 +3,24 @@ import SwitchboardClient
 import SwitchboardTestSupport
 import Testing
 
-/// The binary under test, from `SWITCHBOARD_BIN`.
-private let servedBinary = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
-
 /// Whether the suite can run: the binary and the cluster's tools.
-private let canServeCluster = servedBinary != nil && RedisCluster.isInstalled
+private let canServeCluster = Executables.switchboard != nil && RedisCluster.isInstalled
 
 /// Three `switchboard serve --redis` processes on a three-master Redis Cluster, with real
 /// WebSocket clients: rooms on every master, one order and one set of ids everywhere, and
 /// a client joining later on another node gets the same history and epoch.
-@Suite(.onTestThreads, .enabled(ifAvailable: canServeCluster, "SWITCHBOARD_BIN or redis-server is missing"))
+@Suite(.onTestThreads, .enabled(ifAvailable: canServeCluster, "the switchboard binary or redis-server is missing"))
 struct ServeRedisClusterTests {
   /// A `serve` node: its process and HTTP port.
   private struct Node {
-    let process: ChildProcess
-    let tcpPort: Int
-    let httpPort: Int
+    let process: ServeProcess
+    var tcpPort: Int { process.tcp }
+    var httpPort: Int { process.http }
   }
 
-  /// Starts `serve` on `redis` URLs (the first is the node's own, the others seeds), retried
-  /// on fresh ports when a probed one was taken first.
+  /// Starts `serve` on `redis` URLs (the first is the node's own, the others seeds).
   private func serve(_ redis: [String]) async throws -> Node {
-    for attempt in 1...3 {
-      let ports = try freePorts(2)
-      let process = try ChildProcess(
-        servedBinary!,
-        [
-          "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port",
-          "\(ports[1])",
-          "--no-advertise", "--ephemeral",
-        ] + redis.flatMap { ["--redis", $0] })
-      do {
-        try await process.waitForOutput("Switchboard is running", timeout: .seconds(30))
-        return Node(process: process, tcpPort: ports[0], httpPort: ports[1])
-      } catch {
-        process.stop()
-        guard attempt < 3, process.stderr.contains("Address already in use") else { throw error }
-      }
-    }
-    throw TestFailure("unreachable")
+    Node(process: try await ServeProcess.start(["--ephemeral"] + redis.flatMap { ["--redis", $0] }, listeners: [.tcp, .http]))
   }
 
   @Test func threeNodesOnAClusterShareRoomsOnEveryMaster() async throws {

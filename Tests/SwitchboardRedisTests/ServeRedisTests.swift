@@ -2,16 +2,14 @@ import Foundation
 import SwitchboardTestSupport
 import Testing
 
-/// The binary under test, from `SWITCHBOARD_BIN`.
-private let switchboardBinary = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"]
-
-/// `switchboard serve --redis` as a process (the binary from `SWITCHBOARD_BIN`).
-@Suite(.onTestThreads, .enabled(ifAvailable: switchboardBinary != nil, "SWITCHBOARD_BIN is not set"))
+/// `switchboard serve --redis` as a process.
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "switchboard binary not built"))
 struct ServeRedisTests {
-  private var binary: String { switchboardBinary! }
+  private var binary: String { Executables.switchboard! }
 
   @Test func anUnreachableRedisAtStartExitsOneWithAClearMessage() throws {
-    let port = try freePorts(1)[0]
+    let nobody = try RefusingPort()
+    let port = nobody.port
     let serve = try ChildProcess(
       binary,
       [

@@ -7,10 +7,10 @@ import Testing
 /// `serve --auth-issuer` and `--auth-audience` against the real binary, with tokens minted
 /// by `switchboard token --iss/--aud`.
 @Suite(
-  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
+  .onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"),
   .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct AuthIssuerAudienceTests {
-  let binary = Binaries.switchboard ?? ""
+  let binary = Executables.switchboard ?? ""
 
   private func mint(_ secretFile: String, _ extra: [String]) async throws -> String {
     let mint = try ChildProcess(
@@ -33,19 +33,9 @@ struct AuthIssuerAudienceTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let secretFile = directory.appendingPathComponent("secret").path
     try Data(TestTokens.secret).write(to: URL(fileURLWithPath: secretFile))
-    let ports = try freePorts(2)
-    let server = try ChildProcess(
-      binary,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port",
-        "\(ports[1])",
-        "--no-advertise", "--ephemeral", "--auth-secret-file", secretFile, "--auth-issuer",
-        "https://issuer.example",
-        "--auth-audience", "switchboard-chat",
-      ])
+    let server = try await ServeProcess.start(["--ephemeral", "--auth-secret-file", secretFile, "--auth-issuer", "https://issuer.example", "--auth-audience", "switchboard-chat"], listeners: [.tcp, .http])
     defer { server.stop() }
-    try await server.waitForOutput("Switchboard is running")
-    let tcp = ports[0]
+    let tcp = server.tcp
 
     let good = try await mint(secretFile, ["--iss", "https://issuer.example", "--aud", "switchboard-chat"])
     #expect(try answer(good, port: tcp) == "* authenticated as bot")

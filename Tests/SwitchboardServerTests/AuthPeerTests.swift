@@ -8,11 +8,11 @@ import Testing
 /// nobody here wrote: python `websockets`, PyJWT-minted tokens, and `switchboard
 /// send`/`chat --token` (the client library).
 @Suite(
-  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
+  .onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"),
   .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
 struct AuthPeerTests {
   static let hasPyJWT = commandSucceeds(["python3", "-c", "import jwt"])
-  let binary = Binaries.switchboard ?? ""
+  let binary = Executables.switchboard ?? ""
 
   private func withAuthBinaryServer(_ body: (_ tcp: Int, _ http: Int, _ secretFile: String) async throws -> Void)
     async throws
@@ -23,17 +23,9 @@ struct AuthPeerTests {
     let secretFile = directory.appendingPathComponent("secret").path
     // No trailing newline: PyJWT reads the file as it is (serve would drop one).
     try Data(TestTokens.secret).write(to: URL(fileURLWithPath: secretFile))
-    let ports = try freePorts(3)
-    let server = try ChildProcess(
-      binary,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "\(ports[1])", "--http-port",
-        "\(ports[2])", "--no-advertise", "--ephemeral", "--auth-secret-file", secretFile, "--auth-leeway", "0",
-        "--allow-origin", "https://app.example",
-      ])
-    try await server.waitForOutput("Switchboard is running")
+    let server = try await ServeProcess.start(["--ephemeral", "--auth-secret-file", secretFile, "--auth-leeway", "0", "--allow-origin", "https://app.example"])
     defer { server.signal(SIGTERM) }
-    try await body(ports[0], ports[2], secretFile)
+    try await body(server.tcp, server.http, secretFile)
   }
 
   /// Runs Tests/peers/ws_auth_client.py and returns its report lines.
@@ -77,7 +69,7 @@ struct AuthPeerTests {
     try await withAuthBinaryServer { tcp, _, secretFile in
       let claims = #"{"sub":"pyalice","rooms":["lobby"],"exp":\#(TestTokens.now + 600)}"#
       let mint = try ChildProcess(
-        "/usr/bin/env", ["python3", "scripts/security/pyjwt-peer.py", "mint", "HS256", secretFile, claims],
+        command: ["python3", "scripts/security/pyjwt-peer.py", "mint", "HS256", secretFile, claims],
         directory: URL(fileURLWithPath: AuthPeerTests.root))
       #expect(try await mint.waitForExit() == 0, "\(mint.stderr)")
       let token = mint.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -120,20 +120,14 @@ struct BadInputTests {
   /// rather than spin (CPU time over 2 s stays far below 2 s), and serve again once the
   /// clients are gone.
   @Test(
-    .enabled(ifAvailable: Binaries.switchboard != nil, "needs the switchboard binary"),
+    .enabled(ifAvailable: Executables.switchboard != nil, "needs the switchboard binary"),
     .enabled(ifAvailable: ProcFS.available, ProcFS.needed))
   func outOfDescriptorsPausesAcceptingWithoutSpinning() async throws {
-    let ports = try freePorts(1)
-    let server = try ChildProcess(
-      "/bin/sh",
-      [
-        "-c", #"ulimit -n 100 && exec "$0" "$@""#, Binaries.switchboard!, "serve", "--host", "127.0.0.1",
-        "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0", "--no-advertise", "--ephemeral",
-        "--max-connections", "0", "--loops", "1",
-      ])
+    let server = try await ServeProcess.start(
+      ["--ephemeral", "--max-connections", "0", "--loops", "1"], listeners: [.tcp],
+      wrapper: ["/bin/sh", "-c", #"ulimit -n 100 && exec "$0" "$@""#])
     defer { server.stop() }
-    try await server.waitForOutput("Switchboard is running")
-    let address = try SocketAddress(host: "127.0.0.1", port: ports[0])
+    let address = try SocketAddress(host: "127.0.0.1", port: server.tcp)
     var clients: [LineClient] = []
     for _ in 0..<150 { clients.append(try LineClient(address)) }
     try clients[0].join(as: "first")
@@ -455,14 +449,11 @@ struct BadInputTests {
   func plainTextOnTheTLSPortsIsClosed() async throws {
     let pki = try TestPKI()
     defer { pki.remove() }
-    let ports = try freePorts(2)
     try await withServer({
-      $0.tlsPort = ports[0]
-      $0.httpsPort = ports[1]
       $0.tlsCertificates = [ServerCertificate(certificateFile: pki.serverCertificate, keyFile: pki.serverKey)]
     }) { server in
-      for port in ports {
-        let client = try LineClient(SocketAddress(host: "127.0.0.1", port: port))
+      for address in [server.tlsAddress, server.httpsAddress] {
+        let client = try LineClient(try #require(address))
         try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         try client.expectClosed(timeout: .seconds(10))
         #expect(!String(decoding: client.bufferedBytes, as: UTF8.self).contains("HTTP/1.1"))

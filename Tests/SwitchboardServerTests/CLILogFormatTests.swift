@@ -8,21 +8,13 @@ import Testing
 #endif
 
 /// `serve --log-format` and `--log-level` on the real binary: what lands on stderr.
-@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
 struct CLILogFormatTests {
-  let binary = Binaries.switchboard ?? ""
+  let binary = Executables.switchboard ?? ""
 
-  private func startServer(_ extra: [String]) async throws -> (ChildProcess, tcp: Int) {
-    let ports = try freePorts(3)
-    let server = try ChildProcess(
-      binary,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "\(ports[1])",
-        "--http-port",
-        "\(ports[2])", "--no-advertise", "--ephemeral",
-      ] + extra)
-    try await server.waitForOutput("Switchboard is running")
-    return (server, ports[0])
+  private func startServer(_ extra: [String]) async throws -> (ServeProcess, tcp: Int) {
+    let server = try await ServeProcess.start(["--ephemeral"] + extra)
+    return (server, server.tcp)
   }
 
   @Test func jsonLinesCarryConnAndPeerForAnAcceptedConnection() async throws {

@@ -4,26 +4,20 @@ import SwitchboardTestSupport
 import Testing
 
 /// The real `switchboard` binary, driven by the real `nc`.
-@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
 struct CLITests {
-  let binary = Binaries.switchboard ?? ""
+  let binary = Executables.switchboard ?? ""
 
-  private func startServer(_ extra: [String] = []) async throws -> (ChildProcess, tcp: Int, udp: Int, http: Int) {
-    let ports = try freePorts(3)
-    let server = try ChildProcess(
-      binary,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "\(ports[1])", "--http-port",
-        "\(ports[2])", "--no-advertise", "--ephemeral",
-      ] + extra)
-    try await server.waitForOutput("Switchboard is running")
-    return (server, ports[0], ports[1], ports[2])
+  private func startServer(_ extra: [String] = []) async throws -> (ServeProcess, tcp: Int, udp: Int, http: Int) {
+    let server = try await ServeProcess.start(["--ephemeral"] + extra)
+    return (server, server.tcp, server.udp, server.http)
   }
 
-  @Test(.enabled(ifAvailable: Binaries.tool("nc") != nil, "needs nc (netcat-openbsd)"))
+  @Test(.enabled(ifAvailable: Executables.tool("nc") != nil, "needs nc (netcat-openbsd)"))
   func ncChatsWithTheServerAndHearsTheGoodbyeOnSIGTERM() async throws {
     let (server, tcp, udp, _) = try await startServer()
-    #expect(server.stdout.contains("tcp://127.0.0.1:\(tcp)"))
+    // The banner follows the listening line.
+    try await server.waitForOutput("tcp://127.0.0.1:\(tcp)")
     // The observer is in the room before nc joins, or it could miss the join.
     let observer = try LineClient(SocketAddress(host: "127.0.0.1", port: tcp))
     try observer.join(as: "observer")
@@ -33,7 +27,7 @@ struct CLITests {
     try observer.sendLine("hello nc")
     try await nc.waitForOutput("observer: hello nc\n")
 
-    let ncu = try ChildProcess(Binaries.tool("nc")!, ["-u", "127.0.0.1", "\(udp)"])
+    let ncu = try ChildProcess(Executables.tool("nc")!, ["-u", "127.0.0.1", "\(udp)"])
     // What a plain `nc -u` user sees and types (docs/PROTOCOLS.md): the echo and, for a line
     // of a dozen bytes or more, the code to send back; then they are a member.
     ncu.write("hello, anyone there?\n")
@@ -64,7 +58,7 @@ struct CLITests {
   private func ncJoined(as name: String, port: Int, heardBy observer: LineClient) throws -> ChildProcess {
     var announced: [String] = []
     for _ in 0..<3 {
-      let nc = try ChildProcess(Binaries.tool("nc")!, ["127.0.0.1", "\(port)"])
+      let nc = try ChildProcess(Executables.tool("nc")!, ["127.0.0.1", "\(port)"])
       nc.write("iam:\(name)\n")
       let join = try observer.expectLine { $0.hasSuffix(" has joined") }
       if join == "* \(name) has joined" { return nc }
@@ -114,7 +108,8 @@ struct CLITests {
     #expect(try await badPort.waitForExit() == 64)
     let unknown = try ChildProcess(binary, ["frobnicate"])
     #expect(try await unknown.waitForExit() == 64)
-    let refused = try ChildProcess(binary, ["send", "tcp://127.0.0.1:\(try freePorts(1)[0])", "x"])
+    let nobody = try RefusingPort()
+    let refused = try ChildProcess(binary, ["send", "tcp://127.0.0.1:\(nobody.port)", "x"])
     #expect(try await refused.waitForExit() == 1)
     #expect(refused.stderr.contains("Connection refused"))
   }

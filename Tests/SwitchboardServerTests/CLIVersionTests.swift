@@ -4,9 +4,9 @@ import Testing
 
 /// `--version` on the real binary: every command answers it the same way, with the
 /// commit the binary was built from.
-@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
 struct CLIVersionTests {
-  let binary = Binaries.switchboard ?? ""
+  let binary = Executables.switchboard ?? ""
 
   static let invocations: [[String]] = [
     ["--version"], ["serve", "--version"], ["chat", "--version"], ["send", "--version"],
@@ -43,7 +43,7 @@ struct CLIVersionTests {
   static func gitHead() async throws -> String? {
     let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
       .deletingLastPathComponent().path
-    guard FileManager.default.fileExists(atPath: root + "/.git"), let git = Binaries.tool("git") else {
+    guard FileManager.default.fileExists(atPath: root + "/.git"), let git = Executables.tool("git") else {
       return nil
     }
     let run = try ChildProcess(git, ["-C", root, "rev-parse", "--short", "HEAD"])

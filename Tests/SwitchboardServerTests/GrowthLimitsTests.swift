@@ -9,38 +9,22 @@ import Testing
 /// `--max-rooms` (rooms kept in memory and on disk), `--max-joins-per-minute`, and
 /// `--history-max-bytes` (the history database's size), each answered and counted in
 /// `/metrics` (docs/BAD-INPUT.md).
-@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
 struct GrowthLimitsTests {
-  let binary = Binaries.switchboard ?? ""
+  let binary = Executables.switchboard ?? ""
 
   private struct Server {
-    let process: ChildProcess
-    let tcp: Int
-    let http: Int
+    let process: ServeProcess
+    var tcp: Int { process.tcp }
+    var http: Int { process.http }
     var line: SocketAddress { get throws { try SocketAddress(host: "127.0.0.1", port: tcp) } }
     var web: SocketAddress { get throws { try SocketAddress(host: "127.0.0.1", port: http) } }
   }
 
   /// `serve` on loopback with `extra` flags (`--ephemeral` unless a data directory is given).
   private func serve(_ extra: [String], dataDir: String? = nil) async throws -> Server {
-    for attempt in 1...3 {
-      let ports = try freePorts(2)
-      let store = dataDir.map { ["--data-dir", $0] } ?? ["--ephemeral"]
-      let process = try ChildProcess(
-        binary,
-        [
-          "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port",
-          "\(ports[1])", "--no-advertise",
-        ] + store + extra)
-      do {
-        try await process.waitForOutput("Switchboard is running")
-        return Server(process: process, tcp: ports[0], http: ports[1])
-      } catch {
-        process.stop()
-        guard attempt < 3, process.stderr.contains("Address already in use") else { throw error }
-      }
-    }
-    throw TestFailure("unreachable")
+    let store = dataDir.map { ["--data-dir", $0] } ?? ["--ephemeral"]
+    return Server(process: try await ServeProcess.start(store + extra, listeners: [.tcp, .http]))
   }
 
   private func temporaryDirectory() throws -> String {

@@ -124,29 +124,21 @@ struct HostPolicyTests {
   }
 
   /// The real binary: the default refuses a foreign name and `--allow-host` adds one.
-  @Test(.enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
+  @Test(.enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
   func serveAllowHostAddsANameAndEveryOtherForeignNameIsRefused() async throws {
-    let ports = try freePorts(2)
-    let server = try ChildProcess(
-      Binaries.switchboard!,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port",
-        "\(ports[1])", "--no-advertise", "--ephemeral", "--allow-host", "chat.example.org",
-        "--allow-host", "*.lan.example",
-      ])
+    let server = try await ServeProcess.start(["--ephemeral", "--allow-host", "chat.example.org", "--allow-host", "*.lan.example"], listeners: [.tcp, .http])
     defer { server.stop() }
-    try await server.waitForOutput("Switchboard is running")
-    let http = try SocketAddress(host: "127.0.0.1", port: ports[1])
-    let foreign = "r.attacker.example:\(ports[1])"
+    let http = try SocketAddress(host: "127.0.0.1", port: server.http)
+    let foreign = "r.attacker.example:\(server.http)"
     #expect(try status(http, host: foreign, origin: "http://\(foreign)", upgrade: true).0 == 421)
-    #expect(try status(http, host: "chat.example.org:\(ports[1])", upgrade: true).0 == 101)
+    #expect(try status(http, host: "chat.example.org:\(server.http)", upgrade: true).0 == 101)
     #expect(
       try status(http, host: "box.lan.example", origin: "http://box.lan.example", upgrade: true).0 == 101)
-    #expect(try status(http, host: "127.0.0.1:\(ports[1])").0 == 200)
-    #expect(try status(http, host: "localhost:\(ports[1])").0 == 200)
+    #expect(try status(http, host: "127.0.0.1:\(server.http)").0 == 200)
+    #expect(try status(http, host: "localhost:\(server.http)").0 == 200)
 
     let usage = try ChildProcess(
-      Binaries.switchboard!, ["serve", "--no-advertise", "--allow-host", "chat.example.org:1337"])
+      Executables.switchboard!, ["serve", "--no-advertise", "--allow-host", "chat.example.org:1337"])
     #expect(try await usage.waitForExit() == 64)
     #expect(usage.stderr.contains("--allow-host: 'chat.example.org:1337' is not a host name"))
   }
@@ -156,23 +148,16 @@ struct HostPolicyTests {
   /// fail; `localhost` and an `--allow-host` name get the page and a WebSocket.
   @Test(
     .enabled(
-      ifAvailable: Binaries.switchboard != nil && PeerScriptTests.python != nil
+      ifAvailable: Executables.switchboard != nil && PeerScriptTests.python != nil
         && PeerScriptTests.chromium != nil,
       "needs the switchboard executable, chromium and python3 with websockets"))
   func chromiumOnARebindingNameIsRefusedAndOnAnAllowedNameChats() async throws {
-    let ports = try freePorts(2)
-    let server = try ChildProcess(
-      Binaries.switchboard!,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port",
-        "\(ports[1])", "--no-advertise", "--ephemeral", "--allow-host", "chat.example.org",
-      ])
+    let server = try await ServeProcess.start(["--ephemeral", "--allow-host", "chat.example.org"], listeners: [.tcp, .http])
     defer { server.stop() }
-    try await server.waitForOutput("Switchboard is running")
     let peer = try ChildProcess(
       PeerScriptTests.python!,
       [
-        "\(PeerScriptTests.peersDirectory)/browser_rebinding.py", "\(ports[1])", "--allowed",
+        "\(PeerScriptTests.peersDirectory)/browser_rebinding.py", "\(server.http)", "--allowed",
         "chat.example.org",
         "--timeout", "120",
       ])

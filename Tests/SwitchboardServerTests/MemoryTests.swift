@@ -14,10 +14,10 @@ import Testing
 /// docs/BENCHMARKS.md ("Memory per idle connection", "Memory given back after large
 /// messages") has the figures these limits come from.
 @Suite(
-  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
+  .onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"),
   .enabled(ifAvailable: ProcFS.available, ProcFS.needed))
 struct MemoryTests {
-  let binary = Binaries.switchboard ?? ""
+  let binary = Executables.switchboard ?? ""
 
   /// Idle connections measured, after a warm-up that allocates what is allocated once.
   static let idleConnections = 1000
@@ -42,17 +42,11 @@ struct MemoryTests {
 
   /// Starts a server with glibc's default allocator settings: the test runner's
   /// `GLIBC_TUNABLES` (a fixed mmap threshold) would hide what a large free leaves behind.
-  private func startServer(_ extra: [String] = []) async throws -> (ChildProcess, http: Int) {
-    let http = try freePorts(1)[0]
-    let server = try ChildProcess(
-      binary,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "0", "--udp-port", "0", "--http-port", "\(http)",
-        "--no-advertise", "--ephemeral", "--loops", "1", "--max-connections-per-ip", "0",
-      ] + extra,
+  private func startServer(_ extra: [String] = []) async throws -> (ServeProcess, http: Int) {
+    let server = try await ServeProcess.start(
+      ["--ephemeral", "--loops", "1", "--max-connections-per-ip", "0"] + extra, listeners: [.http],
       environment: ["GLIBC_TUNABLES": ""])
-    try await server.waitForOutput("Switchboard is running")
-    return (server, http)
+    return (server, server.http)
   }
 
   /// Opens `count` text-dialect WebSocket connections, each upgraded before the next.

@@ -10,9 +10,9 @@ import Testing
 /// `switchboard peer`'s command line: help, usage errors and a UDP port in use — everything
 /// that ends before any mDNS is sent (the peers themselves run in network namespaces:
 /// scripts/discovery/interop-peer.sh, `PeerInteropScriptTests`).
-@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
 struct PeerCommandTests {
-  let binary = Binaries.switchboard ?? ""
+  let binary = Executables.switchboard ?? ""
 
   @Test func helpDocumentsTheOutputLinesAndExitCodes() async throws {
     let help = try ChildProcess(binary, ["peer", "--help"])

@@ -4,33 +4,26 @@ import SwitchboardTestSupport
 
 /// Programs nobody here wrote — python `websockets`, node `ws`, headless Chromium —
 /// driven against the real binary by the scripts in Tests/peers.
-@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
 struct PeerScriptTests {
   static let peersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("peers").path
   static let nodeWS = (ProcessInfo.processInfo.environment["SWITCHBOARD_PEERS_CACHE"] ?? "/var/cache/switchboard-peers")
     + "/node-ws/usr/share/nodejs"
 
-  static let python: String? = {
-    for candidate in ["/usr/bin/python3", "/usr/local/bin/python3", "/root/.pyenv/shims/python3"]
-    where FileManager.default.isExecutableFile(atPath: candidate) {
-      if commandSucceeds([candidate, "-c", "import websockets"]) { return candidate }
-    }
-    return nil
-  }()
-  static let chromium = Binaries.tool("chromium")
-  static let node = Binaries.tool("node")
+  /// The first python3 on `PATH` that has `websockets` (a pyenv shim may come before the
+  /// system's, without it).
+  static let python: String? = Executables.tools("python3").first {
+    commandSucceeds([$0, "-c", "import websockets"])
+  }
+  static let chromium = Executables.tool("chromium")
+  static let node = Executables.tool("node")
   static let hasNodeWS = FileManager.default.fileExists(atPath: nodeWS + "/ws/package.json")
 
   private func withBinaryServer(_ body: (_ tcp: Int, _ http: Int) async throws -> Void) async throws {
-    let ports = try freePorts(3)
-    let server = try ChildProcess(
-      Binaries.switchboard!,
-      ["serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "\(ports[1])", "--http-port",
-       "\(ports[2])", "--no-advertise", "--ephemeral", "--max-message-size", "16777216"])
-    try await server.waitForOutput("Switchboard is running")
+    let server = try await ServeProcess.start(["--ephemeral", "--max-message-size", "16777216"])
     defer { server.signal(SIGTERM) }
-    try await body(ports[0], ports[2])
+    try await body(server.tcp, server.http)
   }
 
   private func run(_ tool: String, _ args: [String], env: [String: String] = [:], timeout: Duration) async throws {

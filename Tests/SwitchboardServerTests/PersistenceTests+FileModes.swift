@@ -15,11 +15,10 @@ extension PersistenceTests {
     let parent = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: parent) }
     let dir = parent + "/data"
-    var ports = try freePorts(2)
-    let server = try await serve(dataDir: dir, ports: &ports)
+    let server = try await serve(dataDir: dir)
     defer { server.signal(SIGTERM) }
     // A kept message: the WAL has been written.
-    let writer = try WebSocketTestClient(SocketAddress(host: "127.0.0.1", port: ports[1]))
+    let writer = try WebSocketTestClient(SocketAddress(host: "127.0.0.1", port: server.http))
     _ = try writer.nextJSON(type: "history")
     try writer.send(text: #"{"type":"message","data":{"text":"secret","ref":"s1"}}"#)
     _ = try writer.nextJSON(type: "ack")
@@ -35,8 +34,7 @@ extension PersistenceTests {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: dir)
-    var ports = try freePorts(2)
-    let server = try await serve(dataDir: dir, ports: &ports)
+    let server = try await serve(dataDir: dir)
     defer { server.signal(SIGTERM) }
     try await eventually(timeout: .seconds(10), "the warning") {
       (server.stdout + server.stderr).contains("history readable by other users")

@@ -12,10 +12,9 @@ extension PersistenceTests {
   {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    var ports = try freePorts(2)
-    let server = try await serve(dataDir: dir, ports: &ports)
+    let server = try await serve(dataDir: dir)
     defer { server.signal(SIGTERM) }
-    let address = try SocketAddress(host: "127.0.0.1", port: ports[1])
+    let address = try SocketAddress(host: "127.0.0.1", port: server.http)
     func connect(as name: String, from source: String) throws -> WebSocketTestClient {
       let client = try WebSocketTestClient(address, from: try SocketAddress(host: source, port: 0))
       _ = try client.nextJSON(type: "history")

@@ -8,9 +8,9 @@ import Testing
 
 /// History on disk with the real binary: SIGKILL mid-stream, restart on the same data
 /// directory, nothing acknowledged lost, ids continue, clients resume.
-@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
 struct PersistenceTests {
-  let binary = Binaries.switchboard ?? ""
+  let binary = Executables.switchboard ?? ""
 
   func temporaryDirectory() throws -> String {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("sb-persist-\(UUID().uuidString)").path
@@ -18,27 +18,10 @@ struct PersistenceTests {
     return path
   }
 
-  /// Starts `serve` on `ports` (TCP, HTTP). Ports are probed free, but another test of the
-  /// parallel run can take one before the server binds it (a restart after SIGKILL has a
-  /// longer gap still): a bind that finds its port in use is retried on fresh ports.
-  func serve(dataDir: String, ports: inout [Int]) async throws -> ChildProcess {
-    for attempt in 1...3 {
-      let server = try ChildProcess(
-        binary,
-        [
-          "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port",
-          "\(ports[1])", "--no-advertise", "--data-dir", dataDir,
-        ])
-      do {
-        try await server.waitForOutput("Switchboard is running")
-        return server
-      } catch {
-        server.stop()
-        guard attempt < 3, server.stderr.contains("Address already in use") else { throw error }
-        ports = try freePorts(2)
-      }
-    }
-    throw TestFailure("unreachable")
+  /// Starts `serve` over `dataDir`, TCP and HTTP on ports the kernel chose (a restart gets
+  /// new ones: the clients here connect anew).
+  func serve(dataDir: String) async throws -> ServeProcess {
+    try await ServeProcess.start(["--data-dir", dataDir], listeners: [.tcp, .http])
   }
 
   func data(_ frame: [String: Any]) -> [String: Any] { frame["data"] as? [String: Any] ?? [:] }
@@ -46,9 +29,8 @@ struct PersistenceTests {
   @Test func acknowledgedMessagesSurviveSIGKILLAndIdsContinue() async throws {
     let dir = try temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    var ports = try freePorts(2)
-    var server = try await serve(dataDir: dir, ports: &ports)
-    var address = try SocketAddress(host: "127.0.0.1", port: ports[1])
+    var server = try await serve(dataDir: dir)
+    var address = try SocketAddress(host: "127.0.0.1", port: server.http)
     let writer = try WebSocketTestClient(address)
     let history = try writer.nextJSON(type: "history")
     let epoch = try #require(history["epoch"] as? String)
@@ -65,8 +47,8 @@ struct PersistenceTests {
     server.signal(SIGKILL)
     _ = try await server.waitForExit()
 
-    server = try await serve(dataDir: dir, ports: &ports)
-    address = try SocketAddress(host: "127.0.0.1", port: ports[1])
+    server = try await serve(dataDir: dir)
+    address = try SocketAddress(host: "127.0.0.1", port: server.http)
     defer { server.signal(SIGTERM) }
     // A client resuming from id 50 in the same epoch gets 51… with no gap.
     let resumed = try WebSocketTestClient(address, path: "/rooms/lobby?since=50&epoch=\(epoch)")
@@ -83,7 +65,7 @@ struct PersistenceTests {
     let ack = data(try resumed.nextJSON(type: "ack"))
     #expect((ack["id"] as? NSNumber)?.intValue == last + 1)
     // The line dialect sees the same history.
-    let line = try LineClient(SocketAddress(host: "127.0.0.1", port: ports[0]))
+    let line = try LineClient(SocketAddress(host: "127.0.0.1", port: server.tcp))
     try line.sendLine("/since \(last)")
     try line.expectLine { $0.hasPrefix("[\(last + 1)] ") && $0.hasSuffix("after restart") }
     // A client from another epoch is told it cannot have a complete replay.
@@ -96,10 +78,9 @@ struct PersistenceTests {
     defer { try? FileManager.default.removeItem(atPath: dir) }
     try Data((0..<4096).map { _ in UInt8.random(in: 0...255) }).write(
       to: URL(fileURLWithPath: dir).appendingPathComponent("history.sqlite3"))
-    let ports = try freePorts(2)
     let corrupt = try ChildProcess(
       binary,
-      ["serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
+      ["serve", "--host", "127.0.0.1", "--tcp-port", "any", "--udp-port", "0", "--http-port", "0",
        "--no-advertise", "--data-dir", dir])
     #expect(try await corrupt.waitForExit() == 1)
     #expect(corrupt.stderr.contains("history.sqlite3"))
@@ -109,7 +90,7 @@ struct PersistenceTests {
     _ = FileManager.default.createFile(atPath: file, contents: Data("x".utf8))
     let blocked = try ChildProcess(
       binary,
-      ["serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
+      ["serve", "--host", "127.0.0.1", "--tcp-port", "any", "--udp-port", "0", "--http-port", "0",
        "--no-advertise", "--data-dir", file + "/data"])
     #expect(try await blocked.waitForExit() == 1)
     #expect(blocked.stderr.contains("cannot open history"))

@@ -7,7 +7,7 @@ import Testing
 /// that never reads holds a bounded number of the server's descriptors and writes a bounded
 /// number of log lines.
 @Suite(
-  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
+  .onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"),
   .enabled(ifAvailable: ProcFS.available, ProcFS.needed)
 )
 struct RefusedConnectionTests {
@@ -23,18 +23,10 @@ struct RefusedConnectionTests {
   }
 
   @Test func aConnectLoopThatNeverReadsStaysBoundedInDescriptorsAndLogLines() async throws {
-    let ports = try freePorts(2)
-    let server = try ChildProcess(
-      Binaries.switchboard!,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port",
-        "\(ports[1])",
-        "--no-advertise", "--ephemeral", "--loops", "1", "--max-connections-per-ip", "2",
-      ])
+    let server = try await ServeProcess.start(["--ephemeral", "--loops", "1", "--max-connections-per-ip", "2"], listeners: [.tcp, .http])
     defer { server.stop() }
-    try await server.waitForOutput("Switchboard is running")
     let flooder = try SocketAddress(host: "127.0.0.2", port: 0)
-    let line = try SocketAddress(host: "127.0.0.1", port: ports[0])
+    let line = try SocketAddress(host: "127.0.0.1", port: server.tcp)
     // The address's two slots, taken and in use.
     let held = try (0..<2).map { _ in try LineClient(line, from: flooder) }
     for c in held {
@@ -51,8 +43,8 @@ struct RefusedConnectionTests {
       refused.append(try LineClient(line, from: flooder))
       if i % 20 == 0 { most = max(most, try ProcFS.openDescriptors(server.pid)) }
     }
-    try await eventually(timeout: .seconds(20)) {
-      try metric("switchboard_connections_refused_per_ip_total", port: ports[1]) == attempts
+    try await eventually(timeout: .seconds(20), "every refusal counted") {
+      try metric("switchboard_connections_refused_per_ip_total", port: server.http) == attempts
     }
     let settled = try ProcFS.openDescriptors(server.pid)
     // Once every attempt was answered (well within the 2 s grace time of the first): at
@@ -61,13 +53,13 @@ struct RefusedConnectionTests {
     // Meanwhile, besides those: what one wakeup of the listener accepts (up to 256) before
     // the loop answers and closes them.
     #expect(most <= baseline + 32 + 256 + 8, "descriptors went from \(baseline) to \(most) at most")
-    #expect(try metric("switchboard_refused_connections_lingering", port: ports[1]) ?? 99 <= 32)
-    #expect(try metric("switchboard_refused_connections_closed_at_once_total", port: ports[1]) ?? 0 > 0)
+    #expect(try metric("switchboard_refused_connections_lingering", port: server.http) ?? 99 <= 32)
+    #expect(try metric("switchboard_refused_connections_closed_at_once_total", port: server.http) ?? 0 > 0)
     let logged = server.stderr.components(separatedBy: "refused a connection").count - 1
     // Ten at once, then one every ten seconds while the loop lasts.
     #expect(logged >= 1 && logged <= 13, "\(logged) log lines")
     #expect(
-      try metric("switchboard_refused_log_lines_suppressed_total", port: ports[1]) ?? 0 >= attempts - 13)
+      try metric("switchboard_refused_log_lines_suppressed_total", port: server.http) ?? 0 >= attempts - 13)
     // Every refused peer got its answer or its close; the held ones are still served.
     #expect(try refused[attempts - 1].readLine() == "! too many connections (2 per address)")
     try held[0].sendLine("/who")

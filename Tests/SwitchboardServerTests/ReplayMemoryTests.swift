@@ -19,10 +19,10 @@ import Testing
 /// 8 KiB, not the 64 KiB, so that a debug build encodes the 190 MiB of escapes
 /// within seconds; the figures are for a release build.
 @Suite(
-  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "build the switchboard executable first"),
+  .onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"),
   .enabled(ifAvailable: ProcFS.available, ProcFS.needed))
 struct ReplayMemoryTests {
-  let binary = Binaries.switchboard ?? ""
+  let binary = Executables.switchboard ?? ""
 
   static let messages = 200
   static let messageBytes = 8 << 10
@@ -33,18 +33,9 @@ struct ReplayMemoryTests {
   static let maxGrowth = 64 << 20
   static let room = "big"
 
-  private func startServer() async throws -> (ChildProcess, tcp: Int, http: Int) {
-    let ports = try freePorts(2)
-    let server = try ChildProcess(
-      binary,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "\(ports[1])",
-        "--no-advertise", "--ephemeral",
-      ],
-      // glibc's default allocator settings, as a server runs (see MemoryTests).
-      environment: ["GLIBC_TUNABLES": ""])
-    try await server.waitForOutput("Switchboard is running")
-    return (server, ports[0], ports[1])
+  private func startServer() async throws -> (ServeProcess, tcp: Int, http: Int) {
+    let server = try await ServeProcess.start(["--ephemeral"], listeners: [.tcp, .http], environment: ["GLIBC_TUNABLES": ""])
+    return (server, server.tcp, server.http)
   }
 
   /// Publishes the room's 200 messages (text dialect: the bytes as they are) and waits

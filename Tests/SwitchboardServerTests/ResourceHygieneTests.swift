@@ -8,7 +8,7 @@ import Testing
   import Glibc
 #endif
 
-private let hygienePeers = Binaries.switchboard != nil && TestPKI.hasOpenSSL
+private let hygienePeers = Executables.switchboard != nil && TestPKI.hasOpenSSL
 
 /// Resource hygiene: after 10,000 connections come and go over every dialect
 /// — clean closes, resets, half-closes, WebSocket closes and drops, UDP members, HTTP
@@ -31,18 +31,9 @@ struct ResourceHygieneTests {
   @Test func tenThousandConnectionsComeAndGoAndTheServerReturnsToItsBaseline() async throws {
     let pki = try TestPKI()
     defer { pki.remove() }
-    let ports = try freePorts(4)
-    let server = try ChildProcess(
-      Binaries.switchboard!,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "\(ports[1])",
-        "--http-port", "\(ports[2])", "--tls-port", "\(ports[3])", "--https-port", "0", "--no-advertise",
-        "--ephemeral", "--loops", "2", "--tls-cert", pki.serverCertificate, "--tls-key", pki.serverKey,
-        "--log-level", "warning",
-      ])
+    let server = try await ServeProcess.start(["--ephemeral", "--loops", "2", "--tls-cert", pki.serverCertificate, "--tls-key", pki.serverKey, "--log-level", "warning"], listeners: [.tcp, .udp, .http, .tls])
     defer { server.stop() }
-    try await server.waitForOutput("Switchboard is running")
-    let peer = Peer(line: ports[0], udp: ports[1], http: ports[2], tls: ports[3])
+    let peer = Peer(line: server.tcp, udp: server.udp, http: server.http, tls: server.tls)
 
     // Warm-up: every path once, so lazily made things (buffers, tables) exist before the
     // baseline.

@@ -8,9 +8,9 @@ import Testing
 /// The real binary where a feature has no implementation (Apple platforms today; Linux built
 /// with `SWITCHBOARD_WITHOUT_OPENSSL=1`): it refuses at startup, naming the platform, exits
 /// non-zero and never prints its banner — nothing half-started, nothing listening.
-@Suite(.onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil, "needs the switchboard binary"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "needs the switchboard binary"))
 struct ServeUnavailableTests {
-  let binary = Binaries.switchboard ?? ""
+  let binary = Executables.switchboard ?? ""
 
   /// `serve` with `flags` on port-0 listeners: its exit status and stderr.
   private func refusedServe(_ flags: [String]) async throws -> (Int32, String) {

@@ -4,7 +4,7 @@ import SwitchboardTLS
 import SwitchboardTestSupport
 import Testing
 
-private let tlsListenerPeers = Binaries.switchboard != nil && TestPKI.hasOpenSSL && Binaries.tool("python3") != nil
+private let tlsListenerPeers = Executables.switchboard != nil && TestPKI.hasOpenSSL && Executables.tool("python3") != nil
 
 /// The real binary's TLS listeners (`--tls-cert`/`--tls-key`) against peers nobody here
 /// wrote: `openssl s_client` on the `tls://` line port, python's `ssl` module reading the
@@ -14,36 +14,29 @@ private let tlsListenerPeers = Binaries.switchboard != nil && TestPKI.hasOpenSSL
   .onTestThreads, .enabled(ifAvailable: tlsListenerPeers, "needs the switchboard binary, openssl and python3"),
   .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct TLSListenerTests {
-  let binary = Binaries.switchboard ?? ""
+  let binary = Executables.switchboard ?? ""
 
   struct Server {
-    let process: ChildProcess
-    let tcp: Int
-    let https: Int
-    let tls: Int
+    let process: ServeProcess
+    var tcp: Int { process.tcp }
+    var https: Int { process.https }
+    var tls: Int { process.tls }
   }
 
   /// Starts `serve` with plaintext TCP, HTTPS and TLS line ports (UDP and HTTP off).
   private func startServer(_ pki: TestPKI, certificates: [(String, String)]? = nil, _ extra: [String] = [])
     async throws -> Server
   {
-    let ports = try freePorts(3)
     let pairs = certificates ?? [(pki.serverCertificate, pki.serverKey)]
     let tlsFlags = pairs.flatMap { ["--tls-cert", $0.0, "--tls-key", $0.1] }
-    let process = try ChildProcess(
-      binary,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
-        "--https-port", "\(ports[1])", "--tls-port", "\(ports[2])", "--no-advertise", "--ephemeral",
-      ] + tlsFlags + extra)
-    try await process.waitForOutput("Switchboard is running")
-    return Server(process: process, tcp: ports[0], https: ports[1], tls: ports[2])
+    let process = try await ServeProcess.start(["--ephemeral"] + tlsFlags + extra, listeners: [.tcp, .https, .tls])
+    return Server(process: process)
   }
 
   /// `openssl s_client` on the line port, verifying against the test CA for `localhost`.
   private func sClient(_ pki: TestPKI, port: Int) throws -> ChildProcess {
     try ChildProcess(
-      Binaries.tool("openssl")!,
+      Executables.tool("openssl")!,
       [
         "s_client", "-quiet", "-connect", "127.0.0.1:\(port)", "-servername", "localhost", "-CAfile", pki.caFile,
         "-verify_return_error", "-verify_hostname", "localhost",
@@ -62,7 +55,7 @@ struct TLSListenerTests {
               cn = [v for rdn in cert["subject"] for (k, v) in rdn if k == "commonName"][0]
               print("serial=%s subject=%s version=%s" % (cert["serialNumber"], cn, tls.version()), flush=True)
       """
-    let peer = try ChildProcess(Binaries.tool("python3")!, ["-c", script, caFile, "\(port)", name])
+    let peer = try ChildProcess(Executables.tool("python3")!, ["-c", script, caFile, "\(port)", name])
     let status = try await peer.waitForExit()
     guard status == 0 else { throw TestFailure("python ssl failed: \(peer.stdout) \(peer.stderr.suffix(600))") }
     return peer.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -106,14 +99,14 @@ struct TLSListenerTests {
     try await tls.waitForOutput("observer: hello alice\n")
   }
 
-  @Test(.enabled(ifAvailable: Binaries.tool("curl") != nil, "needs curl"))
+  @Test(.enabled(ifAvailable: Executables.tool("curl") != nil, "needs curl"))
   func healthzAndThePageOverHTTPSWithALPN() async throws {
     let pki = try TestPKI()
     defer { pki.remove() }
     let server = try await startServer(pki)
     defer { server.process.signal(SIGTERM) }
     let curl = try ChildProcess(
-      Binaries.tool("curl")!,
+      Executables.tool("curl")!,
       [
         "-sS", "--cacert", pki.caFile, "--resolve", "localhost:\(server.https):127.0.0.1",
         "-w", "\\n%{http_version} %{http_code}\\n", "https://localhost:\(server.https)/healthz",
@@ -122,13 +115,13 @@ struct TLSListenerTests {
     #expect(curl.stdout == "ok\n\n1.1 200\n")
     // ALPN: the HTTPS port agrees on http/1.1; the line port offers none.
     let alpn = try ChildProcess(
-      Binaries.tool("openssl")!,
+      Executables.tool("openssl")!,
       ["s_client", "-connect", "127.0.0.1:\(server.https)", "-alpn", "h2,http/1.1", "-CAfile", pki.caFile])
     alpn.closeInput()
     try await alpn.waitForOutput("ALPN protocol: http/1.1")
     #expect(try await alpn.waitForExit() == 0)
     let page = try ChildProcess(
-      Binaries.tool("curl")!,
+      Executables.tool("curl")!,
       ["-sS", "--cacert", pki.caFile, "--resolve", "localhost:\(server.https):127.0.0.1", "https://localhost:\(server.https)/"])
     #expect(try await page.waitForExit() == 0)
     // The page picks the WebSocket scheme from its own location.
@@ -197,12 +190,11 @@ struct TLSListenerTests {
   @Test func aKeyThatDoesNotMatchIsAStartupError() async throws {
     let pki = try TestPKI()
     defer { pki.remove() }
-    let ports = try freePorts(3)
     let process = try ChildProcess(
       binary,
       [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
-        "--https-port", "\(ports[1])", "--tls-port", "\(ports[2])", "--no-advertise", "--ephemeral",
+        "serve", "--host", "127.0.0.1", "--tcp-port", "any", "--udp-port", "0", "--http-port", "0",
+        "--https-port", "any", "--tls-port", "any", "--no-advertise", "--ephemeral",
         "--tls-cert", pki.serverCertificate, "--tls-key", pki.selfSignedKey,
       ])
     #expect(try await process.waitForExit() == 1)
@@ -215,7 +207,7 @@ struct TLSListenerTests {
     let missing = try ChildProcess(
       binary,
       [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
+        "serve", "--host", "127.0.0.1", "--tcp-port", "any", "--udp-port", "0", "--http-port", "0",
         "--no-advertise", "--ephemeral", "--tls-cert", pki.path("nowhere.pem"), "--tls-key", pki.serverKey,
       ])
     #expect(try await missing.waitForExit() == 1)
@@ -279,7 +271,7 @@ struct TLSListenerTests {
           print("ok", flush=True)
       tls.close()
       """
-    let peer = try ChildProcess(Binaries.tool("python3")!, ["-c", script, mode, "\(port)", source, caFile])
+    let peer = try ChildProcess(Executables.tool("python3")!, ["-c", script, mode, "\(port)", source, caFile])
     let status = try await peer.waitForExit()
     guard status == 0 else { throw TestFailure("python ssl failed: \(peer.stdout) \(peer.stderr.suffix(600))") }
     return peer.stdout.trimmingCharacters(in: .whitespacesAndNewlines)

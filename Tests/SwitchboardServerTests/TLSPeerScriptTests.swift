@@ -7,7 +7,7 @@ import Testing
 /// `wss://` trusting the test CA, and headless Chromium loading the page from `https://`
 /// and chatting over `wss://`, each bridged to a plain TCP line client.
 @Suite(
-  .onTestThreads, .enabled(ifAvailable: Binaries.switchboard != nil && TestPKI.hasOpenSSL, "needs the binary and openssl"),
+  .onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil && TestPKI.hasOpenSSL, "needs the binary and openssl"),
   .enabled(ifAvailable: TLSSupport.isAvailable, "needs TLS (TLSSupport)"))
 struct TLSPeerScriptTests {
   private func withTLSServer(
@@ -15,17 +15,9 @@ struct TLSPeerScriptTests {
   ) async throws {
     let pki = try TestPKI()
     defer { pki.remove() }
-    let ports = try freePorts(3)
-    let server = try ChildProcess(
-      Binaries.switchboard!,
-      [
-        "serve", "--host", "127.0.0.1", "--tcp-port", "\(ports[0])", "--udp-port", "0", "--http-port", "0",
-        "--https-port", "\(ports[1])", "--tls-port", "\(ports[2])", "--no-advertise", "--ephemeral",
-        "--tls-cert", pki.serverCertificate, "--tls-key", pki.serverKey,
-      ] + extra)
-    try await server.waitForOutput("Switchboard is running")
+    let server = try await ServeProcess.start(["--ephemeral", "--tls-cert", pki.serverCertificate, "--tls-key", pki.serverKey] + extra, listeners: [.tcp, .https, .tls])
     defer { server.signal(SIGTERM) }
-    try await body(pki, ports[0], ports[1], ports[2])
+    try await body(pki, server.tcp, server.https, server.tls)
   }
 
   private func run(_ args: [String], timeout: Duration) async throws {

@@ -269,29 +269,3 @@ final class DatagramPeer {
     }
   }
 }
-
-/// Locates a built executable of this package (the `switchboard` binary) or a system tool.
-enum Binaries {
-  static var switchboard: String? {
-    if let env = ProcessInfo.processInfo.environment["SWITCHBOARD_BIN"],
-      FileManager.default.isExecutableFile(atPath: env)
-    {
-      return env
-    }
-    // Tests run from the package's .build/<config>/ folder; the binary sits beside them.
-    let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-      .deletingLastPathComponent()
-    for config in ["debug", "release"] {
-      let candidate = root.appendingPathComponent(".build/\(config)/switchboard").path
-      if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-    }
-    return nil
-  }
-
-  static func tool(_ name: String) -> String? {
-    for dir in ["/usr/bin", "/bin", "/usr/local/bin"] where FileManager.default.isExecutableFile(atPath: "\(dir)/\(name)") {
-      return "\(dir)/\(name)"
-    }
-    return nil
-  }
-}

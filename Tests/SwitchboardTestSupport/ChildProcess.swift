@@ -173,16 +173,35 @@ extension ChildProcess {
   public func waitForLine<T>(timeout: Duration = .seconds(15), _ parse: (Substring) -> T?) async throws -> T {
     var found: T?
     try await eventually(timeout: timeout, describe("a matching line")) {
-      // Whole lines only: a line still being written ("PORT 12" of "PORT 1234") must not match.
-      let finished = hasFinishedWriting  // read first: then `text` below is all there is
-      let text = stdout
-      let complete =
-        finished || text.hasSuffix("\n") ? Substring(text) : text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]
-      found = complete.split(separator: "\n").lazy.compactMap(parse).first
-      if found == nil && finished { throw TestFailure(describe("exited")) }
+      found = try firstLine(parse)
       return found != nil
     }
-    return found!
+    guard let found else { throw TestFailure(describe("no matching line")) }
+    return found
+  }
+
+  /// ``waitForLine(timeout:_:)`` for synchronous tests.
+  public func waitForLine<T>(timeout: Duration = .seconds(15), _ parse: (Substring) -> T?) throws -> T {
+    var found: T?
+    _ = try eventually(timeout: timeout) {
+      found = try firstLine(parse)
+      return found != nil
+    }
+    guard let found else { throw TestFailure(describe("no matching line within \(timeout)")) }
+    return found
+  }
+
+  /// The first whole line of stdout so far that `parse` accepts; throws once the process
+  /// has exited and its output is read to the end without one.
+  private func firstLine<T>(_ parse: (Substring) -> T?) throws -> T? {
+    // Whole lines only: a line still being written ("PORT 12" of "PORT 1234") must not match.
+    let finished = hasFinishedWriting  // read first: then `text` below is all there is
+    let text = stdout
+    let complete =
+      finished || text.hasSuffix("\n") ? Substring(text) : text[..<(text.lastIndex(of: "\n") ?? text.startIndex)]
+    let found = complete.split(separator: "\n").lazy.compactMap(parse).first
+    if found == nil && finished { throw TestFailure(describe("exited")) }
+    return found
   }
 
   /// Waits for the process to exit and returns its status. Also waits (briefly) until its

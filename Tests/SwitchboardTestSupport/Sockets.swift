@@ -9,7 +9,8 @@ import Synchronization
 #endif
 
 // Socket calls the test clients share. Servers under test listen on port 0 (the kernel
-// picks); only a child process whose port 0 means "off" (the CLI) gets ports probed free.
+// picks), `switchboard serve` too (``ServeProcess``); only a program that cannot bind a
+// kernel-chosen port and say which (`redis-server`) gets ports probed free.
 
 /// Connects the blocking socket `fd` to `address`; 0 or the errno. A blocking `connect`
 /// returns `EINTR` when a signal arrives while it waits (a child process of another suite
@@ -37,7 +38,8 @@ public func blockingConnect(_ fd: Int32, to address: SocketAddress, timeout: Dur
 }
 
 /// `count` different ports on 127.0.0.1, free for TCP and UDP a moment ago, for a child
-/// process whose port 0 means "off" (the CLI). They are picked at random below the
+/// process that cannot bind a kernel-chosen port and report it (`redis-server`, whose port
+/// 0 means "no TCP"). They are picked at random below the
 /// kernel's ephemeral range (`net.ipv4.ip_local_port_range`), from which it takes the
 /// ports of every port-0 bind and every outgoing connection: with a thousand client
 /// connections in the run, a port from that range that was free when probed is soon
@@ -89,4 +91,39 @@ private func ephemeralPorts() -> ClosedRange<Int> {
   let bounds = text.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Int($0) }
   guard bounds.count == 2, bounds[0] <= bounds[1] else { return 32_768...60_999 }
   return bounds[0]...bounds[1]
+}
+
+/// A loopback TCP port that refuses every connection for as long as this lives: a socket
+/// bound to a kernel-chosen port that never listens (the kernel answers a connection
+/// attempt with a reset), and that no other socket can bind meanwhile. For tests of "nothing
+/// listens there" without guessing a free port.
+public final class RefusingPort: Sendable {
+  /// The port nothing listens on.
+  public let port: Int
+  private let fd: Int32
+
+  /// Binds the socket.
+  /// - Throws: ``TestFailure`` when it cannot be made or bound.
+  public init() throws {
+    let fd = Posix.makeSocket(family: AF_INET, type: Posix.streamType)
+    guard fd >= 0 else { throw TestFailure("socket: errno \(errno)") }
+    let address = try SocketAddress(host: "127.0.0.1", port: 0)
+    guard address.withSockAddr({ sa, len in bind(fd, sa, len) }) == 0 else {
+      close(fd)
+      throw TestFailure("bind: errno \(errno)")
+    }
+    var bound = sockaddr_in()
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let rc = withUnsafeMutablePointer(to: &bound) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+    }
+    guard rc == 0 else {
+      close(fd)
+      throw TestFailure("getsockname: errno \(errno)")
+    }
+    self.fd = fd
+    port = Int(UInt16(bigEndian: bound.sin_port))
+  }
+
+  deinit { close(fd) }
 }

@@ -39,7 +39,6 @@ public final class StallingProxy: Sendable {
 
   private struct Control: Sendable {
     var commands: [Command] = []
-    var closed = false
     var accepted = 0
     /// Commands the proxy's thread has carried out.
     var applied = 0
@@ -53,7 +52,7 @@ public final class StallingProxy: Sendable {
   public let upstreamPort: Int
   private let listener: Int32
   private let control: Mutex<Control>
-  private let finished = DispatchSemaphore(value: 0)
+  private let forwarder = ForwarderThread()
 
   /// Listens on a kernel-chosen loopback port and starts forwarding.
   /// - Throws: ``TestFailure`` when the listening socket cannot be made.
@@ -79,12 +78,7 @@ public final class StallingProxy: Sendable {
     }
     listener = fd
     port = Int(UInt16(bigEndian: address.sin_port))
-    let thread = Thread { [self] in
-      run()
-      finished.signal()
-    }
-    thread.name = "stalling-proxy"
-    thread.start()
+    forwarder.start(name: "stalling-proxy") { [self] in run() }
   }
 
   deinit { close() }
@@ -104,7 +98,7 @@ public final class StallingProxy: Sendable {
       c.commands.append(.stall(directions, marker: marker.map { Array($0.utf8) }, later: includingLater))
       return c.applied + c.commands.count
     }
-    _ = eventually(timeout: .seconds(5)) { control.withLock { $0.applied >= target || $0.closed } }
+    _ = eventually(timeout: .seconds(5)) { control.withLock { $0.applied >= target } || forwarder.isStopping }
   }
 
   /// Stops forwarding one direction (see ``stall(_:whereClientSent:)``).
@@ -127,14 +121,7 @@ public final class StallingProxy: Sendable {
   public var acceptedCount: Int { control.withLock { $0.accepted } }
 
   /// Closes every socket and stops the thread (waits for it). Idempotent.
-  public func close() {
-    let first = control.withLock { c -> Bool in
-      defer { c.closed = true }
-      return !c.closed
-    }
-    guard first else { return }
-    finished.wait()
-  }
+  public func close() { forwarder.stop() }
 
   // MARK: The proxy thread
 
@@ -164,12 +151,12 @@ public final class StallingProxy: Sendable {
       Posix.close(listener)
     }
     while true {
-      let (commands, closed) = control.withLock { c -> ([Command], Bool) in
+      let commands = control.withLock { c -> [Command] in
         defer { c.commands = [] }
-        return (c.commands, c.closed)
+        return c.commands
       }
       defer { control.withLock { $0.applied += commands.count } }
-      if closed { return }
+      if forwarder.isStopping { return }
       for command in commands {
         switch command {
         case .resume:
