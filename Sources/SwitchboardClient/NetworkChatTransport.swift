@@ -9,8 +9,9 @@
 
   /// The Network.framework transports, the default on Apple platforms
   /// (``ChatTransports/system``): an `NWConnection` for every scheme, so that the system
-  /// trust store, App Transport Security, cellular and VPN on demand, Happy Eyeballs, NAT64
-  /// on IPv6-only networks and the system proxy settings apply.
+  /// trust store, cellular and VPN on demand, Happy Eyeballs, NAT64 on IPv6-only networks and
+  /// the system proxy settings apply. (App Transport Security governs `URLSession`, not
+  /// Network.framework: `ws://` to a server on the local network needs no ATS exception.)
   ///
   /// - `tcp`/`tls`: a TCP (or TLS over TCP) connection carrying the line dialect.
   /// - `udp`: a UDP "connection" carrying the datagram dialect and its address proof.

@@ -13,7 +13,7 @@
   /// - ``TLSConfiguration/applicationProtocols``: `sec_protocol_options_add_tls_application_protocol`.
   /// - ``TLSConfiguration/trustRoots`` `.system`, ``TLSConfiguration/verify`` on, no pins: no
   ///   verify block at all, so the system evaluates the chain as for any app connection (its
-  ///   trust store, App Transport Security).
+  ///   trust store and policies).
   /// - Otherwise a verify block (`sec_protocol_options_set_verify_block`): the chain is
   ///   evaluated with `SecTrustEvaluateWithError` against the configured anchors only
   ///   (`SecTrustSetAnchorCertificates` + `SecTrustSetAnchorCertificatesOnly`) or the system
