@@ -195,9 +195,13 @@ struct LimitsTests {
       try talker.expectClosed(timeout: .seconds(10))
       #expect(server.metrics.limits.byteRateLimitCloses.load(ordering: .relaxed) == 1)
       #expect(server.metrics.limits.bytesRateLimited.load(ordering: .relaxed) >= 20)
-      // What passed the bucket arrived; the refused lines did not (each was answered).
-      let delivered = observer.expectSilence(for: .milliseconds(300)).filter { $0.hasPrefix("talker: x") }
-      #expect(delivered.count >= 3 && delivered.count <= 6, "\(delivered.count) lines passed a 2000-byte burst")
+      // What passed the bucket arrived; the refused lines did not (each was answered). The
+      // fan-out to the observer may trail the talker's own answers on a loaded machine: wait
+      // for the three a 2000-byte burst always lets through, then for any more.
+      var delivered: [String] = []
+      for _ in 0..<3 { delivered.append(try observer.expectLine { $0.hasPrefix("talker: x") }) }
+      delivered += observer.expectSilence(for: .milliseconds(300)).filter { $0.hasPrefix("talker: x") }
+      #expect(delivered.count <= 6, "\(delivered.count) lines passed a 2000-byte burst")
       let metrics = try LineClient(server.httpAddress!)
       try metrics.send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
       try metrics.expectLine("switchboard_byte_rate_limit_closes_total 1")
