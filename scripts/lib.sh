@@ -1,4 +1,5 @@
 # scripts/lib.sh — the helpers every script and benchmark shares (bash; sourced, not run):
+# shellcheck shell=bash
 #
 #   . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"        # from scripts/ (../lib.sh one level down,
 #                                                   # ../scripts/lib.sh from benchmarks/)
