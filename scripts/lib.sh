@@ -46,7 +46,7 @@ sb_binary() {
   if [ "$build" = 1 ]; then
     echo "== building switchboard ($config)" >&2
     (cd "$SB_ROOT" && swift build -c "$config" --scratch-path "$scratch" --product switchboard 2>&1 |
-      grep -E "error|warning: |Build complete" >&2) || true
+      grep -E "error|warning: |complete!" >&2) || true
   fi
   bin="$(cd "$SB_ROOT" && swift build -c "$config" --scratch-path "$scratch" --show-bin-path)/switchboard"
   [ -x "$bin" ] || { echo "sb_binary: no switchboard binary at $bin" >&2; return 1; }

@@ -12,7 +12,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 if [ $# -ge 1 ]; then
   SB=$1
 else
-  SB=$(SWITCHBOARD_BIN= sb_binary release) || exit 1
+  SB=$(SWITCHBOARD_BIN='' sb_binary release) || exit 1
 fi
 [ -x "$SB" ] || { echo "release-smoke: no binary at $SB" >&2; exit 1; }
 
