@@ -8,7 +8,7 @@
 #
 # Also, a service published by avahi (a responder nobody here wrote) is reached by name.
 #
-# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
+# Binary: $1, else $SWITCHBOARD_BIN, else the debug build (sb_binary). Needs root (network
 # namespaces); installs what is missing like interop.sh (avahi-daemon, avahi-utils, dbus,
 # iproute2). The clients use the built-in responder (`--mdns builtin` everywhere, so the
 # avahi-daemon here never gets picked by `auto`).

@@ -9,7 +9,7 @@
 # exits 0 and its goodbye removes the peer at once. Prints PASS/FAIL per check; exits 1 if
 # any failed (2 when it cannot run: not root, no `ip netns`).
 #
-# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
+# Binary: $1, else $SWITCHBOARD_BIN, else the debug build (sb_binary). Needs root (network
 # namespaces). Installs what is missing, like interop.sh (lib.sh's install_peers).
 #
 #   sbpeer-a [sbpeer-va 10.231.10.1/24] <====veth====> [sbpeer-vb 10.231.10.2/24] sbpeer-b

@@ -6,7 +6,7 @@
 # listener turned off must not be advertised. Prints PASS/FAIL per check; exits 1 if any
 # failed (2 when it cannot run: not root, no `ip netns`).
 #
-# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
+# Binary: $1, else $SWITCHBOARD_BIN, else the debug build (sb_binary). Needs root (network
 # namespaces). Installs what is missing, like interop.sh: avahi-daemon, avahi-utils, dbus,
 # tcpdump, iproute2 (Debian, avahi kept from starting), python-zeroconf in a venv ($SBDNS_VENV).
 #

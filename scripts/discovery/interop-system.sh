@@ -9,7 +9,7 @@
 # nowhere; `--mdns system` without a daemon exits 1 with a clear message. Prints PASS/FAIL
 # per check; exits 1 if any failed (2 when it cannot run: not root, no `ip netns`).
 #
-# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
+# Binary: $1, else $SWITCHBOARD_BIN, else the debug build (sb_binary). Needs root (network
 # namespaces). Installs what is missing (scripts/discovery/lib.sh): avahi-daemon,
 # avahi-utils, dbus, iproute2, libavahi-compat-libdnssd1 (Debian, avahi kept from starting).
 #

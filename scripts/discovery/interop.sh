@@ -5,7 +5,7 @@
 # link must end with distinct names, and one claiming avahi's host name must rename its host.
 # Prints PASS/FAIL per check; exits 1 if any failed (2 when it cannot run: not root, no `ip netns`).
 #
-# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
+# Binary: $1, else $SWITCHBOARD_BIN, else the debug build (sb_binary). Needs root (network
 # namespaces). Installs what is missing, like capture-fixtures.sh: avahi-daemon, avahi-utils,
 # dbus, iproute2 (Debian, avahi kept from starting), python-zeroconf in a venv ($SBDNS_VENV).
 #

@@ -6,7 +6,7 @@
 # second subnet routed through sbol-b) is not, and /metrics counts both refusals. Prints
 # PASS/FAIL per check; exits 1 if any failed (2 when it cannot run: not root, no `ip netns`).
 #
-# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root and python3
+# Binary: $1, else $SWITCHBOARD_BIN, else the debug build (sb_binary). Needs root and python3
 # (standard library only); installs nothing.
 #
 #   sbol-a [sbol-va 10.231.30.1/24] <=veth=> [sbol-vb 10.231.30.2/24] sbol-b [sbol-vr 10.231.31.1/24] <=veth=> [sbol-vc 10.231.31.2/24] sbol-c
