@@ -65,7 +65,7 @@ run_case() {
     costs+=$(awk -v a="${before[$i]}" -v b="$(cpu_ticks "$pid")" -v t="$tick" -v n="$N" 'BEGIN { printf " %.2f", (b - a) / t * 100000 / n }')
     i=$((i + 1))
   done
-  for s in "${subs[@]}"; do kill -9 "$s" 2>/dev/null || true; wait "$s" 2>/dev/null || true; done
+  for s in "${subs[@]}"; do stop_pid "$s" 1; done
   awk -v name="$name" -v n="$N" -v s="$start" -v e="$end" -v r="$received" -v x="$expected" -v c="$costs" \
     'BEGIN { printf "| %s | %.0f | %d / %d |%s |\n", name, n / (e - s), r, x, c }'
 }
