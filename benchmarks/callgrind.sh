@@ -34,14 +34,15 @@
 # backends instead, and the table then divides each by the epoll row of its binary. The
 # Dispatch backend's threads (libdispatch's manager and the queue's worker) are counted
 # with the loop's: callgrind sums every thread of the process.
-# Environment: SWIFT_SCRATCH (build scratch path, default .build), BENCH_WORK (default
+# Environment: SWIFT_SCRATCH (build scratch path, default .build), SWITCHBOARD_BIN (a release
+# binary to measure instead of building; --baseline's must know `serve … any`), BENCH_WORK (default
 # /tmp/switchboard-bench). Output: a table on stdout; the callgrind files and
 # `callgrind_annotate` reports in $BENCH_WORK/callgrind-DATE/.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/benchmarks/common.sh"
 WORK=${BENCH_WORK:-/tmp/switchboard-bench}
-SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
 WINDOW=10
 SERVERS="switchboard floor"
 RATE=400
@@ -55,7 +56,7 @@ while [ $# -gt 0 ]; do
     --rate) RATE=$2; shift ;;
     --no-build) BUILD=0 ;;
     --baseline) BASELINE=$2; shift ;;
-    -h|--help) sed -n '2,39p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,40p' "$0"; exit 0 ;;
     *) echo "callgrind.sh: unknown option $1" >&2; exit 64 ;;
   esac
   shift
@@ -67,11 +68,8 @@ done
 OUT="$WORK/callgrind-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$OUT"
 log() { echo "== $*" >&2; }
-if [ "$BUILD" = 1 ]; then
-  log "building switchboard (release)"
-  (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product switchboard 2>&1 | tail -1) >&2
-fi
-SB="$SCRATCH/release/switchboard"
+no_build=(); [ "$BUILD" = 1 ] || no_build=(--no-build)
+SB=$(sb_binary release "${no_build[@]}") || exit 1
 objcopy --strip-debug "$SB" "$OUT/switchboard-nodebug"
 if [ -n "$BASELINE" ]; then
   [ -x "$BASELINE" ] || { echo "callgrind.sh: --baseline $BASELINE is not an executable" >&2; exit 66; }
@@ -81,11 +79,7 @@ cc -O2 -g -o "$OUT/floor_hub" "$ROOT/benchmarks/peers/floor_hub.c" -lcrypto
 
 SERVER_PID=0
 GEN_PID=0
-cleanup() {
-  [ "$GEN_PID" != 0 ] && kill "$GEN_PID" 2>/dev/null || true
-  [ "$SERVER_PID" != 0 ] && kill -9 "$SERVER_PID" 2>/dev/null || true
-}
-trap cleanup EXIT
+trap stop_all EXIT
 
 # Maps a function name (callgrind_annotate's, demangled) to a part of the delivery path.
 # First match wins; the order matters (runtime calls are their own group: callgrind's
@@ -163,10 +157,8 @@ PY
 # "ir deliveries seconds sent-per-second".
 measure() {
   local name=$1 port proto=() url
-  while :; do
-    port=$((20000 + RANDOM % 12000))
-    [ -z "$(ss -Htan "( sport = :$port )")" ] && break
-  done
+  # measure runs in a subshell (its output is read): what it starts is stopped when it ends.
+  trap stop_all EXIT
   local cg="$OUT/callgrind.out.$name"
   local binary="$OUT/switchboard-nodebug"
   case "$name" in
@@ -182,31 +174,32 @@ measure() {
   esac
   case "$name" in
     switchboard|switchboard-json|switchboard-dispatch|switchboard-uring|switchboard-base|switchboard-base-json|switchboard-base-dispatch|switchboard-base-uring)
-      valgrind --tool=callgrind --callgrind-out-file="$cg" --dump-line=no \
-        "$binary" serve --host 127.0.0.1 --http-port "$port" --tcp-port 0 --udp-port 0 \
+      sb_serve "$OUT/server-$name.log" valgrind --tool=callgrind --callgrind-out-file="$cg" --dump-line=no \
+        "$binary" serve --host 127.0.0.1 --http-port any --tcp-port 0 --udp-port 0 \
         --no-advertise --ephemeral --loops 1 --backend "$backend" --log-level warning \
-        --max-connections-per-ip 0 >"$OUT/server-$name.log" 2>&1 &
+        --max-connections-per-ip 0 || return 1
+      SERVER_PID=$SERVE_PID port=$SERVE_HTTP
       url="ws://127.0.0.1:$port/rooms/bench"
       ;;
     floor)
+      read -r port < <(free_ports 1)
       valgrind --tool=callgrind --callgrind-out-file="$cg" --dump-line=no \
         "$OUT/floor_hub" "$port" >"$OUT/server-$name.log" 2>&1 &
+      SERVER_PID=$!
+      PIDS+=("$SERVER_PID")
+      wait_port "$port" 60 || return 1
       url="ws://127.0.0.1:$port/"
       ;;
     *) echo "callgrind.sh: unknown server $name" >&2; return 1 ;;
   esac
-  SERVER_PID=$!
   [[ "$name" == *-json ]] && proto=(--protocol json)
-  for _ in $(seq 600); do
-    ss -Hltn "sport = :$port" | grep -q LISTEN && break
-    sleep 0.1
-  done
   # The generator's measured window covers the callgrind window, with time to spare for
   # a slow dump (callgrind_control waits for it).
   "$SB" bench "$url" --connections "$CLIENTS" --senders "$CLIENTS" --rate $((RATE * CLIENTS)) \
     --size 64 --warmup 3 --duration $((WINDOW + 15)) "${proto[@]}" --json \
     >"$OUT/bench-$name.json" 2>"$OUT/bench-$name.txt" &
   GEN_PID=$!
+  PIDS+=("$GEN_PID")
   for _ in $(seq 1200); do
     grep -q 'measure' "$OUT/bench-$name.txt" 2>/dev/null && break
     kill -0 "$GEN_PID" 2>/dev/null || break
@@ -223,8 +216,9 @@ measure() {
   b1=$(sent_bytes "$port")
   wait "$GEN_PID" || true
   GEN_PID=0
-  kill "$SERVER_PID" 2>/dev/null || true
-  wait "$SERVER_PID" 2>/dev/null || true
+  # valgrind writes the last part at the exit: time for it before SIGKILL.
+  stop_pid "$SERVER_PID" 60
+  stop_all
   SERVER_PID=0
   # The window is the first dump (zeroing does not dump; the exit writes the next part).
   local part="$cg.1"

@@ -31,41 +31,35 @@ done
 . "$ROOT/benchmarks/common.sh"
 bench_setup cross-node
 
-PIDS=()
-stop_all() { for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; PIDS=(); }
 trap stop_all EXIT
-wait_port() { for _ in $(seq 100); do ss -Hltn "sport = :$1" | grep -q LISTEN && return 0; sleep 0.1; done; echo "port $1 not listening" >&2; return 1; }
-ticks() { local t=0; for p in "$@"; do t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat"))); done; echo "$t"; }
 
 run_one() {  # run_one SETUP RATE ROUND
   local setup=$1 rate=$2 round=$3 nodes=1 redis_pid= urls=() node_pids=()
-  read -r RP H1 H2 H3 < <(free_ports 4)
-  local http=("$H1" "$H2" "$H3")
   local broker=(--ephemeral)
   if [ "$setup" != local ]; then
+    read -r RP < <(free_ports 1)
     redis-server --bind 127.0.0.1 --port "$RP" --save '' --appendonly no >"$OUT/redis-$setup-$rate-$round.log" 2>&1 &
     redis_pid=$!; PIDS+=("$redis_pid"); wait_port "$RP"
     broker=(--redis "redis://127.0.0.1:$RP")
   fi
   [ "$setup" = redis-3 ] && nodes=3
   for i in $(seq 0 $((nodes - 1))); do
-    "$SB" serve "${broker[@]}" --no-advertise --host 127.0.0.1 --http-port "${http[$i]}" --tcp-port 0 --udp-port 0 \
-      --loops 1 --max-connections-per-ip 0 --log-level warning >"$OUT/node$i-$setup-$rate-$round.log" 2>&1 &
-    node_pids+=($!); PIDS+=($!)
-    urls+=("ws://127.0.0.1:${http[$i]}/rooms/bench")
+    sb_serve "$OUT/node$i-$setup-$rate-$round.log" "$SB" serve "${broker[@]}" --no-advertise --host 127.0.0.1 \
+      --http-port any --tcp-port 0 --udp-port 0 --loops 1 --max-connections-per-ip 0 --log-level warning || exit 1
+    node_pids+=("$SERVE_PID")
+    urls+=("ws://127.0.0.1:$SERVE_HTTP/rooms/bench")
   done
-  for i in $(seq 0 $((nodes - 1))); do wait_port "${http[$i]}"; done
   local window=()
   [ "$rate" = 0 ] && window=(--window 256)
   local before_nodes before_redis=0
-  before_nodes=$(ticks "${node_pids[@]}")
-  [ -n "$redis_pid" ] && before_redis=$(ticks "$redis_pid")
+  before_nodes=$(cpu_ticks "${node_pids[@]}")
+  [ -n "$redis_pid" ] && before_redis=$(cpu_ticks "$redis_pid")
   "$SB" bench "${urls[@]}" --connections "$CONNS" --senders 1 --rate "$rate" "${window[@]}" \
     --duration "$DURATION" --warmup 2 --server-pid "${node_pids[0]}" --json --quiet \
     >"$OUT/bench-$setup-$rate-$round.json" 2>"$OUT/bench-$setup-$rate-$round.txt" || true
   local after_nodes after_redis=0
-  after_nodes=$(ticks "${node_pids[@]}")
-  [ -n "$redis_pid" ] && after_redis=$(ticks "$redis_pid")
+  after_nodes=$(cpu_ticks "${node_pids[@]}")
+  [ -n "$redis_pid" ] && after_redis=$(cpu_ticks "$redis_pid")
   echo "{\"setup\":\"$setup\",\"rate\":$rate,\"round\":$round,\"node_ticks\":$((after_nodes - before_nodes)),\"redis_ticks\":$((after_redis - before_redis)),\"bench\":$(tail -1 "$OUT/bench-$setup-$rate-$round.json")}" >>"$OUT/all.jsonl"
   stop_all
 }

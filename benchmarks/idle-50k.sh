@@ -25,35 +25,30 @@ if [ $((PER + 64)) -gt "$HARD" ]; then
   exit 64
 fi
 
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
+trap stop_all EXIT
 
-PORT=$((20000 + RANDOM % 10000))
+SERVERS=() PORTS=()
 for i in $(seq "$PROCS"); do
-  "$SB" serve --host "127.0.0.$i" --http-port "$PORT" --tcp-port 0 --udp-port 0 --loops 1 \
-    --no-advertise --ephemeral --log-level warning --max-connections-per-ip 0 >"$OUT/server-$i.log" 2>&1 &
-  PIDS+=($!)
-done
-for i in $(seq "$PROCS"); do
-  for _ in $(seq 100); do
-    ss -Hltn "src 127.0.0.$i and sport = :$PORT" | grep -q LISTEN && break
-    sleep 0.1
-  done
+  sb_serve "$OUT/server-$i.log" "$SB" serve --host "127.0.0.$i" --http-port any --tcp-port 0 --udp-port 0 --loops 1 \
+    --no-advertise --ephemeral --log-level warning --max-connections-per-ip 0 || exit 1
+  SERVERS+=("$SERVE_PID") PORTS+=("$SERVE_HTTP")
 done
 
 # Every generator holds its share until all are open, then reports.
 GEN=()
 for i in $(seq "$PROCS"); do
   n=$PER; [ "$i" -eq "$PROCS" ] && n=$((TOTAL - PER * (PROCS - 1)))
-  "$SB" bench "ws://127.0.0.$i:$PORT/" --idle --connections "$n" --duration 15 \
-    --server-pid "${PIDS[$((i - 1))]}" --json --quiet >"$OUT/bench-$i.json" 2>"$OUT/bench-$i.txt" &
-  GEN+=($!)
+  "$SB" bench "ws://127.0.0.$i:${PORTS[$((i - 1))]}/" --idle --connections "$n" --duration 15 \
+    --server-pid "${SERVERS[$((i - 1))]}" --json --quiet >"$OUT/bench-$i.json" 2>"$OUT/bench-$i.txt" &
+  GEN+=($!) PIDS+=($!)
 done
 # Count what the servers hold while the generators hold it.
 peak=0
 for _ in $(seq 60); do
-  held=$(ss -Htn state established "( sport = :$PORT )" | wc -l)
+  held=0
+  for i in $(seq "$PROCS"); do
+    held=$((held + $(ss -Htn state established "( src 127.0.0.$i and sport = :${PORTS[$((i - 1))]} )" | wc -l)))
+  done
   [ "$held" -gt "$peak" ] && peak=$held
   [ "$held" -ge "$TOTAL" ] && break
   sleep 0.5

@@ -18,10 +18,10 @@ N=${1:-10000}
 WARM=${2:-100}
 . "$ROOT/benchmarks/common.sh"
 bench_setup idle-bytes
-read -r HTTP <<<"$(free_ports 1)"
-GLIBC_TUNABLES= "$SB" serve --host 127.0.0.1 --http-port "$HTTP" --tcp-port 0 --udp-port 0 --loops 1 --no-advertise --ephemeral --log-level warning --max-connections-per-ip 0 >"$OUT/server.log" 2>&1 &
-SERVER=$!
-trap 'kill "$SERVER" 2>/dev/null || true; wait 2>/dev/null || true' EXIT
+trap stop_all EXIT
+GLIBC_TUNABLES= sb_serve "$OUT/server.log" "$SB" serve --host 127.0.0.1 --http-port any --tcp-port 0 --udp-port 0 \
+  --loops 1 --no-advertise --ephemeral --log-level warning --max-connections-per-ip 0 || exit 1
+SERVER=$SERVE_PID HTTP=$SERVE_HTTP
 
 PYTHONPATH="$ROOT/benchmarks" python3 - "$HTTP" "$WARM" "$N" "$SERVER" <<'PY'
 import re, socket, sys, time

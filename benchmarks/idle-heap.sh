@@ -23,16 +23,7 @@ WARM=${2:-100}
 TARGET=${3:-/rooms/idle?format=text}
 BUILD=${4:-release}
 . "$ROOT/benchmarks/common.sh"
-if [ "$BUILD" = debug ]; then
-  SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
-  SB="$SCRATCH/debug/switchboard"
-  [ -x "$SB" ] || (cd "$ROOT" && swift build --scratch-path "$SCRATCH" --product switchboard >/dev/null)
-  OUT="${BENCH_WORK:-/tmp/switchboard-bench}/idle-heap-$(date +%Y%m%d-%H%M%S)"
-  mkdir -p "$OUT"
-  ulimit -n "$(ulimit -Hn)"
-else
-  bench_setup idle-heap
-fi
+bench_setup idle-heap "$BUILD"
 BIN="$OUT/switchboard"
 objcopy --strip-debug "$SB" "$BIN"
 
@@ -40,14 +31,12 @@ objcopy --strip-debug "$SB" "$BIN"
 # run COUNT FILE — a server under DHAT holding COUNT idle connections, killed with them open.
 run() {
   local count=$1 file=$2 http server
-  read -r http <<<"$(free_ports 1)"
   # GLIBC_TUNABLES as the server is run in production (the default allocator settings);
   # no Swift backtracer, so SIGUSR2 ends the process at once.
-  GLIBC_TUNABLES= SWIFT_BACKTRACE=enable=no valgrind --tool=dhat --dhat-out-file="$file" "$BIN" serve \
-    --host 127.0.0.1 --http-port "$http" --tcp-port 0 --udp-port 0 --loops 1 --no-advertise --ephemeral \
-    --log-level warning --max-connections-per-ip 0 >"$file.log" 2>&1 &
-  server=$!
-  SERVERS+=("$server")
+  GLIBC_TUNABLES= SWIFT_BACKTRACE=enable=no sb_serve "$file.log" valgrind --tool=dhat --dhat-out-file="$file" "$BIN" serve \
+    --host 127.0.0.1 --http-port any --tcp-port 0 --udp-port 0 --loops 1 --no-advertise --ephemeral \
+    --log-level warning --max-connections-per-ip 0 || exit 1
+  server=$SERVE_PID http=$SERVE_HTTP
   # Each connection is upgraded before the next opens.
   PYTHONPATH="$ROOT/benchmarks" python3 - "$http" "$count" "$TARGET" "$server" <<'PY'
 import os, signal, sys, time
@@ -63,9 +52,7 @@ PY
   wait "$server" || true
 }
 
-SERVERS=()
-cleanup() { for p in "${SERVERS[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
+trap stop_all EXIT
 run "$WARM" "$OUT/warm.json"
 run $((WARM + N)) "$OUT/held.json"
 

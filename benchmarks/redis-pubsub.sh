@@ -12,34 +12,26 @@
 # sends the publishes (20 connections, pipelines of 16) to that master. Reported: the
 # publishes per second, the messages the subscribers received, and the CPU seconds each
 # redis-server spent (utime+stime from /proc/PID/stat) per 100,000 publishes.
-# Servers bind 127.0.0.1 on free ports found here; everything started is killed by PID
-# and the temporary directory removed on exit.
+# Servers bind 127.0.0.1 on free ports (scripts/lib.sh's free_ports); everything started is
+# stopped by PID and the temporary directory removed on exit.
 set -euo pipefail
 
 N=200000
 [[ ${1:-} == -n ]] && N=$2
+. "$(dirname "$0")/common.sh"
 WORK=$(mktemp -d /tmp/switchboard-redis-pubsub.XXXXXX)
-PIDS=()
 cleanup() {
-  for pid in "${PIDS[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  stop_all
   rm -rf "$WORK"
 }
 trap cleanup EXIT
 
-free_port() {
-  while :; do
-    local port=$((20000 + RANDOM % 20000))
-    if ! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then echo "$port"; return; fi
-  done
-}
-cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 start_redis() { # port [cluster bus port]
   local args=(--port "$1" --bind 127.0.0.1 --save "" --appendonly no --dir "$WORK" --daemonize no)
   [[ -n ${2:-} ]] && args+=(--cluster-enabled yes --cluster-port "$2" --cluster-config-file "$WORK/nodes-$1.conf")
   redis-server "${args[@]}" >"$WORK/redis-$1.log" 2>&1 &
   PIDS+=($!)
-  until redis-cli -p "$1" ping >/dev/null 2>&1; do :; done
+  wait_port "$1" 10 || exit 1
 }
 CHANNEL='sb:{bench}:ch'
 
@@ -56,7 +48,7 @@ run_case() {
   done
   for f in "${files[@]}"; do until [[ -s $f ]]; do :; done; done
   local before=() pid
-  for pid in $servers; do before+=("$(cpu "$pid")"); done
+  for pid in $servers; do before+=("$(cpu_ticks "$pid")"); done
   local start end
   start=$(date +%s.%N)
   redis-benchmark -p "$port" -n "$N" -c 20 -P 16 -q "$pub" "$CHANNEL" "payload-of-about-sixty-bytes-like-a-short-chat-message-0123" >/dev/null
@@ -70,24 +62,25 @@ run_case() {
   local costs="" i=0 tick
   tick=$(getconf CLK_TCK)
   for pid in $servers; do
-    costs+=$(awk -v a="${before[$i]}" -v b="$(cpu "$pid")" -v t="$tick" -v n="$N" 'BEGIN { printf " %.2f", (b - a) / t * 100000 / n }')
+    costs+=$(awk -v a="${before[$i]}" -v b="$(cpu_ticks "$pid")" -v t="$tick" -v n="$N" 'BEGIN { printf " %.2f", (b - a) / t * 100000 / n }')
     i=$((i + 1))
   done
-  for s in "${subs[@]}"; do kill -9 "$s" 2>/dev/null || true; wait "$s" 2>/dev/null || true; done
+  for s in "${subs[@]}"; do stop_pid "$s" 1; done
   awk -v name="$name" -v n="$N" -v s="$start" -v e="$end" -v r="$received" -v x="$expected" -v c="$costs" \
     'BEGIN { printf "| %s | %.0f | %d / %d |%s |\n", name, n / (e - s), r, x, c }'
 }
 
 echo "| case | publishes/s | received / expected | CPU s per 100k publishes, per redis-server |"
 echo "|---|---|---|---|"
-P=$(free_port)
+read -r P < <(free_ports 1)
 start_redis "$P"
 single=${PIDS[-1]}
 run_case "one server, PUBLISH" publish "$P" subscribe "$P $P $P" "$single"
 run_case "one server, SPUBLISH" spublish "$P" ssubscribe "$P $P $P" "$single"
 
 ports=() buses=() servers=""
-for _ in 1 2 3; do ports+=("$(free_port)"); buses+=("$(free_port)"); done
+read -r -a free < <(free_ports 6)
+ports=("${free[@]:0:3}") buses=("${free[@]:3:3}")
 for i in 0 1 2; do start_redis "${ports[$i]}" "${buses[$i]}"; servers+=" ${PIDS[-1]}"; done
 redis-cli --cluster create "127.0.0.1:${ports[0]}" "127.0.0.1:${ports[1]}" "127.0.0.1:${ports[2]}" \
   --cluster-replicas 0 --cluster-yes >"$WORK/create.log" 2>&1

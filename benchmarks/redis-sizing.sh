@@ -1,38 +1,34 @@
 #!/usr/bin/env bash
 # Redis memory for a Switchboard cluster's data: what a kept message costs (by body size),
 # what a room, a member (presence entry) and a publish's ref key cost. One redis-server and
-# one `serve --redis` node on free loopback ports; a TCP line client makes the rooms,
+# one `serve --redis` node on loopback ports; a TCP line client makes the rooms,
 # messages and members through the node, and `INFO memory`'s used_memory is read before
 # and after each step. Prints a Markdown table (docs/SCALING.md, "Sizing Redis").
 #
 #   benchmarks/redis-sizing.sh                 # 1,000 rooms, 20,000 messages a size, 2,000 members
 #   benchmarks/redis-sizing.sh 200 5000 500    # rooms, messages, members (quicker)
 #
-# Environment: SWITCHBOARD_BIN (default: the release build, built when missing), SWIFT_SCRATCH.
+# Environment: SWITCHBOARD_BIN (default: the release build, built first), SWIFT_SCRATCH.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 ROOMS=${1:-1000}
 MESSAGES=${2:-20000}
 MEMBERS=${3:-2000}
-SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
-SB=${SWITCHBOARD_BIN:-$SCRATCH/release/switchboard}
-[ -x "$SB" ] || (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product switchboard >/dev/null)
+. "$ROOT/benchmarks/common.sh"
 command -v redis-server >/dev/null && command -v redis-cli >/dev/null || { echo "redis-sizing.sh: needs redis-server and redis-cli" >&2; exit 2; }
+SB=$(sb_binary release) || exit 1
 ulimit -n "$(ulimit -Hn)"
 WORK=$(mktemp -d /tmp/sb-redis-sizing.XXXXXX)
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$WORK"; }
+cleanup() { stop_all; rm -rf "$WORK"; }
 trap cleanup EXIT
 
-. "$ROOT/benchmarks/common.sh"
-read -r RP TP < <(free_ports 2)
+read -r RP < <(free_ports 1)
 redis-server --bind 127.0.0.1 --port "$RP" --save '' --appendonly no >"$WORK/redis.log" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 100); do redis-cli -p "$RP" ping >/dev/null 2>&1 && break; sleep 0.1; done
-"$SB" serve --redis "redis://127.0.0.1:$RP" --no-advertise --ephemeral --host 127.0.0.1 --tcp-port "$TP" \
-  --udp-port 0 --http-port 0 --history 1000000 --max-connections-per-ip 0 --log-level warning >"$WORK/node.log" 2>&1 &
-PIDS+=($!)
-for _ in $(seq 100); do ss -Hltn "sport = :$TP" | grep -q LISTEN && break; sleep 0.1; done
+wait_port "$RP" 10 || exit 1
+sb_serve "$WORK/node.log" "$SB" serve --redis "redis://127.0.0.1:$RP" --no-advertise --ephemeral --host 127.0.0.1 \
+  --tcp-port any --udp-port 0 --http-port 0 --history 1000000 --max-connections-per-ip 0 --log-level warning || exit 1
+TP=$SERVE_TCP
 
 python3 - "$RP" "$TP" "$ROOMS" "$MESSAGES" "$MEMBERS" "$(redis-server --version | sed 's/ sha=.*//')" <<'PY'
 import socket, subprocess, sys, time

@@ -15,8 +15,8 @@
 # Options: MAX (first argument, default: the core count), --duration S (default 10),
 # --connections C per room (default 10), --senders S per room (default 2), --rate R per
 # room (total msg/s, 0 = as fast as a window of 64 per sender allows; default 0),
-# --rounds K (every N K times, interleaved; default 1). Environment: SB (the binary to
-# measure; default the release build, built when missing), SWIFT_SCRATCH, BENCH_WORK.
+# --rounds K (every N K times, interleaved; default 1). Environment: SWITCHBOARD_BIN (the
+# binary to measure; default the release build, built first), SWIFT_SCRATCH, BENCH_WORK.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 MAX=$(nproc) DURATION=10 CONNS=10 SENDERS=2 RATE=0 ROUNDS=1
@@ -34,41 +34,31 @@ while [ $# -gt 0 ]; do
   shift
 done
 . "$ROOT/benchmarks/common.sh"
-if [ -n "${SB:-}" ]; then  # a given binary (e.g. main's, for a before/after): nothing to build
-  OUT="${BENCH_WORK:-/tmp/switchboard-bench}/rooms-$(date +%Y%m%d-%H%M%S)"
-  mkdir -p "$OUT"
-  ulimit -n "$(ulimit -Hn)"
-else
-  bench_setup rooms
-fi
+# SB, the older name of the binary to measure, still works (a given binary: nothing to build).
+[ -n "${SB:-}" ] && export SWITCHBOARD_BIN=$SB
+bench_setup rooms
 
-PIDS=()
-stop_all() { for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; PIDS=(); }
 trap stop_all EXIT
-wait_port() { for _ in $(seq 100); do ss -Hltn "sport = :$1" | grep -q LISTEN && return 0; sleep 0.1; done; echo "port $1 not listening" >&2; return 1; }
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 
 run_one() {  # run_one N ROUND
   local n=$1 round=$2 port server gens=() i
-  read -r port < <(free_ports 1)
-  "$SB" serve --ephemeral --no-advertise --host 127.0.0.1 --http-port "$port" --tcp-port 0 --udp-port 0 \
-    --loops "$n" --max-connections-per-ip 0 --log-level warning >"$OUT/serve-$n-$round.log" 2>&1 &
-  server=$!; PIDS+=("$server")
-  wait_port "$port"
+  sb_serve "$OUT/serve-$n-$round.log" "$SB" serve --ephemeral --no-advertise --host 127.0.0.1 --http-port any \
+    --tcp-port 0 --udp-port 0 --loops "$n" --max-connections-per-ip 0 --log-level warning || exit 1
+  server=$SERVE_PID port=$SERVE_HTTP
   local warmup=2 settle=$((2 + n))
   local start=$(($(date +%s) + settle))
   for i in $(seq 1 "$n"); do
     "$SB" bench "ws://127.0.0.1:$port/rooms/r$i" --connections "$CONNS" --senders "$SENDERS" --rate "$RATE" \
       --duration "$DURATION" --warmup "$warmup" --start-at "$start" --json --quiet \
       >"$OUT/bench-$n-$round-r$i.json" 2>"$OUT/bench-$n-$round-r$i.txt" &
-    gens+=($!)
+    gens+=($!) PIDS+=($!)
   done
   # The server's CPU over the measured window (from the end of the warmup).
   sleep $((start + warmup - $(date +%s))) 2>/dev/null || true
   local before after
-  before=$(ticks "$server")
+  before=$(cpu_ticks "$server")
   for g in "${gens[@]}"; do wait "$g" || true; done
-  after=$(ticks "$server")
+  after=$(cpu_ticks "$server")
   local load
   load=$(cut -d' ' -f1 /proc/loadavg)
   local files=()

@@ -22,7 +22,9 @@
 # switchboard-base-dispatch; the load generator
 # is always the current build's, so both rows are measured by the same client). Environment: BENCH_WORK (peers,
 # results; default /tmp/switchboard-bench), SWIFT_SCRATCH (swift build --scratch-path;
-# default .build).
+# default .build), SWITCHBOARD_BIN (the binary to measure and generate load with, instead of
+# the release build). Switchboard binds kernel-chosen ports (`serve … any`), so a --baseline
+# binary must know `any` and --ports-file (docs/OPERATIONS.md, "Ports").
 #
 # The server runs on CPU 0 and the generator on CPU 1 (taskset). Each scenario starts a
 # fresh server, so peak RSS (VmHWM) belongs to that scenario. Server CPU time is read from
@@ -31,8 +33,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/benchmarks/common.sh"
 WORK=${BENCH_WORK:-/tmp/switchboard-bench}
-SCRATCH=${SWIFT_SCRATCH:-$ROOT/.build}
 DURATION=10
 WARMUP=2
 IDLE_CONNS=10000
@@ -52,7 +54,7 @@ while [ $# -gt 0 ]; do
     --scenarios) SCENARIOS=$2; shift ;;
     --no-build) BUILD=0 ;;
     --baseline) SB_BASE=$(cd "$(dirname "$2")" && pwd)/$(basename "$2"); shift ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "run.sh: unknown option $1" >&2; exit 64 ;;
   esac
   shift
@@ -112,15 +114,10 @@ setup_peers() {
 
 # --- Servers -------------------------------------------------------------------------------
 PORT=0
+TCP_PORT=0
 SERVER_PID=0
 start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
-  local name=$1
-  # Below the ephemeral range (32768+), where the last run's sockets linger in TIME_WAIT.
-  while :; do
-    PORT=$((20000 + RANDOM % 12000))
-    TCP_PORT=$((PORT + 1))
-    [ -z "$(ss -Htan "( sport = :$PORT or sport = :$TCP_PORT )")" ] && break
-  done
+  local name=$1 log="$RESULTS/server-$1.log"
   case "$name" in
     switchboard|switchboard-epoll|switchboard-dispatch|switchboard-uring|switchboard-json|switchboard-jsonbytes|switchboard-base|switchboard-base-epoll|switchboard-base-dispatch|switchboard-base-uring|switchboard-base-json)
       # One event loop: the server gets one core, like the single-threaded peers.
@@ -135,39 +132,41 @@ start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
         *-uring) backend=(--backend io_uring) ;;
       esac
       local bin=$SB; [[ "$name" == switchboard-base* ]] && bin=$SB_BASE
-      taskset -c 0 "$bin" serve --host 127.0.0.1 --tcp-port "$TCP_PORT" --udp-port 0 \
-        --http-port "$PORT" --no-advertise --ephemeral --loops 1 --log-level warning --max-connections-per-ip 0 "${backend[@]}" \
-        >"$RESULTS/server-$name.log" 2>&1 &
+      if ! sb_serve "$log" taskset -c 0 "$bin" serve --host 127.0.0.1 --tcp-port any --udp-port 0 \
+        --http-port any --no-advertise --ephemeral --loops 1 --log-level warning --max-connections-per-ip 0 "${backend[@]}"; then
+        echo "run.sh: $name did not start" >&2
+        stop_server
+        return 1
+      fi
+      SERVER_PID=$SERVE_PID PORT=$SERVE_HTTP TCP_PORT=$SERVE_TCP
+      return 0
       ;;
-    floor) taskset -c 0 "$WORK/floor_hub" "$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;
-    floor-uring) taskset -c 0 "$WORK/floor_hub_uring" "$PORT" --uring >"$RESULTS/server-$name.log" 2>&1 & ;;
-    gohub) taskset -c 0 "$WORK/gohub" -addr "127.0.0.1:$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;
+  esac
+  # The peers take a port on their command line.
+  read -r PORT < <(free_ports 1)
+  case "$name" in
+    floor) taskset -c 0 "$WORK/floor_hub" "$PORT" >"$log" 2>&1 & ;;
+    floor-uring) taskset -c 0 "$WORK/floor_hub_uring" "$PORT" --uring >"$log" 2>&1 & ;;
+    gohub) taskset -c 0 "$WORK/gohub" -addr "127.0.0.1:$PORT" >"$log" 2>&1 & ;;
     node)
       NODE_PATH="$WORK/node-ws/usr/share/nodejs" taskset -c 0 node "$ROOT/benchmarks/peers/node_ws_hub.js" \
-        "$PORT" >"$RESULTS/server-$name.log" 2>&1 &
+        "$PORT" >"$log" 2>&1 &
       ;;
     node-json)
       NODE_PATH="$WORK/node-ws/usr/share/nodejs" taskset -c 0 node "$ROOT/benchmarks/peers/node_json_chat.js" \
-        "$PORT" >"$RESULTS/server-$name.log" 2>&1 &
+        "$PORT" >"$log" 2>&1 &
       ;;
-    python) taskset -c 0 python3 "$ROOT/benchmarks/peers/py_ws_hub.py" "$PORT" >"$RESULTS/server-$name.log" 2>&1 & ;;
+    python) taskset -c 0 python3 "$ROOT/benchmarks/peers/py_ws_hub.py" "$PORT" >"$log" 2>&1 & ;;
   esac
   SERVER_PID=$!
-  for _ in $(seq 100); do
-    if ss -Hltn "sport = :$PORT" | grep -q LISTEN; then return 0; fi
-    sleep 0.1
-  done
+  PIDS+=("$SERVER_PID")
+  wait_port "$PORT" 10 && return 0
   echo "run.sh: $name did not start listening on $PORT" >&2
   stop_server
   return 1
 }
-stop_server() {
-  kill "$SERVER_PID" 2>/dev/null || true
-  for _ in $(seq 50); do kill -0 "$SERVER_PID" 2>/dev/null || break; sleep 0.1; done
-  kill -9 "$SERVER_PID" 2>/dev/null || true
-  wait "$SERVER_PID" 2>/dev/null || true
-}
-cpu_ticks() { awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$1/stat"; }
+stop_server() { stop_all; }
+trap stop_all EXIT
 
 # --- One run ---------------------------------------------------------------------------------
 run_one() {  # scenario server label bench-args…
@@ -201,11 +200,8 @@ run_one() {  # scenario server label bench-args…
 }
 
 # --- Main -------------------------------------------------------------------------------------
-if [ "$BUILD" = 1 ]; then
-  log "building switchboard (release)"
-  (cd "$ROOT" && swift build -c release --scratch-path "$SCRATCH" --product switchboard 2>&1 | tail -1)
-fi
-SB="$SCRATCH/release/switchboard"
+no_build=(); [ "$BUILD" = 1 ] || no_build=(--no-build)
+SB=$(sb_binary release "${no_build[@]}") || exit 1
 if [[ " $SERVERS " == *" switchboard-base"* ]] && [ ! -x "$SB_BASE" ]; then
   echo "run.sh: the switchboard-base rows need --baseline BIN (an executable switchboard)" >&2
   exit 64

@@ -9,7 +9,8 @@
 #   benchmarks/scale-50k.sh                        # 50,000 connections, 1 msg/s for 20 s
 #   benchmarks/scale-50k.sh 50000 2 30             # total, msg/s, seconds
 #
-# Addresses: the nodes listen on 127.0.0.1, .2 and .3 (all `lo`), one port. A client port
+# Addresses: the nodes listen on 127.0.0.1, .2 and .3 (all `lo`), each on a port the kernel
+# picks (`serve --http-port any`). A client port
 # is unique per (source, destination) pair, so three destinations give each ~28,000
 # ephemeral ports (32768–60999) — room for 16,700 connections to each without binding
 # source addresses. The nodes run with --max-connections-per-ip 0: every client is
@@ -34,27 +35,21 @@ if [ $((PER_GEN + 64)) -gt "$HARD" ] || [ $((PER_NODE + 64)) -gt "$HARD" ]; then
   exit 64
 fi
 
-PIDS=()
-cleanup() { for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
-trap cleanup EXIT
-read -r RP PORT < <(free_ports 2)
+trap stop_all EXIT
+read -r RP < <(free_ports 1)
 redis-server --bind 127.0.0.1 --port "$RP" --save '' --appendonly no >"$OUT/redis.log" 2>&1 &
 REDIS=$!; PIDS+=($REDIS)
-for _ in $(seq 100); do redis-cli -p "$RP" ping >/dev/null 2>&1 && break; sleep 0.1; done
-NODE_PIDS=()
+wait_port "$RP" 10 || exit 1
+NODE_PIDS=() NODE_PORTS=()
 for i in $(seq "$NODES"); do
-  "$SB" serve --redis "redis://127.0.0.1:$RP" --host "127.0.0.$i" --http-port "$PORT" --tcp-port 0 --udp-port 0 \
-    --loops 1 --no-advertise --log-level warning --max-connections-per-ip 0 >"$OUT/node-$i.log" 2>&1 &
-  NODE_PIDS+=($!); PIDS+=($!)
-done
-for i in $(seq "$NODES"); do
-  for _ in $(seq 100); do ss -Hltn "src 127.0.0.$i and sport = :$PORT" | grep -q LISTEN && break; sleep 0.1; done
+  sb_serve "$OUT/node-$i.log" "$SB" serve --redis "redis://127.0.0.1:$RP" --host "127.0.0.$i" --http-port any \
+    --tcp-port 0 --udp-port 0 --loops 1 --no-advertise --log-level warning --max-connections-per-ip 0 || exit 1
+  NODE_PIDS+=("$SERVE_PID") NODE_PORTS+=("$SERVE_HTTP")
 done
 sleep 1
 rss() { awk '/^VmRSS/ {print $2}' "/proc/$1/status"; }
-ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 RSS_BEFORE=(); for p in "${NODE_PIDS[@]}"; do RSS_BEFORE+=("$(rss "$p")"); done
-CPU_BEFORE=(); for p in "${NODE_PIDS[@]}" "$REDIS"; do CPU_BEFORE+=("$(ticks "$p")"); done
+CPU_BEFORE=(); for p in "${NODE_PIDS[@]}" "$REDIS"; do CPU_BEFORE+=("$(cpu_ticks "$p")"); done
 
 START_AT=$(( $(date +%s) + BUDGET ))
 WARMUP=3
@@ -64,7 +59,10 @@ for g in $(seq "$GENS"); do
   urls=()
   # Generator 1's first URL is node A (its sender's); the others start at another node so
   # the receivers spread evenly.
-  for k in $(seq 0 $((NODES - 1))); do urls+=("ws://127.0.0.$(( (g - 1 + k) % NODES + 1 )):$PORT/rooms/big"); done
+  for k in $(seq 0 $((NODES - 1))); do
+    node=$(( (g - 1 + k) % NODES ))
+    urls+=("ws://127.0.0.$((node + 1)):${NODE_PORTS[$node]}/rooms/big")
+  done
   senders=0; [ "$g" -eq 1 ] && senders=1
   "$SB" bench "${urls[@]}" --connections "$n" --senders "$senders" --rate "$RATE" --duration "$DURATION" \
     --warmup "$WARMUP" --start-at "$START_AT" --connect-concurrency 128 --json --quiet \
@@ -77,11 +75,11 @@ MID=$(( START_AT + WARMUP + DURATION / 2 ))
 while [ "$(date +%s)" -lt "$MID" ]; do sleep 1; done
 HELD=(); RSS_HELD=()
 for i in $(seq "$NODES"); do
-  HELD+=("$(ss -Htn state established "( src 127.0.0.$i and sport = :$PORT )" | wc -l)")
+  HELD+=("$(ss -Htn state established "( src 127.0.0.$i and sport = :${NODE_PORTS[$((i - 1))]} )" | wc -l)")
   RSS_HELD+=("$(rss "${NODE_PIDS[$((i - 1))]}")")
 done
 for p in "${GEN_PIDS[@]}"; do wait "$p" || true; done
-CPU_AFTER=(); for p in "${NODE_PIDS[@]}" "$REDIS"; do CPU_AFTER+=("$(ticks "$p")"); done
+CPU_AFTER=(); for p in "${NODE_PIDS[@]}" "$REDIS"; do CPU_AFTER+=("$(cpu_ticks "$p")"); done
 REDIS_MEM=$(redis-cli -p "$RP" info memory | awk -F: '/^used_memory:/ {print $2}' | tr -d '\r')
 
 python3 - "$OUT" "$GENS" "$TOTAL" "$(getconf CLK_TCK)" "$REDIS_MEM" \

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The soak (not in CI): one release `switchboard serve --no-advertise` under mixed load for
-# MINUTES (default 30) on free loopback ports, with SQLite history in a temporary directory.
+# MINUTES (default 30) on loopback ports the kernel picks, with SQLite history in a temporary directory.
 #
 #   benchmarks/soak.sh 5                      # 5 minutes, figures on stdout
 #   benchmarks/soak.sh 30 --plot soak.svg     # and descriptors + RSS over time as SVG
@@ -42,13 +42,9 @@ done
 
 WORK=${SOAK_WORK:-$(mktemp -d /tmp/switchboard-soak.XXXXXX)}
 mkdir -p "$WORK"
-if [ -z "${SWITCHBOARD_BIN:-}" ]; then
-  if [ "$BUILD" = 1 ]; then
-    (cd "$ROOT" && swift build -c release --product switchboard 2>&1 | grep -E "error|Compiling|Build complete" | tail -3) >&2
-  fi
-  SWITCHBOARD_BIN="$(cd "$ROOT" && swift build -c release --show-bin-path)/switchboard"
-fi
-[ -x "$SWITCHBOARD_BIN" ] || { echo "soak.sh: no binary at $SWITCHBOARD_BIN" >&2; exit 1; }
+. "$ROOT/benchmarks/common.sh"
+no_build=(); [ "$BUILD" = 1 ] || no_build=(--no-build)
+SWITCHBOARD_BIN=$(sb_binary release "${no_build[@]}") || exit 1
 
 PY=python3
 if ! python3 -c 'import websockets.asyncio.client' 2>/dev/null; then

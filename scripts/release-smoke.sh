@@ -3,47 +3,31 @@
 # `switchboard serve` starts, answers /healthz, carries a line from one TCP client to
 # another, and exits 0 on SIGTERM (an optimized build once released its signal sources
 # early and ignored SIGTERM; the test suites run the debug build and cannot see that).
-# Loopback only, ports probed free, every process started here stopped by PID.
-# Without an argument it builds the release binary first (swift build -c release).
+# Loopback only, ports the kernel picks (`serve … any`), every process started here stopped
+# by PID. Without an argument it builds the release binary first (scripts/lib.sh's sb_binary;
+# SWITCHBOARD_BIN is not consulted: scripts/test exports the debug build's there).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+. scripts/lib.sh
 if [ $# -ge 1 ]; then
   SB=$1
 else
-  swift build -c release --product switchboard 2>&1 | grep -E "error|warning: |Build complete" || true
-  SB="$(swift build -c release --show-bin-path)/switchboard"
+  SB=$(SWITCHBOARD_BIN='' sb_binary release) || exit 1
 fi
 [ -x "$SB" ] || { echo "release-smoke: no binary at $SB" >&2; exit 1; }
 
 work=$(mktemp -d /tmp/sb-release-smoke.XXXXXX)
 SERVE=""
 cleanup() {
-  [ -n "$SERVE" ] && kill -0 "$SERVE" 2>/dev/null && kill -9 "$SERVE" 2>/dev/null
+  stop_all
   rm -rf "$work"
 }
 trap cleanup EXIT
 fail() { echo "release-smoke: FAIL $1" >&2; [ -f "$work/serve.log" ] && sed 's/^/  serve: /' "$work/serve.log" >&2; exit 1; }
 
-for attempt in 1 2 3; do
-  read -r TCP UDP HTTP < <(python3 -c '
-import socket
-def free(kind):
-    s = socket.socket(socket.AF_INET, kind); s.bind(("127.0.0.1", 0)); p = s.getsockname()[1]; s.close(); return p
-print(free(socket.SOCK_STREAM), free(socket.SOCK_DGRAM), free(socket.SOCK_STREAM))')
-  "$SB" serve --host 127.0.0.1 --tcp-port "$TCP" --udp-port "$UDP" --http-port "$HTTP" --ephemeral --no-advertise \
-    >"$work/serve.log" 2>&1 &
-  SERVE=$!
-  for _ in $(seq 100); do
-    python3 -c 'import socket,sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 0.2).close()' "$HTTP" \
-      2>/dev/null && break
-    kill -0 "$SERVE" 2>/dev/null || break
-    sleep 0.1
-  done
-  kill -0 "$SERVE" 2>/dev/null && break
-  grep -q "in use" "$work/serve.log" || fail "serve did not start"
-  SERVE=""  # a port another program took meanwhile: probe again
-done
-[ -n "$SERVE" ] || fail "serve did not start (ports in use three times)"
+sb_serve "$work/serve.log" "$SB" serve --host 127.0.0.1 --tcp-port any --udp-port any --http-port any \
+  --ephemeral --no-advertise || fail "serve did not start"
+SERVE=$SERVE_PID TCP=$SERVE_TCP HTTP=$SERVE_HTTP
 
 python3 - "$HTTP" "$TCP" <<'PY' || fail "healthz or a line between two TCP clients"
 import socket, sys, time
@@ -78,6 +62,6 @@ kill -TERM "$SERVE"
 for _ in $(seq 100); do kill -0 "$SERVE" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$SERVE" 2>/dev/null && fail "serve ignored SIGTERM for 10 s"
 wait "$SERVE"; rc=$?
-SERVE=""
+SERVE="" PIDS=()
 [ "$rc" = 0 ] || fail "serve exited $rc on SIGTERM"
 echo "release-smoke: PASS (healthz, a TCP line between two clients, SIGTERM exits 0)"

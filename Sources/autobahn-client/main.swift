@@ -7,7 +7,7 @@
 //   2. for n in 1...N: URL/runCase?case=n&agent=AGENT, echo every message (text as text,
 //      binary as binary) until the server closes
 //   3. URL/updateReports?agent=AGENT
-// Usage: autobahn-client [URL] [AGENT]; scripts/autobahn-client.sh runs it.
+// Usage: autobahn-client [URL] [AGENT]; scripts/autobahn/client.sh runs it.
 import SwitchboardClient
 
 #if canImport(Glibc)

@@ -16,7 +16,7 @@ import SwitchboardAuth
 // and DER reader (untrusted bytes too: `--auth-public-key` files) must give an RS256 or ES256
 // key or throw a TokenError.
 //
-// Compiled with -DFUZZ_TOKEN next to --sanitize=fuzzer (scripts/security/fuzz-token.sh), it is
+// Compiled with -DFUZZ_TOKEN next to --sanitize=fuzzer (`scripts/fuzz token`), it is
 // a libFuzzer target driven through `LLVMFuzzerTestOneInput`. Without the flag — a plain
 // `swift build` — it is a small program that replays input files through the same check.
 

@@ -6,7 +6,7 @@ import Testing
 
 /// Random and mutated tokens never crash the decoder or the verifier: each is refused with a
 /// TokenError or verifies with claims inside the limits, and what decodes is canonical. The
-/// libFuzzer target (`fuzz-token`, scripts/security/fuzz-token.sh) checks the same for much
+/// libFuzzer target (`fuzz-token`, `scripts/fuzz token`) checks the same for much
 /// longer; this is its deterministic, always-run cousin (fixed seeds).
 @Suite(
   .onTestThreads,

@@ -3,8 +3,8 @@
 
 usage: driver.py --bin SWITCHBOARD --minutes M [--plot FILE.svg] [--work DIR] [--rate R]
 
-Starts the server on free loopback ports with SQLite history in WORK/data, then runs
-until M minutes have passed:
+Starts the server on loopback ports the kernel picks (`serve … any`) with SQLite history
+in WORK/data, then runs until M minutes have passed:
 
   well-behaved senders   JSON WebSocket (acked by `ack`), TCP lines (acked by the `/who`
                          reply that follows a batch), UDP (address proven, then acked by
@@ -57,24 +57,6 @@ ROOMS = ["lobby", "soak-b"]  # lobby is the default room: UDP senders land there
 TOKEN = re.compile(r"\b(s[0-9a-z]+-[0-9]+)\b")
 
 
-def free_port(kind):
-    s = socket.socket(socket.AF_INET, kind)
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-def free_ports():
-    """A TCP port, a UDP port and an HTTP port, all distinct; the UDP one free for TCP too
-    is not needed (different protocol)."""
-    ports = set()
-    while len(ports) < 2:
-        ports.add(free_port(socket.SOCK_STREAM))
-    tcp, http = sorted(ports)
-    return tcp, free_port(socket.SOCK_DGRAM), http
-
-
 class Ledger:
     """What was sent, acknowledged and received, per room."""
 
@@ -93,10 +75,13 @@ class Ledger:
 class Server:
     """The `switchboard serve` process; restarted on the same ports and data directory."""
 
-    def __init__(self, binary, work, ports):
+    def __init__(self, binary, work):
         self.binary = binary
         self.work = work
-        self.tcp, self.udp, self.http = ports
+        # `any` at the first start (the kernel picks; serve writes what it bound to the
+        # ports file, docs/OPERATIONS.md "Ports"); the restart reuses those numbers.
+        self.tcp = self.udp = self.http = "any"
+        self.ports_file = os.path.join(work, "ports.json")
         self.proc = None
         self.log = open(os.path.join(work, "server.log"), "ab")
         self.starts = 0
@@ -108,7 +93,7 @@ class Server:
             self.binary, "serve", "--no-advertise", "--host", "127.0.0.1",
             "--tcp-port", str(self.tcp), "--udp-port", str(self.udp), "--http-port", str(self.http),
             "--data-dir", os.path.join(self.work, "data"), "--history", "5000",
-            "--log-level", "notice",
+            "--log-level", "notice", "--ports-file", self.ports_file,
         ]
 
     async def start(self, deadline=20.0):
@@ -118,6 +103,13 @@ class Server:
         while time.monotonic() < end:
             if self.proc.poll() is not None:
                 raise RuntimeError(f"server exited with {self.proc.returncode} at start (see server.log)")
+            try:
+                with open(self.ports_file) as f:
+                    ports = json.load(f)
+                self.tcp, self.udp, self.http = ports["tcp"], ports["udp"], ports["http"]
+            except (OSError, ValueError):
+                await asyncio.sleep(0.05)
+                continue
             try:
                 r, w = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", self.http), 1)
                 w.write(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
@@ -584,7 +576,7 @@ class Soak:
     async def run(self):
         work = self.args.work
         os.makedirs(os.path.join(work, "data"), exist_ok=True)
-        self.server = Server(self.args.bin, work, free_ports())
+        self.server = Server(self.args.bin, work)
         await self.server.start()
         self.events.append((self.now(), "started"))
         duration = self.args.minutes * 60

@@ -6,10 +6,9 @@
 # 2 cannot run here (no systemd-analyze).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-SB=${1:-${SWITCHBOARD_BIN:-.build/debug/switchboard}}
+. scripts/lib.sh
 command -v systemd-analyze >/dev/null 2>&1 || { echo "systemd-verify: no systemd-analyze" >&2; exit 2; }
-[ -x "$SB" ] || { echo "systemd-verify: no switchboard binary at $SB" >&2; exit 1; }
-SB="$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")"
+SB=$(SWITCHBOARD_BIN=${1:-${SWITCHBOARD_BIN:-}} sb_binary debug) || exit 1
 work="$(mktemp -d /tmp/sb-systemd.XXXXXX)"
 trap 'rm -rf "$work"' EXIT
 for unit in deploy/systemd/*.service; do

@@ -36,13 +36,11 @@ install_peers "$VENV" "$ZC_VERSION"
 # --- cleanup: our PIDs, then our namespaces ---------------------------------------------
 PIDS=()    # stopped last to first
 TCPDUMP="" # stopped after them, once their goodbyes had time to arrive
-stop() { stop_pid "$1"; }
 cleanup() {
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop "${PIDS[i]}"; done
-  PIDS=()
+  stop_all
   if [ -n "$TCPDUMP" ]; then
     sleep 0.5
-    stop "$TCPDUMP"
+    stop_pid "$TCPDUMP"
     TCPDUMP=""
   fi
   # A process left in our namespaces (from this run) would keep them alive: delete_netns
@@ -94,8 +92,8 @@ wait "$ZC" || { cat "$RUN/zc.log" >&2; exit 1; } # zeroconf unregisters: goodbye
 
 # Withdraw avahi's services (avahi-daemon sends their goodbyes), then stop avahi itself
 # (goodbyes for its host name) and the rest; cleanup stops tcpdump last.
-stop "$PUBLISH_1"
-stop "$PUBLISH_2"
+stop_pid "$PUBLISH_1"
+stop_pid "$PUBLISH_2"
 sleep 1
 trap - EXIT
 cleanup

@@ -6,7 +6,8 @@
 # skipped. INTEROP_ONLY="serve peer" runs just those (names without `interop-`).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-SB=${1:-${SWITCHBOARD_BIN:-.build/debug/switchboard}}
+. scripts/lib.sh
+SB=$(SWITCHBOARD_BIN=${1:-${SWITCHBOARD_BIN:-}} sb_binary debug) || exit 2
 scripts=()
 if [ -n "${INTEROP_ONLY:-}" ]; then
   for name in $INTEROP_ONLY; do

@@ -8,7 +8,7 @@
 #
 # Also, a service published by avahi (a responder nobody here wrote) is reached by name.
 #
-# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
+# Binary: $1, else $SWITCHBOARD_BIN, else the debug build (sb_binary). Needs root (network
 # namespaces); installs what is missing like interop.sh (avahi-daemon, avahi-utils, dbus,
 # iproute2). The clients use the built-in responder (`--mdns builtin` everywhere, so the
 # avahi-daemon here never gets picked by `auto`).
@@ -27,7 +27,7 @@
 # /tmp/sbcli-interop).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-SB=${1:-${SWITCHBOARD_BIN:-.build/debug/switchboard}}
+SB=${1:-${SWITCHBOARD_BIN:-}}
 RUN=${SBCLI_RUN:-/tmp/sbcli-interop}
 ZC_VERSION=${ZC_VERSION:-0.154.0}
 VENV=${SBDNS_VENV:-/tmp/sbdns-venv}
@@ -38,8 +38,8 @@ NAME="SB Target"
 URL_NAME="SB%20Target"
 
 [ "$(id -u)" = 0 ] || { echo "interop-client.sh needs root (network namespaces)" >&2; exit 2; }
-[ -x "$SB" ] || { echo "interop-client.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
-SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
+. scripts/lib.sh
+SB=$(SWITCHBOARD_BIN=$SB sb_binary debug) || exit 2
 ip netns list >/dev/null 2>&1 || { echo "interop-client.sh: ip netns does not work here" >&2; exit 2; }
 # The test launcher sets this so that a serve in the root namespace cannot advertise; every
 # serve here runs inside our namespaces.

@@ -9,7 +9,7 @@
 # exits 0 and its goodbye removes the peer at once. Prints PASS/FAIL per check; exits 1 if
 # any failed (2 when it cannot run: not root, no `ip netns`).
 #
-# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
+# Binary: $1, else $SWITCHBOARD_BIN, else the debug build (sb_binary). Needs root (network
 # namespaces). Installs what is missing, like interop.sh (lib.sh's install_peers).
 #
 #   sbpeer-a [sbpeer-va 10.231.10.1/24] <====veth====> [sbpeer-vb 10.231.10.2/24] sbpeer-b
@@ -22,7 +22,7 @@
 # namespaces deleted on any exit. Logs stay in $SBPEER_RUN (default /tmp/sbpeer-interop).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-SB=${1:-${SWITCHBOARD_BIN:-.build/debug/switchboard}}
+SB=${1:-${SWITCHBOARD_BIN:-}}
 ZC_VERSION=${ZC_VERSION:-0.154.0}
 VENV=${SBDNS_VENV:-/tmp/sbdns-venv}
 RUN=${SBPEER_RUN:-/tmp/sbpeer-interop}
@@ -32,8 +32,8 @@ ADDR_A=10.231.10.1 ADDR_B=10.231.10.2
 TYPE=_networkplayground._udp
 
 [ "$(id -u)" = 0 ] || { echo "interop-peer.sh needs root (network namespaces)" >&2; exit 2; }
-[ -x "$SB" ] || { echo "interop-peer.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
-SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
+. scripts/lib.sh
+SB=$(SWITCHBOARD_BIN=$SB sb_binary debug) || exit 2
 
 . scripts/discovery/lib.sh
 install_peers "$VENV" "$ZC_VERSION"

@@ -6,7 +6,7 @@
 # listener turned off must not be advertised. Prints PASS/FAIL per check; exits 1 if any
 # failed (2 when it cannot run: not root, no `ip netns`).
 #
-# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
+# Binary: $1, else $SWITCHBOARD_BIN, else the debug build (sb_binary). Needs root (network
 # namespaces). Installs what is missing, like interop.sh: avahi-daemon, avahi-utils, dbus,
 # tcpdump, iproute2 (Debian, avahi kept from starting), python-zeroconf in a venv ($SBDNS_VENV).
 #
@@ -20,7 +20,7 @@
 # namespaces deleted on any exit. Logs stay in $SBSRV_RUN (default /tmp/sbsrv-interop).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-SB=${1:-${SWITCHBOARD_BIN:-.build/debug/switchboard}}
+SB=${1:-${SWITCHBOARD_BIN:-}}
 ZC_VERSION=${ZC_VERSION:-0.154.0}
 VENV=${SBDNS_VENV:-/tmp/sbdns-venv}
 RUN=${SBSRV_RUN:-/tmp/sbsrv-interop}
@@ -30,8 +30,8 @@ ADDR_A=10.231.9.1 ADDR_B=10.231.9.2
 TCP=7710 UDP=7711 HTTP=7712
 
 [ "$(id -u)" = 0 ] || { echo "interop-serve.sh needs root (network namespaces)" >&2; exit 2; }
-[ -x "$SB" ] || { echo "interop-serve.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
-SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
+. scripts/lib.sh
+SB=$(SWITCHBOARD_BIN=$SB sb_binary debug) || exit 2
 # The test launcher sets this so that a serve in the root namespace cannot advertise; every
 # serve here runs inside our namespaces.
 unset SWITCHBOARD_FORBID_ADVERTISE

@@ -9,7 +9,7 @@
 # nowhere; `--mdns system` without a daemon exits 1 with a clear message. Prints PASS/FAIL
 # per check; exits 1 if any failed (2 when it cannot run: not root, no `ip netns`).
 #
-# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
+# Binary: $1, else $SWITCHBOARD_BIN, else the debug build (sb_binary). Needs root (network
 # namespaces). Installs what is missing (scripts/discovery/lib.sh): avahi-daemon,
 # avahi-utils, dbus, iproute2, libavahi-compat-libdnssd1 (Debian, avahi kept from starting).
 #
@@ -23,7 +23,7 @@
 # namespaces deleted on any exit. Logs stay in $SBSYS_RUN (default /tmp/sbsys-interop).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-SB=${1:-${SWITCHBOARD_BIN:-.build/debug/switchboard}}
+SB=${1:-${SWITCHBOARD_BIN:-}}
 ZC_VERSION=${ZC_VERSION:-0.154.0}
 VENV=${SBDNS_VENV:-/tmp/sbdns-venv}
 RUN=${SBSYS_RUN:-/tmp/sbsys-interop}
@@ -32,8 +32,8 @@ MAC_A=02:5b:d1:00:11:01 MAC_B=02:5b:d1:00:11:02
 ADDR_A=10.231.11.1 ADDR_B=10.231.11.2
 
 [ "$(id -u)" = 0 ] || { echo "interop-system.sh needs root (network namespaces)" >&2; exit 2; }
-[ -x "$SB" ] || { echo "interop-system.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
-SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
+. scripts/lib.sh
+SB=$(SWITCHBOARD_BIN=$SB sb_binary debug) || exit 2
 
 . scripts/discovery/lib.sh
 install_peers "$VENV" "$ZC_VERSION"

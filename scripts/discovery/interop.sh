@@ -5,7 +5,7 @@
 # link must end with distinct names, and one claiming avahi's host name must rename its host.
 # Prints PASS/FAIL per check; exits 1 if any failed (2 when it cannot run: not root, no `ip netns`).
 #
-# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root (network
+# Binary: $1, else $SWITCHBOARD_BIN, else the debug build (sb_binary). Needs root (network
 # namespaces). Installs what is missing, like capture-fixtures.sh: avahi-daemon, avahi-utils,
 # dbus, iproute2 (Debian, avahi kept from starting), python-zeroconf in a venv ($SBDNS_VENV).
 #
@@ -18,7 +18,7 @@
 # namespaces deleted on any exit. Logs stay in $SBMDNS_RUN (default /tmp/sbmdns-interop).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-SB=${1:-${SWITCHBOARD_BIN:-.build/debug/switchboard}}
+SB=${1:-${SWITCHBOARD_BIN:-}}
 ZC_VERSION=${ZC_VERSION:-0.154.0}
 VENV=${SBDNS_VENV:-/tmp/sbdns-venv}
 RUN=${SBMDNS_RUN:-/tmp/sbmdns-interop}
@@ -27,8 +27,8 @@ MAC_A=02:5b:d1:00:00:01 MAC_B=02:5b:d1:00:00:02
 ADDR_A=10.231.8.1 ADDR_B=10.231.8.2
 
 [ "$(id -u)" = 0 ] || { echo "interop.sh needs root (network namespaces)" >&2; exit 2; }
-[ -x "$SB" ] || { echo "interop.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
-SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
+. scripts/lib.sh
+SB=$(SWITCHBOARD_BIN=$SB sb_binary debug) || exit 2
 
 . scripts/discovery/lib.sh
 install_peers "$VENV" "$ZC_VERSION"
@@ -37,8 +37,7 @@ ip netns list >/dev/null 2>&1 || { echo "interop.sh: ip netns does not work here
 # --- cleanup: our PIDs, then our namespaces ---------------------------------------------
 PIDS=()
 cleanup() {
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
-  PIDS=()
+  stop_all
   delete_netns "$NS_A" "$NS_B"
 }
 trap cleanup EXIT

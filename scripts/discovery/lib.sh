@@ -1,6 +1,8 @@
 # lib.sh — shared by capture-fixtures.sh and the interop scripts (sourced, not run): test peers,
 # a veth pair between two network namespaces of our own, avahi-daemon with a private bus.
 # Nothing here touches the root namespace's interfaces, and no mDNS stack runs there.
+# scripts/lib.sh (sourced here) has what every script shares: stop_pid, stop_all, sb_binary.
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 # install_peers VENV ZC_VERSION: avahi-daemon, avahi-utils, dbus, tcpdump, iproute2,
 # libavahi-compat-libdnssd1 (the DNS-SD library the system backend loads at run time)
@@ -24,14 +26,6 @@ install_peers() {
       DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null && /usr/bin/python3 -m venv "$venv"; }
     "$venv/bin/pip" install -q "zeroconf==$version"
   fi
-}
-
-# stop_pid PID: SIGTERM (avahi, zeroconf and switchboard send goodbyes), SIGKILL after 3 s.
-stop_pid() {
-  kill -0 "$1" 2>/dev/null || return 0
-  kill "$1" 2>/dev/null || true
-  for _ in $(seq 30); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-  kill -9 "$1" 2>/dev/null || true
 }
 
 # delete_netns NS…: kills what is left inside each of our namespaces, then deletes it.
@@ -145,9 +139,7 @@ start_checks() {
   cleanup_checks
 }
 cleanup_checks() {
-  local i
-  for ((i = ${#PIDS[@]} - 1; i >= 0; i--)); do stop_pid "${PIDS[i]}"; done
-  PIDS=()
+  stop_all
   delete_netns "${CHECK_NETNS[@]}"
 }
 pass() { echo "PASS $1"; }

@@ -6,7 +6,7 @@
 # second subnet routed through sbol-b) is not, and /metrics counts both refusals. Prints
 # PASS/FAIL per check; exits 1 if any failed (2 when it cannot run: not root, no `ip netns`).
 #
-# Binary: $1, else $SWITCHBOARD_BIN, else .build/debug/switchboard. Needs root and python3
+# Binary: $1, else $SWITCHBOARD_BIN, else the debug build (sb_binary). Needs root and python3
 # (standard library only); installs nothing.
 #
 #   sbol-a [sbol-va 10.231.30.1/24] <=veth=> [sbol-vb 10.231.30.2/24] sbol-b [sbol-vr 10.231.31.1/24] <=veth=> [sbol-vc 10.231.31.2/24] sbol-c
@@ -17,7 +17,7 @@
 # namespaces deleted on any exit. Logs stay in $SBOL_RUN (default /tmp/sbol-onlink).
 set -uo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-SB=${1:-${SWITCHBOARD_BIN:-.build/debug/switchboard}}
+SB=${1:-${SWITCHBOARD_BIN:-}}
 RUN=${SBOL_RUN:-/tmp/sbol-onlink}
 NS_A=sbol-a NS_B=sbol-b NS_C=sbol-c VETH_A=sbol-va VETH_B=sbol-vb VETH_R=sbol-vr VETH_C=sbol-vc
 MAC_A=02:5b:d3:00:01:01 MAC_B=02:5b:d3:00:01:02
@@ -25,8 +25,8 @@ ADDR_A=10.231.30.1 ADDR_B=10.231.30.2 ADDR_R=10.231.31.1 ADDR_C=10.231.31.2
 TCP=7730 HTTP=7731
 
 [ "$(id -u)" = 0 ] || { echo "onlink.sh needs root (network namespaces)" >&2; exit 2; }
-[ -x "$SB" ] || { echo "onlink.sh: no switchboard binary at $SB (swift build first)" >&2; exit 2; }
-SB=$(cd "$(dirname "$SB")" && pwd)/$(basename "$SB")
+. scripts/lib.sh
+SB=$(SWITCHBOARD_BIN=$SB sb_binary debug) || exit 2
 # The test launcher sets this so that a serve in the root namespace cannot advertise; the
 # serve here runs inside our namespace.
 unset SWITCHBOARD_FORBID_ADVERTISE

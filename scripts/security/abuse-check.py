@@ -31,33 +31,28 @@ def check(ok, what):
     (PASSED if ok else FAILURES).append(what)
 
 
-def free_ports():
-    socks = [socket.socket(socket.AF_INET, k) for k in (socket.SOCK_STREAM, socket.SOCK_DGRAM, socket.SOCK_STREAM)]
-    for s in socks:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
-
-
 class Server:
+    """`serve` on ports the kernel picks (`any`); it writes what it bound to a ports file once
+    every listener is bound (docs/OPERATIONS.md, "Ports"), so nothing guesses a free port."""
+
     def __init__(self, extra=()):
         self.log = tempfile.NamedTemporaryFile(prefix="sb-abuse-", suffix=".log", delete=False)
-        for _ in range(3):
-            self.tcp, self.udp, self.http = free_ports()
-            self.proc = subprocess.Popen(
-                [BIN, "serve", "--host", "127.0.0.1", "--tcp-port", str(self.tcp), "--udp-port", str(self.udp),
-                 "--http-port", str(self.http), "--ephemeral", "--no-advertise", "--loops", "1", *extra],
-                stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-            deadline = time.time() + 20
-            while time.time() < deadline and self.proc.poll() is None:
-                try:
-                    socket.create_connection(("127.0.0.1", self.http), 0.2).close()
-                    return
-                except OSError:
-                    time.sleep(0.05)
-            self.stop()
+        ports_file = self.log.name + ".ports.json"
+        self.proc = subprocess.Popen(
+            [BIN, "serve", "--host", "127.0.0.1", "--tcp-port", "any", "--udp-port", "any",
+             "--http-port", "any", "--ports-file", ports_file, "--ephemeral", "--no-advertise", "--loops", "1",
+             *extra],
+            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        deadline = time.time() + 20
+        while time.time() < deadline and self.proc.poll() is None:
+            try:
+                with open(ports_file) as f:
+                    ports = json.load(f)
+                self.tcp, self.udp, self.http = ports["tcp"], ports["udp"], ports["http"]
+                return
+            except (OSError, ValueError):
+                time.sleep(0.05)
+        self.stop()
         raise SystemExit("abuse-check: serve did not start (log: %s)" % self.log.name)
 
     def rss(self):

@@ -2,7 +2,7 @@
 # Runs the Autobahn|Testsuite fuzzing server against Switchboard's WebSocket client
 # (SwitchboardClient.WebSocketClient) and prints the summary.
 #
-# usage: scripts/autobahn-client.sh
+# usage: scripts/autobahn/client.sh
 # env:
 #   ABT_CASES   case patterns (default 1.*,2.*,3.*,4.*,5.*,6.*,7.*,9.*,10.*;
 #               '12.*,13.*' are the permessage-deflate cases, ~10 min)
@@ -19,7 +19,8 @@
 # Exit status: 0 iff no case FAILED or is MISSING (scripts/autobahn/run-client-suite.sh's).
 set -euo pipefail
 
-ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+. "$ROOT/scripts/lib.sh"
 ABT="$ROOT/scripts/autobahn"
 export ABT_CASES="${ABT_CASES:-1.*,2.*,3.*,4.*,5.*,6.*,7.*,9.*,10.*}"
 export ABT_AGENT="${ABT_AGENT:-switchboard-client}"
@@ -36,6 +37,7 @@ BIN="$(swift build --package-path "$ROOT" -c "$CONFIG" --show-bin-path)/autobahn
 [ -x "$BIN" ] || { echo "autobahn-client: $BIN missing after the build" >&2; exit 2; }
 
 # 3. the suite
-PORT="${ABT_PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
+# wstest's fuzzing server takes its port on the command line (it cannot report one it chose).
+PORT="${ABT_PORT:-$(free_ports 1)}"
 echo "autobahn-client: cases [$ABT_CASES] on port $PORT, testee $BIN"
 exec "$ABT/run-client-suite.sh" "$PORT" -- "$BIN"
