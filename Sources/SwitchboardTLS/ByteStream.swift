@@ -120,6 +120,7 @@ public enum ByteStreamError: Error, Sendable, CustomStringConvertible {
   /// The TLS connection failed or ended without `close_notify`.
   case tls(TLSError)
 
+  /// The underlying error's description, unchanged.
   public var description: String {
     switch self {
     case .io(let error): error.description
