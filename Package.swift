@@ -85,7 +85,8 @@ let package = Package(
     .target(
       name: "SwitchboardStore",
       dependencies: ["SwitchboardChat", "SwitchboardWire", "SwitchboardIO", "SwitchboardLog", "CSQLite"]),
-    .target(name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket"]),
+    .target(
+      name: "SwitchboardBench", dependencies: ["SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardTLS"]),
     .target(
       name: "SwitchboardServer",
       dependencies: [

@@ -9,10 +9,12 @@
 #   benchmarks/run.sh --baseline OLD/switchboard --servers "switchboard switchboard-base"
 #                                  # a change's before and after, interleaved in one table
 #
-# Options: --quick, --rounds N, --servers "switchboard switchboard-epoll switchboard-dispatch floor floor-uring gohub node python"
+# Options: --quick, --rounds N, --servers "switchboard switchboard-wss switchboard-epoll switchboard-dispatch floor floor-uring gohub node python"
 # (switchboard is the platform's default backend, io_uring where the kernel allows it;
 # switchboard-epoll, switchboard-dispatch and switchboard-uring the same binary with
-# --backend epoll, dispatch or io_uring: the Dispatch backend is the one a Mac runs)
+# --backend epoll, dispatch or io_uring: the Dispatch backend is the one a Mac runs;
+# switchboard-wss the default backend serving wss:// on its TLS listener, with a throwaway
+# certificate made with openssl, driven by the same generator over TLS)
 # (also: switchboard-json, Switchboard's JSON protocol in every scenario; node-json, the seed
 # apps' JSON chat protocol on node `ws` — both driven with --protocol json; switchboard-jsonbytes,
 # the text dialect with texts as long as the JSON rows' whole message frames, to tell the
@@ -38,7 +40,7 @@ WORK=${BENCH_WORK:-/tmp/switchboard-bench}
 DURATION=10
 WARMUP=2
 IDLE_CONNS=10000
-SERVERS="switchboard switchboard-epoll switchboard-dispatch floor floor-uring gohub node python"
+SERVERS="switchboard switchboard-wss switchboard-epoll switchboard-dispatch floor floor-uring gohub node python"
 # (switchboard-json and node-json are not in the default set: name them with --servers.)
 SCENARIOS="fanout-100 fanout-1k fanout-max chat saturation idle tcp-fanout-1k"
 BUILD=1
@@ -76,6 +78,16 @@ drop_servers() {  # names… → SERVERS without them (whole words)
   echo "${out[*]}"
 }
 setup_peers() {
+  if [[ " $SERVERS " == *" switchboard-wss "* ]]; then
+    # A throwaway certificate for 127.0.0.1, removed when the run ends.
+    TLS_DIR=$(mktemp -d)
+    trap 'stop_all; rm -rf "$TLS_DIR"' EXIT
+    if ! openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+      -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 \
+      -keyout "$TLS_DIR/key.pem" -out "$TLS_DIR/cert.pem" >/dev/null 2>&1; then
+      log "no openssl to make a certificate: skipping switchboard-wss"; SERVERS=$(drop_servers switchboard-wss)
+    fi
+  fi
   if [[ " $SERVERS " == *" gohub "* ]]; then
     if ! have go || [ ! -d /usr/share/gocode/src/github.com/gorilla/websocket ]; then
       log "installing golang-go and golang-github-gorilla-websocket-dev"
@@ -119,7 +131,7 @@ SERVER_PID=0
 start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
   local name=$1 log="$RESULTS/server-$1.log"
   case "$name" in
-    switchboard|switchboard-epoll|switchboard-dispatch|switchboard-uring|switchboard-json|switchboard-jsonbytes|switchboard-base|switchboard-base-epoll|switchboard-base-dispatch|switchboard-base-uring|switchboard-base-json)
+    switchboard|switchboard-wss|switchboard-epoll|switchboard-dispatch|switchboard-uring|switchboard-json|switchboard-jsonbytes|switchboard-base|switchboard-base-epoll|switchboard-base-dispatch|switchboard-base-uring|switchboard-base-json)
       # One event loop: the server gets one core, like the single-threaded peers.
       # switchboard-epoll: the same binary with a send() per connection instead of the
       # io_uring batch (the default where the kernel allows it); switchboard-dispatch: the
@@ -132,13 +144,18 @@ start_server() {  # name → sets SERVER_PID, PORT, TCP_PORT
         *-uring) backend=(--backend io_uring) ;;
       esac
       local bin=$SB; [[ "$name" == switchboard-base* ]] && bin=$SB_BASE
+      # switchboard-wss: PORT is the TLS listener's (wss://), and plaintext HTTP is off.
+      local http=(--http-port any)
+      [ "$name" = switchboard-wss ] && http=(--http-port 0 --https-port any --tls-port 0
+        --tls-cert "$TLS_DIR/cert.pem" --tls-key "$TLS_DIR/key.pem")
       if ! sb_serve "$log" taskset -c 0 "$bin" serve --host 127.0.0.1 --tcp-port any --udp-port 0 \
-        --http-port any --no-advertise --ephemeral --loops 1 --log-level warning --max-connections-per-ip 0 "${backend[@]}"; then
+        "${http[@]}" --no-advertise --ephemeral --loops 1 --log-level warning --max-connections-per-ip 0 "${backend[@]}"; then
         echo "run.sh: $name did not start" >&2
         stop_server
         return 1
       fi
       SERVER_PID=$SERVE_PID PORT=$SERVE_HTTP TCP_PORT=$SERVE_TCP
+      [ "$name" = switchboard-wss ] && PORT=$SERVE_HTTPS
       return 0
       ;;
   esac
@@ -175,6 +192,7 @@ run_one() {  # scenario server label bench-args…
   start_server "$server" || return 0
   local url="ws://127.0.0.1:$PORT/"
   [[ "$server" == switchboard* ]] && url="ws://127.0.0.1:$PORT/rooms/bench"
+  [ "$server" = switchboard-wss ] && url="wss://127.0.0.1:$PORT/rooms/bench"
   local args=("$@")
   # The JSON rows: Switchboard's JSON protocol and the seed apps' (node-json).
   [[ "$server" == *-json ]] && args+=(--protocol json)

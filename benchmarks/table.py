@@ -82,6 +82,7 @@ def merge(runs):
         m["connect_ms"] = {k: median(b["connect_ms"][k] for b in benches) for k in ("p50", "p99", "max")}
         m["server_rss_kib"] = median(b.get("server_rss_kib") for b in benches)
         m["server_kib_per_connection"] = median(b.get("server_kib_per_connection") for b in benches)
+        m["server_fds_per_connection"] = median(b.get("server_fds_per_connection") for b in benches)
         return m
     m["sent_per_sec"] = median(b["sent"] / b["duration"] for b in benches)
     m["delivered_per_sec"] = median(b["delivered_per_sec"] for b in benches)
@@ -158,17 +159,19 @@ def main():
             )
     if idle:
         print()
-        print("| idle | server | connections open | connect p50 | connect p99 | connect max | RSS held | KiB per connection | vs SB |")
-        print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
+        print("| idle | server | connections open | connect p50 | connect p99 | connect max | RSS held | KiB per connection | vs SB | descriptors per connection |")
+        print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
         sb = merged.get(("idle", "switchboard"))
         for scenario, server, m in idle:
             c = m["connect_ms"]
             per = m["server_kib_per_connection"]
+            fds = m.get("server_fds_per_connection")
             print(
                 f"| {scenario} | {server} | {m['opened']}/{m['connections']} | {c['p50']:.1f} ms | "
                 f"{c['p99']:.1f} ms | {c['max']:.1f} ms | {(m['server_rss_kib'] or 0) / 1024:.0f} MiB | "
                 f"{'–' if per is None else f'{per:.2f}'} | "
-                f"{ratio(per, sb and sb['server_kib_per_connection'])} |"
+                f"{ratio(per, sb and sb['server_kib_per_connection'])} | "
+                f"{'–' if fds is None else f'{fds:.2f}'} |"
             )
     backends(merged)
 

@@ -1,13 +1,15 @@
 import SwitchboardHTTP
 import SwitchboardIO
+import SwitchboardTLS
 import SwitchboardWebSocket
 
 /// One benchmark connection: connects, upgrades (WebSocket) or names itself (line chat),
 /// then scans what arrives for benchmark messages without copying them, and — when it is
 /// a sender — writes batches of messages.
 ///
-/// Bound to its ``BenchLoop``'s event loop; every method runs on that thread.
-final class BenchClient: TCPConnectionDelegate {
+/// Bound to its ``BenchLoop``'s event loop; every method runs on that thread. Its stream is
+/// TCP, or TLS for `wss://`.
+final class BenchClient: ByteStreamDelegate {
   enum State {
     case idle, connecting, handshaking, open, closed
   }
@@ -16,7 +18,7 @@ final class BenchClient: TCPConnectionDelegate {
   let id: Int
   unowned let owner: BenchLoop
   @exclusivity(unchecked) var state = State.idle
-  @exclusivity(unchecked) var connection: TCPConnection?
+  @exclusivity(unchecked) var connection: ByteStream?
   @exclusivity(unchecked) var connectStart: UInt64 = 0
 
   // Sender state.
@@ -49,28 +51,52 @@ final class BenchClient: TCPConnectionDelegate {
   func connect(to address: SocketAddress) {
     state = .connecting
     connectStart = monotonicNanos()
-    TCPConnection.connect(to: address, on: owner.loop) { [self] result in
-      switch result {
-      case .failure(let error):
+    if owner.config.target.scheme == "wss" {
+      let context: TLSContext
+      do {
+        context = try owner.tlsContext()
+      } catch {
         state = .closed
         owner.connectFailed(self, error)
-      case .success(let connection):
-        self.connection = connection
-        connection.delegate = self
-        connection.limits.maximumBuffered = 64 * 1024 * 1024
-        if owner.config.wireProtocol == .line {
-          connection.write(string: "iam:n\(id)\n")
-          opened()
-        } else {
-          state = .handshaking
-          let config = owner.config
-          let target = config.targets[config.targetIndex(ofConnection: id)]
-          let request = WebSocketHandshake.clientRequest(
-            host: "\(target.host):\(target.port)", path: config.requestPath(for: target))
-          handshake = request
-          connection.write(request.requestBytes)
+        return
+      }
+      let host = owner.config.targets[owner.config.targetIndex(ofConnection: id)].host
+      TLSConnection.connect(to: address, serverName: host, context: context, on: owner.loop) { [self] result in
+        switch result {
+        case .failure(let error):
+          state = .closed
+          owner.connectFailed(self, error)
+        case .success(let connection): connected(.tls(connection))
         }
       }
+    } else {
+      TCPConnection.connect(to: address, on: owner.loop) { [self] result in
+        switch result {
+        case .failure(let error):
+          state = .closed
+          owner.connectFailed(self, error)
+        case .success(let connection): connected(.tcp(connection))
+        }
+      }
+    }
+  }
+
+  private func connected(_ connection: ByteStream) {
+    self.connection = connection
+    // A TLS connection holds its delegate weakly; the loop's `clients` keep this one.
+    connection.attach(self)
+    connection.tcp.limits.maximumBuffered = 64 * 1024 * 1024
+    if owner.config.wireProtocol == .line {
+      connection.write(string: "iam:n\(id)\n")
+      opened()
+    } else {
+      state = .handshaking
+      let config = owner.config
+      let target = config.targets[config.targetIndex(ofConnection: id)]
+      let request = WebSocketHandshake.clientRequest(
+        host: "\(target.host):\(target.port)", path: config.requestPath(for: target))
+      handshake = request
+      connection.write(request.requestBytes)
     }
   }
 
@@ -79,9 +105,9 @@ final class BenchClient: TCPConnectionDelegate {
     owner.connectSucceeded(self, nanos: monotonicNanos() &- connectStart)
   }
 
-  // MARK: TCPConnectionDelegate
+  // MARK: ByteStreamDelegate
 
-  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
+  func stream(_ stream: ByteStream, didRead bytes: UnsafeRawBufferPointer) {
     switch state {
     case .handshaking:
       readHandshake(bytes)
@@ -93,17 +119,21 @@ final class BenchClient: TCPConnectionDelegate {
     owner.refillQueuedSenders()
   }
 
-  func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {
+  func stream(_ stream: ByteStream, writabilityChanged writable: Bool) {
     if writable && isSender { owner.queueRefill(self) }
   }
 
-  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
+  func stream(_ stream: ByteStream, didCloseWith error: ByteStreamError?) {
     let was = state
     state = .closed
     self.connection = nil
     switch was {
     case .connecting, .handshaking:
-      owner.connectFailed(self, error ?? IOError(call: "handshake", errno: 0, detail: "closed by the server"))
+      if let error {
+        owner.connectFailed(self, error)
+      } else {
+        owner.connectFailed(self, IOError(call: "handshake", errno: 0, detail: "closed by the server"))
+      }
     case .open:
       owner.closedUnexpectedly(self, error)
     default:
@@ -254,13 +284,11 @@ final class BenchClient: TCPConnectionDelegate {
     case 0x9:
       // Ping: answer with a pong (python `websockets` closes silent clients).
       let payload = UnsafeRawBufferPointer(start: p, count: n)
-      connection?.write(
-        SharedBytes(WebSocketFrameEncoder.encode(opcode: .pong, payload: payload, maskKey: nextMask())))
+      connection?.write(WebSocketFrameEncoder.encode(opcode: .pong, payload: payload, maskKey: nextMask()))
     case 0x8:
       // Close: answer with our own close frame (normal closure), then drop the connection.
       let payload = WebSocketConnection.closePayload(code: .normalClosure, reason: "")
-      connection?.write(
-        SharedBytes(WebSocketFrameEncoder.encode(opcode: .close, payload: payload, maskKey: nextMask())))
+      connection?.write(WebSocketFrameEncoder.encode(opcode: .close, payload: payload, maskKey: nextMask()))
       let c = connection
       if !owner.stopping { owner.closedUnexpectedly(self, nil) }
       state = .closed
@@ -339,7 +367,7 @@ final class BenchClient: TCPConnectionDelegate {
       seq &+= 1
     }
     inflight += count
-    batch.withUnsafeBytes { connection.write(SharedBytes(copying: $0)) }
+    batch.withUnsafeBytes { connection.write($0) }
   }
 
   /// Whether the connection takes more output now.

@@ -12,16 +12,16 @@ public struct BenchConfiguration: Sendable {
     case line
   }
 
-  /// A `ws://host:port/path?query` or `tcp://host:port` target.
+  /// A `ws://host:port/path?query`, `wss://…` (the same over TLS) or `tcp://host:port` target.
   public struct Target: Sendable, Hashable, CustomStringConvertible {
-    /// `ws` or `tcp`.
+    /// `ws`, `wss` or `tcp`.
     public var scheme: String
     public var host: String
     public var port: Int
     /// Request target for WebSocket (`/rooms/bench?format=text`), `/` when absent.
     public var path: String
 
-    /// Parses `ws://host[:port][/path]` or `tcp://host[:port]`.
+    /// Parses `ws://host[:port][/path]`, `wss://host[:port][/path]` or `tcp://host[:port]`.
     /// - Throws: ``BenchError`` for anything else.
     public init(_ raw: String) throws(BenchError) {
       let chars = Array(raw)
@@ -31,9 +31,9 @@ public struct BenchConfiguration: Sendable {
       let sepStart = raw.index(raw.startIndex, offsetBy: sepIndex)
       let sepEnd = raw.index(sepStart, offsetBy: 3)
       scheme = raw[..<sepStart].lowercased()
-      let defaults = ["ws": 1337, "tcp": 8080]
+      let defaults = ["ws": 1337, "wss": 1443, "tcp": 8080]
       guard let defaultPort = defaults[scheme] else {
-        throw BenchError("unsupported scheme '\(scheme)' (bench speaks ws:// and tcp://)")
+        throw BenchError("unsupported scheme '\(scheme)' (bench speaks ws://, wss:// and tcp://)")
       }
       var rest = raw[sepEnd...]
       var pathPart = "/"
@@ -156,7 +156,7 @@ public struct BenchConfiguration: Sendable {
     if target.scheme == "tcp" && wireProtocol != .line {
       throw BenchError("tcp:// carries the line protocol only (--protocol line)")
     }
-    if target.scheme == "ws" && wireProtocol == .line {
+    if target.scheme != "tcp" && wireProtocol == .line {
       throw BenchError("--protocol line needs a tcp:// URL")
     }
     if connections < 1 { throw BenchError("--connections must be at least 1") }

@@ -1,4 +1,5 @@
 import SwitchboardIO
+import SwitchboardTLS
 
 /// The part of a benchmark run that lives on one client event loop: its connections,
 /// the send schedule of its senders, and its latency histogram. Connection `g` of the run
@@ -57,6 +58,18 @@ final class BenchLoop: @unchecked Sendable {
 
   // MARK: Connecting
 
+  /// The client context of a `wss://` run, made once per loop. It verifies nothing: the
+  /// servers measured are on loopback with throwaway certificates, and what is measured is
+  /// the cipher's cost, not the trust decision.
+  @exclusivity(unchecked) private var tlsContextCache: TLSContext?
+
+  func tlsContext() throws(TLSError) -> TLSContext {
+    if let tlsContextCache { return tlsContextCache }
+    let context = try TLSContext(configuration: TLSConfiguration(verify: false))
+    tlsContextCache = context
+    return context
+  }
+
   /// Creates this loop's connections and starts opening them. Loop thread.
   func start() {
     var g = index
@@ -96,14 +109,14 @@ final class BenchLoop: @unchecked Sendable {
     connectMore()
   }
 
-  func connectFailed(_ client: BenchClient, _ error: IOError) {
+  func connectFailed(_ client: BenchClient, _ error: any Error) {
     failed += 1
     note("connect: \(error)")
     connectsInFlight -= 1
     connectMore()
   }
 
-  func closedUnexpectedly(_ client: BenchClient, _ error: IOError?) {
+  func closedUnexpectedly(_ client: BenchClient, _ error: (any Error)?) {
     guard !stopping else { return }
     closed += 1
     note("closed during the run: \(error.map { "\($0)" } ?? "by the server")")

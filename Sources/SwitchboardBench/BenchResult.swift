@@ -34,6 +34,9 @@ public struct BenchResult: Sendable {
   /// run and at the end of the hold (`--idle`).
   public var serverAnonBeforeKiB: Int?
   public var serverAnonKiB: Int?
+  /// The descriptors the server holds before the run and at the end of the hold (`--idle`).
+  public var serverDescriptorsBefore: Int?
+  public var serverDescriptors: Int?
   /// Distinct problems seen, most frequent first (`"3× connect: …"`).
   public var notes: [String] = []
 
@@ -62,6 +65,12 @@ public struct BenchResult: Sendable {
     guard let after = serverRSSKiB, let before = serverRSSBeforeKiB, opened > 0 else { return nil }
     return Double(after - before) / Double(opened)
   }
+  /// Descriptors the server opened per connection while holding them (`--idle`): 1 for a
+  /// socket it serves directly.
+  public var serverDescriptorsPerConnection: Double? {
+    guard let after = serverDescriptors, let before = serverDescriptorsBefore, opened > 0 else { return nil }
+    return Double(after - before) / Double(opened)
+  }
   /// Server anonymous-memory growth per connection (KiB) while holding them (`--idle`).
   public var serverAnonKiBPerConnection: Double? {
     guard let after = serverAnonKiB, let before = serverAnonBeforeKiB, opened > 0 else { return nil }
@@ -74,7 +83,7 @@ public struct BenchResult: Sendable {
   public func textReport() -> String {
     let c = config
     var lines: [String] = []
-    var head = "switchboard bench \(c.target.scheme == "ws" ? "ws://\(c.target.host):\(c.target.port)\(c.requestPath)" : c.target.description)"
+    var head = "switchboard bench \(c.target.scheme != "tcp" ? "\(c.target.scheme)://\(c.target.host):\(c.target.port)\(c.requestPath)" : c.target.description)"
     if !c.extraTargets.isEmpty { head += " and \(c.extraTargets.count) more" }
     head += "  protocol \(c.wireProtocol.rawValue)  connections \(c.connections)"
     if c.receivesOnly { head += "  (receive only)" }
@@ -121,6 +130,9 @@ public struct BenchResult: Sendable {
     if serverRSSKiB != nil || serverHWMKiB != nil {
       var s = "server RSS   \(serverRSSKiB.map { "\($0) KiB" } ?? "?") (peak \(serverHWMKiB.map { "\($0) KiB" } ?? "?"))"
       if c.idle, let per = serverKiBPerConnection { s += ", \(Format.fixed(per, 2)) KiB per connection" }
+      if c.idle, let per = serverDescriptorsPerConnection {
+        s += ", \(Format.fixed(per, 2)) descriptors per connection"
+      }
       lines.append(s)
     }
     for note in notes.prefix(5) { lines.append("note         \(note)") }
@@ -153,7 +165,7 @@ public struct BenchResult: Sendable {
   public func jsonLine() -> String {
     let c = config
     var f: [(String, String)] = [
-      ("url", Format.quote(c.target.scheme == "ws" ? "ws://\(c.target.host):\(c.target.port)\(c.requestPath)" : c.target.description)),
+      ("url", Format.quote(c.target.scheme != "tcp" ? "\(c.target.scheme)://\(c.target.host):\(c.target.port)\(c.requestPath)" : c.target.description)),
       ("protocol", Format.quote(c.wireProtocol.rawValue)),
       ("connections", "\(c.connections)"), ("senders", "\(c.idle ? 0 : c.senders)"),
       ("rate", Format.number(c.rate)), ("window", "\(c.effectiveWindow)"), ("size", "\(c.size)"),
@@ -183,6 +195,7 @@ public struct BenchResult: Sendable {
     f.append(("server_hwm_kib", opt(serverHWMKiB)))
     f.append(("server_kib_per_connection", opt(serverKiBPerConnection)))
     f.append(("server_anon_kib_per_connection", opt(serverAnonKiBPerConnection)))
+    f.append(("server_fds_per_connection", opt(serverDescriptorsPerConnection)))
     f.append(("notes", "[" + notes.prefix(5).map(Format.quote).joined(separator: ",") + "]"))
     return "{" + f.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
   }

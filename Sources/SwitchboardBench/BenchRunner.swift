@@ -41,6 +41,7 @@ public enum BenchRunner {
     if let pid {
       result.serverRSSBeforeKiB = ProcessStats.statusKiB(pid: pid, field: "VmRSS")
       result.serverAnonBeforeKiB = ProcessStats.statusKiB(pid: pid, field: "RssAnon")
+      result.serverDescriptorsBefore = ProcessStats.descriptorCount(pid: pid)
     }
 
     // Connect.
@@ -62,6 +63,7 @@ public enum BenchRunner {
         result.serverRSSKiB = ProcessStats.statusKiB(pid: pid, field: "VmRSS")
         result.serverHWMKiB = ProcessStats.statusKiB(pid: pid, field: "VmHWM")
         result.serverAnonKiB = ProcessStats.statusKiB(pid: pid, field: "RssAnon")
+        result.serverDescriptors = ProcessStats.descriptorCount(pid: pid)
       }
     } else {
       // Let the join traffic (presence frames to every member with the JSON protocol)

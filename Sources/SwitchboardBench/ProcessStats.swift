@@ -73,6 +73,23 @@ public enum ProcessStats {
     #endif
   }
 
+  /// How many descriptors process `pid` holds (the entries of `/proc/PID/fd`), or `nil`
+  /// (always off Linux).
+  public static func descriptorCount(pid: Int32) -> Int? {
+    #if os(Linux)
+      guard let directory = opendir("/proc/\(pid)/fd") else { return nil }
+      defer { closedir(directory) }
+      var count = 0
+      while let entry = readdir(directory) {
+        // Every entry but `.` and `..` is a descriptor.
+        if entry.pointee.d_name.0 != UInt8(ascii: ".") { count += 1 }
+      }
+      return count
+    #else
+      return nil  // no /proc (macOS): the report leaves the server's descriptors out
+    #endif
+  }
+
   #if os(Linux)
     private static func procCPUTimes(pid: Int32) -> CPUTimes? {
       guard let stat = readFile("/proc/\(pid)/stat") else { return nil }

@@ -27,8 +27,8 @@ struct ClientTLSSettings: Sendable {
   var serverName: String
 }
 
-/// The socket side of one ``WebSocketClient``: the connection (``ClientTransport``: TCP,
-/// or TLS over TCP), the opening handshake and the ``WebSocketConnection`` state machine,
+/// The socket side of one ``WebSocketClient``: the connection (a `ByteStream`: TCP, or
+/// TLS over TCP), the opening handshake and the ``WebSocketConnection`` state machine,
 /// on one event loop.
 ///
 /// Plain synchronous code on the loop's thread (no locks, no async hops): the public
@@ -74,7 +74,7 @@ final class ClientChannel {
 
   private var stage = Stage.idle
   private var connectCompletion: ConnectCompletion?
-  private var connection: ClientTransport?
+  private var connection: ByteStream?
   private var parser = HTTPResponseParser()
   private var websocket: WebSocketConnection?
   /// The connect timeout, then the close timeout.
@@ -153,13 +153,13 @@ final class ClientChannel {
     }
   }
 
-  private func connectFinished(_ connection: ClientTransport) {
+  private func connectFinished(_ connection: ByteStream) {
     guard stage == .connecting else {
       // Timed out or cancelled while the connect was in flight.
       connection.close()
       return
     }
-    connection.attach(to: self)
+    connection.attach(self)
     // The client applies backpressure itself: a `send` returns only once the output
     // is below the high-water mark, so the buffer holds at most that plus one message
     // per concurrent sender. The default cap (4 MiB) would reset a connection that
@@ -408,26 +408,11 @@ final class ClientChannel {
   }
 }
 
-extension ClientChannel: TCPConnectionDelegate {
-  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) { didRead(bytes) }
-  func connectionDidReadEOF(_ connection: TCPConnection) { didReadEOF() }
-  func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {
-    writabilityChanged(writable)
-  }
-  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
-    didClose(error: error?.description)
-  }
-}
-
-extension ClientChannel: TLSConnectionDelegate {
-  func connection(_ connection: TLSConnection, didRead bytes: UnsafeRawBufferPointer) { didRead(bytes) }
-  func connectionDidReadEOF(_ connection: TLSConnection) { didReadEOF() }
-  func connection(_ connection: TLSConnection, writabilityChanged writable: Bool) {
-    writabilityChanged(writable)
-  }
-  func connection(_ connection: TLSConnection, didCloseWith error: TLSError?) {
-    didClose(error: error?.description)
-  }
+extension ClientChannel: ByteStreamDelegate {
+  func stream(_ stream: ByteStream, didRead bytes: UnsafeRawBufferPointer) { didRead(bytes) }
+  func streamDidReadEOF(_ stream: ByteStream) { didReadEOF() }
+  func stream(_ stream: ByteStream, writabilityChanged writable: Bool) { writabilityChanged(writable) }
+  func stream(_ stream: ByteStream, didCloseWith error: ByteStreamError?) { didClose(error: error?.description) }
 }
 
 @available(*, unavailable)

@@ -9,14 +9,13 @@ import SwitchboardWire
 #endif
 
 /// The socket side of ``TransportLine``, on its loop.
-final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionDelegate {
+final class LineChannel: TransportChannel, ByteStreamDelegate {
   static let sendFailure = "connection closed"
 
   private let loop: EventLoop
   private let inputs: AsyncStream<ChatTransportInput>.Continuation
   private let keepAlive: Duration?
-  private var tcp: TCPConnection?
-  private var tls: TLSConnection?
+  private var stream: ByteStream?
   private var completion: CheckedContinuation<Result<Void, ChatClientError>, Never>?
   private var timer: Scheduled?
   private var reader = LineReader()
@@ -44,10 +43,7 @@ final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionD
         switch result {
         case .failure(let error): self.failConnect(.connectFailed("\(address): \(error)"))
         case .success(let connection):
-          guard self.completion != nil else { return connection.close() }
-          connection.delegate = self
-          self.tls = connection
-          self.established(fd: connection.tcp.fd, hello: hello)
+          self.established(.tls(connection), hello: hello)
         }
       }
     } else {
@@ -55,16 +51,17 @@ final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionD
         switch result {
         case .failure(let error): self.failConnect(.connectFailed("\(error)"))
         case .success(let connection):
-          guard self.completion != nil else { return connection.close() }
-          connection.delegate = self
-          self.tcp = connection
-          self.established(fd: connection.fd, hello: hello)
+          self.established(.tcp(connection), hello: hello)
         }
       }
     }
   }
 
-  private func established(fd: Int32, hello: [String]) {
+  private func established(_ stream: ByteStream, hello: [String]) {
+    guard completion != nil else { return stream.close() }
+    stream.attach(self)
+    self.stream = stream
+    let fd = stream.tcp.fd
     timer?.cancel()
     timer = nil
     if let keepAlive {
@@ -93,8 +90,7 @@ final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionD
     self.completion = nil
     timer?.cancel()
     timer = nil
-    tcp?.close()
-    tls?.close()
+    stream?.close()
     finish(reason: error.description)
     completion.resume(returning: .failure(error))
   }
@@ -102,21 +98,14 @@ final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionD
   /// Queues `line` and its `\n`; `false` when the connection is closed.
   func send(_ line: String) -> Bool {
     let text = line + "\n"
-    if let tcp, !tcp.isClosed {
-      tcp.write(string: text)
-      return true
-    }
-    if let tls, !tls.isClosed {
-      tls.write(string: text)
-      return true
-    }
-    return false
+    guard let stream, !stream.isClosed else { return false }
+    stream.write(string: text)
+    return true
   }
 
   func close() {
     if completion != nil { return failConnect(.closed("closed while connecting")) }
-    tcp?.close()
-    tls?.close()
+    stream?.close()
   }
 
   private func finish(reason: String) {
@@ -133,19 +122,10 @@ final class LineChannel: TransportChannel, TCPConnectionDelegate, TLSConnectionD
     reader.read(bytes) { inputs.yield(.text($0)) }
   }
 
-  // MARK: TCPConnectionDelegate
+  // MARK: ByteStreamDelegate
 
-  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) { read(bytes) }
-  func connectionDidReadEOF(_ connection: TCPConnection) { connection.close() }
-  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
-    finish(reason: error.map { "\($0)" } ?? "closed by the server")
-  }
-
-  // MARK: TLSConnectionDelegate
-
-  func connection(_ connection: TLSConnection, didRead bytes: UnsafeRawBufferPointer) { read(bytes) }
-  func connectionDidReadEOF(_ connection: TLSConnection) { connection.close() }
-  func connection(_ connection: TLSConnection, didCloseWith error: TLSError?) {
+  func stream(_ stream: ByteStream, didRead bytes: UnsafeRawBufferPointer) { read(bytes) }
+  func stream(_ stream: ByteStream, didCloseWith error: ByteStreamError?) {
     finish(reason: error.map { "\($0)" } ?? "closed by the server")
   }
 }

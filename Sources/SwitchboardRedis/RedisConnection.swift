@@ -12,7 +12,7 @@ import SwitchboardTLS
 /// Its life is a ``RedisConnectionState``, changed only by ``move(to:error:)``, which checks
 /// the transition. Each transport gets a new `generation`, so callbacks of an old transport
 /// (a connect that completes late, a close reported after a reset) are recognised and dropped.
-final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDelegate {
+final class RedisConnection: Flushable, ByteStreamDelegate {
   /// What the connection carries.
   enum Role {
     /// Commands and their replies (``RedisClient``).
@@ -47,7 +47,7 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
   /// Where a subscriber's messages go (on the loop).
   var messageHandler: ((RedisPubSubMessage) -> Void)?
 
-  var transport: RedisTransport?
+  var transport: ByteStream?
   private(set) var generation = 0
   private var decoder: RESPDecoder
   /// Commands asked for while not ready.
@@ -160,9 +160,7 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
         }
         switch result {
         case .failure(let error): self.attemptFailed(.connectFailed("\(address): \(error)"))
-        case .success(let connection):
-          connection.delegate = self
-          self.connected(.tls(connection))
+        case .success(let connection): self.connected(.tls(connection))
         }
       }
     } else {
@@ -173,15 +171,14 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
         }
         switch result {
         case .failure(let error): self.attemptFailed(.connectFailed("\(address): \(error)"))
-        case .success(let connection):
-          connection.delegate = self
-          self.connected(.tcp(connection))
+        case .success(let connection): self.connected(.tcp(connection))
         }
       }
     }
   }
 
-  private func connected(_ transport: RedisTransport) {
+  private func connected(_ transport: ByteStream) {
+    transport.attach(self)
     guard case .connecting(let attempt) = state else { return transport.close() }
     // The pipeline may hold many megabytes of commands while Redis reads them: the
     // connection's slow-consumer cap must not cut it (pendingCount bounds it instead).
@@ -352,13 +349,8 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
     }
   }
 
-  private func isCurrent(_ connection: TCPConnection) -> Bool {
-    if case .tcp(let current)? = transport { return current === connection }
-    return false
-  }
-
-  private func isCurrent(_ connection: TLSConnection) -> Bool {
-    if case .tls(let current)? = transport { return current === connection }
+  private func isCurrent(_ stream: ByteStream) -> Bool {
+    if let transport { return transport === stream }
     return false
   }
 
@@ -370,31 +362,19 @@ final class RedisConnection: Flushable, TCPConnectionDelegate, TLSConnectionDele
     lose(.connectionLost(reason))
   }
 
-  // Both transports' delegates: events of a transport that is no longer current are dropped
-  // (an old one that still reports EOF is closed).
+  // The transport's events: those of a transport that is no longer current are dropped (an
+  // old one that still reports EOF is closed).
 
-  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
-    if isCurrent(connection) { read(bytes) }
+  func stream(_ stream: ByteStream, didRead bytes: UnsafeRawBufferPointer) {
+    if isCurrent(stream) { read(bytes) }
   }
 
-  func connectionDidReadEOF(_ connection: TCPConnection) {
-    if isCurrent(connection) { transportEnded(nil, eof: true) } else { connection.close() }
+  func streamDidReadEOF(_ stream: ByteStream) {
+    if isCurrent(stream) { transportEnded(nil, eof: true) } else { stream.close() }
   }
 
-  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
-    if isCurrent(connection) { transportEnded(error) }
-  }
-
-  func connection(_ connection: TLSConnection, didRead bytes: UnsafeRawBufferPointer) {
-    if isCurrent(connection) { read(bytes) }
-  }
-
-  func connectionDidReadEOF(_ connection: TLSConnection) {
-    if isCurrent(connection) { transportEnded(nil, eof: true) } else { connection.close() }
-  }
-
-  func connection(_ connection: TLSConnection, didCloseWith error: TLSError?) {
-    if isCurrent(connection) { transportEnded(error) }
+  func stream(_ stream: ByteStream, didCloseWith error: ByteStreamError?) {
+    if isCurrent(stream) { transportEnded(error) }
   }
 }
 

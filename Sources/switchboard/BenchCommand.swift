@@ -9,7 +9,8 @@ enum BenchCommand {
     Loads a chat server and reports connect time, delivered messages per second, the
     delivery ratio and send-to-receipt latency. Every message text is
     b:<sender>:<seq>:<send time>:xxx…; every connection measures what it receives.
-    URL: ws://host:port/path (WebSocket) or tcp://host:port (Switchboard's line chat).
+    URL: ws://host:port/path (WebSocket), wss://host:port/path (WebSocket over TLS; the
+    certificate is not checked) or tcp://host:port (Switchboard's line chat).
     Several URLs (nodes of one cluster): the senders connect to the first, the other
     connections to all of them in turn.
 

@@ -78,6 +78,32 @@ struct TLSListenerTests {
       ], in: pki.directory)
   }
 
+  /// What benchmarks/run.sh's switchboard-wss rows rely on: `switchboard bench` over
+  /// `wss://` delivers every message through the TLS listener, and its idle hold reports
+  /// the server's memory and descriptors per connection.
+  @Test func benchDrivesTheWSSListener() async throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let server = try await startServer(pki)
+    defer { server.process.signal(SIGTERM) }
+    let url = "wss://127.0.0.1:\(server.https)/rooms/bench"
+    func report(_ arguments: [String]) async throws -> [String: Any] {
+      let bench = try ChildProcess(
+        binary, ["bench", url] + arguments + ["--json", "--quiet", "--server-pid", "\(server.process.pid)"])
+      #expect(try await bench.waitForExit(timeout: .seconds(30)) == 0, "\(bench.stderr)")
+      let line = try #require(bench.stdout.split(separator: "\n").last.map(String.init))
+      return try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "\(line)")
+    }
+    let sending = try await report(
+      ["--connections", "20", "--senders", "2", "--rate", "200", "--duration", "1", "--warmup", "0.2"])
+    #expect((sending["delivery_ratio"] as? NSNumber)?.doubleValue == 1.0, "\(sending)")
+    #expect((sending["delivered"] as? NSNumber)?.intValue ?? 0 > 0, "\(sending)")
+    let idle = try await report(["--connections", "20", "--idle", "--duration", "0.5"])
+    #expect((idle["opened"] as? NSNumber)?.intValue == 20, "\(idle)")
+    let descriptors = try #require((idle["server_fds_per_connection"] as? NSNumber)?.doubleValue, "\(idle)")
+    #expect(descriptors >= 1, "every connection holds at least its socket: \(idle)")
+  }
+
   @Test func opensslLineClientChatsWithAPlainTCPClient() async throws {
     let pki = try TestPKI()
     defer { pki.remove() }
