@@ -29,6 +29,9 @@ import Testing
     let bob = try ChatProbe(tcpURL(server), name: "bob", room: "lobby")
     try await alice.waitConnected()
     try await bob.waitConnected()
+    // A line client is in the room once the server answered its `/join` (connected means
+    // only that the socket is up): before that, bob would not hear alice.
+    try await waitJoined(bob, count: 1)
 
     let first = try #require(transport.requests.first)
     #expect(first.endpoint.scheme == .tcp)
@@ -47,6 +50,7 @@ import Testing
     try server.restart()
     try await alice.waitConnected(count: 2)
     try await bob.waitConnected(count: 2)
+    try await waitJoined(bob, count: 2)
     #expect(transport.requests.count > attempts)
     #expect(transport.requests.last?.hello == ["iam:alice", "/join lobby"])
     try await alice.client.send("back again")
@@ -58,6 +62,14 @@ import Testing
       transport.openConnections == 0
     }
     #expect(transport.closeCalls > 0, "the client closed its connection through the seam")
+  }
+}
+
+/// Waits until `probe` has had `count` answers to the `/join lobby` of its hello.
+private func waitJoined(_ probe: ChatProbe, count: Int) async throws {
+  try await eventually(timeout: ChatProbe.deadline, "\(probe.client.name): joined \(count)x") {
+    probe.events.filter { if case .notice(let line) = $0, line.contains(" in lobby") { true } else { false } }.count
+      >= count
   }
 }
 
