@@ -29,7 +29,7 @@ final class ConnectGate: Sendable {
     let deadline = Task { [weak self] in
       try? await Task.sleep(for: timeout)
       guard !Task.isCancelled, let self else { return }
-      if self.settle(.failure(.timeout(timeoutReason))) { cancel() }
+      self.giveUp(.timeout(timeoutReason), cancel: cancel)
     }
     defer { deadline.cancel() }
     let result = await withTaskCancellationHandler {
@@ -49,15 +49,30 @@ final class ConnectGate: Sendable {
         if let early { done.resume(returning: early) }
       }
     } onCancel: {
-      if self.settle(.failure(.closed("cancelled"))) { cancel() }
+      self.giveUp(.closed("cancelled"), cancel: cancel)
     }
     try result.get()
   }
 
-  /// Decides the outcome unless it is decided; `true` when this call decided it.
-  @discardableResult
-  private func settle(_ outcome: Result<Void, ChatClientError>) -> Bool {
-    let waiting = state.withLock { s -> (Bool, CheckedContinuation<Result<Void, ChatClientError>, Never>?) in
+  /// Ends the wait with `error` unless it is decided, running `cancel` first: the connect is
+  /// given up by the time the waiter sees the error.
+  private func giveUp(_ error: ChatClientError, cancel: () -> Void) {
+    let (decided, waiter) = decide(.failure(error))
+    if decided { cancel() }
+    waiter?.resume(returning: .failure(error))
+  }
+
+  /// Decides the outcome unless it is decided.
+  private func settle(_ outcome: Result<Void, ChatClientError>) {
+    decide(outcome).waiter?.resume(returning: outcome)
+  }
+
+  /// Records `outcome` unless one is decided; whether this call decided it, and the waiter
+  /// to resume (outside the lock).
+  private func decide(_ outcome: Result<Void, ChatClientError>)
+    -> (decided: Bool, waiter: CheckedContinuation<Result<Void, ChatClientError>, Never>?)
+  {
+    state.withLock { s -> (Bool, CheckedContinuation<Result<Void, ChatClientError>, Never>?) in
       switch s {
       case .pending(nil):
         s = .pending(outcome)
@@ -69,7 +84,5 @@ final class ConnectGate: Sendable {
         return (false, nil)
       }
     }
-    waiting.1?.resume(returning: outcome)
-    return waiting.0
   }
 }
