@@ -43,6 +43,7 @@ struct CLIReferenceTests {
   private func runCheck(in root: URL) throws -> ChildProcess {
     try ChildProcess(
       Executables.tool("bash")!, [root.appendingPathComponent("scripts/cli-reference").path, "--check"],
-      environment: ["SWITCHBOARD_BIN": Executables.switchboard!])
+      // Absolute: the check of a copy runs elsewhere than a relative SWITCHBOARD_BIN was given.
+      environment: ["SWITCHBOARD_BIN": URL(fileURLWithPath: Executables.switchboard!).path])
   }
 }
