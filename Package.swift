@@ -136,7 +136,7 @@ let package = Package(
     // seeded randomness, loop hops and buffer checks (docs/TESTING.md).
     .target(name: "SwitchboardTestSupport", dependencies: ["SwitchboardIO"], path: "Tests/SwitchboardTestSupport"),
     .testTarget(name: "SwitchboardIOTests", dependencies: ["SwitchboardIO", "SwitchboardTestSupport"]),
-    .testTarget(name: "SwitchboardTestSupportTests", dependencies: ["SwitchboardTestSupport"]),
+    .testTarget(name: "SwitchboardTestSupportTests", dependencies: ["SwitchboardTestSupport", "SwitchboardIO"]),
     .testTarget(name: "SwitchboardHTTPTests", dependencies: ["SwitchboardHTTP", "SwitchboardTestSupport"]),
     .testTarget(
       name: "SwitchboardWebSocketTests", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardTestSupport"]),

@@ -44,9 +44,13 @@ public final class UDPSocket: Selectable {
   /// Datagrams dropped because the kernel's send buffer was full.
   public private(set) var droppedSends = 0
 
-  /// Binds to `address` and starts receiving. Must run on `loop`.
+  /// Binds to `address` and starts receiving. Must run on `loop`. By default the socket has
+  /// its port to itself (``SocketOptions/exclusiveDatagram``): a port another socket holds
+  /// is refused, not shared.
   /// - Throws: ``IOError`` (e.g. `bind` with `EADDRINUSE`).
-  public init(bindingTo address: SocketAddress, options: SocketOptions = SocketOptions(), loop: EventLoop) throws(IOError) {
+  public init(
+    bindingTo address: SocketAddress, options: SocketOptions = .exclusiveDatagram, loop: EventLoop
+  ) throws(IOError) {
     loop.assertInEventLoop()
     self.loop = loop
     let fd = try Socket.make(family: address.family, type: Socket.datagramType)

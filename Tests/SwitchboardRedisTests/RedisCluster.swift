@@ -7,8 +7,8 @@ import SwitchboardTestSupport
 #endif
 
 /// A real three-master Redis Cluster for one test, on loopback: three `redis-server
-/// --cluster-enabled yes` on probed free ports (client and bus ports both chosen, so none
-/// lands past 65,535) with their `nodes-P.conf` in a temporary directory, joined by
+/// --cluster-enabled yes` on ``ReservedPort``s (client and bus ports both reserved, so none
+/// lands past 65,535 and nothing else binds them; each node starts once) with their `nodes-P.conf` in a temporary directory, joined by
 /// `redis-cli --cluster create … --cluster-replicas 0`, ready once every node says
 /// `cluster_state:ok`. Stopped (SIGKILL by PID) and its directory removed on deinit.
 /// `RedisCluster(replicas: 1)` adds a replica per master (`--cluster-replicas 1`, ready
@@ -34,6 +34,8 @@ final class RedisCluster: Sendable {
   /// The masters' ports as the cluster announces them: the proxies', or ``ports``.
   let announcedPorts: [Int]
   let directory: URL
+  /// Keeps every client and bus port the cluster's until it is gone.
+  private let reservations: [ReservedPort]
   /// Masters first, then replicas, as ``ports`` and ``replicaPorts``.
   private let processes: Locked<[ChildProcess]>
 
@@ -45,33 +47,33 @@ final class RedisCluster: Sendable {
     directory = FileManager.default.temporaryDirectory.appendingPathComponent(
       "switchboard-cluster-\(getpid())-\(UInt64.random(in: 0 ... .max))")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    var lastError: Error?
-    for _ in 0..<3 {
-      let probed = try freePorts(2 * count)
-      let fronts = throughProxies ? try probed[0..<count].map { try StallingProxy(upstreamPort: $0) } : []
+    do {
+      reservations = try ReservedPort.reserve(2 * count)
+      let clientPorts = reservations[0..<count].map(\.port)
+      let fronts = throughProxies ? try clientPorts.map { try StallingProxy(upstreamPort: $0) } : []
       do {
         let children = try Self.start(
-          clientPorts: Array(probed[0..<count]), busPorts: Array(probed[count..<(2 * count)]),
+          clientPorts: clientPorts, busPorts: reservations[count..<(2 * count)].map(\.port),
           announcedPorts: fronts.isEmpty ? nil : fronts.map(\.port), nodeTimeout: nodeTimeout, in: directory)
         do {
-          try Self.create(ports: Array(probed[0..<count]), replicas: replicas)
+          try Self.create(ports: clientPorts, replicas: replicas)
         } catch {
           children.forEach { $0.stop() }
           throw error
         }
-        ports = Array(probed[0..<3])
-        replicaPorts = Array(probed[3..<count])
+        ports = Array(clientPorts[0..<3])
+        replicaPorts = Array(clientPorts[3..<count])
         proxies = fronts
         announcedPorts = fronts.isEmpty ? ports : fronts[0..<3].map(\.port)
         processes = Locked(children)
-        return
       } catch {
         for proxy in fronts { proxy.close() }
-        lastError = error
+        throw error
       }
+    } catch {
+      try? FileManager.default.removeItem(at: directory)
+      throw error
     }
-    try? FileManager.default.removeItem(at: directory)
-    throw lastError ?? TestFailure("the cluster did not start")
   }
 
   deinit {

@@ -8,8 +8,9 @@ import SwitchboardTestSupport
   import Glibc
 #endif
 
-/// A real `redis-server` (Debian's) for one test, on a probed free loopback port, with no
-/// persistence. Started again on a new port when another test took the probed one first.
+/// A real `redis-server` (Debian's) for one test, on a loopback ``ReservedPort`` (which
+/// nothing else can bind while this lives, so it starts once, without retries), with no
+/// persistence.
 final class RedisServer: Sendable {
   /// How to start it.
   struct Options: Sendable {
@@ -47,6 +48,8 @@ final class RedisServer: Sendable {
 
   let port: Int
   let options: Options
+  /// Keeps ``port`` this server's until it is gone, across a ``restart()``.
+  private let reservation: ReservedPort
   /// Where a persistent server keeps its append-only file (removed with the server).
   private let directory: String
   private let process: Locked<ChildProcess?>
@@ -54,6 +57,8 @@ final class RedisServer: Sendable {
   /// Starts a server and waits until it accepts connections.
   init(_ options: Options = Options()) throws {
     self.options = options
+    reservation = try ReservedPort.reserve()
+    port = reservation.port
     // A replica writes the snapshot its master sends into its directory, and every server
     // loads a `dump.rdb` it finds there at start: a replica gets a directory of its own too.
     if options.hasOwnDirectory {
@@ -62,20 +67,12 @@ final class RedisServer: Sendable {
     } else {
       directory = FileManager.default.temporaryDirectory.path
     }
-    var lastError: Error?
-    for _ in 0..<5 {
-      let port = try freePorts(1)[0]
-      do {
-        let child = try Self.start(options, port: port, directory: directory)
-        self.port = port
-        self.process = Locked(child)
-        return
-      } catch {
-        lastError = error
-      }
+    do {
+      process = Locked(try Self.start(options, port: port, directory: directory))
+    } catch {
+      if options.hasOwnDirectory { try? FileManager.default.removeItem(atPath: directory) }
+      throw error
     }
-    if options.hasOwnDirectory { try? FileManager.default.removeItem(atPath: directory) }
-    throw lastError ?? TestFailure("redis-server did not start")
   }
 
   deinit {
@@ -98,21 +95,15 @@ final class RedisServer: Sendable {
     process.withLock { $0?.stop() }
   }
 
-  /// Starts it again on the same port (after ``kill()``), retrying while the port is still busy.
+  /// Kills it (if running) and starts it again on the same port once the old process is
+  /// reaped: by then its listening socket is closed and the port is free (redis-server
+  /// binds with `SO_REUSEADDR`, so its old connections' `TIME_WAIT` does not hold it).
   func restart() throws {
-    kill()
-    var lastError: Error?
-    for _ in 0..<50 {
-      do {
-        let child = try Self.start(options, port: port, directory: directory)
-        process.withLock { $0 = child }
-        return
-      } catch {
-        lastError = error
-        usleep(50_000)
-      }
-    }
-    throw lastError ?? TestFailure("redis-server did not restart")
+    let old = process.withLock { $0 }
+    old?.signal(SIGKILL)
+    if let old { _ = try old.waitForExit() }
+    let child = try Self.start(options, port: port, directory: directory)
+    process.withLock { $0 = child }
   }
 
   /// `redis-cli -p <port> arguments…`'s output.
