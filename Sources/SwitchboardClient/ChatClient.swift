@@ -187,7 +187,7 @@ public final class ChatClient: Sendable {
       case .idle, .running, .suspended: s.phase = .stopping
       case .stopping, .stopped: break
       }
-      return s.connection
+      return s.link.transport
     }
     // Before the close, so that the loop sees why the connection ended.
     wakeup.ring()

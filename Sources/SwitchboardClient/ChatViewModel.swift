@@ -385,6 +385,8 @@ public final class ChatViewModel {
       appendNotice(text)
     case .error(let error):
       appendNotice("error: \(error)")
+      // Final: the client stopped; the state says why instead of a retry.
+      if error == .refused { setConnectionState(.disconnected(reason: error.description)) }
     case .connected:
       setConnectionState(.connected)
       // Who is here now; the answer is a `.members` event (after the history, on a WebSocket).

@@ -49,7 +49,7 @@ final class LineChannel: TransportChannel, ByteStreamDelegate {
     } else {
       TCPConnection.connect(to: address, on: loop) { result in
         switch result {
-        case .failure(let error): self.failConnect(.connectFailed("\(error)"))
+        case .failure(let error): self.failConnect(.cannotConnect(error))
         case .success(let connection):
           self.established(.tcp(connection), hello: hello)
         }
