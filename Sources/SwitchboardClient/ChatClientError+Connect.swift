@@ -45,6 +45,15 @@ extension ChatClientError {
             "the server did not answer in HTTP: this looks like a line port; try tcp:// (or tls://) instead of ws://"
         ))
     }
+    if error == .tlsFailed { return .connectFailed(withTLSHint(error.message)) }
     return .connectFailed(error.message)
+  }
+
+  /// A TLS failure's text, with a hint when the peer answered in plaintext (OpenSSL's `wrong
+  /// version number`: the URL names a plaintext port, so `wss://`/`tls://` should be
+  /// `ws://`/`tcp://`).
+  static func withTLSHint(_ text: String) -> String {
+    guard text.contains("wrong version number") else { return text }
+    return text + "; this port does not speak TLS: try ws:// (or tcp://) instead"
   }
 }

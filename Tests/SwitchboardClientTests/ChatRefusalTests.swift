@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardClient
 import SwitchboardServer
+import SwitchboardTLS
 import SwitchboardTestSupport
 import SwitchboardWebSocket
 import Testing
@@ -146,6 +147,21 @@ struct ChatRefusalTests {
     #expect(error.refusal?.status == 404)
     #expect(error.refusal?.kind == .request)
     #expect(!error.description.contains("WebSocketClientError"))
+  }
+
+  @Test(.enabled(if: TLSSupport.isAvailable, "needs OpenSSL"), arguments: ["wss", "tls"])
+  func tlsAtAPlaintextPortSaysToUseThePlainScheme(scheme: String) async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    var configuration = ChatClient.Configuration.forTesting
+    configuration.tls = TLSConfiguration(verify: false)
+    // The HTTP port answers a ClientHello in plaintext (a 400), so the handshake fails at once.
+    let probe = try ChatProbe("\(scheme)://127.0.0.1:\(server.httpAddress!.port)/", name: "ada", configuration: configuration)
+    let event = try await probe.waitFor("a failed connect") { if case .error = $0 { true } else { false } }
+    guard case .error(let error) = event else { return }
+    #expect(error == .connectFailed)
+    #expect(error.description.hasSuffix("this port does not speak TLS: try ws:// (or tcp://) instead"), "\(error)")
+    await probe.stop()
   }
 
   @Test func aRefusedConnectIsTransientAndRetriedWithPlainWords() async throws {
