@@ -128,6 +128,17 @@ struct ChatRefusalTests {
     await watcher.stop()
   }
 
+  @MainActor @Test func theViewModelShowsTheRefusalAsItsState() async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let model = ChatViewModel(url: wsURL(server), name: "ada", room: "dev room", configuration: .forTesting)
+    model.start()
+    try await eventually("the model disconnected with the reason") {
+      model.connectionState == .disconnected(reason: #"invalid room name "dev room" (1-64 letters, digits, - _ .)"#)
+    }
+    model.stop()
+  }
+
   @Test func aRefusedUpgradeCarriesTheServersBody() async throws {
     let server = try startServer()
     defer { server.shutdown() }

@@ -88,6 +88,36 @@ struct RefusalCommandTests {
       "said once: \(result.stderr)")
   }
 
+  @Test func sendToARoomOutsideTheTokenExits2AndPostsNothingInTheLandingRoom() async throws {
+    let directory = URL(fileURLWithPath: try temporaryDirectory())
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let secret = directory.appendingPathComponent("secret").path
+    try Data(String(repeating: "refusal-tests-secret-", count: 3).utf8).write(to: URL(fileURLWithPath: secret))
+    let server = try await ServeProcess.start(["--ephemeral", "--auth-secret-file", secret])
+    defer { server.stop() }
+    let mint = try ChildProcess(
+      Executables.switchboard!, ["token", "--secret-file", secret, "--sub", "bot", "--rooms", "lobby", "--ttl", "10m"])
+    #expect(try await mint.waitForExit() == 0)
+    let token = mint.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    // The server keeps a line member whose `/join ops` it refuses in the lobby: the message
+    // must wait for the join's answer, and not be written at all.
+    let result = try await run(
+      ["send", "tcp://127.0.0.1:\(server.tcp)", "--room", "ops", "--name", "bot", "--token", token, "not for the lobby"])
+    #expect(result.code == 2, "\(result.stderr)")
+    #expect(result.stderr.contains("refused: not allowed in room ops"), "\(result.stderr)")
+    let delivered = try await run(
+      ["send", "ws://127.0.0.1:\(server.http)/", "--name", "bot", "--token", token, "for the lobby"])
+    #expect(delivered.code == 0, "\(delivered.stderr)")
+    // The lobby's history: the second message, not the first.
+    let reader = try ChatProbe(
+      "ws://127.0.0.1:\(server.http)/", name: "bot",
+      configuration: { var c = ChatClient.Configuration.forTesting; c.token = token; return c }())
+    try await reader.waitReady()
+    let texts = reader.messages.map(\.text)
+    #expect(texts.contains("for the lobby") && !texts.contains("not for the lobby"), "\(texts)")
+    await reader.stop()
+  }
+
   @Test func chatPipeToAServerThatIsDownGivesUpAtOnceWithPlainWords() async throws {
     let port = try RefusingPort()
     let result = try await run(
