@@ -52,7 +52,8 @@ struct ChatPipeLimits {
     last = nil
   }
 
-  /// A connect failed with `error` (the reason printed when the pipe gives up).
+  /// The client reported `error` (a failed connect, or what the server said): the reason
+  /// printed when the pipe gives up.
   mutating func failed(_ error: ChatClientError) { last = error }
 
   /// The client is about to wait for `attempt` (an attempt failed at `now`): the error to
@@ -63,6 +64,6 @@ struct ChatPipeLimits {
       return last ?? .gaveUp
     }
     guard now >= deadline else { return nil }
-    return last ?? .connectFailed
+    return last ?? .connectFailed("could not reach the server")
   }
 }

@@ -143,9 +143,8 @@ enum ChatCommand {
                 case .members: answer.yield()
                 case .error(let e) where e == .refused:
                   report(e)  // the last event: the client stopped
-                case .error(let e)
-                where e == .connectFailed || e == .gaveUp || e == .timeout || e == .serviceNotFound:
-                  limits.failed(e)
+                case .error(let e):
+                  limits.failed(e)  // the reason printed if the pipe gives up
                 case .reconnecting(let attempt, _):
                   if let last = limits.givesUp(attempt: attempt, at: .now) {
                     report(last)

@@ -160,7 +160,7 @@ struct ChatRefusalTests {
     #expect(!error.description.contains("WebSocketClientError"))
   }
 
-  @Test(.enabled(if: TLSSupport.isAvailable, "needs OpenSSL"), arguments: ["wss", "tls"])
+  @Test(.enabled(ifAvailable: TLSSupport.isAvailable, "needs OpenSSL"), arguments: ["wss", "tls"])
   func tlsAtAPlaintextPortSaysToUseThePlainScheme(scheme: String) async throws {
     let server = try startServer()
     defer { server.shutdown() }
