@@ -148,11 +148,12 @@ extension ChatClient {
   /// What the transport is asked to open: the WebSocket URL to `target` (with the resume
   /// point), the line/UDP hello and the configuration's transport settings.
   private func connectParameters(_ target: ChatEndpoint) -> ChatTransportRequest {
-    let (since, epoch, connectedBefore) = state.withLock { ($0.lastID, $0.epoch, $0.connectedBefore) }
-    let resumeFrom: UInt64? = connectedBefore ? (since ?? 0) : nil
+    let resume = state.withLock { $0.resumption }
+    let resumeFrom: UInt64? = resume.isResuming ? (resume.lastID ?? 0) : nil
     let token = configuration.token
     let url = target.webSocketURL(
-      room: room, name: name, since: resumeFrom, epoch: connectedBefore ? epoch : nil, token: token)
+      room: room, name: name, since: resumeFrom, epoch: resume.isResuming ? resume.epoch : nil,
+      token: token)
     var hello: [String] = []
     if let token, target.scheme == .tcp || target.scheme == .tls { hello.append("auth:" + token) }
     // An empty name leaves the naming to the server (`iam:` alone is refused).

@@ -34,7 +34,7 @@ extension ChatClientState {
   /// Asks `query` on the current connection, or on the next one. A request already waiting
   /// to be written is not queued twice.
   mutating func ask(_ query: ChatQuery) -> (AsyncStream<Void>.Continuation?, ChatClientError?) {
-    if isStopping { return (nil, .closed("the client is closed")) }
+    if isStopping { return (nil, stoppedError) }
     if !queries.contains(query) { queries.append(query) }
     return (link.isReady ? link.kick : nil, nil)
   }

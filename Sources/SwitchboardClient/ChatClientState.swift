@@ -70,11 +70,19 @@ struct ChatClientState {
   var phase = Phase.idle
   var queue: [ChatOutgoing] = []
   var nextRef: UInt64 = 0
+  /// Where the client's view of the room stands: fresh, or resuming after `lastID` (a
+  /// connect was answered before, or a resume point was given; ChatResumeState.swift).
+  var resumption = ChatResumeState.fresh(lastID: nil, epoch: nil)
   /// The highest message id delivered (WebSocket).
-  var lastID: UInt64?
-  var epoch: String?
-  /// Whether a connection has been up before (a reconnect then resumes from `lastID`).
-  var connectedBefore = false
+  var lastID: UInt64? {
+    get { resumption.lastID }
+    set { resumption.lastID = newValue }
+  }
+  /// The room history's epoch last reported (WebSocket).
+  var epoch: String? {
+    get { resumption.epoch }
+    set { resumption.epoch = newValue }
+  }
   /// The network path as last reported (``ChatClient/networkPathChanged(_:)``).
   var path = ChatPathTracker()
 
@@ -119,6 +127,12 @@ struct ChatClientState {
     confirmsLines ? queue.firstIndex(where: { $0.written }) : nil
   }
 
+  /// What a send or request made after the client stopped fails with: the refusal that
+  /// stopped it, if one did, else ``ChatClientError/closed``.
+  var stoppedError: ChatClientError {
+    link.refusal.map { .refused($0) } ?? .closed("the client is closed")
+  }
+
   var isStopping: Bool {
     switch phase {
     case .stopping, .stopped: true
@@ -131,7 +145,7 @@ struct ChatClientState {
   mutating func enqueue(_ text: String, waiter: CheckedContinuation<UInt64?, any Error>, limit: Int)
     -> (AsyncStream<Void>.Continuation?, ChatClientError?)
   {
-    if isStopping { return (nil, .closed("the client is closed")) }
+    if isStopping { return (nil, stoppedError) }
     if queue.count >= limit {
       return (nil, .queueFull("\(queue.count) messages are waiting (limit \(limit))"))
     }
@@ -248,9 +262,9 @@ struct ChatClientState {
         }
       }
       for i in queue.indices { queue[i].maybeDelivered = false }
-      if gap && connectedBefore { events.append(.gap(since: since, epoch: newEpoch)) }
+      if gap && resumption.isResuming { events.append(.gap(since: since, epoch: newEpoch)) }
       events.append(.history(messages: fresh, recovered: recovered, epoch: newEpoch))
-      connectedBefore = true
+      resumption.answered()
       kickWriter = link.answered()
     case .presence(let p):
       events.append(.presence(p))

@@ -123,4 +123,15 @@ struct ChatLinkTests {
     let withoutConnection = link.heartbeatTick(heartbeat, now: start + .seconds(60), countsProbeReplies: false)
     #expect(withoutConnection == .none)
   }
+
+  @Test func theResumeStateResumesOnceAConnectIsAnsweredKeepingWhatItSaw() {
+    var resume = ChatResumeState.fresh(lastID: nil, epoch: nil)
+    resume.lastID = 7
+    resume.epoch = "e1"
+    #expect(!resume.isResuming)
+    resume.answered()
+    #expect(resume == .resuming(lastID: 7, epoch: "e1"))
+    resume.lastID = 9
+    #expect(resume == .resuming(lastID: 9, epoch: "e1"))
+  }
 }
