@@ -41,7 +41,8 @@ final class LineChannel: TransportChannel, ByteStreamDelegate {
     if let configuration {
       TLSConnection.connect(to: address, configuration: configuration, on: loop) { result in
         switch result {
-        case .failure(let error): self.failConnect(.connectFailed(ChatClientError.withTLSHint("\(address): \(error)")))
+        case .failure(let error):
+          self.failConnect(.connectFailed(ChatClientError.withTLSHint("\(address): \(error)")))
         case .success(let connection):
           self.established(.tls(connection), hello: hello)
         }

@@ -120,7 +120,8 @@ struct ChatLinkTests {
     #expect(at30s == .notViableAndDead)
     // Without a connection the heartbeat does nothing.
     link.lost()
-    let withoutConnection = link.heartbeatTick(heartbeat, now: start + .seconds(60), countsProbeReplies: false)
+    let withoutConnection = link.heartbeatTick(
+      heartbeat, now: start + .seconds(60), countsProbeReplies: false)
     #expect(withoutConnection == .none)
   }
 

@@ -134,7 +134,8 @@ struct ChatRefusalTests {
     let model = ChatViewModel(url: wsURL(server), name: "ada", room: "dev room", configuration: .forTesting)
     model.start()
     try await eventually("the model disconnected with the reason") {
-      model.connectionState == .disconnected(reason: #"invalid room name "dev room" (1-64 letters, digits, - _ .)"#)
+      model.connectionState
+        == .disconnected(reason: #"invalid room name "dev room" (1-64 letters, digits, - _ .)"#)
     }
     model.stop()
   }
@@ -167,11 +168,13 @@ struct ChatRefusalTests {
     var configuration = ChatClient.Configuration.forTesting
     configuration.tls = TLSConfiguration(verify: false)
     // The HTTP port answers a ClientHello in plaintext (a 400), so the handshake fails at once.
-    let probe = try ChatProbe("\(scheme)://127.0.0.1:\(server.httpAddress!.port)/", name: "ada", configuration: configuration)
+    let probe = try ChatProbe(
+      "\(scheme)://127.0.0.1:\(server.httpAddress!.port)/", name: "ada", configuration: configuration)
     let event = try await probe.waitFor("a failed connect") { if case .error = $0 { true } else { false } }
     guard case .error(let error) = event else { return }
     #expect(error == .connectFailed)
-    #expect(error.description.hasSuffix("this port does not speak TLS: try ws:// (or tcp://) instead"), "\(error)")
+    #expect(
+      error.description.hasSuffix("this port does not speak TLS: try ws:// (or tcp://) instead"), "\(error)")
     await probe.stop()
   }
 

@@ -92,26 +92,31 @@ struct RefusalCommandTests {
     let directory = URL(fileURLWithPath: try temporaryDirectory())
     defer { try? FileManager.default.removeItem(at: directory) }
     let secret = directory.appendingPathComponent("secret").path
-    try Data(String(repeating: "refusal-tests-secret-", count: 3).utf8).write(to: URL(fileURLWithPath: secret))
+    try Data(String(repeating: "refusal-tests-secret-", count: 3).utf8).write(
+      to: URL(fileURLWithPath: secret))
     let server = try await ServeProcess.start(["--ephemeral", "--auth-secret-file", secret])
     defer { server.stop() }
     let mint = try ChildProcess(
-      Executables.switchboard!, ["token", "--secret-file", secret, "--sub", "bot", "--rooms", "lobby", "--ttl", "10m"])
+      Executables.switchboard!,
+      ["token", "--secret-file", secret, "--sub", "bot", "--rooms", "lobby", "--ttl", "10m"])
     #expect(try await mint.waitForExit() == 0)
     let token = mint.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     // The server keeps a line member whose `/join ops` it refuses in the lobby: the message
     // must wait for the join's answer, and not be written at all.
     let result = try await run(
-      ["send", "tcp://127.0.0.1:\(server.tcp)", "--room", "ops", "--name", "bot", "--token", token, "not for the lobby"])
+      [
+        "send", "tcp://127.0.0.1:\(server.tcp)", "--room", "ops", "--name", "bot", "--token", token,
+        "not for the lobby",
+      ])
     #expect(result.code == 2, "\(result.stderr)")
     #expect(result.stderr.contains("refused: not allowed in room ops"), "\(result.stderr)")
     let delivered = try await run(
       ["send", "ws://127.0.0.1:\(server.http)/", "--name", "bot", "--token", token, "for the lobby"])
     #expect(delivered.code == 0, "\(delivered.stderr)")
     // The lobby's history: the second message, not the first.
-    let reader = try ChatProbe(
-      "ws://127.0.0.1:\(server.http)/", name: "bot",
-      configuration: { var c = ChatClient.Configuration.forTesting; c.token = token; return c }())
+    var configuration = ChatClient.Configuration.forTesting
+    configuration.token = token
+    let reader = try ChatProbe("ws://127.0.0.1:\(server.http)/", name: "bot", configuration: configuration)
     try await reader.waitReady()
     let texts = reader.messages.map(\.text)
     #expect(texts.contains("for the lobby") && !texts.contains("not for the lobby"), "\(texts)")
@@ -148,9 +153,13 @@ struct RefusalCommandTests {
       if text == "/ok \(code)" { return ["* ok, you are in lobby"] }
       return ["* something else"]
     }
-    let result = try await run(["send", "udp://127.0.0.1:\(server.port)", "--name", "x", "--timeout", "2", "hi"])
+    let result = try await run([
+      "send", "udp://127.0.0.1:\(server.port)", "--name", "x", "--timeout", "2", "hi",
+    ])
     #expect(result.code == 1, "\(result.stderr)")
-    #expect(result.stderr == "switchboard send: not delivered: no confirmation within 2.0 seconds\n", "\(result.stderr)")
+    #expect(
+      result.stderr == "switchboard send: not delivered: no confirmation within 2.0 seconds\n",
+      "\(result.stderr)")
     #expect(server.received.contains("msg:hi"), "\(server.received)")
     // --timeout 2, not 25 s: generous for a loaded machine.
     #expect(result.took < .seconds(10), "\(result.took)")
