@@ -10,7 +10,9 @@
 /// Stable element ids for browser tests: `#name-form`, `#name`, `#input`, `#send`,
 /// `#messages` (children `.message.me` / `.message.other` with `data-id`, `.author`,
 /// `.text`; notices are `.notice`), `#status` (`data-state` = connecting | online | offline |
-/// refused, the last after a close 1008, whose reason the page shows and does not retry).
+/// refused, the last after a close 1008, whose reason the page shows and does not retry, or
+/// for a `?room=` the server's room rule refuses, checked before connecting because a
+/// browser cannot read the upgrade's `400`).
 enum WebChatPage {
   /// The complete page.
   static let html: String = #"""
