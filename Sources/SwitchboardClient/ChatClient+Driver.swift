@@ -12,7 +12,18 @@ extension ChatClient {
     let logger = configuration.logger.child(metadata: ["endpoint": endpoint.description])
     let watcher = configuration.pathMonitor.map { monitor in Task { await self.watchPath(monitor) } }
     defer { watcher?.cancel() }
+    // A room or name the server would refuse is refused here, by its rule, before anything
+    // is sent (a line server would otherwise keep the member in its default room).
+    if let refusal = ChatRefusal.check(room: state.withLock({ $0.room }), name: name) {
+      state.withLock { _ = $0.link.refuse(refusal) }
+    }
     loop: while !Task.isCancelled {
+      if let refusal = state.withLock({ $0.link.refusal }) {
+        finalError = .refused(refusal)
+        logger.error("refused", metadata: ["reason": refusal.reason])
+        events.yield(.error(finalError))
+        break loop
+      }
       // Read before the state: a ring after this ends the wait below, or shows after the attempt.
       let seen = wakeup.generation
       switch state.withLock({ $0.step }) {
@@ -27,7 +38,7 @@ extension ChatClient {
           let (connection, url, service) = try await open(logger: logger)
           let connectedAt = wakeup.generation
           let step = state.withLock { s -> ChatClientState.Step in
-            if case .connect = s.step { s.connection = connection }
+            if case .connect = s.step { s.link.opened(connection) }
             return s.step
           }
           guard case .connect = step, !Task.isCancelled else {
@@ -49,8 +60,14 @@ extension ChatClient {
           if suspended { (reason, code) = ("suspended", nil) }
           logger.info("disconnected", metadata: ["reason": reason, "code": code.map { "\($0)" } ?? "none"])
           events.yield(.disconnected(reason: reason, code: code))
+          // A refusal ends the loop at the top, before any backoff.
+          if state.withLock({ $0.link.refusal }) != nil { continue }
         } catch {
           if Task.isCancelled || isStopping { break loop }
+          if error == .refused, let refusal = error.refusal {
+            state.withLock { _ = $0.link.refuse(refusal) }
+            continue
+          }
           logger.warning("connect failed", metadata: ["error": "\(error)"])
           events.yield(.error(error))
         }
@@ -117,6 +134,8 @@ extension ChatClient {
         let connection = try await configuration.transport.connect(request)
         return (connection, target.scheme == .ws ? request.webSocketURL : target.description, found)
       } catch {
+        // Another address of the service would refuse alike.
+        if error == .refused { throw error }
         if targets.count > 1 {
           logger.debug("address failed", metadata: ["address": target.description, "error": "\(error)"])
         }
@@ -129,11 +148,12 @@ extension ChatClient {
   /// What the transport is asked to open: the WebSocket URL to `target` (with the resume
   /// point), the line/UDP hello and the configuration's transport settings.
   private func connectParameters(_ target: ChatEndpoint) -> ChatTransportRequest {
-    let (since, epoch, connectedBefore) = state.withLock { ($0.lastID, $0.epoch, $0.connectedBefore) }
-    let resumeFrom: UInt64? = connectedBefore ? (since ?? 0) : nil
+    let resume = state.withLock { $0.resumption }
+    let resumeFrom: UInt64? = resume.isResuming ? (resume.lastID ?? 0) : nil
     let token = configuration.token
     let url = target.webSocketURL(
-      room: room, name: name, since: resumeFrom, epoch: connectedBefore ? epoch : nil, token: token)
+      room: room, name: name, since: resumeFrom, epoch: resume.isResuming ? resume.epoch : nil,
+      token: token)
     var hello: [String] = []
     if let token, target.scheme == .tcp || target.scheme == .tls { hello.append("auth:" + token) }
     // An empty name leaves the naming to the server (`iam:` alone is refused).
@@ -154,13 +174,9 @@ extension ChatClient {
   ) async -> (String, WebSocketCloseCode?) {
     let (kicks, kick) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let readyNow = state.withLock { s -> Bool in
-      s.kick = kick
-      s.ready = !(s.scheme == .ws || s.scheme == .wss)
-      s.lastHeard = .now
-      s.probeSentAt = nil
-      s.viable = true
-      s.probeRepliesExpected = 0
-      return s.ready
+      // WebSocket: the history answers the connect; lines: the answer to the hello's `/join`.
+      let joins = self.room != nil && (s.scheme == .tcp || s.scheme == .tls)
+      return s.link.served(kick: kick, answersConnect: s.scheme == .ws || s.scheme == .wss || joins)
     }
     if readyNow { kick.yield() }
     let heartbeat = configuration.heartbeat
@@ -201,9 +217,10 @@ extension ChatClient {
     for await input in connection.inputs {
       switch input {
       case .text(let text):
-        let kick = state.withLock { s -> AsyncStream<Void>.Continuation? in
+        let (kick, refused) = state.withLock { s -> (AsyncStream<Void>.Continuation?, ChatRefusal?) in
           if let event = s.heard() { pending.append(event) }
-          return s.receive(text, events: &pending, resumes: &resumes) ? s.kick : nil
+          let kick = s.receive(text, events: &pending, resumes: &resumes) ? s.link.kick : nil
+          return (kick, s.link.refusal)
         }
         for resume in resumes { resume.run() }
         resumes.removeAll(keepingCapacity: true)
@@ -227,6 +244,8 @@ extension ChatClient {
           }
         }
         pending.removeAll(keepingCapacity: true)
+        // Refused for good: the connection ends here, and the loop after it.
+        if let refused { return (refused.reason, nil) }
         kick?.yield()
         // UDP has no connection for the server to close: leave, and rejoin (iam:) the
         // server that replaces it.
@@ -235,6 +254,9 @@ extension ChatClient {
         if let event = state.withLock({ $0.heard() }) { events.yield(event) }
         events.yield(input.isPing ? .ping : .pong)
       case .closed(let code, let reason):
+        if let refusal = ChatRefusal.close(code: code, reason: reason) {
+          state.withLock { _ = $0.link.refuse(refusal) }
+        }
         return (reason, code)
       }
     }

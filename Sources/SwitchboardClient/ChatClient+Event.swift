@@ -44,8 +44,9 @@ extension ChatClient {
     /// was lost without a close frame); always `nil` on the line and UDP transports. After
     /// ``ChatClient/suspend()`` the reason is `suspended` and the stream goes on.
     case disconnected(reason: String, code: WebSocketCloseCode?)
-    /// A connect attempt failed, the server reported an error, or the client gave up
-    /// (``ChatClientError/gaveUp``, the last event).
+    /// A connect attempt failed, the server reported an error, or the client stopped: it
+    /// gave up (``ChatClientError/gaveUp``) or the server refused it for good
+    /// (``ChatClientError/refused``, with ``ChatClientError/refusal``): the last event.
     case error(ChatClientError)
     /// The server pinged (WebSocket; already answered).
     case ping

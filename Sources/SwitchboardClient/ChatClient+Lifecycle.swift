@@ -16,7 +16,7 @@ extension ChatClient {
   /// ``run(isolation:_:)`` and after ``close()`` it does nothing).
   public func suspend() {
     let connection = state.withLock { s -> (any ChatTransportConnection)?? in
-      s.suspend() ? .some(s.connection) : nil
+      s.suspend() ? .some(s.link.transport) : nil
     }
     guard let connection else { return }
     wakeup.ring()
@@ -41,7 +41,7 @@ extension ChatClient {
   /// while the client is suspended (``resume()`` connects), not yet running or closed.
   public func reconnectNow() {
     let connection = state.withLock { s -> (any ChatTransportConnection)?? in
-      s.acceptsReconnectNow ? .some(s.connection) : nil
+      s.acceptsReconnectNow ? .some(s.link.transport) : nil
     }
     guard let connection else { return }
     wakeup.ring()

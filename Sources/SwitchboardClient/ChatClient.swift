@@ -146,9 +146,9 @@ public final class ChatClient: Sendable {
   /// up; closes when `body` returns or throws, or the task is cancelled.
   ///
   /// `body` usually iterates ``Session/events`` until it ends (after ``close()``, after
-  /// ``ReconnectPolicy/maxAttempts``, or after ``ReconnectPolicy/never`` and a lost
-  /// connection). Sends still waiting when the client stops fail with
-  /// ``ChatClientError/closed``.
+  /// ``ReconnectPolicy/maxAttempts``, after ``ReconnectPolicy/never`` and a lost
+  /// connection, or after a refusal retrying cannot change: ``ChatRefusal``). Sends still
+  /// waiting when the client stops fail with ``ChatClientError/closed`` (or the refusal).
   /// - Returns: What `body` returned.
   /// - Throws: ``ChatClientError/alreadyRunning`` when the client ran before, or what
   ///   `body` threw.
@@ -187,7 +187,7 @@ public final class ChatClient: Sendable {
       case .idle, .running, .suspended: s.phase = .stopping
       case .stopping, .stopped: break
       }
-      return s.connection
+      return s.link.transport
     }
     // Before the close, so that the loop sees why the connection ended.
     wakeup.ring()
@@ -205,7 +205,8 @@ public final class ChatClient: Sendable {
   /// - Returns: The message's id (WebSocket), else `nil`.
   /// - Throws: ``ChatClientError/queueFull`` when ``Configuration/maxQueuedMessages``
   ///   messages are waiting; ``ChatClientError/closed`` when the client stopped
-  ///   (``ChatClientError/gaveUp`` when it gave up reconnecting);
+  ///   (``ChatClientError/gaveUp`` when it gave up reconnecting,
+  ///   ``ChatClientError/refused`` when the server refused it for good);
   ///   ``ChatClientError/notStored`` when the server could not store it.
   @discardableResult
   public func send(_ text: String) async throws -> UInt64? {

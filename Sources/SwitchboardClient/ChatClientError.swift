@@ -18,15 +18,19 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
     case serviceNotFound
     case localNetworkDenied
     case unsupported
+    case refused
   }
 
   private let code: Code
   /// What happened, for people.
   public let description: String
+  /// For ``refused``: what the server refused and its own words; `nil` for every other kind.
+  public let refusal: ChatRefusal?
 
-  private init(_ code: Code, _ description: String) {
+  private init(_ code: Code, _ description: String, refusal: ChatRefusal? = nil) {
     self.code = code
     self.description = description
+    self.refusal = refusal
   }
 
   /// The URL could not be parsed.
@@ -79,6 +83,18 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
   /// The server does not support what was asked: an older server answered a `who` or `rooms`
   /// frame (``ChatClient/requestMembers()``, ``ChatClient/requestRooms()``) with `unknown_type`.
   public static let unsupported = ChatClientError(.unsupported, "not supported by the server")
+
+  /// The server refused this client in a way that connecting again cannot change (a bad
+  /// room or name, no token or a refused one, a room outside the token, a `4xx` answer to the
+  /// WebSocket upgrade): the client stopped without retrying. ``refusal`` says what was refused
+  /// and carries the server's reason, which is also the ``description``. Compare with
+  /// `error == .refused`.
+  public static let refused = ChatClientError(.refused, "refused by the server")
+
+  /// ``refused`` carrying `refusal` (its reason is the description).
+  public static func refused(_ refusal: ChatRefusal) -> ChatClientError {
+    .init(.refused, refusal.reason, refusal: refusal)
+  }
 
   static func unsupported(_ detail: String) -> ChatClientError { .init(.unsupported, detail) }
   static func serverError(_ detail: String) -> ChatClientError { .init(.serverError, detail) }

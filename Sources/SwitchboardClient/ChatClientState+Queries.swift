@@ -17,7 +17,7 @@ enum ChatQuery: Sendable, Hashable {
 
 /// What a line written on a connection waits for. The server answers a connection's
 /// requests in order, so the replies of one kind come in the order these were written; the
-/// heartbeat's `/rooms` probe is counted apart (``ChatClientState/probeRepliesExpected``), its
+/// heartbeat's `/rooms` probe is counted apart (``ChatOpenConnection/probeRepliesExpected``), its
 /// reply being a `/rooms` reply like any other.
 enum ChatExpectedReply: Sendable, Hashable {
   /// The `/who` that follows a message (``ChatClient/LineSendCompletion/handled``): its reply
@@ -34,14 +34,14 @@ extension ChatClientState {
   /// Asks `query` on the current connection, or on the next one. A request already waiting
   /// to be written is not queued twice.
   mutating func ask(_ query: ChatQuery) -> (AsyncStream<Void>.Continuation?, ChatClientError?) {
-    if isStopping { return (nil, .closed("the client is closed")) }
+    if isStopping { return (nil, stoppedError) }
     if !queries.contains(query) { queries.append(query) }
-    return (ready ? kick : nil, nil)
+    return (link.isReady ? link.kick : nil, nil)
   }
 
   /// The next request to write on the current connection, now expected to be answered.
   mutating func nextQueryToWrite() -> String? {
-    guard ready, !queries.isEmpty else { return nil }
+    guard link.isReady, !queries.isEmpty else { return nil }
     let query = queries.removeFirst()
     expectedReplies.append(.query(query))
     switch scheme {
@@ -75,11 +75,7 @@ extension ChatClientState {
       expectedReplies.remove(at: i)
       return true
     }
-    if probeRepliesExpected > 0 {
-      probeRepliesExpected -= 1
-      return false
-    }
-    return true
+    return !link.takeProbeReply()
   }
 
   /// An `unknown_type` error arrived (a server older than the `who` and `rooms` frames):

@@ -1,3 +1,5 @@
+import SwitchboardWire
+
 /// A message handed to ``ChatClient/send(_:)`` that is not yet confirmed.
 struct ChatOutgoing {
   /// The `ref` (WebSocket) and identity of the send.
@@ -68,22 +70,25 @@ struct ChatClientState {
   var phase = Phase.idle
   var queue: [ChatOutgoing] = []
   var nextRef: UInt64 = 0
+  /// Where the client's view of the room stands: fresh, or resuming after `lastID` (a
+  /// connect was answered before, or a resume point was given; ChatResumeState.swift).
+  var resumption = ChatResumeState.fresh(lastID: nil, epoch: nil)
   /// The highest message id delivered (WebSocket).
-  var lastID: UInt64?
-  var epoch: String?
-  /// Whether a connection has been up before (a reconnect then resumes from `lastID`).
-  var connectedBefore = false
+  var lastID: UInt64? {
+    get { resumption.lastID }
+    set { resumption.lastID = newValue }
+  }
+  /// The room history's epoch last reported (WebSocket).
+  var epoch: String? {
+    get { resumption.epoch }
+    set { resumption.epoch = newValue }
+  }
   /// The network path as last reported (``ChatClient/networkPathChanged(_:)``).
   var path = ChatPathTracker()
 
-  var connection: (any ChatTransportConnection)?
-  /// The writer may send (WebSocket: after the history that answers the connect).
-  var ready = false
-  var kick: AsyncStream<Void>.Continuation?
-  var lastHeard = ContinuousClock.now
-  var probeSentAt: ContinuousClock.Instant?
-  var viable = true
-  var probeRepliesExpected = 0
+  /// The current connection's life, one value (ChatLink.swift): none, handshaking, ready
+  /// (with its liveness), or refused for good. Changed only through its checked transitions.
+  var link = ChatLink.none
   /// Requests made by ``ChatClient/requestMembers()`` and ``ChatClient/requestRooms()`` not
   /// yet written (ChatClientState+Queries.swift).
   var queries: [ChatQuery] = []
@@ -107,9 +112,25 @@ struct ChatClientState {
     line.hasPrefix("* ") && ChatWire.members(inReply: String(line.dropFirst(2))) != nil
   }
 
+  /// Whether `line` answers the hello's `/join ROOM` on a line connection: the member is in
+  /// `room` (`* you are now in ROOM (N members)`, `* you are already in ROOM`), or the join
+  /// failed with an error that is no refusal (`! too many rooms …`: the writer goes on as it
+  /// would without the wait). A `! name is fixed by your token` answers the `iam:` before it.
+  static func answersJoin(_ line: String, room: String) -> Bool {
+    let room = RoomName.canonical(room)
+    if line.hasPrefix("* you are now in \(room) (") || line == "* you are already in \(room)" { return true }
+    return line.hasPrefix("! ") && !line.hasPrefix("! name is fixed")
+  }
+
   /// The oldest message written and awaiting its ``confirmation`` reply.
   private var awaitingConfirmation: Int? {
     confirmsLines ? queue.firstIndex(where: { $0.written }) : nil
+  }
+
+  /// What a send or request made after the client stopped fails with: the refusal that
+  /// stopped it, if one did, else ``ChatClientError/closed``.
+  var stoppedError: ChatClientError {
+    link.refusal.map { .refused($0) } ?? .closed("the client is closed")
   }
 
   var isStopping: Bool {
@@ -124,7 +145,7 @@ struct ChatClientState {
   mutating func enqueue(_ text: String, waiter: CheckedContinuation<UInt64?, any Error>, limit: Int)
     -> (AsyncStream<Void>.Continuation?, ChatClientError?)
   {
-    if isStopping { return (nil, .closed("the client is closed")) }
+    if isStopping { return (nil, stoppedError) }
     if queue.count >= limit {
       return (nil, .queueFull("\(queue.count) messages are waiting (limit \(limit))"))
     }
@@ -137,12 +158,12 @@ struct ChatClientState {
     case .udp: wire = ["msg:" + text]
     }
     queue.append(ChatOutgoing(ref: ref, text: text, wire: wire, waiter: waiter))
-    return (ready ? kick : nil, nil)
+    return (link.isReady ? link.kick : nil, nil)
   }
 
   /// The next message to write on the current connection.
   mutating func nextToWrite() -> (ref: String, text: String, wire: [String])? {
-    guard ready, let i = queue.firstIndex(where: { !$0.written }) else { return nil }
+    guard link.isReady, let i = queue.firstIndex(where: { !$0.written }) else { return nil }
     queue[i].written = true
     if confirmsLines { expectedReplies.append(.confirmation) }
     return (queue[i].ref, queue[i].text, queue[i].wire)
@@ -156,11 +177,9 @@ struct ChatClientState {
 
   /// The connection is gone: messages it confirmed complete, the rest go back in line.
   mutating func connectionLost() -> [ChatResume] {
-    connection = nil
+    link.lost()
     // The next connection asks for the name again and may get another.
     me = requestedName
-    kick = nil
-    ready = false
     requeueQueries()
     var resumes: [ChatResume] = []
     var kept: [ChatOutgoing] = []
@@ -190,18 +209,21 @@ struct ChatClientState {
 
   /// Something arrived: the peer is alive.
   mutating func heard() -> ChatClient.Event? {
-    lastHeard = .now
-    probeSentAt = nil
-    if !viable {
-      viable = true
-      return .viabilityChanged(true)
-    }
-    return nil
+    link.heard(at: .now) ? .viabilityChanged(true) : nil
   }
 
   /// Applies one text unit from the server.
   mutating func receive(_ text: String, events: inout [ChatClient.Event], resumes: inout [ChatResume]) -> Bool {
     var kickWriter = false
+    if scheme != .ws && scheme != .wss, let refusal = ChatRefusal.line(text, room: room) {
+      // Final: the connection loop stops after this connection (ChatClient+Driver.swift).
+      link.refuse(refusal)
+      return false
+    }
+    if case .handshaking = link, scheme == .tcp || scheme == .tls, Self.answersJoin(text, room: room) {
+      // The hello's `/join` is answered: messages written from now on land in the room.
+      kickWriter = link.answered()
+    }
     let inbound: ChatWire.Inbound
     switch scheme {
     case .ws, .wss: inbound = ChatWire.decodeJSON(text, room: room, me: me)
@@ -240,13 +262,10 @@ struct ChatClientState {
         }
       }
       for i in queue.indices { queue[i].maybeDelivered = false }
-      if gap && connectedBefore { events.append(.gap(since: since, epoch: newEpoch)) }
+      if gap && resumption.isResuming { events.append(.gap(since: since, epoch: newEpoch)) }
       events.append(.history(messages: fresh, recovered: recovered, epoch: newEpoch))
-      connectedBefore = true
-      if !ready {
-        ready = true
-        kickWriter = true
-      }
+      resumption.answered()
+      kickWriter = link.answered()
     case .presence(let p):
       events.append(.presence(p))
     case .ack(let ref, let id):
@@ -296,8 +315,8 @@ struct ChatClientState {
     case .rooms(let rooms):
       if takeRoomsReply() { events.append(.rooms(rooms)) }
     case .notice(let line):
-      if line.hasPrefix("* rooms:") && probeRepliesExpected > 0 {
-        probeRepliesExpected -= 1
+      if line.hasPrefix("* rooms:"), link.takeProbeReply() {
+        // The answer to a heartbeat probe: swallowed.
       } else if line.hasPrefix("* server is going away") {
         events.append(.reconnectSuggested(reason: String(line.dropFirst(2))))
       } else {
@@ -325,25 +344,6 @@ struct ChatClientState {
   }
 
   mutating func heartbeatTick(_ heartbeat: ChatClient.Heartbeat) -> HeartbeatAction {
-    let now = ContinuousClock.now
-    if let sent = probeSentAt {
-      if now - sent >= heartbeat.timeout {
-        // A late tick may skip the half-way mark: report the loss of viability anyway.
-        let wasViable = viable
-        viable = false
-        return wasViable ? .notViableAndDead : .dead
-      }
-      if viable && now - sent >= heartbeat.timeout / 2 {
-        viable = false
-        return .notViable
-      }
-      return .none
-    }
-    if now - lastHeard >= heartbeat.interval {
-      probeSentAt = now
-      if scheme != .ws && scheme != .wss { probeRepliesExpected += 1 }
-      return .probe
-    }
-    return .none
+    link.heartbeatTick(heartbeat, now: .now, countsProbeReplies: scheme != .ws && scheme != .wss)
   }
 }

@@ -44,7 +44,7 @@ extension ChatClient {
 extension ChatClientState {
   /// The point a client with this state resumes from (``ChatClient/resumePoint``).
   var resumePoint: ChatResumePoint? {
-    guard scheme == .ws || scheme == .wss, connectedBefore else { return nil }
+    guard scheme == .ws || scheme == .wss, resumption.isResuming else { return nil }
     return ChatResumePoint(room: room, lastMessageID: lastID, epoch: epoch)
   }
 
@@ -53,8 +53,6 @@ extension ChatClientState {
   /// gap when the server cannot vouch. Ignored on dialects without ids and for another room.
   mutating func seed(_ point: ChatResumePoint) {
     guard scheme == .ws || scheme == .wss, point.room == room else { return }
-    lastID = point.lastMessageID
-    epoch = point.epoch
-    connectedBefore = true
+    resumption = .resuming(lastID: point.lastMessageID, epoch: point.epoch)
   }
 }

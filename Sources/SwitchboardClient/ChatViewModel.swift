@@ -72,7 +72,8 @@ public final class ChatViewModel {
     case connected
     /// Waiting to reconnect: attempt `attempt` starts at `at`.
     case reconnecting(attempt: Int, at: ContinuousClock.Instant)
-    /// Stopped (``stop()``, closed, or the client gave up); `reason` says why.
+    /// Stopped (``stop()``, closed, the client gave up, or the server refused it for good:
+    /// then `reason` is the server's, ``ChatRefusal/reason``); `reason` says why.
     case disconnected(reason: String)
   }
 
@@ -385,6 +386,8 @@ public final class ChatViewModel {
       appendNotice(text)
     case .error(let error):
       appendNotice("error: \(error)")
+      // Final: the client stopped; the state says why instead of a retry.
+      if error == .refused { setConnectionState(.disconnected(reason: error.description)) }
     case .connected:
       setConnectionState(.connected)
       // Who is here now; the answer is a `.members` event (after the history, on a WebSocket).

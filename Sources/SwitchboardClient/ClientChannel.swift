@@ -39,7 +39,7 @@ struct ClientTLSSettings: Sendable {
 /// While the connection is open the channel keeps itself alive (a TLS connection holds its
 /// delegate weakly), so a dropped client still finishes its close handshake.
 final class ClientChannel {
-  private enum Stage {
+  private enum Stage: Equatable {
     /// Created; ``start(address:completion:)`` not yet run.
     case idle
     /// The connecting task was cancelled before ``start(address:completion:)`` ran, which
@@ -49,6 +49,10 @@ final class ClientChannel {
     case connecting
     /// The upgrade request is written; reading the response head.
     case handshaking
+    /// The server answered the upgrade with another status than 101: reading the body it
+    /// sent with it (its reason, e.g. `invalid room name …`), at most
+    /// ``ClientChannel/maxRejectionBody`` bytes, then the connect fails with both.
+    case readingRejection(HTTPResponseHead, body: [UInt8])
     /// WebSocket frames flow, including while this side's close frame awaits an answer.
     case open
     /// The WebSocket conversation is over; waiting for the server to close TCP.
@@ -148,7 +152,7 @@ final class ClientChannel {
   func cancelConnect() {
     switch stage {
     case .idle: stage = .cancelledBeforeStart
-    case .connecting, .handshaking: failConnect(.cancelled)
+    case .connecting, .handshaking, .readingRejection: failConnect(.cancelled)
     case .cancelledBeforeStart, .open, .closing, .closed: break
     }
   }
@@ -172,7 +176,11 @@ final class ClientChannel {
   }
 
   private func failConnect(_ error: WebSocketClientError) {
-    guard stage == .connecting || stage == .handshaking, let completion = connectCompletion else { return }
+    switch stage {
+    case .connecting, .handshaking, .readingRejection: break
+    case .idle, .cancelledBeforeStart, .open, .closing, .closed: return
+    }
+    guard let completion = connectCompletion else { return }
     connectCompletion = nil
     timer?.cancel()
     timer = nil
@@ -199,7 +207,8 @@ final class ClientChannel {
       return
     }
     guard head.status == 101 else {
-      failConnect(.handshakeRejected(status: head.status, reason: head.reason))
+      stage = .readingRejection(head, body: [])
+      readRejection(head, body: [], more: parser.takeRemainingBytes())
       return
     }
     let agreed: WebSocketHandshake.ClientRequest.Result
@@ -230,6 +239,28 @@ final class ClientChannel {
     if !leftover.isEmpty, websocket != nil {
       leftover.withUnsafeBytes { perform($0) }
     }
+  }
+
+  /// The most of a refused upgrade's body kept: enough for a reason, not for a page.
+  static let maxRejectionBody = 1024
+
+  /// More of a refused upgrade's body: fails the connect with the status and the body once
+  /// `Content-Length` bytes (at most ``maxRejectionBody``) are in.
+  private func readRejection(_ head: HTTPResponseHead, body: [UInt8], more: some Collection<UInt8>) {
+    var body = body
+    body.append(contentsOf: more.prefix(max(0, Self.maxRejectionBody - body.count)))
+    let expected = min(Int(head.headers["Content-Length"] ?? "") ?? 0, Self.maxRejectionBody)
+    if body.count >= expected {
+      failRejected(head, body: body)
+    } else {
+      stage = .readingRejection(head, body: body)
+    }
+  }
+
+  private func failRejected(_ head: HTTPResponseHead, body: [UInt8]) {
+    failConnect(
+      .handshakeRejected(
+        status: head.status, reason: head.reason, body: String(decoding: body, as: UTF8.self)))
   }
 
   // MARK: Messages
@@ -364,6 +395,7 @@ final class ClientChannel {
   private func didRead(_ bytes: UnsafeRawBufferPointer) {
     switch stage {
     case .handshaking: readHandshake(bytes)
+    case .readingRejection(let head, let body): readRejection(head, body: body, more: bytes)
     case .open: if websocket != nil { perform(bytes) }
     case .idle, .cancelledBeforeStart, .connecting, .closing, .closed: break
     }
@@ -374,6 +406,8 @@ final class ClientChannel {
     switch stage {
     case .handshaking:
       failConnect(.handshakeInvalid("connection closed before the handshake response was complete"))
+    case .readingRejection(let head, let body):
+      failRejected(head, body: body)
     case .open:
       webSocketFinished(code: .abnormalClosure, reason: "connection closed without a close frame")
       connection?.close()
@@ -392,6 +426,9 @@ final class ClientChannel {
     case .connecting, .handshaking:
       failConnect(
         .handshakeInvalid("connection closed during the handshake" + (error.map { ": \($0)" } ?? "")))
+      return
+    case .readingRejection(let head, let body):
+      failRejected(head, body: body)
       return
     case .open:
       webSocketFinished(code: .abnormalClosure, reason: error ?? "connection lost")

@@ -60,7 +60,8 @@ final class DatagramConnection<Link: DatagramLink>: ChatTransportConnection {
 
   /// Proves the address and sends the hello; returns when the server has accepted the
   /// address. Throws ``ChatClientError/timeout`` past `timeout` (saying how far it got),
-  /// ``ChatClientError/serverError`` when the server refuses (`! …`), and
+  /// ``ChatClientError/refused`` when the server refuses for good (``ChatRefusal/line(_:room:)``:
+  /// auth on), ``ChatClientError/serverError`` when it refuses otherwise (`! …`), and
   /// ``ChatClientError/closed`` when closed or cancelled meanwhile.
   func connect(timeout: Duration, server: String) async throws(ChatClientError) {
     let result = await withTaskCancellationHandler {
@@ -133,7 +134,10 @@ final class DatagramConnection<Link: DatagramLink>: ChatTransportConnection {
     }
     if deliver { output.yield(.text(line)) }
     connected?.resume(returning: .success(()))
-    if let refused { fail(.serverError(refused)) }
+    if let refused {
+      // Final when retrying cannot help (auth on: the UDP port takes no tokens).
+      fail(ChatRefusal.line("! " + refused, room: "").map { .refused($0) } ?? .serverError(refused))
+    }
   }
 
   /// Fails a connect in progress (a connected connection is left alone).

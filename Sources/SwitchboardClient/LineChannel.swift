@@ -41,7 +41,8 @@ final class LineChannel: TransportChannel, ByteStreamDelegate {
     if let configuration {
       TLSConnection.connect(to: address, configuration: configuration, on: loop) { result in
         switch result {
-        case .failure(let error): self.failConnect(.connectFailed("\(address): \(error)"))
+        case .failure(let error):
+          self.failConnect(.connectFailed(ChatClientError.withTLSHint("\(address): \(error)")))
         case .success(let connection):
           self.established(.tls(connection), hello: hello)
         }
@@ -49,7 +50,7 @@ final class LineChannel: TransportChannel, ByteStreamDelegate {
     } else {
       TCPConnection.connect(to: address, on: loop) { result in
         switch result {
-        case .failure(let error): self.failConnect(.connectFailed("\(error)"))
+        case .failure(let error): self.failConnect(.cannotConnect(error))
         case .success(let connection):
           self.established(.tcp(connection), hello: hello)
         }

@@ -36,10 +36,7 @@ final class TransportWebSocket: ChatTransportConnection {
       return TransportWebSocket(
         client: try await WebSocketClient.connect(to: request.webSocketURL, configuration: ws))
     } catch {
-      if error == .timeout { throw .timeout(error.description) }
-      if error == .invalidURL { throw .invalidURL(error.description) }
-      if error == .unsupportedScheme { throw .unsupportedScheme(error.description) }
-      throw .connectFailed(error.description)
+      throw .webSocketConnect(error)
     }
   }
 
@@ -47,7 +44,7 @@ final class TransportWebSocket: ChatTransportConnection {
     do {
       try await client.send(text: text)
     } catch {
-      throw .closed(error.description)
+      throw .closed(error.message)
     }
   }
 

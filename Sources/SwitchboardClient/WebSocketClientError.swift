@@ -32,14 +32,19 @@ public struct WebSocketClientError: Error, Sendable, CustomStringConvertible {
   public let closeCode: WebSocketCloseCode?
   /// The system error behind a ``connectFailed``, when there is one.
   public let ioError: IOError?
+  /// The body of a ``handshakeRejected`` response (at most 1 KiB, as text): the server's
+  /// reason, such as `invalid room name (1-64 letters, digits, - _ .)`; empty when it sent none.
+  public let body: String
   /// The TLS error behind a ``tlsFailed``: compare its kind
   /// (`.certificateVerifyFailed`, `.pinMismatch`, …) and read OpenSSL's ``TLSError/reason``.
   public let tlsError: TLSError?
 
   private init(
-    _ code: Code, _ message: String, status: Int? = nil, closeCode: WebSocketCloseCode? = nil, ioError: IOError? = nil,
-    tlsError: TLSError? = nil
+    _ code: Code, _ message: String, status: Int? = nil, closeCode: WebSocketCloseCode? = nil,
+    ioError: IOError? = nil,
+    tlsError: TLSError? = nil, body: String = ""
   ) {
+    self.body = body
     self.code = code
     self.message = message
     self.status = status
@@ -89,9 +94,13 @@ public struct WebSocketClientError: Error, Sendable, CustomStringConvertible {
   public static func tlsFailed(_ error: TLSError) -> WebSocketClientError {
     .init(.tlsFailed, error.description, tlsError: error)
   }
-  /// A rejected handshake with the server's status.
-  public static func handshakeRejected(status: Int, reason: String = "") -> WebSocketClientError {
-    .init(.handshakeRejected, "server answered \(status) \(reason)", status: status)
+  /// A rejected handshake with the server's status and the body it sent (its reason).
+  public static func handshakeRejected(status: Int, reason: String = "", body: String = "")
+    -> WebSocketClientError
+  {
+    let text = body.trimmingWhitespace
+    let answer = "server answered \(status) \(reason)"
+    return .init(.handshakeRejected, text.isEmpty ? answer : "\(answer): \(text)", status: status, body: text)
   }
   /// An invalid handshake response, with what was wrong.
   public static func handshakeInvalid(_ reason: String) -> WebSocketClientError {

@@ -10,7 +10,9 @@
 /// Stable element ids for browser tests: `#name-form`, `#name`, `#input`, `#send`,
 /// `#messages` (children `.message.me` / `.message.other` with `data-id`, `.author`,
 /// `.text`; notices are `.notice`), `#status` (`data-state` = connecting | online | offline |
-/// refused, the last after a close 1008, whose reason the page shows and does not retry).
+/// refused, the last after a close 1008, whose reason the page shows and does not retry, or
+/// for a `?room=` the server's room rule refuses, checked before connecting because a
+/// browser cannot read the upgrade's `400`).
 enum WebChatPage {
   /// The complete page.
   static let html: String = #"""
@@ -106,6 +108,24 @@ enum WebChatPage {
       let shownAs = null;
       let ws = null, name = null, nameSent = false, lastId = 0, epoch = null, attempt = 0, retryTimer = null;
       const shown = new Set();
+      // The reason the server refused this page for good (or would: a bad ?room=), else null.
+      // A refused page never connects again: not on a timer, not when it comes back online.
+      let refusal = null;
+      // The server's room rule (docs/PROTOCOLS.md, "Rooms"): 1-64 letters (each with up to two
+      // combining marks), decimal digits, - _ . in NFC. The server answers an upgrade to a bad
+      // room with a 400 that a browser's WebSocket cannot read, so the page checks first.
+      function roomRefusal(raw) {
+        const nfc = raw.normalize("NFC");
+        const ok = [...nfc].length <= 64 && /^(?:\p{L}[\p{Mn}\p{Mc}]{0,2}|\p{Nd}|[-_.])+$/u.test(nfc);
+        return ok ? null : "invalid room name " + JSON.stringify(raw) + " (1-64 letters, digits, - _ .)";
+      }
+      function refuse(reason) {
+        refusal = reason;
+        clearInterval(retryTimer);
+        retryTimer = null;
+        notice("! " + reason, true);
+        setStatus("refused", "refused: " + reason);
+      }
 
       $("room").textContent = "# " + room;
       // The name is the token's sub (the server refuses any other): offered in the name field.
@@ -243,8 +263,7 @@ enum WebChatPage {
           // 1008: refused (no or a bad token, a room it does not allow, flooding). Trying
           // again would get the same answer: say why and stop.
           if (event.code === 1008) {
-            notice("! " + (event.reason || "refused by the server"), true);
-            setStatus("refused", "refused: " + (event.reason || "policy violation"));
+            refuse(event.reason || "refused by the server (policy violation)");
             return;
           }
           scheduleReconnect();
@@ -264,7 +283,7 @@ enum WebChatPage {
         retryTimer = setInterval(tick, 1000);
       }
 
-      function reconnectNow() { if (ws === null) { attempt = 0; connect(); } }
+      function reconnectNow() { if (ws === null && refusal === null) { attempt = 0; connect(); } }
       window.addEventListener("online", reconnectNow);
       document.addEventListener("visibilitychange", () => { if (!document.hidden) reconnectNow(); });
 
@@ -290,7 +309,8 @@ enum WebChatPage {
         input.focus();
       });
 
-      connect();
+      const badRoom = roomRefusal(room);
+      if (badRoom !== null) { refuse(badRoom); } else { connect(); }
     })();
     </script>
     </body>

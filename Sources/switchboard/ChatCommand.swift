@@ -33,12 +33,20 @@ enum ChatCommand {
     Interactive on a terminal: type a message and press Enter; Ctrl-C or Ctrl-D quits.
     With --pipe, or when stdin is not a terminal: stdin lines are sent, received
     messages are printed as AUTHOR: TEXT, and the command exits at end of input.
+      --wait SECONDS     pipe: keep trying to reach a server that is down for up to
+                         SECONDS before giving up (default 0: give up at the first
+                         failed connect, as send does); once connected, a lost
+                         connection is retried up to 8 times
     Colours follow NO_COLOR and are off when stdout is not a terminal.
     --log-level LEVEL (trace … critical) writes the client library's log to stderr, as
     text or, with --log-format json, JSON lines (default: no log). --version prints the
     version and the commit it was built from.
+    A refusal retrying cannot fix (a bad room or name, no token or a refused one, a room
+    outside the token, a 4xx answer to the WebSocket upgrade) ends the chat with the
+    server's reason.
     Exit codes: 0 ok, 1 could not connect (a certificate that does not verify included)
-    or send (or find the service), 64 bad usage.
+    or send (or find the service), 2 refused by the server (the reason is printed),
+    64 bad usage.
     """
 
   static func run(_ argv: [String]) -> Int32 {
@@ -46,7 +54,7 @@ enum ChatCommand {
     let target: ChatURL
     do {
       args = try Arguments(
-        argv, valued: LogOptions.flags.union(ChatURL.flags).union(["name", "room"]),
+        argv, valued: LogOptions.flags.union(ChatURL.flags).union(["name", "room", "wait"]),
         booleans: ChatURL.booleans.union(["help", "pipe"]))
       if let code = args.helpOrVersion(help) { return code }
       let rest: [String]
@@ -54,6 +62,13 @@ enum ChatCommand {
       guard rest.isEmpty else {
         throw Arguments.UsageError(description: "needs exactly one URL (or --service NAME)")
       }
+    } catch {
+      Output.error("switchboard chat: \(error)")
+      return ExitCode.usage
+    }
+    let wait: Int
+    do {
+      wait = try args.int("wait", in: 0...86_400) ?? 0
     } catch {
       Output.error("switchboard chat: \(error)")
       return ExitCode.usage
@@ -79,27 +94,42 @@ enum ChatCommand {
     configuration.resolver = resolver
     target.apply(to: &configuration, command: "chat")
     if !interactive {
-      configuration.reconnect = ReconnectPolicy(maximumDelay: .seconds(5), maxAttempts: 8)
+      // The pipe decides when to give up (ChatPipeLimits): before the first connection after
+      // --wait, after one after 8 attempts in a row.
+      configuration.reconnect = ReconnectPolicy(maximumDelay: .seconds(wait > 0 ? 1 : 5))
     }
     let client = ChatClient(
       endpoint: target.endpoint, name: name, room: args.value("room"), configuration: configuration)
     // The terminal screen runs on the main thread, which is the main actor's (the view
     // model's) as long as the screen's loop turns the run loop.
-    return interactive ? MainActor.assumeIsolated { ChatTerminalUI(client: client).run() } : runPipe(client)
+    return interactive
+      ? MainActor.assumeIsolated { ChatTerminalUI(client: client).run() }
+      : runPipe(client, limits: ChatPipeLimits(wait: .seconds(wait)))
   }
 
   // MARK: Pipe mode
 
-  private static func runPipe(_ client: ChatClient) -> Int32 {
+  private static func runPipe(_ client: ChatClient, limits: ChatPipeLimits) -> Int32 {
     let code = Atomic<Int32>(ExitCode.ok)
     let done = DispatchSemaphore(value: 0)
     let lines = stdinLines()
+    // The first failure that ends the pipe is the one printed, once.
+    let report = { @Sendable (error: any Error) in
+      if code.compareExchange(expected: ExitCode.ok, desired: CLIFailure.exitCode(error), ordering: .relaxed)
+        .exchanged
+      {
+        Output.error("switchboard chat: \(CLIFailure.describe(error))")
+      }
+    }
+    // The server's answer to the request made at the end of input (see below).
+    let (answered, answer) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     Task {
       do {
         try await client.run { session in
           await withTaskGroup(of: Void.self) { group in
             group.addTask {
               var resuming = false
+              var limits = limits
               for await event in session.events {
                 switch event {
                 case .message(let m) where !m.isMine: Output.print(line(m))
@@ -109,29 +139,53 @@ enum ChatCommand {
                   // (found by benchmarks/soak.sh).
                   if resuming { for m in messages where !m.isMine { Output.print(line(m)) } }
                   resuming = true
-                case .error(let e)
-                where e == .connectFailed || e == .gaveUp || e == .timeout || e == .serviceNotFound:
-                  Output.error("switchboard chat: \(e)")
+                case .connected: limits.connected()
+                case .members: answer.yield()
+                case .error(let e) where e == .refused:
+                  report(e)  // the last event: the client stopped
+                case .error(let e):
+                  limits.failed(e)  // the reason printed if the pipe gives up
+                case .reconnecting(let attempt, _):
+                  if let last = limits.givesUp(attempt: attempt, at: .now) {
+                    report(last)
+                    session.close()
+                  }
                 default: break
                 }
               }
             }
-            for await line in lines {
-              do {
-                try await session.send(line)
-              } catch {
-                Output.error("switchboard chat: \(error)")
-                code.store(ExitCode.failure, ordering: .relaxed)
-                break
+            group.addTask {
+              for await line in lines {
+                do {
+                  try await session.send(line)
+                } catch {
+                  report(error)
+                  return
+                }
               }
+              // Cancelled: the client ended first (refused, given up) and said why.
+              if Task.isCancelled { return }
+              // One round trip before leaving: the server has then handled every line sent
+              // (a line send completes once written), and a server that refuses this client
+              // (no token: it answers the first line and closes) has said so, which ends the
+              // client and this group with the reason.
+              try? await session.client.requestMembers()
+              await withTaskGroup(of: Void.self) { wait in
+                wait.addTask { for await _ in answered { break } }
+                wait.addTask { try? await Task.sleep(for: .seconds(5)) }
+                await wait.next()
+                wait.cancelAll()
+              }
+              session.close()
             }
+            // Whichever ends first (the input, or the client: refused, given up) ends both.
+            await group.next()
             session.close()
-            await group.waitForAll()
+            group.cancelAll()
           }
         }
       } catch {
-        Output.error("switchboard chat: \(error)")
-        code.store(ExitCode.failure, ordering: .relaxed)
+        report(error)
       }
       done.signal()
     }
@@ -203,7 +257,8 @@ final class ChatTerminalUI: Sendable {
     let input = Thread { [self] in readInput() }
     input.start()
     var lastUpdates = -1
-    while !screen.withLock({ $0.quit }) {
+    // A refusal stops the client for good: leave with its reason rather than a dead screen.
+    while !screen.withLock({ $0.quit }) && client.refusal == nil {
       let updates = model.publishedUpdates
       let reconnecting = if case .reconnecting = model.connectionState { true } else { false }
       let dirty = screen.withLock { s in
@@ -219,6 +274,10 @@ final class ChatTerminalUI: Sendable {
     }
     model.stop()
     restoreTerminal()
+    if let refusal = client.refusal {
+      Output.error("switchboard chat: \(CLIFailure.describe(ChatClientError.refused(refusal)))")
+      return ExitCode.refused
+    }
     return ExitCode.ok
   }
 

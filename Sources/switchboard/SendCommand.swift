@@ -25,8 +25,12 @@ enum SendCommand {
     Delivered means: ws/wss, the server stored it (its ack); tcp/tls, the server
     answered a /who sent after it (it handles a connection's lines in order); udp, the
     server echoed it.
+    The room and name are checked by the server's rules before connecting: a bad one is
+    refused without sending anything. --timeout bounds the whole send on every scheme.
     Exit codes: 0 delivered, 1 could not find the service, connect (a certificate that
-    does not verify included) or deliver, 64 bad usage.
+    does not verify included) or deliver in time, 2 refused (a bad room or name, no or
+    a refused token, a room outside it, a 4xx answer: the reason is printed; nothing
+    was posted), 64 bad usage.
     """
 
   static func run(_ argv: [String]) -> Int32 {
@@ -82,7 +86,7 @@ enum SendCommand {
 
   /// Runs `client` until `text` is confirmed, or fails; prints why on failure.
   private static func deliver(_ text: String, with client: ChatClient, within limit: Duration) -> Int32 {
-    let failure = Mutex<String?>(nil)
+    let failure = Mutex<(String, Int32)?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task {
       // The first error event says best why a connect failed (the send itself then only
@@ -105,21 +109,33 @@ enum SendCommand {
               _ = try await session.send(text)
               return .delivered
             }
-            while let step = try await group.next() {
-              if case .delivered = step { break }
+            do {
+              while let step = try await group.next() {
+                if case .delivered = step { break }
+              }
+            } catch {
+              // Out of time (or failed): stop the client, so that the send still waiting
+              // (a UDP peer that answers but never echoes) ends now and the group with it.
+              session.close()
+              group.cancelAll()
+              throw error
             }
             group.cancelAll()
           }
         }
       } catch {
-        let reason = firstError.value.map { "\($0)" } ?? "\(error)"
-        failure.withLock { $0 = reason }
+        // A refusal is the reason whatever else was reported before it.
+        let known = client.refusal.map { ChatClientError.refused($0) } ?? firstError.value
+        let reason = known.map { CLIFailure.describe($0) } ?? CLIFailure.describe(error)
+        failure.withLock {
+          $0 = (reason, known.map { CLIFailure.exitCode($0) } ?? CLIFailure.exitCode(error))
+        }
       }
       done.signal()
     }
     done.wait()
-    guard let reason = failure.withLock({ $0 }) else { return ExitCode.ok }
+    guard let (reason, code) = failure.withLock({ $0 }) else { return ExitCode.ok }
     Output.error("switchboard send: not delivered: \(reason)")
-    return ExitCode.failure
+    return code
   }
 }

@@ -72,7 +72,7 @@ struct ChatClientQueryTests {
     configuration.lineSendCompletion = .handled
     // Never run: its state is driven by hand, as the writer and the reader would.
     let client = try ChatClient(url: "tcp://127.0.0.1:1", name: "ada", configuration: configuration)
-    client.state.withLock { $0.ready = true }
+    client.state.withLock { $0.link = .ready(.idle()) }
     // A message (its `/who` confirms it), then a members request, a probe, a rooms request.
     let sent = Task { try await client.send("hi") }
     try await eventually("queued") { client.queuedCount == 1 }
@@ -82,7 +82,7 @@ struct ChatClientQueryTests {
       _ = state.ask(.members)  // not yet written: asked once
       #expect(state.nextQueryToWrite() == "/who")
       #expect(state.nextQueryToWrite() == nil)
-      state.probeRepliesExpected = 1
+      state.link = .ready(.idle(probeRepliesExpected: 1))
       _ = state.ask(.rooms)
       #expect(state.nextQueryToWrite() == "/rooms")
       var resumes: [ChatResume] = []
@@ -97,7 +97,7 @@ struct ChatClientQueryTests {
         _ = state.receive(line, events: &events, resumes: &resumes)
         return events
       }
-      #expect(state.expectedReplies.isEmpty && state.probeRepliesExpected == 0)
+      #expect(state.expectedReplies.isEmpty && state.link.open?.probeRepliesExpected == 0)
       for resume in resumes { resume.run() }
       return events
     }
@@ -115,7 +115,7 @@ struct ChatClientQueryTests {
 
   @Test func anOlderServersUnknownTypeIsUnsupportedNotAHang() {
     var state = ChatClientState(scheme: .ws, me: "ada", room: "lobby")
-    state.ready = true
+    state.link = .ready(.idle())
     _ = state.ask(.rooms)
     #expect(state.nextQueryToWrite() == #"{"type":"rooms"}"#)
     var events: [ChatClient.Event] = []
@@ -139,7 +139,7 @@ struct ChatClientQueryTests {
 
   @Test func aLostConnectionsUnansweredRequestsAreAskedAgain() {
     var state = ChatClientState(scheme: .ws, me: "ada", room: "lobby")
-    state.ready = true
+    state.link = .ready(.idle())
     _ = state.ask(.members)
     _ = state.ask(.rooms)
     #expect(state.nextQueryToWrite() != nil)

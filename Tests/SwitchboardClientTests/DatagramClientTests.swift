@@ -57,7 +57,8 @@ struct DatagramClientTests {
     let send = try ChildProcess(
       Executables.switchboard!, ["send", "udp://127.0.0.1:\(server.port)", "hello", "--timeout", "30"])
     defer { send.stop() }
-    #expect(try await send.waitForExit(timeout: .seconds(40)) == 1)
+    // Refused for good (exit 2, docs/CLIENT.md "Refusals"), not a failure to reach (1).
+    #expect(try await send.waitForExit(timeout: .seconds(40)) == 2)
     #expect(ContinuousClock.now - started < .seconds(15), "it waited for the timeout")
     #expect(send.stderr.contains("authentication required"), "\(send.stderr)")
   }

@@ -12,6 +12,9 @@ usage: browser_chat.py HTTP_PORT TCP_PORT [--host 127.0.0.1] [--timeout S]
 2. Opens http://HOST:TCP_PORT/ (the line port hands browsers' HTTP and the WebSocket
    upgrade to the HTTP pipeline): the page loads, its WebSocket connects, and a message
    sent there reaches the TCP client too.
+3. Opens the page with ?room=dev%20room (a room the server refuses): the page shows the
+   refusal with its reason (`#status[data-state=refused]`, "invalid room name") instead
+   of "retry in", and stays refused when the browser reports it is back online.
 
 Chromium is driven over the DevTools protocol with the python `websockets` client
 (no selenium); it runs with its own temporary profile and is killed by PID at the end.
@@ -394,6 +397,17 @@ async def scenario(args):
     # The first page sees it too, as someone else's message.
     await page.wait_for(f"{messages_js('other')}.includes({json.dumps(f'via the line port {TAG}')})",
                         "the line-port page's message on the HTTP-port page")
+
+    # 3. A room the server would refuse (its 400 is unreadable to a browser's WebSocket): the
+    # page says why in place of "retry in", and does not try again, not even back online.
+    bad = await open_page(cdp, f"http://{host}:{args.http_port}/?room=dev%20room")
+    await bad.wait_for("document.getElementById('status').dataset.state === 'refused'",
+                       "the page for room 'dev room' refused")
+    await bad.eval("window.dispatchEvent(new Event('online')), true")
+    status = await bad.eval("document.getElementById('status').dataset.state + ' ' + "
+                            "document.getElementById('status').textContent")
+    if not status.startswith("refused ") or "invalid room name" not in status:
+        raise Failure(f"page for a bad room: status {status!r}, expected the refusal with its reason")
 
     line.close()
     await close_browser(cdp, ws)

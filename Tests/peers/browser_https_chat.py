@@ -44,7 +44,8 @@ def main():
 
     open_page = browser_chat.open_page
     urls = {f"http://{host}:{args.https_port}/": f"https://{host}:{args.https_port}/",
-            f"http://{host}:{args.tcp_port}/": f"https://{host}:{args.tls_port}/"}
+            f"http://{host}:{args.tcp_port}/": f"https://{host}:{args.tls_port}/",
+            f"http://{host}:{args.https_port}/?room=dev%20room": f"https://{host}:{args.https_port}/?room=dev%20room"}
 
     async def open_over_https(cdp, url):
         if url not in urls:

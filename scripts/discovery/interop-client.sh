@@ -93,11 +93,11 @@ fi
 # input): the watcher by --service on the line type, the piper by a dnssd:// URL of the web
 # type (WebSocket).
 mkfifo "$RUN/watcher.in" "$RUN/piper.in"
-ip netns exec "$NS_B" "$SB" chat --service "$NAME" --mdns builtin --name watcher --pipe --log-level info \
+ip netns exec "$NS_B" "$SB" chat --service "$NAME" --mdns builtin --name watcher --pipe --wait 30 --log-level info \
   <"$RUN/watcher.in" >"$RUN/watcher.out" 2>"$RUN/watcher.err" &
 WATCHER=$!
 PIDS+=($WATCHER)
-ip netns exec "$NS_B" "$SB" chat "dnssd://$URL_NAME._http._tcp.local/" --mdns builtin --name piper --pipe --log-level info \
+ip netns exec "$NS_B" "$SB" chat "dnssd://$URL_NAME._http._tcp.local/" --mdns builtin --name piper --pipe --wait 30 --log-level info \
   <"$RUN/piper.in" >"$RUN/piper.out" 2>"$RUN/piper.err" &
 PIPER=$!
 PIDS+=($PIPER)
