@@ -108,9 +108,15 @@ enum ChatWire {
       text: text, isMine: author == me, isAction: data["action"] as? Bool ?? false, color: data["color"] as? String)
   }
 
-  /// `{"type":"message","data":{"text":T,"ref":R}}`.
-  static func messageFrame(text: String, ref: String) -> String {
-    #"{"type":"message","data":{"text":"# + quote(text) + #","ref":"# + quote(ref) + "}}"
+  /// `{"type":"message","data":{"text":T,"ref":R}}`, with `"action":true` for a `/me`.
+  static func messageFrame(text: String, ref: String, isAction: Bool = false) -> String {
+    #"{"type":"message","data":{"text":"# + quote(text) + #","ref":"# + quote(ref) + (isAction ? #","action":true}}"# : "}}")
+  }
+
+  /// The line that sends the action `text`: `/me TEXT`, one line (a line break in it would
+  /// end the command and send the rest as a message; it is a space instead).
+  static func actionLine(_ text: String) -> String {
+    "/me " + String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 }))
   }
 
   /// `s` as a JSON string literal (the server's own quoting, so both sides agree).

@@ -284,6 +284,14 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         }
       case .message(let body, let ref):
         publish(body, ref: ref)
+      case .action(let body, let ref):
+        // As the line dialect's `/me`: an action that would read as presence is refused.
+        ensureNamed()
+        if let refusal = LineDialect.actionRefusal(author: context.hub.member(memberID)?.name ?? "", action: body) {
+          sendText(JSONDialect.error(code: "invalid_action", message: refusal.answer, ref: ref))
+          return
+        }
+        publish(body, ref: ref, isAction: true)
       case .join(let name, let room, let since, let epoch):
         if let name, let clean = admitName(name) { setName(clean) }
         if let room, !auth.mayJoin(room) {
@@ -321,18 +329,22 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     }
   }
 
-  private func publish(_ text: String, ref: String?) {
+  private func publish(_ text: String, ref: String?, isAction: Bool = false) {
     ensureNamed()
     var text = text
-    text.withUTF8 { publishNamed(UnsafeRawBufferPointer($0), ref: ref) }
+    text.withUTF8 { publishNamed(UnsafeRawBufferPointer($0), ref: ref, isAction: isAction) }
   }
 
   /// Publishes `text` (UTF-8) from this named member, with the `ack` of its `ref`, if any,
   /// to follow. Touches neither the protocol state nor the session's state.
   /// `textNeedsNoJSONEscape`: see ``ChatMessage/textNeedsNoJSONEscape``.
-  private func publishNamed(_ text: UnsafeRawBufferPointer, textNeedsNoJSONEscape: Bool = false, ref: String?) {
+  private func publishNamed(
+    _ text: UnsafeRawBufferPointer, textNeedsNoJSONEscape: Bool = false, ref: String?, isAction: Bool = false
+  ) {
     guard let ref else {
-      if context.hub.publish(from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape) {
+      if context.hub.publish(
+        from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape, isAction: isAction)
+      {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
       return
@@ -343,7 +355,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     let memberID = self.memberID
     let boundContext = LoopBound(context, on: context.loop)
     let accepted = context.hub.publish(
-      from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape, ref: ref,
+      from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape, isAction: isAction, ref: ref,
       subject: auth.claims?.subject, address: connection.remoteAddress?.ipAddress
     ) {
       result in

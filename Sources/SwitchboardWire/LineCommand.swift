@@ -42,6 +42,8 @@ public enum LineCommand: Equatable, Sendable {
     "  /history [N]            the last N messages (default 20)",
     "  /since ID               every kept message after ID",
     "  /me ACTION              * NAME ACTION",
+    "  //TEXT                  send a message that starts with /",
+    "  /help                   this list",
     "  /quit                   leave",
     "  /ok CODE                UDP: send back the code offered, to receive the room",
   ]

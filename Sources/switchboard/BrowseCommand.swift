@@ -59,8 +59,7 @@ enum BrowseCommand {
       mdns = try MDNSOptions(args)
       timeout = try args.double("timeout")
     } catch {
-      Output.error("switchboard browse: \(error)\n\n\(help)")
-      return ExitCode.usage
+      return Usage.fail("browse", "\(error)")
     }
     if let code = args.helpOrVersion(help) { return code }
     let types = args.positional.isEmpty ? defaultTypes : args.positional
@@ -83,9 +82,10 @@ enum BrowseCommand {
         }
       }
     } catch {
-      Output.error("switchboard browse: \(error.message)")
       // A backend this platform does not run (--mdns builtin on macOS) is bad usage too.
-      return error == .invalidServiceType || error == .unsupported ? ExitCode.usage : ExitCode.failure
+      if error == .invalidServiceType || error == .unsupported { return Usage.fail("browse", error.message) }
+      Output.error("switchboard browse: \(error.message)")
+      return ExitCode.failure
     }
     names.withLock { table in for interface in session.interfaces { table[interface.index] = interface.name }
     }

@@ -47,8 +47,7 @@ enum TokenCommand {
     do {
       args = try Arguments(argv, valued: valued, booleans: ["help"])
     } catch {
-      Output.error("switchboard token: \(error)\n\n\(help)")
-      return ExitCode.usage
+      return Usage.fail("token", "\(error)")
     }
     if let code = args.helpOrVersion(help) { return code }
     do {
@@ -62,11 +61,11 @@ enum TokenCommand {
       Output.print(try mint(args, now: now))
       return ExitCode.ok
     } catch let failure as Failure {
+      if failure.code == ExitCode.usage { return Usage.fail("token", failure) }
       Output.error("switchboard token: \(failure)")
       return failure.code
     } catch {
-      Output.error("switchboard token: \(error)")
-      return ExitCode.usage
+      return Usage.fail("token", "\(error)")
     }
   }
 
