@@ -48,6 +48,12 @@ public enum ChatInput: Equatable, Sendable {
     public var usage: String
     /// What it does.
     public var summary: String
+
+    /// A row of the table.
+    public init(usage: String, summary: String) {
+      self.usage = usage
+      self.summary = summary
+    }
   }
 
   /// The commands every front door (the terminal chat, an app, the web page) understands,

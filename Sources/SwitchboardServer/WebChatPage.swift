@@ -374,7 +374,7 @@ enum WebChatPage {
           case "history": notice("* the page shows the room's last messages on joining (scroll up); /history is nc's"); break;
           case "help":
             notice("* commands:");
-            for (const [usage, summary] of COMMANDS) notice("*   " + usage + "  " + summary);
+            for (const [usage, summary] of COMMANDS) notice(usage + " — " + summary);
             break;
           case "quit": {
             const sock = ws;
