@@ -240,6 +240,12 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         protocolState.withReceivedText(range) { String(decoding: $0[r], as: UTF8.self) }
       }
     }
+    // An empty message is not published, as an empty line is not; a JSON one is answered.
+    // (The check stops at the first byte that is not a space: almost always the first.)
+    if protocolState.withReceivedText(range, { $0[text].allSatisfy { $0 == 0x20 || $0 == 0x09 } }) {
+      if case .json = mode { sendText(JSONDialect.error(code: "invalid_data", message: "a message needs text", ref: ref)) }
+      return
+    }
     ensureNamed()
     // Nothing in here touches the protocol state the bytes are lent from.
     protocolState.withReceivedText(range) {
@@ -282,6 +288,10 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         } else {
           publish(body, ref: nil)
         }
+      case .message(let body, let ref) where Self.isBlank(body), .action(let body, let ref) where Self.isBlank(body):
+        // As an empty line on the line dialect, nothing is published; the sender is told,
+        // with its ref, so that a send waiting for its `ack` ends.
+        sendText(JSONDialect.error(code: "invalid_data", message: "a message needs text", ref: ref))
       case .message(let body, let ref):
         publish(body, ref: ref)
       case .action(let body, let ref):
@@ -329,7 +339,12 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     }
   }
 
+  /// Nothing but spaces and tabs, as the line dialect's empty line (``LineCommand/empty``).
+  static func isBlank(_ text: String) -> Bool { text.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 } }
+
   private func publish(_ text: String, ref: String?, isAction: Bool = false) {
+    // A plain or text-dialect frame with no text: ignored, as an empty line is.
+    if Self.isBlank(text) { return }
     ensureNamed()
     var text = text
     text.withUTF8 { publishNamed(UnsafeRawBufferPointer($0), ref: ref, isAction: isAction) }

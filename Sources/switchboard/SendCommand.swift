@@ -43,7 +43,8 @@ enum SendCommand {
     } catch {
       return Usage.fail("send", "\(error)")
     }
-    guard !words.isEmpty else {
+    // An empty text is not a message on any transport (the server ignores an empty line).
+    guard !words.joined().allSatisfy({ $0 == " " || $0 == "\t" }) else {
       return Usage.fail("send", "needs a URL and some text")
     }
     // Connecting gets a little less than the whole time, so that when connecting is what

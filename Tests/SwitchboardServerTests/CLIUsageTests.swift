@@ -16,6 +16,8 @@ struct CLIUsageTests {
     commands.map { ([$0, "--bogus"], "unknown option --bogus") } + [
       (["chat"], "needs a URL or --service NAME"),
       (["send", "tcp://127.0.0.1:1"], "needs a URL and some text"),
+      (["send", "tcp://127.0.0.1:1", ""], "needs a URL and some text"),  // an empty message is none
+      (["send", "tcp://127.0.0.1:1", " ", " "], "needs a URL and some text"),
       (["bench"], "needs a URL"),
       (["advertise", "x"], "needs NAME TYPE PORT"),
       (["token"], "needs --sub NAME (or --verify TOKEN)"),
