@@ -257,6 +257,8 @@ enum WebChatPage {
         sock.onclose = (event) => {
           if (sock !== ws) return;
           ws = null;
+          // 1001: the server is shutting down (`nc` users get the same notice as a line).
+          if (event.code === 1001) notice("* server is going away" + (event.reason ? ": " + event.reason : ""));
           // 1008: refused (no or a bad token, a room it does not allow, flooding). Trying
           // again would get the same answer: say why and stop.
           if (event.code === 1008) {

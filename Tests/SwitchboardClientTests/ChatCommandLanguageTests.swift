@@ -63,4 +63,18 @@ struct ChatCommandLanguageTests {
     #expect(!server.hub.history(room: "dev", last: 100).contains { $0.text == "never sent" })
     await watcher.stop()
   }
+
+  /// Every client shows the shutdown notice: a ws `chat` (close 1001 with the reason) as a
+  /// tcp one (the server's line) prints `* server is going away: REASON`.
+  @Test(arguments: ["ws", "tcp"])
+  func theShutdownNoticeIsShown(scheme: String) async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let url = scheme == "ws" ? wsURL(server) : tcpURL(server)
+    let chat = try ChildProcess(Executables.switchboard!, ["chat", url, "--pipe", "--name", "piper"])
+    defer { chat.stop() }
+    try await eventually("the pipe joined") { server.hub.who(room: "lobby").contains("piper") }
+    server.shutdown()
+    try await chat.waitForOutput("* server is going away: shutting down\n")  // the in-process server's reason
+  }
 }
