@@ -29,6 +29,7 @@ enum TokenCommand {
 
     With --verify it checks TOKEN instead (signature, exp/nbf with --leeway, default 60 s) and
     prints its claims as JSON; a refused token prints the answer the server would give.
+    --version prints the version and the commit it was built from.
     Exit codes: 0 printed, 1 unreadable key file, unusable key or refused token, 64 bad usage.
     """
 

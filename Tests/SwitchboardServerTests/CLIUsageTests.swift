@@ -72,3 +72,38 @@ struct CLIUsageTests {
     }
   }
 }
+
+/// Every flag a command takes is in its help: each flag any command's help names is tried on
+/// every command (`--FLAG=x --zz-not-a-flag`, which never runs anything: a flag the command
+/// does not take is `unknown option --FLAG`, any other answer means it took it), and each
+/// one taken must be in that command's `--help`.
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
+struct CLIHelpCoverageTests {
+  let binary = Executables.switchboard ?? ""
+
+  private func flags(in help: String) -> Set<String> {
+    Set(help.matches(of: try! Regex(#"--[a-z][a-z0-9-]*[a-z0-9]"#)).map { String(help[$0.range]) })
+  }
+
+  @Test func everyFlagACommandTakesIsInItsHelp() async throws {
+    var helps: [String: String] = [:]
+    for command in CLIUsageTests.commands {
+      let help = try ChildProcess(binary, [command, "--help"])
+      #expect(try await help.waitForExit() == 0)
+      helps[command] = help.stdout
+    }
+    let candidates = helps.values.reduce(into: Set<String>()) { $0.formUnion(flags(in: $1)) }.subtracting(["--help"])
+    #expect(candidates.count > 80, "\(candidates.count) flags found in the helps: is the pattern still right?")
+    for command in CLIUsageTests.commands {
+      var taken: [String] = []
+      for flag in candidates.sorted() {
+        let probe = try ChildProcess(binary, [command, flag + "=x", "--zz-not-a-flag"])
+        #expect(try await probe.waitForExit() == 64, "\(command) \(flag)=x ran")
+        if !probe.stderr.contains("unknown option \(flag)\n") { taken.append(flag) }
+      }
+      let missing = Set(taken).subtracting(flags(in: helps[command]!))
+      #expect(missing.isEmpty, "switchboard \(command) takes \(missing.sorted()) but its --help does not say")
+      #expect(taken.contains("--version"), "\(command): the probe found no --version")
+    }
+  }
+}
