@@ -3,7 +3,8 @@ struct ChatOutgoing {
   /// The `ref` (WebSocket) and identity of the send.
   var ref: String
   var text: String
-  /// What goes on the wire: one JSON frame, one datagram, or one line per line of text.
+  /// What goes on the wire: one JSON frame, one datagram, or one line (`msg:`, `emsg:` for a
+  /// text with a line break, `/me` for an action), then the confirming `/who` when asked.
   var wire: [String]
   var waiter: CheckedContinuation<UInt64?, any Error>
   /// Handed to the transport on the current connection.
