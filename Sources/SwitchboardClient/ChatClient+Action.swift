@@ -13,7 +13,8 @@ extension ChatClient {
   public func sendAction(_ text: String) async throws -> UInt64? {
     let limit = configuration.maxQueuedMessages
     return try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<UInt64?, any Error>) in
-      let (kick, error) = state.withLock { s in s.enqueue(text, isAction: true, waiter: waiter, limit: limit) }
+      let (kick, error) = state.withLock { s in s.enqueue(text, isAction: true, waiter: waiter, limit: limit)
+      }
       if let error { waiter.resume(throwing: error) }
       kick?.yield()
     }

@@ -74,7 +74,9 @@ public enum ChatInput: Equatable, Sendable {
   /// The command list as a front door shows it: `commands:` then one line per command.
   public static var helpLines: [String] {
     ["commands:"]
-      + commands.map { "  " + $0.usage + String(repeating: " ", count: max(1, 16 - $0.usage.count)) + $0.summary }
+      + commands.map {
+        "  " + $0.usage + String(repeating: " ", count: max(1, 16 - $0.usage.count)) + $0.summary
+      }
   }
 
   /// Parses one line as typed (without its line break).

@@ -81,7 +81,9 @@ public struct ChatLineEditor: Sendable {
     }
     if !utf8.isEmpty || byte >= 0x80 { return feedUTF8(byte) }
     switch byte {
-    case 0x1B: escape = .started; return .none
+    case 0x1B:
+      escape = .started
+      return .none
     case 0x0D, 0x0A: return submit()
     case 0x03: return .quit
     case 0x04: return characters.isEmpty ? .quit : deleteForward()
@@ -119,7 +121,8 @@ public struct ChatLineEditor: Sendable {
     case (UInt8(ascii: "C"), _): return move(to: cursor + 1)
     case (UInt8(ascii: "D"), _): return move(to: cursor - 1)
     case (UInt8(ascii: "H"), _), (UInt8(ascii: "~"), "1"), (UInt8(ascii: "~"), "7"): return move(to: 0)
-    case (UInt8(ascii: "F"), _), (UInt8(ascii: "~"), "4"), (UInt8(ascii: "~"), "8"): return move(to: characters.count)
+    case (UInt8(ascii: "F"), _), (UInt8(ascii: "~"), "4"), (UInt8(ascii: "~"), "8"):
+      return move(to: characters.count)
     case (UInt8(ascii: "~"), "3"): return deleteForward()
     default: return .none
     }

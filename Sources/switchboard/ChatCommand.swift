@@ -118,55 +118,55 @@ enum ChatCommand {
       var input = lines.makeAsyncIterator()
       var next = ChatTyped.Next.reconnect(room: room, name: name)
       while case .reconnect(let room, let name) = next {
-      next = .quit
-      let client = makeClient(room, name)
-      do {
-        try await client.run { session in
-          await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-              var resuming = false
-              for await event in session.events {
-                switch event {
-                case .message(let m) where !m.isMine: Output.print(line(m))
-                case .members(let room, let names): Output.print(ChatTyped.members(room: room, names: names))
-                case .rooms(let rooms): Output.print(ChatTyped.rooms(rooms))
-                // The line dialect's `* ` lines: others' actions (`* bob waves`, not told apart
-                // from the server's notices there) and the answers to commands.
-                case .notice(let text): Output.print(LineDialect.escape(text))
-                case .reconnectSuggested(let reason): Output.print("* " + LineDialect.escape(reason))
-                case .disconnected(let reason, .goingAway?):
-                  Output.print("* server is going away" + (reason.isEmpty ? "" : ": " + LineDialect.escape(reason)))
-                case .history(let messages, _, _):
-                  // The first backlog is not what a pipe asked for; after a reconnect the
-                  // history is what was missed meanwhile, and dropping it lost messages
-                  // (found by benchmarks/soak.sh).
-                  if resuming { for m in messages where !m.isMine { Output.print(line(m)) } }
-                  resuming = true
-                case .error(let e)
-                where e == .connectFailed || e == .gaveUp || e == .timeout || e == .serviceNotFound:
-                  Output.error("switchboard chat: \(e)")
-                default: break
+        next = .quit
+        let client = makeClient(room, name)
+        do {
+          try await client.run { session in
+            await withTaskGroup(of: Void.self) { group in
+              group.addTask {
+                var resuming = false
+                for await event in session.events {
+                  switch event {
+                  case .message(let m) where !m.isMine: Output.print(line(m))
+                  case .members(let room, let names): Output.print(ChatTyped.members(room: room, names: names))
+                  case .rooms(let rooms): Output.print(ChatTyped.rooms(rooms))
+                  // The line dialect's `* ` lines: others' actions (`* bob waves`, not told apart
+                  // from the server's notices there) and the answers to commands.
+                  case .notice(let text): Output.print(LineDialect.escape(text))
+                  case .reconnectSuggested(let reason): Output.print("* " + LineDialect.escape(reason))
+                  case .disconnected(let reason, .goingAway?):
+                    Output.print("* server is going away" + (reason.isEmpty ? "" : ": " + LineDialect.escape(reason)))
+                  case .history(let messages, _, _):
+                    // The first backlog is not what a pipe asked for; after a reconnect the
+                    // history is what was missed meanwhile, and dropping it lost messages
+                    // (found by benchmarks/soak.sh).
+                    if resuming { for m in messages where !m.isMine { Output.print(line(m)) } }
+                    resuming = true
+                  case .error(let e)
+                  where e == .connectFailed || e == .gaveUp || e == .timeout || e == .serviceNotFound:
+                    Output.error("switchboard chat: \(e)")
+                  default: break
+                  }
                 }
               }
-            }
-            while let line = await input.next() {
-              do {
-                next = try await ChatTyped.pipe(line, session: session, room: room, name: name)
-                if next != .goOn { break }
-              } catch {
-                Output.error("switchboard chat: \(error)")
-                code.store(ExitCode.failure, ordering: .relaxed)
-                break
+              while let line = await input.next() {
+                do {
+                  next = try await ChatTyped.pipe(line, session: session, room: room, name: name)
+                  if next != .goOn { break }
+                } catch {
+                  Output.error("switchboard chat: \(error)")
+                  code.store(ExitCode.failure, ordering: .relaxed)
+                  break
+                }
               }
+              session.close()
+              await group.waitForAll()
             }
-            session.close()
-            await group.waitForAll()
           }
+        } catch {
+          Output.error("switchboard chat: \(error)")
+          code.store(ExitCode.failure, ordering: .relaxed)
         }
-      } catch {
-        Output.error("switchboard chat: \(error)")
-        code.store(ExitCode.failure, ordering: .relaxed)
-      }
       }
       done.signal()
     }

@@ -28,7 +28,8 @@ enum ChatTyped {
 
   /// The answer to `/who` as the line dialect words it: `* in ROOM (N): a, b`.
   static func members(room: String, names: [String]) -> String {
-    "* in \(LineDialect.escape(room)) (\(names.count)): " + names.map { LineDialect.escape($0) }.joined(separator: ", ")
+    "* in \(LineDialect.escape(room)) (\(names.count)): "
+      + names.map { LineDialect.escape($0) }.joined(separator: ", ")
   }
 
   /// The answer to `/rooms` as the line dialect words it: `* rooms: dev (1), lobby (3)`.
@@ -39,7 +40,9 @@ enum ChatTyped {
   /// Carries out one piped line on `session`; answers (help, problems) are printed as the
   /// server's lines are, `* ` and `! `.
   /// - Throws: what sending a message threw (the pipe then stops with exit code 1).
-  static func pipe(_ line: String, session: ChatClient.Session, room: String?, name: String) async throws -> Next {
+  static func pipe(_ line: String, session: ChatClient.Session, room: String?, name: String) async throws
+    -> Next
+  {
     switch ChatInput.parse(line) {
     case .message(let text):
       try await session.send(text)

@@ -7,7 +7,9 @@ import Testing
 /// The slash commands in `switchboard chat --pipe` (the real binary) on every transport that
 /// has rooms: `/who`, `/rooms`, `/join`, `/nick`, `/me`, `//text`, `/help`, `/quit`, each
 /// carried out as `nc` users' server does, and others' actions printed as `* NAME ACTION`.
-@Suite(.onTestThreads, .serialized, .enabled(ifAvailable: Executables.switchboard != nil, "switchboard binary not built"))
+@Suite(
+  .onTestThreads, .serialized,
+  .enabled(ifAvailable: Executables.switchboard != nil, "switchboard binary not built"))
 struct ChatCommandLanguageTests {
   @Test(arguments: ["ws", "tcp", "udp"])
   func slashCommandsWorkInPipeMode(scheme: String) async throws {
@@ -49,7 +51,7 @@ struct ChatCommandLanguageTests {
       do {
         try await chat.waitForOutput("* rooms: dev (1), lobby (1)\n", timeout: .seconds(3))
         break
-      } catch where asked < 5 {}
+      } catch  where asked < 5 {}
     }
     chat.write("/nick pip\n")
     try await eventually("renamed in dev") { server.hub.who(room: "dev") == ["pip"] }

@@ -62,7 +62,9 @@ struct ChatInputTests {
       #expect(lines.contains { $0.hasPrefix("  " + command.usage + " ") && $0.hasSuffix(command.summary) })
     }
     #expect(lines.contains { $0.contains("//TEXT") })
-    for usage in ["/join ROOM", "/who", "/rooms", "/nick NAME", "/me ACTION", "/history [N]", "/help", "/quit", "//TEXT"] {
+    for usage in [
+      "/join ROOM", "/who", "/rooms", "/nick NAME", "/me ACTION", "/history [N]", "/help", "/quit", "//TEXT",
+    ] {
       #expect(LineCommand.helpLines.contains { $0.contains(usage) }, "the server's /help lacks \(usage)")
     }
   }

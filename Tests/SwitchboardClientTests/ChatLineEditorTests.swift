@@ -49,7 +49,8 @@ struct ChatLineEditorTests {
   }
 
   @Test func ctrlUAndCtrlKCutToEitherEnd() {
-    var (e, _) = editor(typing: "one two three", Self.left, Self.left, Self.left, Self.left, Self.left, Self.left)
+    var (e, _) = editor(
+      typing: "one two three", Self.left, Self.left, Self.left, Self.left, Self.left, Self.left)
     _ = e.feed([0x0B])
     #expect(e.text == "one two")
     _ = e.feed(Array(Self.left.utf8) + Array(Self.left.utf8) + Array(Self.left.utf8))

@@ -26,7 +26,9 @@ struct ChatTerminalTmuxTests {
     ])
     let pane = { (try? runTool(["tmux", "capture-pane", "-t", session, "-p"])) ?? "" }
     func keys(_ keys: String...) throws { try runTool(["tmux", "send-keys", "-t", session] + keys) }
-    try await eventually("connected as ed") { pane().contains("connected to ws://127.0.0.1:\(server.httpAddress!.port)/ as ed") }
+    try await eventually("connected as ed") {
+      pane().contains("connected to ws://127.0.0.1:\(server.httpAddress!.port)/ as ed")
+    }
 
     // Left, Right/End, typing in the middle.
     try keys("helo", "Left", "l", "End", "!", "Enter")

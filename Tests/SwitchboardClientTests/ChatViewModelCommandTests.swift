@@ -16,25 +16,34 @@ import Testing
     model.start()
     let other = try ChatProbe(wsURL(server), name: "other")
     try await other.waitReady()
-    try await eventually("connected, other seen") { model.connectionState == .connected && model.members == ["other", "viewer"] }
+    try await eventually("connected, other seen") {
+      model.connectionState == .connected && model.members == ["other", "viewer"]
+    }
     #expect(!model.messages.contains { $0.text.hasPrefix("in lobby") })  // the model's own request is not shown
 
     try await model.perform(ChatInput.parse("/me waves"))
     let action = try await other.waitForMessage("waves")
     #expect(action.isAction && action.author == "viewer")
     try await other.client.sendAction("bows")
-    try await eventually("other's action, marked") { model.messages.contains { $0.text == "bows" && $0.isAction } }
+    try await eventually("other's action, marked") {
+      model.messages.contains { $0.text == "bows" && $0.isAction }
+    }
     try await model.perform(.message("/literally"))
     _ = try await other.waitForMessage("/literally")
 
     try await model.perform(ChatInput.parse("/who"))
-    try await eventually("the /who answer") { model.messages.contains { $0.kind == .notice && $0.text == "in lobby (2): other, viewer" } }
+    try await eventually("the /who answer") {
+      model.messages.contains { $0.kind == .notice && $0.text == "in lobby (2): other, viewer" }
+    }
     try await model.perform(.rooms)
-    try await eventually("the /rooms answer") { model.messages.contains { $0.kind == .notice && $0.text == "rooms: lobby (2)" } }
+    try await eventually("the /rooms answer") {
+      model.messages.contains { $0.kind == .notice && $0.text == "rooms: lobby (2)" }
+    }
     try await model.perform(.help)
     try await model.perform(ChatInput.parse("/frob"))
     try await eventually("help and the problem") {
-      model.messages.contains { $0.text == "commands:" } && model.messages.contains { $0.text.contains("//TEXT") }
+      model.messages.contains { $0.text == "commands:" }
+        && model.messages.contains { $0.text.contains("//TEXT") }
         && model.messages.last?.text == "unknown command /frob (try /help)"
     }
     await #expect(throws: ChatClientError.unsupported) { try await model.perform(.nick("x")) }

@@ -1,8 +1,9 @@
 import Foundation
 import SwitchboardClient
-@testable import SwitchboardServer
 import SwitchboardTestSupport
 import Testing
+
+@testable import SwitchboardServer
 
 /// The web page's command table is the client library's (``ChatInput/commands``), row for
 /// row, so `/help` lists the same commands on the page as in `switchboard chat` and an app.

@@ -5,11 +5,15 @@ import Testing
 /// One shape of CLI, on the real binary: every subcommand answers a usage error with a line
 /// naming the problem and `Try 'switchboard CMD --help'.` (exit 64), and `switchboard help
 /// CMD` is `switchboard CMD --help`.
-@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
+@Suite(
+  .onTestThreads,
+  .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
 struct CLIUsageTests {
   let binary = Executables.switchboard ?? ""
 
-  static let commands = ["chat", "send", "bench", "store-bench", "browse", "advertise", "token", "peer", "serve"]
+  static let commands = [
+    "chat", "send", "bench", "store-bench", "browse", "advertise", "token", "peer", "serve",
+  ]
 
   /// An unknown option, and a missing argument where the command needs one.
   static let mistakes: [(args: [String], problem: String)] =
@@ -34,7 +38,8 @@ struct CLIUsageTests {
     #expect(try await run.waitForExit() == 64)
     let lines = run.stderr.split(separator: "\n", omittingEmptySubsequences: false)
     #expect(lines.count == 3 && lines[2].isEmpty, "\(run.stderr)")
-    #expect(lines.first?.hasPrefix("switchboard \(args[0]): ") == true && lines.first?.contains(problem) == true)
+    #expect(
+      lines.first?.hasPrefix("switchboard \(args[0]): ") == true && lines.first?.contains(problem) == true)
     #expect(lines.dropFirst().first == "Try 'switchboard \(args[0]) --help'.")
     #expect(run.stdout.isEmpty)
   }
@@ -53,7 +58,8 @@ struct CLIUsageTests {
     for args in [["frobnicate"], ["help", "frobnicate"]] {
       let run = try ChildProcess(binary, args)
       #expect(try await run.waitForExit() == 64)
-      #expect(run.stderr.hasSuffix("unknown command 'frobnicate'\nTry 'switchboard --help'.\n"), "\(run.stderr)")
+      #expect(
+        run.stderr.hasSuffix("unknown command 'frobnicate'\nTry 'switchboard --help'.\n"), "\(run.stderr)")
     }
   }
 
@@ -62,12 +68,15 @@ struct CLIUsageTests {
     let run = try ChildProcess(binary, ["chat", "--help"])
     #expect(try await run.waitForExit() == 0)
     for flag in [
-      "--name NAME ", "--room ROOM ", "--pipe ", "--service NAME ", "--type TYPE ", "--mdns ", "--token TOKEN ",
+      "--name NAME ", "--room ROOM ", "--pipe ", "--service NAME ", "--type TYPE ", "--mdns ",
+      "--token TOKEN ",
       "--ca-file PEM ", "--insecure ", "--log-level LEVEL ", "--log-format FMT ", "--version ",
     ] {
       #expect(run.stdout.contains("\n  " + flag), "chat --help does not describe \(flag)")
     }
-    for command in ["/join ROOM", "/who", "/rooms", "/nick NAME", "/me ACTION", "/history", "/help", "/quit", "//TEXT"] {
+    for command in [
+      "/join ROOM", "/who", "/rooms", "/nick NAME", "/me ACTION", "/history", "/help", "/quit", "//TEXT",
+    ] {
       #expect(run.stdout.contains("  " + command), "chat --help does not list \(command)")
     }
   }
@@ -77,7 +86,9 @@ struct CLIUsageTests {
 /// every command (`--FLAG=x --zz-not-a-flag`, which never runs anything: a flag the command
 /// does not take is `unknown option --FLAG`, any other answer means it took it), and each
 /// one taken must be in that command's `--help`.
-@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
+@Suite(
+  .onTestThreads,
+  .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
 struct CLIHelpCoverageTests {
   let binary = Executables.switchboard ?? ""
 
@@ -92,8 +103,11 @@ struct CLIHelpCoverageTests {
       #expect(try await help.waitForExit() == 0)
       helps[command] = help.stdout
     }
-    let candidates = helps.values.reduce(into: Set<String>()) { $0.formUnion(flags(in: $1)) }.subtracting(["--help"])
-    #expect(candidates.count > 80, "\(candidates.count) flags found in the helps: is the pattern still right?")
+    let candidates = helps.values.reduce(into: Set<String>()) { $0.formUnion(flags(in: $1)) }.subtracting([
+      "--help"
+    ])
+    #expect(
+      candidates.count > 80, "\(candidates.count) flags found in the helps: is the pattern still right?")
     for command in CLIUsageTests.commands {
       var taken: [String] = []
       for flag in candidates.sorted() {

@@ -25,11 +25,15 @@ struct FrontDoorAgreementTests {
     try await withServer { server in
       let ws = try WebSocketTestClient(server.httpAddress!, path: "/?name=wsuser")
       _ = try ws.nextJSON(type: "history")
-      for frame in [#"{"type":"message","data":{"text":"","ref":"r1"}}"#, #"{"type":"message","data":{"text":"  ","ref":"r2","action":true}}"#] {
+      for frame in [
+        #"{"type":"message","data":{"text":"","ref":"r1"}}"#,
+        #"{"type":"message","data":{"text":"  ","ref":"r2","action":true}}"#,
+      ] {
         try ws.send(text: frame)
         let error = try ws.nextJSON(type: "error")
         let data = try #require(error["data"] as? [String: Any])
-        #expect(data["code"] as? String == "invalid_data" && data["message"] as? String == "a message needs text")
+        #expect(
+          data["code"] as? String == "invalid_data" && data["message"] as? String == "a message needs text")
         #expect(data["ref"] != nil)
       }
       try ws.send(text: "")  // a plain frame with nothing in it: ignored
