@@ -75,7 +75,11 @@ struct ChatCommandLanguageTests {
     let url = scheme == "ws" ? wsURL(server) : tcpURL(server)
     let chat = try ChildProcess(Executables.switchboard!, ["chat", url, "--pipe", "--name", "piper"])
     defer { chat.stop() }
-    try await eventually("the pipe joined") { server.hub.who(room: "lobby").contains("piper") }
+    // Connected all the way (a ws client past its history): its message is in the room.
+    chat.write("ready\n")
+    try await eventually("the pipe's message stored") {
+      server.hub.history(room: "lobby", last: 1).contains { $0.text == "ready" }
+    }
     server.shutdown()
     try await chat.waitForOutput("* server is going away: shutting down\n")  // the in-process server's reason
   }
