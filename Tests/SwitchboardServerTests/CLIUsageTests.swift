@@ -108,13 +108,24 @@ struct CLIHelpCoverageTests {
     ])
     #expect(
       candidates.count > 80, "\(candidates.count) flags found in the helps: is the pattern still right?")
-    for command in CLIUsageTests.commands {
-      var taken: [String] = []
-      for flag in candidates.sorted() {
-        let probe = try ChildProcess(binary, [command, flag + "=x", "--zz-not-a-flag"])
-        #expect(try await probe.waitForExit() == 64, "\(command) \(flag)=x ran")
-        if !probe.stderr.contains("unknown option \(flag)\n") { taken.append(flag) }
+    // One command's probes after another, the commands side by side (a few hundred runs).
+    let binary = self.binary
+    let takenBy = try await withThrowingTaskGroup(of: (String, [String]).self) { group in
+      for command in CLIUsageTests.commands {
+        group.addTask {
+          var taken: [String] = []
+          for flag in candidates.sorted() {
+            let probe = try ChildProcess(binary, [command, flag + "=x", "--zz-not-a-flag"])
+            #expect(try await probe.waitForExit() == 64, "\(command) \(flag)=x ran")
+            if !probe.stderr.contains("unknown option \(flag)\n") { taken.append(flag) }
+          }
+          return (command, taken)
+        }
       }
+      return try await group.reduce(into: [String: [String]]()) { $0[$1.0] = $1.1 }
+    }
+    #expect(takenBy.count == CLIUsageTests.commands.count)
+    for (command, taken) in takenBy {
       let missing = Set(taken).subtracting(flags(in: helps[command]!))
       #expect(missing.isEmpty, "switchboard \(command) takes \(missing.sorted()) but its --help does not say")
       #expect(taken.contains("--version"), "\(command): the probe found no --version")
