@@ -202,7 +202,13 @@ enum WebChatPage {
           case "message": showMessage(d); break;
           case "color": break;
           case "name":
-            if (typeof d === "string") { shownAs = d; markMine(); }
+            if (typeof d === "string") {
+              // The answer to `/nick`: the name the server gave (`bob (2)` when bob is taken).
+              if (renaming) notice("* you are now " + d);
+              renaming = false;
+              shownAs = d;
+              markMine();
+            }
             break;
           case "presence":
             if (d && d.author !== undefined) {
@@ -223,6 +229,7 @@ enum WebChatPage {
             break;
           case "error":
             joining = null;
+            renaming = false;
             notice("! " + (d && d.message ? d.message : "error"), true);
             break;
           default: break;
@@ -348,8 +355,9 @@ enum WebChatPage {
         }
       }
 
-      // The room a `/join` asked for, until its history arrives (or an error refuses it).
-      let joining = null;
+      // The room a `/join` asked for, until its history arrives (or an error refuses it);
+      // whether a `/nick` waits for its `name` answer.
+      let joining = null, renaming = false;
 
       function moved() {
         room = joining;
@@ -370,7 +378,7 @@ enum WebChatPage {
           case "message": frame("message", { text: c.text }); break;
           case "action": frame("message", { text: c.arg, action: true }); break;
           case "join": joining = c.arg; frame("join", { room: c.arg }); break;
-          case "nick": name = c.arg; shownAs = null; frame("join", { name: c.arg }); break;
+          case "nick": name = c.arg; renaming = true; frame("join", { name: c.arg }); break;
           case "who": frame("who"); break;
           case "rooms": frame("rooms"); break;
           case "history": notice("* the page shows the room's last messages on joining (scroll up); /history is nc's"); break;

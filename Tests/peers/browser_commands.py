@@ -96,6 +96,7 @@ async def scenario(args):
     await expect_notice(page, "t === '* rooms: dev (2)'", "the /rooms answer")
     await say(page, f"/nick renamed-{TAG}")
     await line.expect(f"* {me} is now renamed-{TAG}")
+    await expect_notice(page, f"t === '* you are now renamed-{TAG}'", "the page told its new name")
     await say(page, f"as renamed {TAG}")
     await line.expect(f"renamed-{TAG}: as renamed {TAG}")
 
