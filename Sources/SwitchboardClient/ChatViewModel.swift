@@ -453,7 +453,8 @@ public final class ChatViewModel {
       pending.viable = viable
       schedule()
     case .reconnectSuggested(let reason):
-      appendNotice(reason)
+      // The line's own words (`server is going away: …`), or a JSON `going_away` error's.
+      appendNotice(reason.hasPrefix("server is going away") ? reason : "server is going away: \(reason)")
     case .ping, .pong:
       break
     }

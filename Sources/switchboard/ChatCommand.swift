@@ -133,9 +133,8 @@ enum ChatCommand {
                   // The line dialect's `* ` lines: others' actions (`* bob waves`, not told apart
                   // from the server's notices there) and the answers to commands.
                   case .notice(let text): Output.print(LineDialect.escape(text))
-                  case .reconnectSuggested(let reason): Output.print("* " + LineDialect.escape(reason))
-                  case .disconnected(let reason, .goingAway?):
-                    Output.print("* server is going away" + (reason.isEmpty ? "" : ": " + LineDialect.escape(reason)))
+                  case .reconnectSuggested(let reason), .disconnected(let reason, .goingAway?):
+                    Output.print(ChatTyped.goingAway(reason))
                   case .history(let messages, _, _):
                     // The first backlog is not what a pipe asked for; after a reconnect the
                     // history is what was missed meanwhile, and dropping it lost messages

@@ -37,6 +37,13 @@ enum ChatTyped {
     "* rooms: " + rooms.map { "\(LineDialect.escape($0.name)) (\($0.members))" }.joined(separator: ", ")
   }
 
+  /// The shutdown notice, as `nc` users see it: `* server is going away: REASON`, from the
+  /// line dialect's own line or a WebSocket close 1001's reason.
+  static func goingAway(_ reason: String) -> String {
+    let words = "server is going away"
+    return "* " + LineDialect.escape(reason.hasPrefix(words) ? reason : words + (reason.isEmpty ? "" : ": " + reason))
+  }
+
   /// Carries out one piped line on `session`; answers (help, problems) are printed as the
   /// server's lines are, `* ` and `! `.
   /// - Throws: what sending a message threw (the pipe then stops with exit code 1).
