@@ -287,7 +287,7 @@ extension ChatClient {
           resume?.run()
           let me = state.withLock { $0.me }
           let room = state.withLock { $0.room }
-          events.yield(.message(Message(room: room, author: me, text: item.text, isMine: true)))
+          events.yield(.message(Message(room: room, author: me, text: item.text, isMine: true, isAction: item.isAction)))
         }
       }
     }

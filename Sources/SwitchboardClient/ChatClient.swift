@@ -27,7 +27,8 @@ import Synchronization
 ///   it already delivered, and reports ``Event/gap(since:epoch:)`` when the server cannot
 ///   vouch that nothing is missing.
 /// - `tcp://host:port` (and `tls://` over ``SwitchboardTLS``): the line dialect. The
-///   client sends `iam:NAME` (and `/join ROOM`), then `msg:TEXT` lines; sends complete
+///   client sends `iam:NAME` (and `/join ROOM`), then a `msg:TEXT` line per message (an
+///   `emsg:` line, escaped, for a text with a line break: one message still); sends complete
 ///   once written to the socket, or with ``Configuration/lineSendCompletion`` `.handled`
 ///   once the server answered a `/who` sent after them. The dialect has no ids, so there
 ///   is no resume.

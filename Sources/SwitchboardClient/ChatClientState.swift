@@ -5,7 +5,8 @@ struct ChatOutgoing {
   /// The `ref` (WebSocket) and identity of the send.
   var ref: String
   var text: String
-  /// What goes on the wire: one JSON frame, one datagram, or one line per line of text.
+  /// What goes on the wire: one JSON frame, one datagram, or one line (`msg:`, `emsg:` for a
+  /// text with a line break, `/me` for an action), then the confirming `/who` when asked.
   var wire: [String]
   var waiter: CheckedContinuation<UInt64?, any Error>
   /// Handed to the transport on the current connection.
@@ -18,6 +19,8 @@ struct ChatOutgoing {
   /// Line dialect, ``ChatClient/LineSendCompletion/handled``: the `! …` line the server
   /// answered it with, before the `/who` reply that completes it.
   var rejection: String?
+  /// A `/me` action (``ChatClient/sendAction(_:)``).
+  var isAction = false
 }
 
 /// A waiter to resume after the lock is released.
@@ -142,8 +145,9 @@ struct ChatClientState {
 
   // MARK: Sending
 
-  mutating func enqueue(_ text: String, waiter: CheckedContinuation<UInt64?, any Error>, limit: Int)
-    -> (AsyncStream<Void>.Continuation?, ChatClientError?)
+  mutating func enqueue(
+    _ text: String, isAction: Bool = false, waiter: CheckedContinuation<UInt64?, any Error>, limit: Int
+  ) -> (AsyncStream<Void>.Continuation?, ChatClientError?)
   {
     if isStopping { return (nil, stoppedError) }
     if queue.count >= limit {
@@ -152,21 +156,23 @@ struct ChatClientState {
     nextRef += 1
     let ref = "c\(nextRef)"
     let wire: [String]
-    switch scheme {
-    case .ws, .wss: wire = [ChatWire.messageFrame(text: text, ref: ref)]
-    case .tcp, .tls: wire = ChatWire.lineMessages(text) + (confirmsLines ? [Self.confirmation] : [])
-    case .udp: wire = ["msg:" + text]
+    switch (scheme, isAction) {
+    case (.ws, _), (.wss, _): wire = [ChatWire.messageFrame(text: text, ref: ref, isAction: isAction)]
+    case (.tcp, false), (.tls, false): wire = ChatWire.lineMessages(text) + (confirmsLines ? [Self.confirmation] : [])
+    case (.tcp, true), (.tls, true): wire = [ChatWire.actionLine(text)] + (confirmsLines ? [Self.confirmation] : [])
+    case (.udp, false): wire = ["msg:" + text]
+    case (.udp, true): wire = [ChatWire.actionLine(text)]
     }
-    queue.append(ChatOutgoing(ref: ref, text: text, wire: wire, waiter: waiter))
+    queue.append(ChatOutgoing(ref: ref, text: text, wire: wire, waiter: waiter, isAction: isAction))
     return (link.isReady ? link.kick : nil, nil)
   }
 
   /// The next message to write on the current connection.
-  mutating func nextToWrite() -> (ref: String, text: String, wire: [String])? {
+  mutating func nextToWrite() -> (ref: String, text: String, wire: [String], isAction: Bool)? {
     guard link.isReady, let i = queue.firstIndex(where: { !$0.written }) else { return nil }
     queue[i].written = true
     if confirmsLines { expectedReplies.append(.confirmation) }
-    return (queue[i].ref, queue[i].text, queue[i].wire)
+    return (queue[i].ref, queue[i].text, queue[i].wire, queue[i].isAction)
   }
 
   /// A line-dialect message is on the socket: that is its completion.
@@ -307,7 +313,8 @@ struct ChatClientState {
           resumes.append(.failure(item.waiter, ChatClientError.serverError(rejection)))
         } else {
           resumes.append(.success(item.waiter, nil))
-          events.append(.message(ChatClient.Message(room: room, author: me, text: item.text, isMine: true)))
+          events.append(
+            .message(ChatClient.Message(room: room, author: me, text: item.text, isMine: true, isAction: item.isAction)))
         }
       } else {
         events.append(.members(room: replyRoom, names: names))
@@ -329,7 +336,8 @@ struct ChatClientState {
       if scheme == .udp, let i = queue.firstIndex(where: { $0.written && $0.wire.first == echoed }) {
         let item = queue.remove(at: i)
         resumes.append(.success(item.waiter, nil))
-        events.append(.message(ChatClient.Message(room: room, author: me, text: item.text, isMine: true)))
+        events.append(
+            .message(ChatClient.Message(room: room, author: me, text: item.text, isMine: true, isAction: item.isAction)))
       }
     case .ignored:
       break

@@ -58,6 +58,8 @@ public final class ChatViewModel {
     public var isMine: Bool
     /// The author's colour, when the server gave one.
     public var color: String?
+    /// A `/me` action: show it as `* AUTHOR TEXT`.
+    public var isAction = false
     /// `.me` or `.other`, from ``isMine``.
     public var side: Side { isMine ? .me : .other }
   }
@@ -149,6 +151,10 @@ public final class ChatViewModel {
   @ObservationIgnored private var epochs: [String: String] = [:]
   /// ``members`` as the events since the last flush left it.
   @ObservationIgnored private var memberList: [String] = []
+  /// How many `/who` (and `/rooms`) answers asked for by ``perform(_:)`` are still to come:
+  /// those are shown in the transcript; the model's own (after every connect) are not.
+  @ObservationIgnored private var membersAnswersToShow = 0
+  @ObservationIgnored private var roomsAnswersToShow = 0
 
   // MARK: Making
 
@@ -341,6 +347,45 @@ public final class ChatViewModel {
     try? client?.ask(.rooms)
   }
 
+  /// Does what a person typed (``ChatInput``), as `nc`'s server would: a message is sent,
+  /// `/join ROOM` is ``switchRoom(_:)``, `/who` and `/rooms` are asked and answered in the
+  /// transcript (`in ROOM (N): a, b`, `rooms: dev (1)`), `/help` and a wrong command are
+  /// answered there (``ChatInput/helpLines``, the problem), `/quit` is ``stop()``.
+  /// - Throws: ``ChatClientError/unsupported`` for `/nick` (a model renames by making a
+  ///   client with the new name) and `/history` (the transcript holds the recent messages);
+  ///   what ``send(_:)`` (or ``ChatClient/sendAction(_:)`` for `/me`) throws.
+  public func perform(_ input: ChatInput) async throws {
+    switch input {
+    case .message(let text):
+      try await send(text)
+    case .join(let room):
+      switchRoom(room)
+    case .who:
+      guard let client else { throw ChatClientError.closed }
+      membersAnswersToShow += 1
+      try client.ask(.members)
+    case .rooms:
+      guard let client else { throw ChatClientError.closed }
+      roomsAnswersToShow += 1
+      try client.ask(.rooms)
+    case .help:
+      for line in ChatInput.helpLines { appendNotice(line) }
+    case .invalid(let problem):
+      appendNotice(problem)
+    case .quit:
+      stop()
+    case .empty:
+      break
+    case .action(let text):
+      guard let client else { throw ChatClientError.closed }
+      try await client.sendAction(text)
+    case .nick:
+      throw ChatClientError.unsupported("/nick: this model cannot rename (make a client with the new name)")
+    case .history:
+      throw ChatClientError.unsupported("/history: the transcript holds the room's recent messages")
+    }
+  }
+
   private func finished(run id: Int) {
     guard case .running(id, let client) = run else { return }
     run = .stopped(previous: client)
@@ -373,11 +418,19 @@ public final class ChatViewModel {
       appendNotice(text)
       if p.room == nil || p.room == room { track(p) }
     case .members(let room, let names):
+      if membersAnswersToShow > 0 {
+        membersAnswersToShow -= 1
+        appendNotice("in \(room) (\(names.count)): " + names.joined(separator: ", "))
+      }
       memberList = names
       pending.members = names
       if room != self.room { pending.room = room }
       schedule()
     case .rooms(let rooms):
+      if roomsAnswersToShow > 0 {
+        roomsAnswersToShow -= 1
+        appendNotice("rooms: " + rooms.map { "\($0.name) (\($0.members))" }.joined(separator: ", "))
+      }
       pending.rooms = rooms
       schedule()
     case .gap:
@@ -394,12 +447,18 @@ public final class ChatViewModel {
       try? client?.ask(.members)
     case .reconnecting(let attempt, let delay):
       setConnectionState(.reconnecting(attempt: attempt, at: .now + delay))
-    case .disconnected(let reason, _):
+    case .disconnected(let reason, let code):
+      // A WebSocket server says it is going away with close 1001, a line server with a
+      // notice (below): both are shown, as `nc` shows the notice.
+      if code == .goingAway { appendNotice("server is going away" + (reason.isEmpty ? "" : ": \(reason)")) }
       setConnectionState(.disconnected(reason: reason))
     case .viabilityChanged(let viable):
       pending.viable = viable
       schedule()
-    case .reconnectSuggested, .ping, .pong:
+    case .reconnectSuggested(let reason):
+      // The line's own words (`server is going away: …`), or a JSON `going_away` error's.
+      appendNotice(reason.hasPrefix("server is going away") ? reason : "server is going away: \(reason)")
+    case .ping, .pong:
       break
     }
   }
@@ -438,7 +497,7 @@ public final class ChatViewModel {
       pending.items.append(
         Item(
           id: nextItemID, kind: .message, messageID: m.id, author: m.author, text: m.text, isMine: m.isMine,
-          color: m.color))
+          color: m.color, isAction: m.isAction))
       nextItemID += 1
       added = true
     }

@@ -108,9 +108,15 @@ enum ChatWire {
       text: text, isMine: author == me, isAction: data["action"] as? Bool ?? false, color: data["color"] as? String)
   }
 
-  /// `{"type":"message","data":{"text":T,"ref":R}}`.
-  static func messageFrame(text: String, ref: String) -> String {
-    #"{"type":"message","data":{"text":"# + quote(text) + #","ref":"# + quote(ref) + "}}"
+  /// `{"type":"message","data":{"text":T,"ref":R}}`, with `"action":true` for a `/me`.
+  static func messageFrame(text: String, ref: String, isAction: Bool = false) -> String {
+    #"{"type":"message","data":{"text":"# + quote(text) + #","ref":"# + quote(ref) + (isAction ? #","action":true}}"# : "}}")
+  }
+
+  /// The line that sends the action `text`: `/me TEXT`, one line (a line break in it would
+  /// end the command and send the rest as a message; it is a space instead).
+  static func actionLine(_ text: String) -> String {
+    "/me " + String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 }))
   }
 
   /// `s` as a JSON string literal (the server's own quoting, so both sides agree).
@@ -228,18 +234,13 @@ enum ChatWire {
     return name.isEmpty ? nil : String(name)
   }
 
-  /// The lines that send `text` as messages on the line dialect: one `msg:` line per
-  /// line of `text` (the dialect has no multi-line messages), without terminators.
-  ///
-  /// Lines end where the server's ``LineFramer`` ends them: at LF, with a CR before it
-  /// dropped. Split as UTF-8, not as `Character`s: a `String` holds CR LF as one
-  /// `Character`, which is not `"\n"`, so a character split would send CR LF inside one
-  /// line and the server would take the rest as a line without its `msg:` prefix (a
-  /// command, if it starts with `/`).
+  /// The line that sends `text` as one message on the line dialect, without its
+  /// terminator: `msg:TEXT`, or, when `text` holds a line break or another character the
+  /// line escape rule escapes (``LineEscape``), `emsg:` and the escaped text, which the
+  /// server reads back exactly. So a text is one message on every transport (the dialect
+  /// ends a line at LF, so a raw break would cut it in two).
   static func lineMessages(_ text: String) -> [String] {
-    text.utf8.split(separator: 0x0A, omittingEmptySubsequences: false).map { line in
-      let content = line.last == 0x0D ? line.dropLast() : line
-      return "msg:" + String(Substring(content))
-    }
+    let escaped = LineEscape.escape(text)
+    return [escaped == text ? "msg:" + text : "emsg:" + escaped]
   }
 }

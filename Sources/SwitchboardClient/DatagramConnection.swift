@@ -186,6 +186,11 @@ final class DatagramConnection<Link: DatagramLink>: ChatTransportConnection {
   }
 
   func close() {
+    // A member that says goodbye leaves its room at once, not after the server's 60 s
+    // silence: `switchboard chat`'s `/join` closes this client and connects in the other
+    // room, and was otherwise listed in both for a minute.
+    let member = state.withLock { if case .connected = $0.phase { true } else { false } }
+    if member { _ = link.send("/quit") }
     finish("closed", error: .closed("closed while connecting"))
   }
 }

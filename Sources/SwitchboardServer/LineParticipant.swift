@@ -84,7 +84,9 @@ extension LineParticipant {
       if !wasAnnounced { hub.announce(memberID) }
       let isNick: Bool
       if case .nick = LineCommand.parse(text) { isNick = true } else { isNick = false }
-      if isNick || assigned != name { reply("* you are now \(LineDialect.escape(assigned))") }
+      // A rename (`/nick`, or `iam:` once the member was announced) is confirmed, as is a
+      // name made unique; the first `iam:`, which only names the arrival, is not.
+      if isNick || wasAnnounced || assigned != name { reply("* you are now \(LineDialect.escape(assigned))") }
     case .message(let body):
       ensureAnnounced()
       if hub.publish(from: memberID, text: body) {

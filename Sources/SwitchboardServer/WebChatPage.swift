@@ -6,13 +6,15 @@
 /// page does; after a dropped connection it reconnects with backoff and sends
 /// `{"type":"join","data":{"name","room","since"}}` with the highest message id it has shown,
 /// so nothing is lost or shown twice. All user data is inserted with `textContent`.
+/// What is typed goes through the command language (`/join`, `/who`, `/me` …, the table
+/// `COMMANDS`, the same as `ChatInput.commands` in the client library: a test compares them).
 ///
 /// Stable element ids for browser tests: `#name-form`, `#name`, `#input`, `#send`,
 /// `#messages` (children `.message.me` / `.message.other` with `data-id`, `.author`,
-/// `.text`; notices are `.notice`), `#status` (`data-state` = connecting | online | offline |
-/// refused, the last after a close 1008, whose reason the page shows and does not retry, or
-/// for a `?room=` the server's room rule refuses, checked before connecting because a
-/// browser cannot read the upgrade's `400`).
+/// `.text`, and `.action` for a `/me`; notices are `.notice`), `#status` (`data-state` =
+/// connecting | online | offline | refused, the last after a close 1008, whose reason the page
+/// shows and does not retry, or for a `?room=` the server's room rule refuses, checked before
+/// connecting because a browser cannot read the upgrade's `400`).
 enum WebChatPage {
   /// The complete page.
   static let html: String = #"""
@@ -54,6 +56,7 @@ enum WebChatPage {
       .message .author { font-weight: 600; }
       .message.me .author { color: #fff !important; opacity: .9; }
       .message .time { color: var(--muted); }
+      .message.action .text { font-style: italic; }
       .message.me .time { color: #dbe6ff; }
       .notice { align-self: center; color: var(--muted); font-size: .85rem; font-style: italic;
         text-align: center; }
@@ -83,7 +86,7 @@ enum WebChatPage {
     </header>
     <main id="messages" aria-live="polite"></main>
     <form id="composer" autocomplete="off">
-      <input id="input" placeholder="Message" aria-label="Message" disabled>
+      <input id="input" placeholder="Message, or /help" aria-label="Message" disabled>
       <button id="send" type="submit" disabled>Send</button>
     </form>
     <form id="name-form" autocomplete="off">
@@ -98,10 +101,11 @@ enum WebChatPage {
     (() => {
       const $ = (id) => document.getElementById(id);
       const list = $("messages"), input = $("input"), send = $("send"), status = $("status");
-      const room = (new URLSearchParams(location.search).get("room") || "").trim() || "lobby";
+      let room = (new URLSearchParams(location.search).get("room") || "").trim() || "lobby";
       // A server that checks tokens: open the page as /?token=… and it goes on to the WebSocket.
       const token = new URLSearchParams(location.search).get("token");
-      const url = (location.protocol === "https:" ? "wss://" : "ws://") + location.host +
+      // A function: `/join` changes the room a reconnect goes back to.
+      const url = () => (location.protocol === "https:" ? "wss://" : "ws://") + location.host +
         "/rooms/" + encodeURIComponent(room) + (token ? "?token=" + encodeURIComponent(token) : "");
       // `name` is what the user asked for; `shownAs` what the server confirmed (its `name`
       // frame: `alice (2)` when `alice` is taken in the room), which decides what is "mine".
@@ -168,7 +172,7 @@ enum WebChatPage {
           if (id > lastId) lastId = id;
         }
         const el = document.createElement("div");
-        el.className = "message " + (isMine(m.author) ? "me" : "other");
+        el.className = "message " + (isMine(m.author) ? "me" : "other") + (m.action === true ? " action" : "");
         if (Number.isFinite(id)) el.dataset.id = String(id);
         const meta = document.createElement("div");
         meta.className = "meta";
@@ -182,7 +186,9 @@ enum WebChatPage {
         meta.append(author, time);
         const text = document.createElement("div");
         text.className = "text";
-        text.textContent = String(m.text ?? "");
+        // A `/me` action reads `* dave dances`, as on the line dialect and in `switchboard chat`.
+        text.textContent = m.action === true ? "* " + String(m.author ?? "") + " " + String(m.text ?? "")
+          : String(m.text ?? "");
         el.append(meta, text);
         append(el);
       }
@@ -204,6 +210,7 @@ enum WebChatPage {
         const d = frame.data;
         switch (frame.type) {
           case "history":
+            if (joining !== null) moved();
             if (frame.recovered === false && lastId > 0) notice("Some earlier messages are no longer available.");
             if (typeof frame.epoch === "string") {
               // A new epoch: the room's history started over, its ids start again at 1.
@@ -215,11 +222,18 @@ enum WebChatPage {
           case "message": showMessage(d); break;
           case "color": break;
           case "name":
-            if (typeof d === "string") { shownAs = d; markMine(); }
+            if (typeof d === "string") {
+              // The answer to `/nick`: the name the server gave (`bob (2)` when bob is taken).
+              if (renaming) notice("* you are now " + d);
+              renaming = false;
+              shownAs = d;
+              markMine();
+            }
             break;
           case "presence":
             if (d && d.author !== undefined) {
-              notice("* " + d.author + (d.event === "leave" ? " has left" : " has joined"));
+              notice("* " + (d.event === "rename" ? d.previous + " is now " + d.author
+                : d.author + (d.event === "leave" ? " has left" : " has joined")));
             }
             if (d && d.members !== undefined) {
               const n = Array.isArray(d.members) ? d.members.length : Number(d.members);
@@ -227,7 +241,17 @@ enum WebChatPage {
             }
             break;
           case "ack": break;
-          case "error": notice("! " + (d && d.message ? d.message : "error"), true); break;
+          case "members":
+            if (d && Array.isArray(d.names)) notice("* in " + d.room + " (" + d.names.length + "): " + d.names.join(", "));
+            break;
+          case "rooms":
+            if (Array.isArray(d)) notice("* rooms: " + d.map((r) => r.name + " (" + r.members + ")").join(", "));
+            break;
+          case "error":
+            joining = null;
+            renaming = false;
+            notice("! " + (d && d.message ? d.message : "error"), true);
+            break;
           default: break;
         }
       }
@@ -246,7 +270,7 @@ enum WebChatPage {
         clearInterval(retryTimer);
         retryTimer = null;
         setStatus("connecting", "connecting…");
-        const sock = new WebSocket(url);
+        const sock = new WebSocket(url());
         ws = sock;
         sock.onopen = () => {
           if (sock !== ws) return;
@@ -260,6 +284,8 @@ enum WebChatPage {
         sock.onclose = (event) => {
           if (sock !== ws) return;
           ws = null;
+          // 1001: the server is shutting down (`nc` users get the same notice as a line).
+          if (event.code === 1001) notice("* server is going away" + (event.reason ? ": " + event.reason : ""));
           // 1008: refused (no or a bad token, a room it does not allow, flooding). Trying
           // again would get the same answer: say why and stop.
           if (event.code === 1008) {
@@ -304,10 +330,90 @@ enum WebChatPage {
         event.preventDefault();
         const text = input.value;
         if (!text.trim() || !ws || ws.readyState !== WebSocket.OPEN) return;
-        ws.send(JSON.stringify({ type: "message", data: { text: text } }));
+        run(parse(text));
         input.value = "";
         input.focus();
       });
+
+      // The command language, as `nc` users have it (docs/PROTOCOLS.md, "The command
+      // language"): the same table and parse as ChatInput in the client library, which a
+      // test keeps in step with this one.
+      const COMMANDS = [
+        ["/join ROOM", "move to ROOM"],
+        ["/who", "who is in this room"],
+        ["/rooms", "rooms with members"],
+        ["/nick NAME", "change your name"],
+        ["/me ACTION", "send an action: * NAME ACTION"],
+        ["/history [N]", "the last N messages (default 20)"],
+        ["/help", "this list"],
+        ["/quit", "leave"],
+        ["//TEXT", "send a message that starts with /"],
+      ];
+
+      function parse(line) {
+        if (!line.startsWith("/")) return { kind: "message", text: line };
+        if (line.startsWith("//")) return { kind: "message", text: line.slice(1) };
+        const space = line.indexOf(" ");
+        const name = (space < 0 ? line.slice(1) : line.slice(1, space)).toLowerCase();
+        const arg = space < 0 ? "" : line.slice(space + 1).replace(/^[ \t]+|[ \t]+$/g, "");
+        switch (name) {
+          case "join": {
+            const to = arg.normalize("NFC");
+            return roomRefusal(to) === null ? { kind: "join", arg: to }
+              : { kind: "invalid", text: "usage: /join ROOM (1-64 letters, digits, - _ .)" };
+          }
+          case "nick": case "name": return arg ? { kind: "nick", arg } : { kind: "invalid", text: "usage: /nick NAME" };
+          case "me": return arg ? { kind: "action", arg } : { kind: "invalid", text: "usage: /me ACTION" };
+          case "who": return { kind: "who" };
+          case "rooms": return { kind: "rooms" };
+          case "history": return /^\d*$/.test(arg) ? { kind: "history" } : { kind: "invalid", text: "usage: /history [N]" };
+          case "help": case "?": return { kind: "help" };
+          case "quit": case "exit": case "bye": return { kind: "quit" };
+          default: return { kind: "invalid", text: "unknown command /" + name + " (try /help)" };
+        }
+      }
+
+      // The room a `/join` asked for, until its history arrives (or an error refuses it);
+      // whether a `/nick` waits for its `name` answer.
+      let joining = null, renaming = false;
+
+      function moved() {
+        room = joining;
+        joining = null;
+        shown.clear();
+        lastId = 0;
+        epoch = null;
+        list.replaceChildren();
+        $("room").textContent = "# " + room;
+        document.title = room + " · Switchboard";
+        history.replaceState(null, "", "?" + new URLSearchParams({ room, ...(token ? { token } : {}) }));
+        notice("* you are now in " + room);
+      }
+
+      function run(c) {
+        const frame = (type, data) => ws.send(JSON.stringify(data === undefined ? { type } : { type, data }));
+        switch (c.kind) {
+          case "message": frame("message", { text: c.text }); break;
+          case "action": frame("message", { text: c.arg, action: true }); break;
+          case "join": joining = c.arg; frame("join", { room: c.arg }); break;
+          case "nick": name = c.arg; renaming = true; frame("join", { name: c.arg }); break;
+          case "who": frame("who"); break;
+          case "rooms": frame("rooms"); break;
+          case "history": notice("* the page shows the room's last messages on joining (scroll up); /history is nc's"); break;
+          case "help":
+            notice("* commands:");
+            for (const [usage, summary] of COMMANDS) notice(usage + " — " + summary);
+            break;
+          case "quit": {
+            const sock = ws;
+            ws = null;
+            sock.close(1000);
+            setStatus("offline", "left · reload to join again");
+            break;
+          }
+          default: notice("! " + c.text, true);
+        }
+      }
 
       const badRoom = roomRefusal(room);
       if (badRoom !== null) { refuse(badRoom); } else { connect(); }

@@ -240,6 +240,12 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         protocolState.withReceivedText(range) { String(decoding: $0[r], as: UTF8.self) }
       }
     }
+    // An empty message is not published, as an empty line is not; a JSON one is answered.
+    // (The check stops at the first byte that is not a space: almost always the first.)
+    if protocolState.withReceivedText(range, { $0[text].allSatisfy { $0 == 0x20 || $0 == 0x09 } }) {
+      if case .json = mode { sendText(JSONDialect.error(code: "invalid_data", message: "a message needs text", ref: ref)) }
+      return
+    }
     ensureNamed()
     // Nothing in here touches the protocol state the bytes are lent from.
     protocolState.withReceivedText(range) {
@@ -282,8 +288,20 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         } else {
           publish(body, ref: nil)
         }
+      case .message(let body, let ref) where Self.isBlank(body), .action(let body, let ref) where Self.isBlank(body):
+        // As an empty line on the line dialect, nothing is published; the sender is told,
+        // with its ref, so that a send waiting for its `ack` ends.
+        sendText(JSONDialect.error(code: "invalid_data", message: "a message needs text", ref: ref))
       case .message(let body, let ref):
         publish(body, ref: ref)
+      case .action(let body, let ref):
+        // As the line dialect's `/me`: an action that would read as presence is refused.
+        ensureNamed()
+        if let refusal = LineDialect.actionRefusal(author: context.hub.member(memberID)?.name ?? "", action: body) {
+          sendText(JSONDialect.error(code: "invalid_action", message: refusal.answer, ref: ref))
+          return
+        }
+        publish(body, ref: ref, isAction: true)
       case .join(let name, let room, let since, let epoch):
         if let name, let clean = admitName(name) { setName(clean) }
         if let room, !auth.mayJoin(room) {
@@ -321,18 +339,27 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     }
   }
 
-  private func publish(_ text: String, ref: String?) {
+  /// Nothing but spaces and tabs, as the line dialect's empty line (``LineCommand/empty``).
+  static func isBlank(_ text: String) -> Bool { text.utf8.allSatisfy { $0 == 0x20 || $0 == 0x09 } }
+
+  private func publish(_ text: String, ref: String?, isAction: Bool = false) {
+    // A plain or text-dialect frame with no text: ignored, as an empty line is.
+    if Self.isBlank(text) { return }
     ensureNamed()
     var text = text
-    text.withUTF8 { publishNamed(UnsafeRawBufferPointer($0), ref: ref) }
+    text.withUTF8 { publishNamed(UnsafeRawBufferPointer($0), ref: ref, isAction: isAction) }
   }
 
   /// Publishes `text` (UTF-8) from this named member, with the `ack` of its `ref`, if any,
   /// to follow. Touches neither the protocol state nor the session's state.
   /// `textNeedsNoJSONEscape`: see ``ChatMessage/textNeedsNoJSONEscape``.
-  private func publishNamed(_ text: UnsafeRawBufferPointer, textNeedsNoJSONEscape: Bool = false, ref: String?) {
+  private func publishNamed(
+    _ text: UnsafeRawBufferPointer, textNeedsNoJSONEscape: Bool = false, ref: String?, isAction: Bool = false
+  ) {
     guard let ref else {
-      if context.hub.publish(from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape) {
+      if context.hub.publish(
+        from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape, isAction: isAction)
+      {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
       return
@@ -343,7 +370,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     let memberID = self.memberID
     let boundContext = LoopBound(context, on: context.loop)
     let accepted = context.hub.publish(
-      from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape, ref: ref,
+      from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape, isAction: isAction, ref: ref,
       subject: auth.claims?.subject, address: connection.remoteAddress?.ipAddress
     ) {
       result in

@@ -7,6 +7,10 @@ public enum ClientFrame: Equatable, Sendable {
   /// `{"type":"message","data":{"text":T,"ref":R}}` (or `"data":"T"`); `ref` is kept as
   /// its JSON text so the `ack` can echo it exactly.
   case message(text: String, ref: String?)
+  /// `{"type":"message","data":{"text":T,"ref":R,"action":true}}`: a `/me` action, shown as
+  /// `* NAME T` (the line dialect's `/me T`). A server older than it takes the frame as a
+  /// message of `T`.
+  case action(text: String, ref: String?)
   /// `{"type":"join","data":{"name":N,"room":R,"since":K,"epoch":E}}`, each field optional.
   case join(name: String?, room: String?, since: UInt64?, epoch: String? = nil)
   /// `{"type":"who"}` (any `data` ignored): who is in the member's room, answered with a
@@ -135,6 +139,7 @@ public enum ClientFrame: Equatable, Sendable {
         }
         ref = encoded
       }
+      if case .bool(true) = data.action { return .action(text: text, ref: ref) }
       return .message(text: text, ref: ref)
     case "join":
       if object.dataValue != nil && object.dataValue != .object {

@@ -68,6 +68,8 @@ package struct ClientFrameDecoder {
     package var room: Value?
     package var since: Value?
     package var epoch: Value?
+    /// `true`: a `message` is a `/me` action.
+    package var action: Value?
   }
 
   /// What a client frame's object holds for the protocol.
@@ -119,7 +121,7 @@ private struct Scanner {
 
   /// The members of a top-level object this decoder keeps.
   private enum TopKey { case type, data, other }
-  private enum DataKey { case text, ref, name, room, since, epoch, other }
+  private enum DataKey { case text, ref, name, room, since, epoch, action, other }
 
   private var failure: Failure { .malformed(at: index) }
 
@@ -179,6 +181,7 @@ private struct Scanner {
       case .room: field = \.room
       case .since: field = \.since
       case .epoch: field = \.epoch
+      case .action: field = \.action
       case .other: return try scanner.skipValue(depth: 2)
       }
       let (value, poisoned) = try scanner.value(depth: 2)
@@ -407,6 +410,7 @@ private struct Scanner {
     if self.key(key, is: "room") { return .room }
     if self.key(key, is: "since") { return .since }
     if self.key(key, is: "epoch") { return .epoch }
+    if self.key(key, is: "action") { return .action }
     return .other
   }
 

@@ -24,9 +24,10 @@ public enum LineCommand: Equatable, Sendable {
   /// `/ok CODE` (UDP): proves the sender's address with the code the server offered
   /// (``DatagramProof``); `/ok` alone asks for a code. The argument as sent, maybe empty.
   case prove(String)
-  /// A chat message (plain text, `msg:TEXT`, or `//text` for a text starting with `/`).
+  /// A chat message (plain text, `msg:TEXT`, `//text` for a text starting with `/`, or
+  /// `emsg:TEXT` for a text written with the line escapes, ``LineEscape``).
   case message(String)
-  /// An empty line: ignored.
+  /// An empty line, or `msg:` with nothing but spaces: ignored (nothing is published).
   case empty
   /// A malformed command, with the error line to answer (without the `! ` prefix).
   case invalid(String)
@@ -36,12 +37,15 @@ public enum LineCommand: Equatable, Sendable {
     "commands:",
     "  iam:NAME / /nick NAME   set your name",
     "  msg:TEXT                send TEXT (plain lines are messages too)",
+    "  emsg:TEXT               send TEXT written with escapes (\\n a line break, \\\\ a \\)",
     "  /join ROOM              move to ROOM",
     "  /who                    who is in this room",
     "  /rooms                  rooms with members",
     "  /history [N]            the last N messages (default 20)",
     "  /since ID               every kept message after ID",
     "  /me ACTION              * NAME ACTION",
+    "  //TEXT                  send a message that starts with /",
+    "  /help                   this list",
     "  /quit                   leave",
     "  /ok CODE                UDP: send back the code offered, to receive the room",
   ]
@@ -50,8 +54,14 @@ public enum LineCommand: Equatable, Sendable {
   public static func parse(_ line: String) -> LineCommand {
     if let name = after("iam:", in: line) { return .iam(name) }
     if let token = after("auth:", in: line) { return .auth(token) }
-    if let text = after("msg:", in: line) { return .message(text) }
-    if line.allSatisfy({ $0 == " " || $0 == "\t" }) { return .empty }
+    if let text = after("msg:", in: line) { return isBlank(text) ? .empty : .message(text) }
+    // One message whatever line breaks it holds, as over WebSocket and UDP: the client
+    // library sends a text with a line break (or another escaped character) this way.
+    if let text = after("emsg:", in: line) {
+      let message = LineEscape.unescape(text)
+      return isBlank(message) ? .empty : .message(message)
+    }
+    if isBlank(line) { return .empty }
     guard let body = after("/", in: line) else { return .message(line) }
     if let text = after("/", in: body) { return .message("/" + text) }
     // Split at the first space byte: a space followed by a combining mark is one Character,
@@ -85,6 +95,9 @@ public enum LineCommand: Equatable, Sendable {
       return .invalid("unknown command /\(name) (try /help)")
     }
   }
+
+  /// Nothing but spaces and tabs (or nothing): not a message.
+  private static func isBlank(_ text: String) -> Bool { text.allSatisfy { $0 == " " || $0 == "\t" } }
 
   /// What follows the ASCII `prefix` in `line`, compared byte for byte: `hasPrefix` compares
   /// characters, so a combining mark after the colon (`msg:\u{301}x`) would hide the prefix

@@ -78,6 +78,10 @@ func check(_ bytes: [UInt8]) {
     if let since { fields.append(#""since":\#(since)"#) }
     if let epoch { fields.append(#""epoch":"# + JSONDialect.quote(epoch)) }
     expect(#"{"type":"join","data":{"# + fields.joined(separator: ",") + "}}", frame)
+  case .action(let body, let ref):
+    var object = #"{"type":"message","data":{"text":"# + JSONDialect.quote(body) + #","action":true"#
+    if let ref, isExact(ref) { object += #","ref":"# + ref }
+    if ref == nil || isExact(ref!) { expect(object + "}}", frame) }
   case .who:
     expect(#"{"type":"who"}"#, frame)
   case .rooms:
@@ -100,6 +104,8 @@ func checkLineRule(_ frame: ClientFrame) {
     if let name = LineDialect.cleanName(plain, maxLength: 64) { lines.append((name, "hi")) }
   case .message(let body, _):
     lines = [("mallory", body)]
+  case .action(let body, _):
+    if LineDialect.actionRefusal(author: "mallory", action: body) == nil { lines = [("mallory", body)] }
   case .join(let name?, _, _, _):
     if let name = LineDialect.cleanName(name, maxLength: 64) { lines = [(name, "hi")] }
   case .join, .who, .rooms, .invalid:

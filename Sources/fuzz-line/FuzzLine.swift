@@ -68,7 +68,11 @@ func checkCommand(_ text: String) {
   case .me(let action): Fuzz.require(isTrimmed(action), "me '\(action)'")
   default: break
   }
-  Fuzz.require(LineCommand.parse("msg:" + text) == .message(text), "msg: does not round-trip")
+  let blank = text.allSatisfy { $0 == " " || $0 == "\t" }
+  Fuzz.require(LineCommand.parse("msg:" + text) == (blank ? .empty : .message(text)), "msg: does not round-trip")
+  Fuzz.require(
+    LineCommand.parse("emsg:" + LineEscape.escape(text)) == (blank ? .empty : .message(text)),
+    "emsg: does not round-trip")
   Fuzz.require(LineCommand.parse("//" + text) == .message("/" + text), "// does not round-trip")
   if let room = RoomName.validate(text) {
     Fuzz.require(LineCommand.parse("/join " + room) == .join(room), "/join \(room) does not round-trip")

@@ -42,18 +42,15 @@ enum AdvertiseCommand {
       logOptions = try LogOptions(args, defaultLevel: .warning)
       mdns = try MDNSOptions(args)
     } catch {
-      Output.error("switchboard advertise: \(error)\n\n\(help)")
-      return ExitCode.usage
+      return Usage.fail("advertise", "\(error)")
     }
     if let code = args.helpOrVersion(help) { return code }
     let positional = args.positional
     guard positional.count >= 3 else {
-      Output.error("switchboard advertise: needs NAME TYPE PORT\n\n\(help)")
-      return ExitCode.usage
+      return Usage.fail("advertise", "needs NAME TYPE PORT")
     }
     guard let port = UInt16(positional[2]), port > 0 else {
-      Output.error("switchboard advertise: PORT must be a number in 1...65535, not '\(positional[2])'")
-      return ExitCode.usage
+      return Usage.fail("advertise", "PORT must be a number in 1...65535, not '\(positional[2])'")
     }
     let service: MDNSService
     do {
@@ -62,11 +59,9 @@ enum AdvertiseCommand {
         txt: try DNSTXT(strings: Array(positional[3...])))
       _ = try service.typeName()
     } catch let error as DiscoveryError {
-      Output.error("switchboard advertise: \(error.message)")
-      return ExitCode.usage
+      return Usage.fail("advertise", "\(error.message)")
     } catch {
-      Output.error("switchboard advertise: \(error)")
-      return ExitCode.usage
+      return Usage.fail("advertise", "\(error)")
     }
     let logger = logOptions.logger(label: "switchboard.advertise")
     let stop = DispatchSemaphore(value: 0)
@@ -101,8 +96,9 @@ enum AdvertiseCommand {
       current.withLock { $0 = advertiser }
       _ = try advertiser.register(service)
     } catch {
+      guard error == .socket || error == .systemUnavailable else { return Usage.fail("advertise", error.message) }
       Output.error("switchboard advertise: \(error.message)")
-      return error == .socket || error == .systemUnavailable ? ExitCode.failure : ExitCode.usage
+      return ExitCode.failure
     }
     StopSignals.install { _ in stop.signal() }
     stop.wait()

@@ -92,3 +92,14 @@ struct Arguments {
     return n
   }
 }
+
+/// The one shape of a usage error, for every subcommand: a line naming the problem, a line
+/// pointing at the command's help, exit code 64 (`EX_USAGE`).
+enum Usage {
+  /// Prints `switchboard COMMAND: PROBLEM` and `Try 'switchboard COMMAND --help'.` to
+  /// stderr; returns ``ExitCode/usage``.
+  static func fail(_ command: String, _ problem: Any) -> Int32 {
+    Output.error("switchboard \(command): \(problem)\nTry 'switchboard \(command) --help'.")
+    return ExitCode.usage
+  }
+}

@@ -56,13 +56,11 @@ enum BenchCommand {
         ],
         booleans: ["idle", "json", "quiet", "help"])
     } catch {
-      Output.error("switchboard bench: \(error)")
-      return ExitCode.usage
+      return Usage.fail("bench", "\(error)")
     }
     if let code = args.helpOrVersion(help) { return code }
     guard !args.positional.isEmpty else {
-      Output.error("switchboard bench: needs a URL\n\n\(help)")
-      return ExitCode.usage
+      return Usage.fail("bench", "needs a URL")
     }
     var config: BenchConfiguration
     do {
@@ -88,8 +86,7 @@ enum BenchCommand {
       config.idle = args.flag("idle")
       try config.validate()
     } catch {
-      Output.error("switchboard bench: \(error)")
-      return ExitCode.usage
+      return Usage.fail("bench", "\(error)")
     }
     let json = args.flag("json")
     let quiet = args.flag("quiet")

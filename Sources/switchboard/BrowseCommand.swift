@@ -23,8 +23,8 @@ enum BrowseCommand {
     object per line instead: {"event":"added|updated|removed","interface","name","type",
     "domain","host","port","addresses","txt"}.
 
-      --timeout SECONDS  stop after this long: exit 0 if something was found, 1 if not
-                         (without it: run until SIGINT or SIGTERM, exit 0)
+      --timeout SECONDS  stop after this long: exit 0 if something was found, 1 if not,
+                         saying so on stderr (without it: run until SIGINT or SIGTERM, exit 0)
       --interface NAMES  only these interfaces, comma-separated
     \(MDNSOptions.help)
       --log-level LEVEL, --log-format F   as for serve
@@ -59,8 +59,7 @@ enum BrowseCommand {
       mdns = try MDNSOptions(args)
       timeout = try args.double("timeout")
     } catch {
-      Output.error("switchboard browse: \(error)\n\n\(help)")
-      return ExitCode.usage
+      return Usage.fail("browse", "\(error)")
     }
     if let code = args.helpOrVersion(help) { return code }
     let types = args.positional.isEmpty ? defaultTypes : args.positional
@@ -83,9 +82,10 @@ enum BrowseCommand {
         }
       }
     } catch {
-      Output.error("switchboard browse: \(error.message)")
       // A backend this platform does not run (--mdns builtin on macOS) is bad usage too.
-      return error == .invalidServiceType || error == .unsupported ? ExitCode.usage : ExitCode.failure
+      if error == .invalidServiceType || error == .unsupported { return Usage.fail("browse", error.message) }
+      Output.error("switchboard browse: \(error.message)")
+      return ExitCode.failure
     }
     names.withLock { table in for interface in session.interfaces { table[interface.index] = interface.name }
     }
@@ -98,7 +98,11 @@ enum BrowseCommand {
       signalled = true
     }
     session.shutdown()
-    return signalled || found.load(ordering: .relaxed) ? ExitCode.ok : ExitCode.failure
+    if signalled || found.load(ordering: .relaxed) { return ExitCode.ok }
+    // Said on stderr, so that stdout stays the list (empty) a script reads.
+    Output.error(
+      "switchboard browse: found no \(types.joined(separator: ", ")) service within \(timeout.map { "\($0)" } ?? "?") s")
+    return ExitCode.failure
   }
 
   /// The output lines for one event: avahi's `-p` shape, or JSON.

@@ -29,18 +29,32 @@ enum ChatCommand {
     name: dnssd://NAME._switchboard._tcp.local (spaces as %20; the type picks the
     transport, see --type), looked up over mDNS before every connect and reconnect, so
     a server that restarts on another port or address is found again.
+      --name NAME        your name (asked for on a terminal; else $USER). A server
+                         without tokens makes a name taken in the room unique (NAME (2));
+                         the status line shows the name the server confirmed
+      --room ROOM        the room to join (else the URL's /rooms/ROOM, else the server's
+                         lobby); 1-64 letters, digits, - _ .
+      --pipe             no screen even on a terminal: stdin lines are sent, received
+                         messages printed as AUTHOR: TEXT (actions as * AUTHOR ACTION),
+                         and the command exits at the end of its input
     \(ChatURL.help)
-    Interactive on a terminal: type a message and press Enter; Ctrl-C or Ctrl-D quits.
-    With --pipe, or when stdin is not a terminal: stdin lines are sent, received
-    messages are printed as AUTHOR: TEXT, and the command exits at end of input.
+      --log-level LEVEL  write the client library's log to stderr (trace, debug, info,
+                         notice, warning, error, critical; default: no log)
+      --log-format FMT   the log as text (default) or json lines
+      --version          print the version and the commit it was built from
       --wait SECONDS     pipe: keep trying to reach a server that is down for up to
                          SECONDS before giving up (default 0: give up at the first
                          failed connect, as send does); once connected, a lost
                          connection is retried up to 8 times
-    Colours follow NO_COLOR and are off when stdout is not a terminal.
-    --log-level LEVEL (trace … critical) writes the client library's log to stderr, as
-    text or, with --log-format json, JSON lines (default: no log). --version prints the
-    version and the commit it was built from.
+
+    Interactive on a terminal: type a message and press Enter; Left/Right (Ctrl-B/F),
+    Home/End (Ctrl-A/E), Backspace/Delete, Ctrl-U/Ctrl-K edit the line, Up/Down recall
+    the lines sent; Ctrl-C, or Ctrl-D on an empty line, quits. Colours follow NO_COLOR
+    and are off when stdout is not a terminal.
+    Commands, on every transport (typed, or piped in with --pipe):
+    \(ChatInput.helpLines.dropFirst().joined(separator: "\n"))
+    (as `nc` users have them: docs/PROTOCOLS.md, "The command language"). /join and
+    /nick connect again, in the new room or under the new name.
     A refusal retrying cannot fix (a bad room or name, no token or a refused one, a room
     outside the token, a 4xx answer to the WebSocket upgrade) ends the chat with the
     server's reason.
@@ -63,8 +77,7 @@ enum ChatCommand {
         throw Arguments.UsageError(description: "needs exactly one URL (or --service NAME)")
       }
     } catch {
-      Output.error("switchboard chat: \(error)")
-      return ExitCode.usage
+      return Usage.fail("chat", "\(error)")
     }
     let wait: Int
     do {
@@ -86,8 +99,7 @@ enum ChatCommand {
     do {
       configuration.logger = try LogOptions(args, defaultLevel: nil).logger()
     } catch {
-      Output.error("switchboard chat: \(error)")
-      return ExitCode.usage
+      return Usage.fail("chat", "\(error)")
     }
     var resolver = target.resolver
     resolver.logger = configuration.logger.child(label: "switchboard.chat.mdns")
@@ -98,21 +110,31 @@ enum ChatCommand {
       // --wait, after one after 8 attempts in a row.
       configuration.reconnect = ReconnectPolicy(maximumDelay: .seconds(wait > 0 ? 1 : 5))
     }
-    let client = ChatClient(
-      endpoint: target.endpoint, name: name, room: args.value("room"), configuration: configuration)
+    let endpoint = target.endpoint
+    let settings = configuration
+    let makeClient: @Sendable (String?, String) -> ChatClient = { room, name in
+      ChatClient(endpoint: endpoint, name: name, room: room, configuration: settings)
+    }
     // The terminal screen runs on the main thread, which is the main actor's (the view
     // model's) as long as the screen's loop turns the run loop.
     return interactive
-      ? MainActor.assumeIsolated { ChatTerminalUI(client: client).run() }
-      : runPipe(client, limits: ChatPipeLimits(wait: .seconds(wait)))
+      ? MainActor.assumeIsolated { ChatTerminalUI(makeClient: makeClient, room: args.value("room"), name: name).run() }
+      : runPipe(makeClient, room: args.value("room"), name: name, limits: ChatPipeLimits(wait: .seconds(wait)))
   }
 
   // MARK: Pipe mode
 
-  private static func runPipe(_ client: ChatClient, limits: ChatPipeLimits) -> Int32 {
+  /// `/join` and `/nick` (``ChatTyped``) end a client's run and start the next one.
+  private static func runPipe(
+    _ makeClient: @escaping @Sendable (String?, String) -> ChatClient, room: String?, name: String,
+    limits: ChatPipeLimits
+  ) -> Int32 {
     let code = Atomic<Int32>(ExitCode.ok)
     let done = DispatchSemaphore(value: 0)
     let lines = stdinLines()
+    // Set when the pipe asks its last question (at the end of its input): that answer is not
+    // printed.
+    let leaving = PipeFlag()
     // The first failure that ends the pipe is the one printed, once.
     let report = { @Sendable (error: any Error) in
       if code.compareExchange(expected: ExitCode.ok, desired: CLIFailure.exitCode(error), ordering: .relaxed)
@@ -124,68 +146,89 @@ enum ChatCommand {
     // The server's answer to the request made at the end of input (see below).
     let (answered, answer) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     Task {
-      do {
-        try await client.run { session in
-          await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-              var resuming = false
-              var limits = limits
-              for await event in session.events {
-                switch event {
-                case .message(let m) where !m.isMine: Output.print(line(m))
-                case .history(let messages, _, _):
-                  // The first backlog is not what a pipe asked for; after a reconnect the
-                  // history is what was missed meanwhile, and dropping it lost messages
-                  // (found by benchmarks/soak.sh).
-                  if resuming { for m in messages where !m.isMine { Output.print(line(m)) } }
-                  resuming = true
-                case .connected: limits.connected()
-                case .members: answer.yield()
-                case .error(let e) where e == .refused:
-                  report(e)  // the last event: the client stopped
-                case .error(let e):
-                  limits.failed(e)  // the reason printed if the pipe gives up
-                case .reconnecting(let attempt, _):
-                  if let last = limits.givesUp(attempt: attempt, at: .now) {
-                    report(last)
-                    session.close()
+      var next = ChatTyped.Next.reconnect(room: room, name: name)
+      while case .reconnect(let room, let name) = next {
+        let client = makeClient(room, name)
+        do {
+          next = try await client.run { session in
+            await withTaskGroup(of: ChatTyped.Next?.self) { group in
+              group.addTask {
+                var resuming = false
+                var limits = limits
+                for await event in session.events {
+                  switch event {
+                  case .message(let m) where !m.isMine: Output.print(line(m))
+                  case .members(let room, let names):
+                    if leaving.isSet {
+                      answer.yield()
+                    } else {
+                      Output.print(ChatTyped.members(room: room, names: names))
+                    }
+                  case .rooms(let rooms): Output.print(ChatTyped.rooms(rooms))
+                  // The line dialect's `* ` lines: others' actions (`* bob waves`, not told
+                  // apart from the server's notices there) and the answers to commands.
+                  case .notice(let text): Output.print(LineDialect.escape(text))
+                  case .reconnectSuggested(let reason), .disconnected(let reason, .goingAway?):
+                    Output.print(ChatTyped.goingAway(reason))
+                  case .history(let messages, _, _):
+                    // The first backlog is not what a pipe asked for; after a reconnect the
+                    // history is what was missed meanwhile, and dropping it lost messages
+                    // (found by benchmarks/soak.sh).
+                    if resuming { for m in messages where !m.isMine { Output.print(line(m)) } }
+                    resuming = true
+                  case .connected: limits.connected()
+                  case .error(let e) where e == .refused:
+                    report(e)  // the last event: the client stopped
+                  case .error(let e):
+                    limits.failed(e)  // the reason printed if the pipe gives up
+                  case .reconnecting(let attempt, _):
+                    if let last = limits.givesUp(attempt: attempt, at: .now) {
+                      report(last)
+                      session.close()
+                    }
+                  default: break
                   }
-                default: break
                 }
+                return nil
               }
-            }
-            group.addTask {
-              for await line in lines {
-                do {
-                  try await session.send(line)
-                } catch {
-                  report(error)
-                  return
+              group.addTask {
+                for await line in lines {
+                  do {
+                    let next = try await ChatTyped.pipe(line, session: session, room: room, name: name)
+                    if next != .goOn { return next }
+                  } catch {
+                    report(error)
+                    return .quit
+                  }
                 }
+                // Cancelled: the client ended first (refused, given up) and said why.
+                if Task.isCancelled { return .quit }
+                // One round trip before leaving: the server has then handled every line sent
+                // (a line send completes once written), and a server that refuses this client
+                // (no token: it answers the first line and closes) has said so, which ends the
+                // client and this group with the reason.
+                leaving.set()
+                try? await session.client.requestMembers()
+                await withTaskGroup(of: Void.self) { wait in
+                  wait.addTask { for await _ in answered { break } }
+                  wait.addTask { try? await Task.sleep(for: .seconds(5)) }
+                  await wait.next()
+                  wait.cancelAll()
+                }
+                return .quit
               }
-              // Cancelled: the client ended first (refused, given up) and said why.
-              if Task.isCancelled { return }
-              // One round trip before leaving: the server has then handled every line sent
-              // (a line send completes once written), and a server that refuses this client
-              // (no token: it answers the first line and closes) has said so, which ends the
-              // client and this group with the reason.
-              try? await session.client.requestMembers()
-              await withTaskGroup(of: Void.self) { wait in
-                wait.addTask { for await _ in answered { break } }
-                wait.addTask { try? await Task.sleep(for: .seconds(5)) }
-                await wait.next()
-                wait.cancelAll()
-              }
+              // Whichever ends first (the input, a /join or /nick, or the client: refused,
+              // given up) ends both.
+              let first = await group.next() ?? nil
               session.close()
+              group.cancelAll()
+              return first ?? .quit
             }
-            // Whichever ends first (the input, or the client: refused, given up) ends both.
-            await group.next()
-            session.close()
-            group.cancelAll()
           }
+        } catch {
+          report(error)
+          next = .quit
         }
-      } catch {
-        report(error)
       }
       done.signal()
     }
@@ -196,9 +239,7 @@ enum ChatCommand {
   /// A received message as pipe mode prints it, `AUTHOR: TEXT`: escaped as the line dialect
   /// escapes it (``LineEscape``), so a text with a line break in it is one line of output
   /// and cannot print a line that reads as another author's.
-  static func line(_ m: ChatClient.Message) -> String {
-    LineDialect.escape(m.author) + ": " + LineDialect.escape(m.text)
-  }
+  static func line(_ m: ChatClient.Message) -> String { ChatTyped.line(m) }
 
   /// Stdin's lines, read by a thread of their own (reads block).
   private static func stdinLines() -> AsyncStream<String> {
@@ -210,6 +251,13 @@ enum ChatCommand {
     thread.start()
     return stream
   }
+}
+
+/// A flag the pipe's input task sets and its event task reads.
+private final class PipeFlag: Sendable {
+  private let value = Atomic<Bool>(false)
+  var isSet: Bool { value.load(ordering: .relaxed) }
+  func set() { value.store(true, ordering: .relaxed) }
 }
 
 /// The original terminal settings, for the signal handler that restores them.
@@ -229,19 +277,25 @@ private func restoreTerminal() {
 @MainActor
 final class ChatTerminalUI: Sendable {
   private struct Screen {
-    var input: [UInt8] = []
+    var editor = ChatLineEditor()
     var dirty = true
     var quit = false
   }
 
-  private let client: ChatClient
   private let model: ChatViewModel
   private let screen = Mutex(Screen())
   private let colors: Bool
+  /// The name the next client is made with (`/nick` changes it).
+  private let name: ChatName
 
-  init(client: ChatClient) {
-    self.client = client
-    self.model = ChatViewModel(client: client, maxUpdatesPerSecond: 30, maxItems: 2000)
+  /// `makeClient(room, name)` makes each run's client: the first joins `room`, later ones
+  /// the room `/join` named.
+  init(makeClient: @escaping @Sendable (String?, String) -> ChatClient, room: String?, name: String) {
+    let current = ChatName(name)
+    self.name = current
+    self.model = ChatViewModel(maxUpdatesPerSecond: 30, maxItems: 2000) { asked throws(ChatClientError) in
+      makeClient(asked ?? room, current.value)
+    }
     self.colors = ProcessInfo.processInfo.environment["NO_COLOR"].map(\.isEmpty) ?? true
   }
 
@@ -258,7 +312,7 @@ final class ChatTerminalUI: Sendable {
     input.start()
     var lastUpdates = -1
     // A refusal stops the client for good: leave with its reason rather than a dead screen.
-    while !screen.withLock({ $0.quit }) && client.refusal == nil {
+    while !screen.withLock({ $0.quit }) && model.client?.refusal == nil {
       let updates = model.publishedUpdates
       let reconnecting = if case .reconnecting = model.connectionState { true } else { false }
       let dirty = screen.withLock { s in
@@ -272,9 +326,10 @@ final class ChatTerminalUI: Sendable {
       // Runs the main actor's jobs (the client's events, the model's flushes) meanwhile.
       RunLoop.main.run(until: Date(timeIntervalSinceNow: 0.033))
     }
+    let refusal = model.client?.refusal
     model.stop()
     restoreTerminal()
-    if let refusal = client.refusal {
+    if let refusal {
       Output.error("switchboard chat: \(CLIFailure.describe(ChatClientError.refused(refusal)))")
       return ExitCode.refused
     }
@@ -300,7 +355,6 @@ final class ChatTerminalUI: Sendable {
 
   nonisolated private func readInput() {
     var byte: UInt8 = 0
-    var escape = 0
     while true {
       let n = read(0, &byte, 1)
       if n <= 0 {
@@ -308,58 +362,39 @@ final class ChatTerminalUI: Sendable {
         screen.withLock { $0.quit = true }
         return
       }
-      if escape == 1 {
-        escape = byte == UInt8(ascii: "[") || byte == UInt8(ascii: "O") ? 2 : 0
-        continue
+      let outcome = screen.withLock { s in
+        let outcome = s.editor.feed(byte)
+        if outcome != .none { s.dirty = true }
+        if outcome == .quit { s.quit = true }
+        return outcome
       }
-      if escape == 2 {
-        if (0x40...0x7E).contains(byte) { escape = 0 }
-        continue
-      }
-      switch byte {
-      case 0x03:  // Ctrl-C
-        screen.withLock { $0.quit = true }
-        return
-      case 0x04:  // Ctrl-D on an empty line
-        if screen.withLock({ $0.input.isEmpty }) {
+      switch outcome {
+      case .quit: return
+      case .submit(let line):
+        let input = ChatInput.parse(line)
+        if input == .quit {
           screen.withLock { $0.quit = true }
           return
         }
-      case 0x1B:
-        escape = 1
-      case 0x0D, 0x0A:
-        let line = screen.withLock { s -> String in
-          defer {
-            s.input = []
-            s.dirty = true
-          }
-          return String(decoding: s.input, as: UTF8.self)
-        }
-        if !line.trimmingCharacters(in: .whitespaces).isEmpty {
-          let model = self.model
-          Task { @MainActor in
-            do { try await model.send(line) } catch { model.receive(.error(error as? ChatClientError ?? .closed)) }
-          }
-        }
-      case 0x7F, 0x08:
-        screen.withLock { s in
-          var text = String(decoding: s.input, as: UTF8.self)
-          if !text.isEmpty { text.removeLast() }
-          s.input = Array(text.utf8)
-          s.dirty = true
-        }
-      case 0x15:  // Ctrl-U
-        screen.withLock { s in
-          s.input = []
-          s.dirty = true
-        }
-      default:
-        if byte >= 0x20 || byte == 0x09 {
-          screen.withLock { s in
-            s.input.append(byte == 0x09 ? 0x20 : byte)
-            s.dirty = true
-          }
-        }
+        Task { @MainActor in self.perform(input) }
+      case .none, .edited: break
+      }
+    }
+  }
+
+  /// Carries out what was typed: `/nick` here (the model's clients are made with ``name``),
+  /// everything else by the view model.
+  private func perform(_ input: ChatInput) {
+    let model = self.model
+    if case .nick(let newName) = input {
+      name.value = newName
+      model.stop()
+      model.start()
+      return
+    }
+    Task { @MainActor in
+      do { try await model.perform(input) } catch {
+        model.receive(.notice("error: \(error)"))
       }
     }
   }
@@ -385,18 +420,21 @@ final class ChatTerminalUI: Sendable {
     let status = " " + statusText()
     let padded = String(status.prefix(cols)) + String(repeating: " ", count: max(0, cols - status.count))
     out += (colors ? "\u{1B}[7m" + padded + "\u{1B}[0m" : padded) + "\r\n"
-    let input = screen.withLock { String(decoding: $0.input, as: UTF8.self) }
-    let shown = String(input.suffix(max(1, cols - 3)))
-    out += "> " + shown + "\u{1B}[K\u{1B}[?25h"
+    // The part of the line around the cursor that fits, and the cursor placed in it.
+    let (characters, cursor) = screen.withLock { ($0.editor.characters, $0.editor.cursor) }
+    let width = max(1, cols - 3)
+    let first = max(0, cursor - width + 1)
+    let shown = String(characters[first..<min(characters.count, first + width)])
+    out += "> " + shown + "\u{1B}[K\u{1B}[\(rows);\(3 + cursor - first)H\u{1B}[?25h"
     FileHandle.standardOutput.write(Data(out.utf8))
   }
 
   private func statusText() -> String {
-    let target = client.endpoint.description
+    let target = model.client?.endpoint.description ?? ""
     var text: String
     switch model.connectionState {
     case .idle, .connecting: text = "connecting to \(target)…"
-    case .connected: text = "connected to \(target) as \(client.name)"
+    case .connected: text = "connected to \(target) as \(model.client?.confirmedName ?? name.value)"
     case .reconnecting(let attempt, let at):
       let left = max(0, Double((at - .now).components.attoseconds) / 1e18 + Double((at - .now).components.seconds))
       text = "reconnecting in " + String(format: "%.1f", left) + " s (attempt \(attempt))"
@@ -411,6 +449,7 @@ final class ChatTerminalUI: Sendable {
     let prefix: String
     switch item.kind {
     case .notice: prefix = ""
+    case .message where item.isAction: prefix = "* " + LineDialect.escape(item.author) + " "
     case .message: prefix = item.author.isEmpty ? "" : LineDialect.escape(item.author) + ": "
     }
     let body = item.kind == .notice ? "* " + item.text.replacingOccurrences(of: "* ", with: "", options: .anchored) : item.text

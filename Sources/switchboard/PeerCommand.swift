@@ -68,32 +68,26 @@ enum PeerCommand {
       port = try args.int("port", in: 0...65535)
       wait = try args.double("wait")
     } catch {
-      Output.error("switchboard peer: \(error)\n\n\(help)")
-      return ExitCode.usage
+      return Usage.fail("peer", "\(error)")
     }
     if let code = args.helpOrVersion(help) { return code }
     guard args.positional.isEmpty else {
-      Output.error("switchboard peer: unexpected argument '\(args.positional[0])'\n\n\(help)")
-      return ExitCode.usage
+      return Usage.fail("peer", "unexpected argument '\(args.positional[0])'")
     }
     guard let name = args.value("name"), !name.isEmpty, name.utf8.count <= 63 else {
-      Output.error("switchboard peer: --name NAME is required (1 to 63 bytes)\n\n\(help)")
-      return ExitCode.usage
+      return Usage.fail("peer", "--name NAME is required (1 to 63 bytes)")
     }
     let type = args.value("type") ?? defaultType
     do {
       _ = try MDNSService(instance: name, type: type, port: 1).typeName()
     } catch {
-      Output.error("switchboard peer: \(error.message)")
-      return ExitCode.usage
+      return Usage.fail("peer", "\(error.message)")
     }
     guard type.split(separator: ".")[1] == "_udp" else {
-      Output.error("switchboard peer: --type must be a UDP service type (_name._udp), not '\(type)'")
-      return ExitCode.usage
+      return Usage.fail("peer", "--type must be a UDP service type (_name._udp), not '\(type)'")
     }
     if let to = args.value("to"), to.isEmpty {
-      Output.error("switchboard peer: --to needs a peer name")
-      return ExitCode.usage
+      return Usage.fail("peer", "--to needs a peer name")
     }
     // A peer always advertises: under the test launcher (the root network namespace, where
     // nothing may multicast) it refuses, as serve does without --no-advertise.

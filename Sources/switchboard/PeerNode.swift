@@ -128,10 +128,11 @@ final class PeerNode: UDPSocketDelegate, @unchecked Sendable {
   }
 
   private func failToStart(_ error: DiscoveryError) -> Int32 {
-    Output.error("switchboard peer: \(error.message)")
     close()
     // A backend this platform does not run (--mdns builtin on macOS) is bad usage.
-    return error == .unsupported ? ExitCode.usage : ExitCode.failure
+    if error == .unsupported { return Usage.fail("peer", error.message) }
+    Output.error("switchboard peer: \(error.message)")
+    return ExitCode.failure
   }
 
   // MARK: Events (on the loop)

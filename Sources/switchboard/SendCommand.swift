@@ -45,12 +45,11 @@ enum SendCommand {
       (target, words) = try ChatURL.parse(args)
       timeout = try args.int("timeout", in: 1...3600) ?? 10
     } catch {
-      Output.error("switchboard send: \(error)")
-      return ExitCode.usage
+      return Usage.fail("send", "\(error)")
     }
-    guard !words.isEmpty else {
-      Output.error("switchboard send: needs a URL and some text\n\n\(help)")
-      return ExitCode.usage
+    // An empty text is not a message on any transport (the server ignores an empty line).
+    guard !words.joined().allSatisfy({ $0 == " " || $0 == "\t" }) else {
+      return Usage.fail("send", "needs a URL and some text")
     }
     // Connecting gets a little less than the whole time, so that when connecting is what
     // ran out, its own reason (no answer, a UDP proof not accepted, …) is the one printed.

@@ -147,8 +147,7 @@ enum ServeCommand {
       redis = try ServeRedis.configuration(args.values("redis"), timeout: try args.double("redis-timeout"))
       try ServeAuthOptions.apply(args, to: &config)
     } catch {
-      Output.error("switchboard serve: \(error)\nTry 'switchboard serve --help'.")
-      return ExitCode.usage
+      return Usage.fail("serve", "\(error)")
     }
 
     let logger = logOptions.logger()

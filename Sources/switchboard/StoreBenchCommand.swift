@@ -41,8 +41,7 @@ enum StoreBenchCommand {
       }
       return ExitCode.ok
     } catch {
-      Output.error("switchboard store-bench: \(error)")
-      return ExitCode.usage
+      return Usage.fail("store-bench", "\(error)")
     }
   }
 }

@@ -24,19 +24,29 @@ struct SwitchboardCommand {
       advertise NAME TYPE PORT [KEY=VALUE…]   publish a service over mDNS until killed
       peer --name NAME UDP peer mode (iPhone seed 003): advertise, find peers, exchange datagrams
       token --sub NAME --secret S …   mint a signed token (JWT) for auth; --verify TOKEN checks one
-      help             this text
+      help [COMMAND]   this text, or COMMAND's (the same as `switchboard COMMAND --help`)
 
     Run `switchboard COMMAND --help` for a command's options; `switchboard --version` (or
     `switchboard COMMAND --version`) prints the version and the commit it was built from.
     """
 
+  /// The subcommands (what `switchboard help CMD` accepts).
+  static let commands: Set = [
+    "serve", "send", "bench", "store-bench", "chat", "advertise", "browse", "token", "peer",
+  ]
+
   static func main() {
     var args = Array(CommandLine.arguments.dropFirst())
-    guard let command = args.first else {
+    guard var command = args.first else {
       Output.error(usage)
       exit(ExitCode.usage)
     }
     args.removeFirst()
+    // `switchboard help CMD` is `switchboard CMD --help`.
+    if command == "help", let topic = args.first, commands.contains(topic) {
+      command = topic
+      args = ["--help"]
+    }
     // Before any thread exists, so every thread inherits the mask (StopSignals).
     if StopSignals.commands.contains(command) { StopSignals.block() }
     let code: Int32
@@ -49,15 +59,18 @@ struct SwitchboardCommand {
     case "advertise": code = AdvertiseCommand.run(args)
     case "browse": code = BrowseCommand.run(args)
     case "token": code = TokenCommand.run(args)
-    case "help", "--help", "-h":
+    case "help" where args.isEmpty || args[0].hasPrefix("-"), "--help", "-h":
       Output.print(usage)
       code = ExitCode.ok
+    case "help":
+      Output.error("switchboard help: unknown command '\(args[0])'\nTry 'switchboard --help'.")
+      code = ExitCode.usage
     case "--version":
       Output.print(SwitchboardVersion.line)
       code = ExitCode.ok
     case "peer": code = PeerCommand.run(args)
     default:
-      Output.error("switchboard: unknown command '\(command)'\n\n\(usage)")
+      Output.error("switchboard: unknown command '\(command)'\nTry 'switchboard --help'.")
       code = ExitCode.usage
     }
     exit(code)

@@ -29,6 +29,7 @@ enum TokenCommand {
 
     With --verify it checks TOKEN instead (signature, exp/nbf with --leeway, default 60 s) and
     prints its claims as JSON; a refused token prints the answer the server would give.
+    --version prints the version and the commit it was built from.
     Exit codes: 0 printed, 1 unreadable key file, unusable key or refused token, 64 bad usage.
     """
 
@@ -47,8 +48,7 @@ enum TokenCommand {
     do {
       args = try Arguments(argv, valued: valued, booleans: ["help"])
     } catch {
-      Output.error("switchboard token: \(error)\n\n\(help)")
-      return ExitCode.usage
+      return Usage.fail("token", "\(error)")
     }
     if let code = args.helpOrVersion(help) { return code }
     do {
@@ -62,11 +62,11 @@ enum TokenCommand {
       Output.print(try mint(args, now: now))
       return ExitCode.ok
     } catch let failure as Failure {
+      if failure.code == ExitCode.usage { return Usage.fail("token", failure) }
       Output.error("switchboard token: \(failure)")
       return failure.code
     } catch {
-      Output.error("switchboard token: \(error)")
-      return ExitCode.usage
+      return Usage.fail("token", "\(error)")
     }
   }
 

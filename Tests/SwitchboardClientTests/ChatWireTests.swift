@@ -8,16 +8,19 @@ import Testing
 @Suite(.onTestThreads) struct ChatWireTests {
   @Test(arguments: [
     ("one line", ["msg:one line"]),
-    ("a\nb", ["msg:a", "msg:b"]),
-    ("a\r\nb", ["msg:a", "msg:b"]),
-    ("a\r\nb\nc\r\n", ["msg:a", "msg:b", "msg:c", "msg:"]),
-    ("é\r\n👋🏽\r\nz", ["msg:é", "msg:👋🏽", "msg:z"]),
-    ("x\r\n\r\ny\n\nz\r", ["msg:x", "msg:", "msg:y", "msg:", "msg:z"]),
-    ("a\rb", ["msg:a\rb"]),
+    (#"C:\Users"#, [#"msg:C:\Users"#]),
+    ("a\nb", [#"emsg:a\nb"#]),
+    ("a\r\nb", [#"emsg:a\r\nb"#]),
+    ("é\r\n👋🏽\nz", [#"emsg:é\r\n👋🏽\nz"#]),
+    ("a\rb", [#"emsg:a\rb"#]),
+    ("x\u{1B}[2K\\n", [#"emsg:x\u{1b}[2K\\n"#]),
     ("", ["msg:"]),
   ])
-  func eachLineOfTextIsOneMsgLineWithoutItsTerminator(text: String, lines: [String]) {
+  func aTextIsOneLineEscapedWhenItHoldsABreak(text: String, lines: [String]) {
     #expect(ChatWire.lineMessages(text) == lines)
+    // What the server makes of it: exactly the text (or nothing, for an empty one).
+    let parsed = lines.map { LineCommand.parse($0) }
+    #expect(parsed == [text.isEmpty ? .empty : .message(text)])
   }
 
   /// A `not_stored` error that names the message's `ref` (a publish that got no id) is

@@ -467,15 +467,6 @@ struct BadInputTests {
   // MARK: Helpers
 
   /// A reader that hears `w`'s messages, and `w`.
-  private func linePair(_ server: ChatServer) throws -> (LineClient, LineClient) {
-    let reader = try LineClient(server.tcpAddress!)
-    try reader.join(as: "reader")
-    let writer = try LineClient(server.tcpAddress!)
-    try writer.join(as: "w")
-    try reader.expectLine("* w has joined")
-    return (reader, writer)
-  }
-
   /// The status line and headers of the next response (without CRs).
   private func responseHead(_ client: LineClient) throws -> [String] {
     var lines: [String] = []

@@ -58,4 +58,17 @@ struct PeerScriptTests {
         timeout: .seconds(210))
     }
   }
+
+  /// The page's command language (/help, /me both ways, //text, /who, /rooms, /join, /nick,
+  /// an unknown command) against a line client; screenshots at 1280×800 and 390×844.
+  @Test(.enabled(ifAvailable: python != nil && chromium != nil, "needs chromium and python3 with websockets"))
+  func chromiumRunsThePagesCommandLanguage() async throws {
+    try await withBinaryServer { tcp, http in
+      let shots = FileManager.default.temporaryDirectory.appendingPathComponent("browser_commands-\(getpid())").path
+      try await run(
+        Self.python!,
+        ["\(Self.peersDirectory)/browser_commands.py", "\(http)", "\(tcp)", "--timeout", "150", "--screenshots", shots],
+        timeout: .seconds(210))
+    }
+  }
 }

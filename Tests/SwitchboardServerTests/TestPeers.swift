@@ -27,6 +27,17 @@ func withServer<T>(
   }
 }
 
+/// Two line members of the lobby, `reader` and `w`, the reader past `w`'s arrival: what `w`
+/// sends next is the next thing the reader hears.
+func linePair(_ server: ChatServer) throws -> (reader: LineClient, writer: LineClient) {
+  let reader = try LineClient(server.tcpAddress!)
+  try reader.join(as: "reader")
+  let writer = try LineClient(server.tcpAddress!)
+  try writer.join(as: "w")
+  try reader.expectLine("* w has joined")
+  return (reader, writer)
+}
+
 /// A blocking TCP client with deadline-bounded line reads: a peer written independently
 /// of the server's I/O code.
 final class LineClient {

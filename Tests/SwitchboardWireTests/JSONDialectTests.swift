@@ -150,7 +150,7 @@ struct JSONDialectTests {
         #expect(answer["type"] as? String == "error")
         #expect((answer["data"] as? [String: Any])?["code"] as? String == code)
         #expect((answer["data"] as? [String: Any])?["message"] as? String == message)
-      case .message(_, let ref):
+      case .message(_, let ref), .action(_, let ref):
         kinds["message", default: 0] += 1
         #expect(isObject)
         let written = try #require(Self.json(frame))
@@ -184,6 +184,10 @@ struct JSONDialectTests {
     switch frame {
     case .message(let text, let ref):
       var data = #"{"text":"# + JSONDialect.quote(text)
+      if let ref { data += #","ref":"# + ref }
+      return #"{"type":"message","data":"# + data + "}}"
+    case .action(let text, let ref):
+      var data = #"{"text":"# + JSONDialect.quote(text) + #","action":true"#
       if let ref { data += #","ref":"# + ref }
       return #"{"type":"message","data":"# + data + "}}"
     case .join(let name, let room, let since, let epoch):

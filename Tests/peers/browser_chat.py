@@ -414,18 +414,25 @@ async def scenario(args):
     return product
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def page_arguments(description, timeout, add=lambda ap: None):
+    """The arguments of a script that drives the page against a server's HTTP and TCP
+    ports on a loopback host (others are refused: exit 1), plus what `add` adds."""
+    ap = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("http_port", type=int)
     ap.add_argument("tcp_port", type=int)
     ap.add_argument("--host", default="127.0.0.1")
-    ap.add_argument("--timeout", type=float, default=90)
-    ap.add_argument("--screenshot", default="/tmp/browser_chat.png")
+    ap.add_argument("--timeout", type=float, default=timeout)
     ap.add_argument("--chromium", default=None)
+    add(ap)
     args = ap.parse_args()
     if not (args.host.startswith("127.") or args.host in ("localhost", "::1")):
         print("FAIL: loopback hosts only")
         sys.exit(1)
+    return args
+
+
+def main():
+    args = page_arguments(__doc__, 90, lambda ap: ap.add_argument("--screenshot", default="/tmp/browser_chat.png"))
 
     run(scenario, args, lambda product: f"browser chat ({product})", f"; screenshot {args.screenshot}")
 
