@@ -176,6 +176,12 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     feed(bytes)
   }
 
+  /// A plaintext connection's reads, straight to ``feed(_:)``: the default (through
+  /// ``stream(_:didRead:)``) costs a call more per read on the hot path.
+  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
+    feed(bytes)
+  }
+
   private func feed(_ bytes: UnsafeRawBufferPointer) {
     guard state.heard(at: context.loop.eventTime) else { return }
     // One action at a time, each carried out before the next frame is decoded: an echo or
