@@ -12,17 +12,21 @@ extension TLSListenerTests {
   /// handshakes, upgrades and prints `open N` once all are open, then holds them until
   /// its standard input closes. `abrupt`: each then ends without `close_notify` (a FIN on
   /// the TCP socket under the TLS session, half of them after half a record).
-  private func wssClients(_ count: Int, port: Int, caFile: String, abrupt: Bool = false) throws -> ChildProcess {
+  /// `path`: another endpoint; one the server refuses (`/nowhere`: 404) makes each client
+  /// print `refused` and go on with the next.
+  private func wssClients(_ count: Int, port: Int, caFile: String, abrupt: Bool = false, path: String = "/echo")
+    throws -> ChildProcess
+  {
     let script = """
       import os, socket, ssl, sys
-      count, port, ca, abrupt = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4] == "1"
+      count, port, ca, abrupt, path = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4] == "1", sys.argv[5]
       ctx = ssl.create_default_context(cafile=ca)
       held = []
       for i in range(count):
           raw = socket.create_connection(("127.0.0.1", port), timeout=10)
           under = os.dup(raw.fileno())
           tls = ctx.wrap_socket(raw, server_hostname="localhost")
-          tls.sendall(b"GET /echo HTTP/1.1\\r\\nHost: localhost\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n"
+          tls.sendall(b"GET " + path.encode() + b" HTTP/1.1\\r\\nHost: localhost\\r\\nUpgrade: websocket\\r\\nConnection: Upgrade\\r\\n"
                       b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\\r\\nSec-WebSocket-Version: 13\\r\\n\\r\\n")
           head = b""
           while b"\\r\\n\\r\\n" not in head:
@@ -31,7 +35,11 @@ extension TLSListenerTests {
                   sys.exit("closed during the upgrade")
               head += chunk
           if not head.startswith(b"HTTP/1.1 101"):
-              sys.exit("not upgraded: %r" % head[:60])
+              if path == "/echo":
+                  sys.exit("not upgraded: %r" % head[:60])
+              print("refused", head.split(b"\\r\\n")[0].decode(), flush=True)
+              tls.close()
+              continue
           held.append((tls, under))
       print("open", len(held), flush=True)
       sys.stdin.read()
@@ -47,7 +55,7 @@ extension TLSListenerTests {
       print("closed", flush=True)
       """
     return try ChildProcess(
-      Executables.tool("python3")!, ["-c", script, "\(count)", "\(port)", caFile, abrupt ? "1" : "0"])
+      Executables.tool("python3")!, ["-c", script, "\(count)", "\(port)", caFile, abrupt ? "1" : "0", path])
   }
 
   /// Waits until the server counts `expected` TLS connections open (the `/metrics`
@@ -133,6 +141,12 @@ extension TLSListenerTests {
     try await abrupt.waitForOutput("open 6")
     abrupt.closeInput()
     try await abrupt.waitForOutput("closed")
+    // Upgrades the server refuses: answered, closed, and counted out like the rest.
+    let refused = try wssClients(3, port: server.https, caFile: pki.caFile, path: "/nowhere")
+    try await refused.waitForOutput("open 0")
+    refused.closeInput()
+    #expect(try await refused.waitForExit() == 0, "\(refused.stderr)")
+    #expect(refused.stdout.components(separatedBy: "refused HTTP/1.1 404").count == 4, "\(refused.stdout)")
 
     #expect(server.process.isRunning, "the server stopped: \(server.process.stderr.suffix(800))")
     try await expectDescriptors(server, baseline, "every broken client's descriptor given back")
