@@ -42,7 +42,7 @@ extension ChatServer {
 
   private func bindTLS(
     port: Int, what: String, context pick: @escaping @Sendable (ServerTLS.Contexts) -> TLSContext,
-    session: @escaping @Sendable (TCPConnection, LoopContext) -> Void
+    session: @escaping @Sendable (ByteStream, LoopContext) -> Void
   ) throws -> SocketAddress {
     guard let tls else { preconditionFailure("bindTLS without TLS") }
     let address: SocketAddress
@@ -60,7 +60,7 @@ extension ChatServer {
         let tlsContext = pick(tls.contexts)
         Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts, listener: .tls) { conn, ctx in
           do {
-            _ = try TLSTerminator(
+            _ = try TLSHandshake(
               accepting: conn, tlsContext: tlsContext, context: ctx, listener: listenerName, startSession: session)
           } catch {
             ctx.logger.warning("cannot start TLS", metadata: .connection(peer: conn.remoteAddress, error: "\(error)"))

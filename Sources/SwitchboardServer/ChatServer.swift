@@ -2,6 +2,7 @@ import Dispatch
 import Synchronization
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardTLS
 
 /// Why a server could not start.
 public struct ServerError: Error, Sendable, CustomStringConvertible {
@@ -105,7 +106,7 @@ public final class ChatServer: Sendable {
       let bound = first.run { context throws(IOError) -> SocketAddress in
         let listener = try TCPListener(address: address, loop: context.loop) { fd, peer in
           Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts, listener: .line, make: { conn, ctx in
-            _ = LineSession(connection: conn, context: ctx)
+            _ = LineSession(connection: .tcp(conn), context: ctx)
           })
         }
         context.listeners.append(listener)
@@ -127,7 +128,7 @@ public final class ChatServer: Sendable {
       let bound = first.run { context throws(IOError) -> SocketAddress in
         let listener = try TCPListener(address: address, loop: context.loop) { fd, peer in
           Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts, listener: .http, make: { conn, ctx in
-            ctx.core.httpHandoff(conn, [], ctx)
+            ctx.core.httpHandoff(.tcp(conn), [], ctx)
           })
         }
         context.listeners.append(listener)

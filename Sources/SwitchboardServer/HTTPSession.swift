@@ -2,10 +2,11 @@ import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO
 import SwitchboardLog
+import SwitchboardTLS
 
 /// One HTTP/1.1 connection (the HTTP port, or a browser on the line port): the web page,
 /// `/healthz`, `/readyz`, `/metrics`, keep-alive, and the hand-over to WebSocket on an upgrade.
-final class HTTPSession: TCPConnectionDelegate {
+final class HTTPSession: ByteStreamDelegate {
   /// Where the connection stands.
   private enum Phase {
     /// Serving requests. `idle`: closed silently then, 30 s after its last byte (slowloris
@@ -20,20 +21,20 @@ final class HTTPSession: TCPConnectionDelegate {
   /// How long a connection may stay silent.
   static let idleTimeout = Duration.seconds(30)
 
-  let connection: TCPConnection
+  let connection: ByteStream
   unowned let context: LoopContext
   private var parser = HTTPRequestParser()
   private var phase: Phase
   private let key: ObjectIdentifier
 
-  init(connection: TCPConnection, initialBytes: [UInt8], context: LoopContext) {
+  init(connection: ByteStream, initialBytes: [UInt8], context: LoopContext) {
     self.connection = connection
     self.context = context
-    self.key = ObjectIdentifier(connection)
+    self.key = ObjectIdentifier(connection.tcp)
     let now = Deadline.now()
     phase = .serving(idle: now.adding(Self.idleTimeout), request: Self.requestDeadline(after: now, context))
     connection.byteCounter = context.stats.http
-    connection.delegate = self
+    connection.attach(self)
     context.httpSessionOpened(self, key: key)
     if !initialBytes.isEmpty {
       parser.append(initialBytes)
@@ -46,7 +47,7 @@ final class HTTPSession: TCPConnectionDelegate {
     return timeout > .zero ? now.adding(timeout) : nil
   }
 
-  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
+  func stream(_ connection: ByteStream, didRead bytes: UnsafeRawBufferPointer) {
     guard case .serving(_, let request) = phase else { return }
     parser.append(bytes)
     // The request's deadline runs from its first byte after an answered one.
@@ -157,15 +158,15 @@ final class HTTPSession: TCPConnectionDelegate {
   }
 
   /// Hands the connection to a WebSocket session and leaves the loop's table: from here on
-  /// the connection's delegate is the session (or, when the upgrade is refused, still this
-  /// object, which the connection holds until its close). Kept in the table, every
-  /// upgraded connection's HTTP session, parser buffer and timers stayed for the life of
-  /// the loop, after the connection had closed too.
+  /// the connection's delegate is the session. Kept in the table, every upgraded
+  /// connection's HTTP session, parser buffer and timers stayed for the life of the loop,
+  /// after the connection had closed too. When the upgrade is refused this object stays
+  /// the delegate, and in the table until the close: a TLS connection holds its delegate
+  /// weakly, and the close must still reach ``stream(_:didCloseWith:)`` (the caps).
   private func upgrade(_ head: HTTPRequestHead) {
     finish()
     let leftover = parser.takeRemainingBytes()
-    context.httpSessionEnded(key: key)
-    context.core.webSocketHandoff(connection, head, leftover, context)
+    if context.core.webSocketHandoff(connection, head, leftover, context) { context.httpSessionEnded(key: key) }
   }
 
   /// Carries out what is due at `now` (called by the loop's HTTP sweep): a request that has
@@ -185,13 +186,13 @@ final class HTTPSession: TCPConnectionDelegate {
     phase = .finished
   }
 
-  func connectionDidReadEOF(_ connection: TCPConnection) {
+  func streamDidReadEOF(_ connection: ByteStream) {
     connection.close()
   }
 
-  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
+  func stream(_ connection: ByteStream, didCloseWith error: ByteStreamError?) {
     finish()
     context.httpSessionEnded(key: key)
-    context.core.connectionClosed(connection)
+    context.connectionClosed(connection)
   }
 }

@@ -1,6 +1,7 @@
 import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardHTTP
+import SwitchboardTLS
 import SwitchboardWire
 
 /// Tokens on the line dialect (docs/SECURITY.md, "Tokens in the server"): with auth on, the

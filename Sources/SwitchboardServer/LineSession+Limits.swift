@@ -1,4 +1,5 @@
 import SwitchboardIO
+import SwitchboardTLS
 
 extension LineSession {
   /// Applies `--max-message-rate` and `--max-byte-rate` to one incoming line of `bytes`

@@ -1,12 +1,13 @@
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardTLS
 import SwitchboardWire
 
-/// One TCP connection on the line port: framing, the pause that ends an unterminated
+/// One connection on the line port (`tcp://`, or `tls://` decrypted in the same loop): framing, the pause that ends an unterminated
 /// message, the wait for a name, commands, and delivery of room events.
-final class LineSession: TCPConnectionDelegate, LineParticipant {
+final class LineSession: ByteStreamDelegate, LineParticipant {
   let memberID: MemberID
-  let connection: TCPConnection
+  let connection: ByteStream
   // Safety: `unowned(unsafe)` for the reason and with the lifetime argument of
   // `WebSocketSession.context`: read on every line (`LineParticipant`'s publish reads the
   // hub and the metrics through it), and alive whenever session code runs, which is only
@@ -34,7 +35,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   /// `--idle-timeout` (nil: off).
   var idleTimer: Scheduled?
 
-  init(connection: TCPConnection, context: LoopContext) {
+  init(connection: ByteStream, context: LoopContext) {
     self.connection = connection
     self.context = context
     self.memberID = context.hub.nextMemberID()
@@ -43,7 +44,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     connection.limits.maximumBuffered = context.configuration.maxBufferedPerConnection
     connection.byteCounter = context.stats.line
     connection.limits.farewellTime = context.configuration.slowConsumerFarewellTime
-    connection.delegate = self
+    connection.attach(self)
     rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
     byteLimit = context.configuration.limits.maxByteRate.map {
       MessageRateLimiter(
@@ -71,7 +72,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
 
   // MARK: Input
 
-  func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
+  func stream(_ connection: ByteStream, didRead bytes: UnsafeRawBufferPointer) {
     guard !closing else { return }
     if mode == .undecided {
       firstBytes.append(contentsOf: bytes)
@@ -163,12 +164,12 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     }
   }
 
-  func connectionDidReadEOF(_ connection: TCPConnection) {
+  func streamDidReadEOF(_ connection: ByteStream) {
     flushPartial()
     connection.close()
   }
 
-  func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {
+  func stream(_ connection: ByteStream, writabilityChanged writable: Bool) {
     guard writable, mode == .line, !closing else { return }
     drainLines()
     // What is left without a newline ends with a pause, counted from now.
@@ -177,7 +178,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
 
   /// The slow-consumer contract (docs/BAD-INPUT.md): counted and logged once, out of the
   /// room at once, and the last line it gets says why.
-  func connectionIsTooSlow(_ connection: TCPConnection) -> SharedBytes? {
+  func streamIsTooSlow(_ connection: ByteStream) -> SharedBytes? {
     context.reportSlowConsumer(connection, member: memberID, dialect: "line")
     detach()
     return Self.tooSlow
@@ -186,8 +187,8 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
   /// The line a slow consumer gets in place of its backlog.
   static let tooSlow = SharedBytes(string: "! too slow, disconnected\n")
 
-  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
-    if let error, error.kind != .slowConsumer {
+  func stream(_ connection: ByteStream, didCloseWith error: ByteStreamError?) {
+    if let error, !error.isSlowConsumer {
       context.logger.debug(
         "closed",
         metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "line", error: "\(error)"))
@@ -195,7 +196,7 @@ final class LineSession: TCPConnectionDelegate, LineParticipant {
     detach()
     context.sessions[memberID] = nil
     context.metrics.tcpOpen.subtract(1, ordering: .relaxed)
-    context.core.connectionClosed(connection)
+    context.connectionClosed(connection)
   }
 
   /// Leaves the room and drops every timer and reference.

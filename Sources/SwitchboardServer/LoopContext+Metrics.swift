@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardTLS
 
 extension LoopContext {
   /// Starts the loop's metrics tick (on the loop): every ``LoopMetrics/tickInterval`` it
@@ -43,7 +44,7 @@ extension LoopContext {
   }
 
   /// Counts and logs (once, at the verdict) a member dropped for not reading.
-  func reportSlowConsumer(_ connection: TCPConnection, member: MemberID, dialect: String) {
+  func reportSlowConsumer(_ connection: ByteStream, member: MemberID, dialect: String) {
     metrics.slowConsumers.add(1, ordering: .relaxed)
     if dialect == "line" {
       metrics.slowLineConsumers.add(1, ordering: .relaxed)

@@ -2,6 +2,7 @@ import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO
 import SwitchboardLog
+import SwitchboardTLS
 import Synchronization
 
 /// The parts of a running server every loop may read.
@@ -39,12 +40,15 @@ final class ServerCore: Sendable {
 
   /// Takes over a connection whose first bytes are an HTTP request (on the line port) or
   /// that arrived on the HTTP port. Runs on the connection's loop.
-  func httpHandoff(_ connection: TCPConnection, _ initialBytes: [UInt8], _ context: LoopContext) {
+  func httpHandoff(_ connection: ByteStream, _ initialBytes: [UInt8], _ context: LoopContext) {
     _ = HTTPSession(connection: connection, initialBytes: initialBytes, context: context)
   }
 
-  /// Takes over a connection that asked for a WebSocket upgrade.
-  func webSocketHandoff(_ connection: TCPConnection, _ head: HTTPRequestHead, _ leftover: [UInt8], _ context: LoopContext) {
+  /// Takes over a connection that asked for a WebSocket upgrade; `false` when the upgrade
+  /// was refused (answered and closing, its delegate unchanged).
+  func webSocketHandoff(_ connection: ByteStream, _ head: HTTPRequestHead, _ leftover: [UInt8], _ context: LoopContext)
+    -> Bool
+  {
     WebSocketSession.start(connection: connection, head: head, leftover: leftover, context: context)
   }
 }

@@ -2,6 +2,7 @@ import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO
+import SwitchboardTLS
 import SwitchboardWebSocket
 import SwitchboardWire
 

@@ -1,5 +1,6 @@
 import SwitchboardChat
 import SwitchboardIO
+import SwitchboardTLS
 
 extension WebSocketSession {
   /// Runs one incoming data message of `bytes` bytes through `--max-message-rate` and

@@ -1,4 +1,5 @@
 import SwitchboardIO
+import SwitchboardTLS
 import SwitchboardWire
 
 /// A join's history (the URL's `since`, a `join` frame's): slices of ``HistoryReplay``,
@@ -34,7 +35,7 @@ extension WebSocketSession {
     }
   }
 
-  func connection(_ connection: TCPConnection, writabilityChanged writable: Bool) {
+  func stream(_ connection: ByteStream, writabilityChanged writable: Bool) {
     if writable { pumpReplay() }
   }
 }

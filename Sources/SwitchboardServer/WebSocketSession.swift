@@ -2,12 +2,13 @@ import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO
+import SwitchboardTLS
 import SwitchboardWebSocket
 import SwitchboardWire
 
 /// One WebSocket connection: the JSON chat protocol (`/`, `/rooms/NAME`), the raw text
 /// dialect (`?format=text`), or the plain echo endpoint (`/echo`).
-final class WebSocketSession: TCPConnectionDelegate, LocalMember {
+final class WebSocketSession: ByteStreamDelegate, LocalMember {
   enum Mode: Equatable {
     case json
     case text(notifySelf: Bool)
@@ -15,7 +16,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
   }
 
   let memberID: MemberID
-  let connection: TCPConnection
+  let connection: ByteStream
   // Safety: `unowned(unsafe)`, because the context is read on every received message and a
   // safe `unowned` read costs a retain and a release each time (docs/BENCHMARKS.md,
   // "Instructions per delivery"). It is sound because sessions run only on their loop's
@@ -49,15 +50,18 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
   /// the connection over.
+  /// - Returns: `true` when a session took the connection over; `false` when it was
+  ///   answered with an error and is closing (its delegate is still the caller).
+  @discardableResult
   static func start(
-    connection: TCPConnection, head: HTTPRequestHead, leftover: [UInt8], context: LoopContext
-  ) {
+    connection: ByteStream, head: HTTPRequestHead, leftover: [UInt8], context: LoopContext
+  ) -> Bool {
     if case .refused(let why) = context.configuration.originPolicy.check(
       origin: head.headers["Origin"], host: head.headers["Host"])
     {
       context.logger.info("WebSocket upgrade refused", metadata: .connection(peer: connection.remoteAddress, error: why))
       reject(connection, .text(403, why + "\n"))
-      return
+      return false
     }
     let path = head.path
     let query = head.query
@@ -70,12 +74,12 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         let raw = path.dropFirst("/rooms/".count).removingURLPercentEncoding()
         guard let valid = RoomName.validate(raw) else {
           reject(connection, .text(400, "invalid room name (1-64 letters, digits, - _ .)\n"))
-          return
+          return false
         }
         room = valid
         if let refusal = context.upgradeMayJoin(valid) {
           reject(connection, .text(503, refusal.message + "\n"))
-          return
+          return false
         }
       }
       if query["format"] == "text" {
@@ -83,13 +87,13 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         mode = .text(notifySelf: notify)
       } else if let format = query["format"], format != "json" {
         reject(connection, .text(400, "unknown format \(format) (json or text)\n"))
-        return
+        return false
       } else {
         mode = .json
       }
     } else {
       reject(connection, .text(404, "no WebSocket endpoint at \(path) (try /, /rooms/NAME or /echo)\n"))
-      return
+      return false
     }
     let options = WebSocketHandshake.ServerOptions(deflate: PerMessageDeflate.Parameters())
     switch WebSocketHandshake.serverResponse(to: head, options: options) {
@@ -97,6 +101,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
       context.logger.debug(
         "WebSocket upgrade refused", metadata: .connection(peer: connection.remoteAddress, error: reason))
       reject(connection, response)
+      return false
     case .accept(let accept):
       // Sent at once: an idle connection then keeps no write queue's storage (its only
       // output so far).
@@ -105,17 +110,18 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
         connection: connection, mode: mode, deflate: accept.deflate, context: context)
       session.begin(room: room, query: query, token: token(in: head), explicitRoom: path != "/")
       if !leftover.isEmpty { leftover.withUnsafeBytes { session.feed($0) } }
+      return true
     }
   }
 
-  private static func reject(_ connection: TCPConnection, _ response: HTTPResponse) {
+  private static func reject(_ connection: ByteStream, _ response: HTTPResponse) {
     var r = response
     r.headers.replaceOrAdd(name: "Connection", value: "close")
     connection.write(r.encode())
     connection.close()
   }
 
-  private init(connection: TCPConnection, mode: Mode, deflate: PerMessageDeflate.Parameters?, context: LoopContext) {
+  private init(connection: ByteStream, mode: Mode, deflate: PerMessageDeflate.Parameters?, context: LoopContext) {
     self.connection = connection
     self.context = context
     self.mode = mode
@@ -134,7 +140,7 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
     connection.limits.maximumBuffered = max(context.configuration.maxBufferedPerConnection, 2 * limit + 65536)
     connection.byteCounter = context.stats.webSocket
     connection.limits.farewellTime = context.configuration.slowConsumerFarewellTime
-    connection.delegate = self
+    connection.attach(self)
     limitState = SessionLimitState.make(for: context.configuration.limits, now: Deadline.now())
     context.sessions[memberID] = self
     context.webSocketOpened()
@@ -166,6 +172,12 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   // MARK: Input
 
+  func stream(_ connection: ByteStream, didRead bytes: UnsafeRawBufferPointer) {
+    feed(bytes)
+  }
+
+  /// A plaintext connection's reads, straight to ``feed(_:)``: the default (through
+  /// ``stream(_:didRead:)``) costs a call more per read on the hot path.
   func connection(_ connection: TCPConnection, didRead bytes: UnsafeRawBufferPointer) {
     feed(bytes)
   }
@@ -657,26 +669,26 @@ final class WebSocketSession: TCPConnectionDelegate, LocalMember {
 
   // MARK: Closing
 
-  func connectionDidReadEOF(_ connection: TCPConnection) {
+  func streamDidReadEOF(_ connection: ByteStream) {
     finish()
     connection.close()
   }
 
   /// The slow-consumer contract (docs/BAD-INPUT.md): counted and logged once, out of the
   /// room at once, and closed with 1008 "slow consumer" ahead of the dropped backlog.
-  func connectionIsTooSlow(_ connection: TCPConnection) -> SharedBytes? {
+  func streamIsTooSlow(_ connection: ByteStream) -> SharedBytes? {
     context.reportSlowConsumer(connection, member: memberID, dialect: "websocket")
     let frame = protocolState.close(code: .policyViolation, reason: "slow consumer")
     finish()
     return frame.map(Self.shared)
   }
 
-  func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
+  func stream(_ connection: ByteStream, didCloseWith error: ByteStreamError?) {
     finish()
     context.sessions[memberID] = nil
     context.webSocketClosed()
     context.metrics.webSocketOpen.subtract(1, ordering: .relaxed)
-    context.core.connectionClosed(connection)
+    context.connectionClosed(connection)
   }
 
   func finish() {

@@ -39,6 +39,21 @@ public enum ByteStream {
   /// Bytes queued on the socket and not yet taken by the kernel.
   @inlinable public var bufferedBytes: Int { tcp.bufferedBytes }
 
+  /// The peer's address, when known.
+  @inlinable public var remoteAddress: SocketAddress? { tcp.remoteAddress }
+
+  /// The TCP connection's output limits (under TLS they bound the ciphertext).
+  @inlinable public var limits: WriteLimits {
+    get { tcp.limits }
+    nonmutating set { tcp.limits = newValue }
+  }
+
+  /// Where the TCP connection counts the bytes it moves (under TLS, ciphertext).
+  @inlinable public var byteCounter: ByteCounter? {
+    get { tcp.byteCounter }
+    nonmutating set { tcp.byteCounter = newValue }
+  }
+
   /// Points the connection's events at `delegate`. A TCP connection holds its delegate
   /// until it closes, a TLS connection weakly: keep `delegate` alive while the stream is
   /// open.
@@ -74,6 +89,56 @@ public enum ByteStream {
     switch self {
     case .tcp(let connection): connection.write(SharedBytes(copying: bytes))
     case .tls(let connection): connection.write(bytes)
+    }
+  }
+
+  /// Queues `bytes` (``SwitchboardIO/TCPConnection/write(_:)-(SharedBytes)``; under TLS,
+  /// encrypted first).
+  @inlinable public func write(_ bytes: SharedBytes) {
+    switch self {
+    case .tcp(let connection): connection.write(bytes)
+    case .tls(let connection): bytes.withUnsafeBytes { connection.write($0) }
+    }
+  }
+
+  /// Queues `bytes`, writing them at once when `immediately` and nothing is queued
+  /// before them (``SwitchboardIO/TCPConnection/write(_:immediately:)``). Under TLS they
+  /// are encrypted and queued: the ciphertext leaves with the loop's next flush.
+  @inlinable public func write(_ bytes: SharedBytes, immediately: Bool) {
+    switch self {
+    case .tcp(let connection): connection.write(bytes, immediately: immediately)
+    case .tls(let connection): bytes.withUnsafeBytes { connection.write($0) }
+    }
+  }
+
+  /// Queues the `count` bytes of `bytes` from `offset`
+  /// (``SwitchboardIO/TCPConnection/write(_:offset:count:immediately:)``).
+  @inlinable public func write(_ bytes: SharedBytes, offset: Int, count: Int, immediately: Bool) {
+    switch self {
+    case .tcp(let connection):
+      connection.write(bytes, offset: offset, count: count, immediately: immediately)
+    case .tls(let connection):
+      precondition(offset >= 0 && count >= 0 && offset + count <= bytes.count, "write: range outside the bytes")
+      bytes.withUnsafeBytes { connection.write(UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count])) }
+    }
+  }
+
+  /// Writes `bytes` with a system call of its own when nothing is queued
+  /// (``SwitchboardIO/TCPConnection/writeAtOnce(_:)``): a connection's first output. Under
+  /// TLS, encrypted and queued.
+  public func writeAtOnce(_ bytes: SharedBytes) {
+    switch self {
+    case .tcp(let connection): connection.writeAtOnce(bytes)
+    case .tls(let connection): bytes.withUnsafeBytes { connection.write($0) }
+    }
+  }
+
+  /// Ends the sending side after queued output, still reading (TCP half-close; under TLS,
+  /// `close_notify` first): ``close()`` or the peer's EOF ends the rest.
+  public func shutdownOutput() {
+    switch self {
+    case .tcp(let connection): connection.shutdownOutput()
+    case .tls(let connection): connection.shutdownOutput()
     }
   }
 

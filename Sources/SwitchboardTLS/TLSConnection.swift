@@ -167,6 +167,8 @@ public final class TLSConnection {
     case .handshaking, .open: break
     case .closing, .closed: return
     }
+    // After ``shutdownOutput()``: nothing more may follow the `close_notify`.
+    guard !session.isOutputClosed else { return }
     do {
       try session.writePlaintext(bytes)
     } catch {
@@ -199,6 +201,17 @@ public final class TLSConnection {
     flushCiphertext()
     phase = .closing(nil)
     tcp.close()
+  }
+
+  /// Sends `close_notify` after queued output, then shuts down the TCP connection's
+  /// sending side (a half-close): the peer learns nothing more comes while its own bytes
+  /// are still read, so a close with unread input does not make the kernel reset the
+  /// connection under replies in flight. Later writes are dropped; ``close()`` ends it.
+  public func shutdownOutput() {
+    guard case .open = phase else { return }
+    session.close()
+    flushCiphertext()
+    tcp.shutdownOutput()
   }
 
   // MARK: Driving the session
@@ -292,6 +305,11 @@ public final class TLSConnection {
     delegate?.connection(self, writabilityChanged: writable)
   }
 
+  fileprivate func tcpIsTooSlow() {
+    guard phase.isOpen else { return }
+    delegate?.connectionIsTooSlow(self)
+  }
+
   fileprivate func tcpDidClose(_ ioError: IOError?) {
     let error: TLSError?
     switch phase {
@@ -340,5 +358,11 @@ private final class TCPEvents: TCPConnectionDelegate {
   }
   func connection(_ connection: TCPConnection, didCloseWith error: IOError?) {
     owner?.tcpDidClose(error)
+  }
+  /// No farewell under TLS (see ``TLSConnectionDelegate/connectionIsTooSlow(_:)``): the
+  /// TCP connection resets at once.
+  func connectionIsTooSlow(_ connection: TCPConnection) -> SharedBytes? {
+    owner?.tcpIsTooSlow()
+    return nil
   }
 }

@@ -13,6 +13,12 @@ public protocol TLSConnectionDelegate: AnyObject {
   /// Buffered output crossed the TCP connection's high-water mark (`false`) or drained
   /// below the low one (`true`). The default does nothing.
   func connection(_ connection: TLSConnection, writabilityChanged writable: Bool)
+  /// The TCP connection underneath found the peer too slow (more than its
+  /// ``SwitchboardIO/WriteLimits/maximumBuffered`` queued while the kernel's buffer is
+  /// full) and resets: `didCloseWith` follows. Unlike a plain TCP connection's, no farewell
+  /// can take the backlog's place: the dropped records would leave a gap in the TLS record
+  /// sequence, so the peer could not decrypt anything after it. The default does nothing.
+  func connectionIsTooSlow(_ connection: TLSConnection)
   /// The connection is closed. `error` is `nil` for an orderly close (after
   /// ``TLSConnection/close()``, or after the peer's `close_notify`), otherwise why:
   /// ``TLSError/unexpectedEOF`` when TCP ended without `close_notify`,
@@ -25,4 +31,5 @@ extension TLSConnectionDelegate {
   public func connectionDidHandshake(_ connection: TLSConnection) {}
   public func connectionDidReadEOF(_ connection: TLSConnection) { connection.close() }
   public func connection(_ connection: TLSConnection, writabilityChanged writable: Bool) {}
+  public func connectionIsTooSlow(_ connection: TLSConnection) {}
 }

@@ -31,6 +31,8 @@
     public func handshake() -> HandshakeStatus { impossible }
     /// `true` once the peer sent `close_notify`.
     public var receivedCloseNotify: Bool { impossible }
+    /// `true` once writing is over.
+    public var isOutputClosed: Bool { impossible }
     /// Decrypts what was fed.
     public func readPlaintext(_ body: (UnsafeRawBufferPointer) -> Void) throws(TLSError) { impossible }
     /// Decrypts what was fed and returns it.

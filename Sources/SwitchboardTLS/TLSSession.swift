@@ -206,6 +206,15 @@
       }
     }
 
+    /// `true` once writing is over: after ``close()`` (our `close_notify` is queued) or a
+    /// failure. ``writePlaintext(_:)-(UnsafeRawBufferPointer)`` then throws.
+    public var isOutputClosed: Bool {
+      switch state {
+      case .outputClosed, .closed, .failed: true
+      case .handshaking, .open, .inputClosed: false
+      }
+    }
+
     /// Decrypts what was fed and hands it to `body` in chunks of at most 16 KiB (each chunk
     /// is valid only during the call). Returns when OpenSSL needs more input, or when the
     /// peer's `close_notify` arrives (see ``receivedCloseNotify``). Before the handshake is

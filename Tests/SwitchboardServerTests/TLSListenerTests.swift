@@ -24,7 +24,7 @@ struct TLSListenerTests {
   }
 
   /// Starts `serve` with plaintext TCP, HTTPS and TLS line ports (UDP and HTTP off).
-  private func startServer(_ pki: TestPKI, certificates: [(String, String)]? = nil, _ extra: [String] = [])
+  func startServer(_ pki: TestPKI, certificates: [(String, String)]? = nil, _ extra: [String] = [])
     async throws -> Server
   {
     let pairs = certificates ?? [(pki.serverCertificate, pki.serverKey)]
@@ -271,7 +271,7 @@ struct TLSListenerTests {
 
   /// python's `ssl` against a TLS port, from `source` (a loopback address): `handshake`
   /// prints `ok` or `refused …`; `metrics` prints the body of `GET /metrics` over HTTPS.
-  private func tlsPeer(_ mode: String, port: Int, from source: String = "127.0.0.1", caFile: String)
+  func tlsPeer(_ mode: String, port: Int, from source: String = "127.0.0.1", caFile: String)
     async throws -> String
   {
     let script = """
@@ -304,7 +304,7 @@ struct TLSListenerTests {
   }
 
   /// The value of one row of `/metrics` text.
-  private func metric(_ name: String, in text: String) -> Int? {
+  func metric(_ name: String, in text: String) -> Int? {
     text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ").last ?? "") }
   }
 
