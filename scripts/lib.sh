@@ -109,15 +109,45 @@ wait_port() {
 }
 
 # free_ports N — prints N distinct free loopback TCP ports, for peers that cannot bind port 0
-# and say what they bound (redis-server, nginx); `serve` binds `any` instead (sb_serve).
-# The kernel picks each; another process may take one before it is used, which shows up as
-# that peer failing to start (wait_port then fails).
+# and say what they bound (redis-server, nginx, wstest); `serve` binds `any` instead
+# (sb_serve). The ports lie outside the kernel's ephemeral range, which every port-0 bind
+# (`serve --tcp-port any`) and every outgoing connection's local port come from, so none of
+# those can take one before the peer binds it; ports a Swift test holds (its ReservedPort
+# lock files) and ports something is bound to are skipped.
 free_ports() {
-  python3 -c "
-import socket
-s = [socket.socket() for _ in range(int('${1:-1}'))]
-for x in s: x.bind(('127.0.0.1', 0))
-print(' '.join(str(x.getsockname()[1]) for x in s))"
+  python3 - "${1:-1}" <<'PY'
+import fcntl, os, socket, sys, tempfile
+try:
+    lo, hi = map(int, open("/proc/sys/net/ipv4/ip_local_port_range").read().split())
+except (OSError, ValueError):
+    lo, hi = 32768, 60999
+first, last = (10000, lo - 1) if lo > 12000 else (hi + 1, 65535)
+size = last - first + 1
+start = os.getpid() * 7919 % 1000003
+locks = os.path.join(tempfile.gettempdir(), "switchboard-ports-%d" % os.getuid())
+os.makedirs(locks, exist_ok=True)
+found = []
+for i in range(size):
+    if len(found) == int(sys.argv[1]):
+        break
+    port = first + (start + i) % size
+    fd = os.open(os.path.join(locks, "%d.lock" % port), os.O_CREAT | os.O_RDWR, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        continue
+    finally:
+        os.close(fd)
+    s = socket.socket()
+    try:
+        s.bind(("127.0.0.1", port))
+        found.append(port)
+    except OSError:
+        pass
+    finally:
+        s.close()
+print(" ".join(map(str, found)))
+PY
 }
 
 # stop_pid PID [SECONDS] — SIGTERM (servers flush, say goodbye and exit 0), SIGKILL after
