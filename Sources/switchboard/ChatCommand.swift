@@ -132,9 +132,12 @@ enum ChatCommand {
     let code = Atomic<Int32>(ExitCode.ok)
     let done = DispatchSemaphore(value: 0)
     let lines = stdinLines()
-    // Set when the pipe asks its last question (at the end of its input): that answer is not
-    // printed.
-    let leaving = PipeFlag()
+    // The `/who` and `/rooms` lines sent whose answers are still to come: those are printed,
+    // the answer to the pipe's own question before it leaves a client (below) is not.
+    let whoAsked = PipeCounter(), roomsAsked = PipeCounter()
+    // Every members answer, counted: the pipe's question is answered once the count passes
+    // what it was when asked (the client merges a question into one already waiting).
+    let membersAnswered = PipeCounter()
     // The first failure that ends the pipe is the one printed, once.
     let report = { @Sendable (error: any Error) in
       if code.compareExchange(expected: ExitCode.ok, desired: CLIFailure.exitCode(error), ordering: .relaxed)
@@ -159,12 +162,13 @@ enum ChatCommand {
                   switch event {
                   case .message(let m) where !m.isMine: Output.print(line(m))
                   case .members(let room, let names):
-                    if leaving.isSet {
-                      answer.yield()
-                    } else {
-                      Output.print(ChatTyped.members(room: room, names: names))
-                    }
-                  case .rooms(let rooms): Output.print(ChatTyped.rooms(rooms))
+                    if whoAsked.take() { Output.print(ChatTyped.members(room: room, names: names)) }
+                    membersAnswered.add()
+                    answer.yield()
+                  case .rooms(let rooms):
+                    _ = roomsAsked.take()
+                    Output.print(ChatTyped.rooms(rooms))
+                    answer.yield()
                   // The line dialect's `* ` lines: others' actions (`* bob waves`, not told
                   // apart from the server's notices there) and the answers to commands.
                   case .notice(let text): Output.print(LineDialect.escape(text))
@@ -192,10 +196,16 @@ enum ChatCommand {
                 return nil
               }
               group.addTask {
+                var next = ChatTyped.Next.quit
                 for await line in lines {
+                  switch ChatInput.parse(line) {
+                  case .who: whoAsked.add()
+                  case .rooms: roomsAsked.add()
+                  default: break
+                  }
                   do {
-                    let next = try await ChatTyped.pipe(line, session: session, room: room, name: name)
-                    if next != .goOn { return next }
+                    next = try await ChatTyped.pipe(line, session: session, room: room, name: name)
+                    if next != .goOn { break }
                   } catch {
                     report(error)
                     return .quit
@@ -203,19 +213,25 @@ enum ChatCommand {
                 }
                 // Cancelled: the client ended first (refused, given up) and said why.
                 if Task.isCancelled { return .quit }
-                // One round trip before leaving: the server has then handled every line sent
-                // (a line send completes once written), and a server that refuses this client
-                // (no token: it answers the first line and closes) has said so, which ends the
-                // client and this group with the reason.
-                leaving.set()
+                // One round trip before leaving this client (the input's end, `/quit`, `/join`,
+                // `/nick`): the server has then handled every line sent (a line send completes
+                // once written) and its answers to them are printed, and a server that refuses
+                // this client (no token: it answers the first line and closes) has said so,
+                // which ends the client and this group with the reason.
+                let before = membersAnswered.value
                 try? await session.client.requestMembers()
                 await withTaskGroup(of: Void.self) { wait in
-                  wait.addTask { for await _ in answered { break } }
+                  // Answered once every question of the pipe's is (the client merges a question
+                  // into one of the same kind still waiting) and a members answer came after.
+                  wait.addTask {
+                    for await _ in answered
+                    where whoAsked.value == 0 && roomsAsked.value == 0 && membersAnswered.value > before { break }
+                  }
                   wait.addTask { try? await Task.sleep(for: .seconds(5)) }
                   await wait.next()
                   wait.cancelAll()
                 }
-                return .quit
+                return next == .goOn ? .quit : next
               }
               // Whichever ends first (the input, a /join or /nick, or the client: refused,
               // given up) ends both.
@@ -253,11 +269,23 @@ enum ChatCommand {
   }
 }
 
-/// A flag the pipe's input task sets and its event task reads.
-private final class PipeFlag: Sendable {
-  private let value = Atomic<Bool>(false)
-  var isSet: Bool { value.load(ordering: .relaxed) }
-  func set() { value.store(true, ordering: .relaxed) }
+/// A count one of the pipe's tasks keeps and the other reads: the `/who` requests not
+/// answered yet (counted up by the input task, down by the event task), the answers.
+private final class PipeCounter: Sendable {
+  private let count = Atomic<Int>(0)
+  func add() { count.add(1, ordering: .relaxed) }
+  var value: Int { count.load(ordering: .relaxed) }
+  /// Counts one answer down; false when none was outstanding.
+  func take() -> Bool {
+    var current = count.load(ordering: .relaxed)
+    while current > 0 {
+      let (exchanged, original) = count.compareExchange(
+        expected: current, desired: current - 1, ordering: .relaxed)
+      if exchanged { return true }
+      current = original
+    }
+    return false
+  }
 }
 
 /// The original terminal settings, for the signal handler that restores them.
