@@ -35,10 +35,18 @@ final class HistoryReplay {
   /// Whether the replay starts where the client asked (its first slice says so).
   let recovered: Bool
 
-  init(_ messages: [ChatMessage], epoch: String, recovered: Bool) {
+  /// Whether it answers a `history` request (its frames say `"requested":true`) rather
+  /// than a join.
+  let requested: Bool
+  /// The limit of a `history` request that arrived while this replay was under way: it is
+  /// answered once this one is sent, so that it never cuts a join's replay short.
+  var requestAfter: Int?
+
+  init(_ messages: [ChatMessage], epoch: String, recovered: Bool, requested: Bool = false) {
     self.messages = messages
     self.epoch = epoch
     self.recovered = recovered
+    self.requested = requested
   }
 
   /// Where the replay stands.

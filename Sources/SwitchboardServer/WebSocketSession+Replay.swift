@@ -27,12 +27,28 @@ extension WebSocketSession {
         // Only the first slice can start after a gap; the others follow on without one.
         sendTextNow(
           JSONDialect.history(
-            slice, epoch: current.epoch, recovered: first ? current.recovered : true, more: current.phase == .sending))
+            slice, epoch: current.epoch, recovered: first ? current.recovered : true, more: current.phase == .sending,
+            requested: current.requested))
       case .sent:
         replay = nil
         for bytes in current.takeHeld() { connection.write(bytes) }
+        if let limit = current.requestAfter { answerHistoryRequest(limit: limit) }
       }
     }
+  }
+
+  /// Answers a `history` frame: the last `limit` kept messages of the member's room as a
+  /// replay of its own (the same slices as a join's, marked `"requested":true`), after the
+  /// replay under way if there is one.
+  func answerHistoryRequest(limit: Int) {
+    guard let room = context.hub.member(memberID)?.room else { return }
+    if let current = replay {
+      current.requestAfter = limit
+      return
+    }
+    let messages = context.hub.history(room: room, last: limit)
+    startReplay(
+      HistoryReplay(messages, epoch: context.hub.epoch(room: room) ?? "", recovered: true, requested: true))
   }
 
   func stream(_ connection: ByteStream, writabilityChanged writable: Bool) {

@@ -335,6 +335,9 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
         // As the line dialect's `/rooms`: with tokens, only the rooms the token allows.
         let claims = auth.claims
         sendText(JSONDialect.rooms(context.hub.rooms().filter { claims?.allows(room: $0.name) ?? true }))
+      case .history(let limit):
+        // As the line dialect's `/history N`; a view for the client, not a resume point.
+        answerHistoryRequest(limit: limit)
       case .invalid(let code, let message):
         sendText(JSONDialect.error(code: code, message: message))
       }

@@ -165,6 +165,8 @@ enum ChatCommand {
                       Output.print(ChatTyped.members(room: room, names: names))
                     }
                   case .rooms(let rooms): Output.print(ChatTyped.rooms(rooms))
+                  // Every message of the answer, the pipe's own too: a view asked for.
+                  case .recent(let messages): for m in messages { Output.print(ChatTyped.recent(m)) }
                   // The line dialect's `* ` lines: others' actions (`* bob waves`, not told
                   // apart from the server's notices there) and the answers to commands.
                   case .notice(let text): Output.print(LineDialect.escape(text))
