@@ -38,9 +38,27 @@ final class HistoryReplay {
   /// Whether it answers a `history` request (its frames say `"requested":true`) rather
   /// than a join.
   let requested: Bool
-  /// The limit of a `history` request that arrived while this replay was under way: it is
-  /// answered once this one is sent, so that it never cuts a join's replay short.
-  var requestAfter: Int?
+  /// The limits of the `history` requests that arrived while this replay was under way, in
+  /// order: each is answered after it (a replay of its own), so that none cuts a join's
+  /// replay short. At most ``maxRequestsAfter``.
+  private(set) var requestsAfter: [Int] = []
+
+  /// How many `history` requests may wait behind a replay: a member that asks more while
+  /// not reading is a slow consumer (as one with too much output held).
+  static let maxRequestsAfter = 64
+
+  /// Queues a `history` request's `limit` for after this replay; `false` past
+  /// ``maxRequestsAfter`` (the caller drops the member as a slow consumer).
+  func requestAfter(_ limit: Int) -> Bool {
+    guard requestsAfter.count < Self.maxRequestsAfter else { return false }
+    requestsAfter.append(limit)
+    return true
+  }
+
+  /// Hands the waiting requests over to the replay that answers the first of them.
+  func inherit(_ requests: ArraySlice<Int>) {
+    requestsAfter += requests
+  }
 
   init(_ messages: [ChatMessage], epoch: String, recovered: Bool, requested: Bool = false) {
     self.messages = messages

@@ -32,7 +32,12 @@ extension WebSocketSession {
       case .sent:
         replay = nil
         for bytes in current.takeHeld() { connection.write(bytes) }
-        if let limit = current.requestAfter { answerHistoryRequest(limit: limit) }
+        // The next waiting request is answered, the others wait behind its answer (handed
+        // over before it starts: a short answer is sent at once).
+        if let limit = current.requestsAfter.first, let next = historyAnswer(limit: limit) {
+          next.inherit(current.requestsAfter.dropFirst())
+          startReplay(next)
+        }
       }
     }
   }
@@ -41,14 +46,20 @@ extension WebSocketSession {
   /// replay of its own (the same slices as a join's, marked `"requested":true`), after the
   /// replay under way if there is one.
   func answerHistoryRequest(limit: Int) {
-    guard let room = context.hub.member(memberID)?.room else { return }
     if let current = replay {
-      current.requestAfter = limit
+      if !current.requestAfter(limit) { dropAsTooSlow() }
       return
     }
-    let messages = context.hub.history(room: room, last: limit)
-    startReplay(
-      HistoryReplay(messages, epoch: context.hub.epoch(room: room) ?? "", recovered: true, requested: true))
+    if let answer = historyAnswer(limit: limit) { startReplay(answer) }
+  }
+
+  /// The replay that answers a `history` request for `limit` messages, as the room is now;
+  /// `nil` when the member is in no room.
+  private func historyAnswer(limit: Int) -> HistoryReplay? {
+    guard let room = context.hub.member(memberID)?.room else { return nil }
+    return HistoryReplay(
+      context.hub.history(room: room, last: limit), epoch: context.hub.epoch(room: room) ?? "", recovered: true,
+      requested: true)
   }
 
   func stream(_ connection: ByteStream, writabilityChanged writable: Bool) {

@@ -611,7 +611,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
 
   /// More output held behind a replay than the connection may buffer: the member is a slow
   /// consumer, closed as the connection would close it (1008 "slow consumer", counted).
-  private func dropAsTooSlow() {
+  func dropAsTooSlow() {
     replay = nil
     context.reportSlowConsumer(connection, member: memberID, dialect: "websocket")
     if let frame = protocolState.close(code: .policyViolation, reason: "slow consumer") { write(frame) }

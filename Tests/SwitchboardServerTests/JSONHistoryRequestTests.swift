@@ -65,7 +65,8 @@ struct JSONHistoryRequestTests {
 
   /// A long answer leaves as several frames, each within a slice (``HistoryReplay``), every
   /// one but the last with `"more":true`; asked while the join's own replay is under way,
-  /// it follows that replay instead of cutting it short.
+  /// it follows that replay instead of cutting it short, and a second request asked then
+  /// follows the first's answer.
   @Test func aLongAnswerFollowsTheJoinsReplayInSlices() async throws {
     try await withServer { server in
       let writer = try WebSocketTestClient(server.httpAddress!, path: "/rooms/big?format=text")
@@ -75,7 +76,7 @@ struct JSONHistoryRequestTests {
       try await eventually { server.hub.history(room: "big", last: 100).count == 40 }
 
       let ws = try WebSocketTestClient(server.httpAddress!, path: "/rooms/big?name=ada")
-      try ws.send(text: #"{"type":"history","data":{"limit":30}}"#)
+      try ws.send(texts: [#"{"type":"history","data":{"limit":30}}"#, #"{"type":"history","data":{"limit":1}}"#])
       var joined: [[String: Any]] = []
       var requested: [[String: Any]] = []
       var frames: [(requested: Bool, more: Bool)] = []
@@ -98,6 +99,10 @@ struct JSONHistoryRequestTests {
       #expect(join.count > 1 && answer.count > 1)
       #expect(join.dropLast().allSatisfy { $0.more } && join.last?.more == false)
       #expect(answer.dropLast().allSatisfy { $0.more } && answer.last?.more == false)
+      // The second request, waiting behind both, is answered next.
+      let second = try ws.nextJSON(type: "history", timeout: .seconds(30))
+      #expect(second["requested"] as? Bool == true && second["more"] == nil)
+      #expect((second["data"] as? [[String: Any]])?.map { ($0["id"] as? NSNumber)?.uint64Value } == [ids.last])
       withExtendedLifetime(writer) {}
     }
   }
