@@ -281,7 +281,8 @@ struct ChatClientState {
       if awaitsRecent {
         _ = takeRecent([m], end: false)
       } else {
-        events.append(.notice(text))
+        // Not asked for by this client (a line the app wrote itself): shown as it came.
+        events.append(.notice(LineEscape.unescape(text)))
       }
     case .presence(let p):
       events.append(.presence(p))
