@@ -31,6 +31,14 @@ extension ChatClient {
     /// The rooms that have members (with tokens, those the token allows), sorted by name:
     /// the answer to ``ChatClient/requestRooms()``.
     case rooms([RoomSummary])
+    /// The last kept messages of the room, oldest first, with their ids: the answer to
+    /// ``ChatClient/requestHistory(limit:)``. A view, not a replay: the resume point
+    /// (``ChatClient/resumePoint``) does not move and the messages may include ones already
+    /// delivered as ``message(_:)`` or ``history(messages:recovered:epoch:)``; show them
+    /// apart (or not again). Empty when the room keeps none. An action's author cannot be
+    /// told from its text on the line dialect: there it has an empty `author` and the
+    /// whole `NAME ACTION` as its text.
+    case recent([Message])
     /// The peer stopped answering probes (`false`) or answered again (`true`).
     case viabilityChanged(Bool)
     /// The server announced it is going away; the client reconnects by itself.

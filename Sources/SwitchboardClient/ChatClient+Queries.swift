@@ -1,3 +1,5 @@
+import SwitchboardWire
+
 extension ChatClient {
   /// A room and how many members it has: one entry of ``Event/rooms(_:)``.
   public struct RoomSummary: Sendable, Hashable, Identifiable {
@@ -35,6 +37,24 @@ extension ChatClient {
   /// - Throws: ``ChatClientError/closed`` when the client stopped.
   public func requestRooms() async throws(ChatClientError) {
     try ask(.rooms)
+  }
+
+  /// Asks the server for the last `limit` kept messages of the room; the answer is a
+  /// ``Event/recent(_:)`` event, which leaves the resume point where it is.
+  ///
+  /// On every transport: a `history` frame on ws/wss, `/history N` on tcp, tls and udp
+  /// (the `[ID] NAME: TEXT` lines up to `* end of history …` are collected into one
+  /// event; an answer the server cut at 512 KiB holds what it sent). Written, asked again
+  /// and refused by an old server as ``requestMembers()``.
+  /// - Parameter limit: from 1 to 10,000,000 (the most a room can keep); the answer holds
+  ///   at most what the room keeps.
+  /// - Throws: ``ChatClientError/invalidArgument(_:)`` for a limit out of range,
+  ///   ``ChatClientError/closed`` when the client stopped.
+  public func requestHistory(limit: Int = 20) async throws(ChatClientError) {
+    guard (1...HistoryRequest.maxCount).contains(limit) else {
+      throw .invalidArgument("a history request asks for 1 to \(HistoryRequest.maxCount) messages, not \(limit)")
+    }
+    try ask(.history(limit: limit))
   }
 
   func ask(_ query: ChatQuery) throws(ChatClientError) {

@@ -19,6 +19,7 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
     case localNetworkDenied
     case unsupported
     case refused
+    case invalidArgument
   }
 
   private let code: Code
@@ -96,6 +97,11 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
     .init(.refused, refusal.reason, refusal: refusal)
   }
 
+  /// A value passed to a ``ChatClient`` method is out of its range (a history request's
+  /// limit below 1, say); nothing was sent.
+  public static let invalidArgument = ChatClientError(.invalidArgument, "invalid argument")
+  /// ``invalidArgument`` with `detail` as its description.
+  static func invalidArgument(_ detail: String) -> ChatClientError { .init(.invalidArgument, detail) }
   static func unsupported(_ detail: String) -> ChatClientError { .init(.unsupported, detail) }
   static func serverError(_ detail: String) -> ChatClientError { .init(.serverError, detail) }
   /// ``invalidURL`` with `detail` as its description (a transport given a URL it cannot parse).

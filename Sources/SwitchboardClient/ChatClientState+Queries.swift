@@ -5,12 +5,26 @@ enum ChatQuery: Sendable, Hashable {
   case members
   /// ``ChatClient/requestRooms()``: `/rooms`, or a `rooms` frame.
   case rooms
+  /// ``ChatClient/requestHistory(limit:)``: `/history N`, or a `history` frame.
+  case history(limit: Int)
 
   /// The JSON protocol's frame type.
   var frameType: String {
     switch self {
     case .members: "who"
     case .rooms: "rooms"
+    case .history: "history"
+    }
+  }
+
+  /// The request as written on `scheme`.
+  func wire(on scheme: ChatEndpoint.Scheme) -> String {
+    switch (self, scheme) {
+    case (.history(let limit), .ws), (.history(let limit), .wss): #"{"type":"history","data":{"limit":\#(limit)}}"#
+    case (_, .ws), (_, .wss): #"{"type":"\#(frameType)"}"#
+    case (.members, _): "/who"
+    case (.rooms, _): "/rooms"
+    case (.history(let limit), _): "/history \(limit)"
     }
   }
 }
@@ -44,10 +58,7 @@ extension ChatClientState {
     guard link.isReady, !queries.isEmpty else { return nil }
     let query = queries.removeFirst()
     expectedReplies.append(.query(query))
-    switch scheme {
-    case .ws, .wss: return #"{"type":"\#(query.frameType)"}"#
-    case .tcp, .tls, .udp: return "/" + (query == .members ? "who" : "rooms")
-    }
+    return query.wire(on: scheme)
   }
 
   /// The connection is gone: requests it did not answer are asked again on the next one;
@@ -55,6 +66,28 @@ extension ChatClientState {
   mutating func requeueQueries() {
     for case .query(let query) in expectedReplies where !queries.contains(query) { queries.append(query) }
     expectedReplies = []
+    recentSoFar = []
+  }
+
+  /// A part of the answer to a history request arrived (a `[ID] …` line, a `requested`
+  /// `history` frame), or its end (`end`: the line dialect's `* end of history …`, `* more
+  /// history …` or `* no kept messages …`, the frame without `more`): the whole answer once
+  /// it ended, `nil` before. `nil` too, and nothing kept, when no history request waits (a
+  /// line the app wrote itself): the caller shows it as it would have.
+  mutating func takeRecent(_ messages: [ChatClient.Message], end: Bool) -> [ChatClient.Message]? {
+    guard let i = expectedReplies.firstIndex(where: { if case .query(.history) = $0 { true } else { false } }) else {
+      return nil
+    }
+    recentSoFar += messages
+    guard end else { return nil }
+    expectedReplies.remove(at: i)
+    defer { recentSoFar = [] }
+    return recentSoFar
+  }
+
+  /// Whether a history request waits for its answer.
+  var awaitsRecent: Bool {
+    expectedReplies.contains { if case .query(.history) = $0 { true } else { false } }
   }
 
   /// A reply to `/who` (or a `members` frame) arrived: what it answers, the oldest of the

@@ -97,6 +97,8 @@ struct ChatClientState {
   var queries: [ChatQuery] = []
   /// The replies the lines written on this connection wait for, oldest first.
   var expectedReplies: [ChatExpectedReply] = []
+  /// The messages of a history request's answer received so far (it may come in parts).
+  var recentSoFar: [ChatClient.Message] = []
 
   init(scheme: ChatEndpoint.Scheme, me: String, room: String, confirmsLines: Bool = false) {
     self.scheme = scheme
@@ -272,6 +274,16 @@ struct ChatClientState {
       events.append(.history(messages: fresh, recovered: recovered, epoch: newEpoch))
       resumption.answered()
       kickWriter = link.answered()
+    case .recent(let messages, let more):
+      // A view the app asked for: the resume point (lastID, epoch) stays where it is.
+      if let answer = takeRecent(messages, end: !more) { events.append(.recent(answer)) }
+    case .historyLine(let m):
+      if awaitsRecent {
+        _ = takeRecent([m], end: false)
+      } else {
+        // Not asked for by this client (a line the app wrote itself): shown as it came.
+        events.append(.notice(LineEscape.unescape(text)))
+      }
     case .presence(let p):
       events.append(.presence(p))
     case .ack(let ref, let id):
@@ -321,6 +333,8 @@ struct ChatClientState {
       }
     case .rooms(let rooms):
       if takeRoomsReply() { events.append(.rooms(rooms)) }
+    case .notice(let line) where awaitsRecent && ChatWire.endsHistory(line):
+      if let answer = takeRecent([], end: true) { events.append(.recent(answer)) }
     case .notice(let line):
       if line.hasPrefix("* rooms:"), link.takeProbeReply() {
         // The answer to a heartbeat probe: swallowed.

@@ -1,4 +1,5 @@
 import Observation
+import SwitchboardWire
 
 /// A chat screen's state for an app: the transcript, the connection's state, who is in the
 /// room and which rooms exist, on the main actor, observable with the Observation framework
@@ -351,9 +352,11 @@ public final class ChatViewModel {
   /// `/join ROOM` is ``switchRoom(_:)``, `/who` and `/rooms` are asked and answered in the
   /// transcript (`in ROOM (N): a, b`, `rooms: dev (1)`), `/help` and a wrong command are
   /// answered there (``ChatInput/helpLines``, the problem), `/quit` is ``stop()``.
+  /// `/history [N]` is asked (``ChatClient/requestHistory(limit:)``) and its answer shown as
+  /// notices, `[ID] AUTHOR: TEXT`.
   /// - Throws: ``ChatClientError/unsupported`` for `/nick` (a model renames by making a
-  ///   client with the new name) and `/history` (the transcript holds the recent messages);
-  ///   what ``send(_:)`` (or ``ChatClient/sendAction(_:)`` for `/me`) throws.
+  ///   client with the new name); what ``send(_:)`` (or ``ChatClient/sendAction(_:)`` for
+  ///   `/me`) throws.
   public func perform(_ input: ChatInput) async throws {
     switch input {
     case .message(let text):
@@ -381,8 +384,11 @@ public final class ChatViewModel {
       try await client.sendAction(text)
     case .nick:
       throw ChatClientError.unsupported("/nick: this model cannot rename (make a client with the new name)")
-    case .history:
-      throw ChatClientError.unsupported("/history: the transcript holds the room's recent messages")
+    case .history(let count):
+      guard let client else { throw ChatClientError.closed }
+      // A request asks for at least one message: `/history 0` (which `nc` answers with none)
+      // shows the last one.
+      try await client.requestHistory(limit: max(count ?? HistoryRequest.defaultCount, 1))
     }
   }
 
@@ -433,6 +439,13 @@ public final class ChatViewModel {
       }
       pending.rooms = rooms
       schedule()
+    case .recent(let messages):
+      // Notices, not transcript items: a view of messages the transcript may hold already.
+      for m in messages {
+        let id = m.id.map { "[\($0)] " } ?? ""
+        appendNotice(id + (m.isAction ? "* \(m.author.isEmpty ? "" : m.author + " ")\(m.text)" : "\(m.author): \(m.text)"))
+      }
+      if messages.isEmpty { appendNotice("no kept messages in \(room)") }
     case .gap:
       appendNotice("some messages may be missing")
     case .notice(let text):

@@ -7,6 +7,12 @@ enum ChatWire {
   /// One decoded frame, line or datagram from the server.
   enum Inbound: Sendable, Equatable {
     case history([ChatClient.Message], epoch: String?, recovered: Bool)
+    /// A `history` frame marked `"requested":true`: (part of) the answer to a `history`
+    /// request, `more` when another part follows.
+    case recent([ChatClient.Message], more: Bool)
+    /// A line of the line dialect's answer to `/history` or `/since`: `[ID] NAME: TEXT` or
+    /// `[ID] * NAME ACTION`.
+    case historyLine(ChatClient.Message)
     case message(ChatClient.Message)
     case presence(ChatClient.Presence)
     case ack(ref: String, id: UInt64)
@@ -48,6 +54,7 @@ enum ChatWire {
     case "history":
       let items = frame["data"] as? [Any] ?? []
       let messages = items.compactMap { ($0 as? [String: Any]).flatMap { message($0, room: room, me: me) } }
+      if frame["requested"] as? Bool == true { return .recent(messages, more: frame["more"] as? Bool ?? false) }
       return .history(messages, epoch: frame["epoch"] as? String, recovered: (frame["recovered"] as? Bool) ?? true)
     case "presence":
       guard let data = frame["data"] as? [String: Any], let author = data["author"] as? String else { return .ignored }
@@ -159,12 +166,42 @@ enum ChatWire {
       }
       return .notice(LineEscape.unescape(line))
     }
+    if let historyLine = historyLine(line, room: room, me: me) { return .historyLine(historyLine) }
     if let (rawAuthor, text) = LineDialect.splitMessage(Substring(line)) {
       let author = LineEscape.unescape(rawAuthor)
       return .message(
         ChatClient.Message(room: room, author: author, text: LineEscape.unescape(text), isMine: author == me))
     }
     return .message(ChatClient.Message(room: room, author: "", text: LineEscape.unescape(line)))
+  }
+
+  /// A history line, `[ID] NAME: TEXT` or `[ID] * NAME ACTION` (``LineDialect/formatHistory(_:)``),
+  /// as a message with its id; `nil` for any other line. No name starts with `[`
+  /// (docs/PROTOCOLS.md, "Text inside a line"), so no message line reads as one.
+  static func historyLine(_ line: String, room: String, me: String) -> ChatClient.Message? {
+    guard LineDialect.starts(line, with: "["), let close = line.utf8.firstIndex(of: UInt8(ascii: "]")),
+      let id = UInt64(line[line.index(after: line.startIndex)..<close]),
+      line[close...].utf8.dropFirst().first == UInt8(ascii: " ")
+    else { return nil }
+    let rest = line[line.utf8.index(close, offsetBy: 2)...]
+    if LineDialect.starts(rest, with: "* ") {
+      // `* NAME ACTION`: a name may hold spaces, so where it ends cannot be told; the
+      // action is kept whole, as the live `* …` line is shown.
+      return ChatClient.Message(
+        id: id, room: room, author: "", text: LineEscape.unescape(LineDialect.afterPrefix(rest, 2)), isAction: true)
+    }
+    guard let (rawAuthor, text) = LineDialect.splitMessage(rest) else {
+      return ChatClient.Message(id: id, room: room, author: "", text: LineEscape.unescape(rest))
+    }
+    let author = LineEscape.unescape(rawAuthor)
+    return ChatClient.Message(id: id, room: room, author: author, text: LineEscape.unescape(text), isMine: author == me)
+  }
+
+  /// Whether `line` (a notice, `* …`) ends the line dialect's answer to `/history`: `* end
+  /// of history …`, `* more history after id …` or `* no kept messages in ROOM`.
+  static func endsHistory(_ line: String) -> Bool {
+    line.hasPrefix("* end of history (") || line.hasPrefix("* more history after id ")
+      || line.hasPrefix("* no kept messages in ")
   }
 
   /// The answer to `/who` without its `* `: `in ROOM (N): NAME, NAME` (or `in ROOM (N)`), each name escaped

@@ -35,10 +35,36 @@ final class HistoryReplay {
   /// Whether the replay starts where the client asked (its first slice says so).
   let recovered: Bool
 
-  init(_ messages: [ChatMessage], epoch: String, recovered: Bool) {
+  /// Whether it answers a `history` request (its frames say `"requested":true`) rather
+  /// than a join.
+  let requested: Bool
+  /// The limits of the `history` requests that arrived while this replay was under way, in
+  /// order: each is answered after it (a replay of its own), so that none cuts a join's
+  /// replay short. At most ``maxRequestsAfter``.
+  private(set) var requestsAfter: [Int] = []
+
+  /// How many `history` requests may wait behind a replay: a member that asks more while
+  /// not reading is a slow consumer (as one with too much output held).
+  static let maxRequestsAfter = 64
+
+  /// Queues a `history` request's `limit` for after this replay; `false` past
+  /// ``maxRequestsAfter`` (the caller drops the member as a slow consumer).
+  func requestAfter(_ limit: Int) -> Bool {
+    guard requestsAfter.count < Self.maxRequestsAfter else { return false }
+    requestsAfter.append(limit)
+    return true
+  }
+
+  /// Hands the waiting requests over to the replay that answers the first of them.
+  func inherit(_ requests: ArraySlice<Int>) {
+    requestsAfter += requests
+  }
+
+  init(_ messages: [ChatMessage], epoch: String, recovered: Bool, requested: Bool = false) {
     self.messages = messages
     self.epoch = epoch
     self.recovered = recovered
+    self.requested = requested
   }
 
   /// Where the replay stands.

@@ -210,6 +210,14 @@ enum WebChatPage {
         const d = frame.data;
         switch (frame.type) {
           case "history":
+            if (frame.requested === true) {
+              // The answer to `/history`: a view shown as `nc` shows it, not the transcript.
+              if (Array.isArray(d)) {
+                for (const m of d) notice("[" + m.id + "] " + (m.action ? "* " + m.author + " " : m.author + ": ") + m.text);
+                if (d.length === 0 && frame.more !== true) notice("* no kept messages in " + room);
+              }
+              break;
+            }
             if (joining !== null) moved();
             if (frame.recovered === false && lastId > 0) notice("Some earlier messages are no longer available.");
             if (typeof frame.epoch === "string") {
@@ -366,7 +374,7 @@ enum WebChatPage {
           case "me": return arg ? { kind: "action", arg } : { kind: "invalid", text: "usage: /me ACTION" };
           case "who": return { kind: "who" };
           case "rooms": return { kind: "rooms" };
-          case "history": return /^\d*$/.test(arg) ? { kind: "history" } : { kind: "invalid", text: "usage: /history [N]" };
+          case "history": return /^\d*$/.test(arg) ? { kind: "history", arg } : { kind: "invalid", text: "usage: /history [N]" };
           case "help": case "?": return { kind: "help" };
           case "quit": case "exit": case "bye": return { kind: "quit" };
           default: return { kind: "invalid", text: "unknown command /" + name + " (try /help)" };
@@ -399,7 +407,8 @@ enum WebChatPage {
           case "nick": name = c.arg; renaming = true; frame("join", { name: c.arg }); break;
           case "who": frame("who"); break;
           case "rooms": frame("rooms"); break;
-          case "history": notice("* the page shows the room's last messages on joining (scroll up); /history is nc's"); break;
+          // At least one message (`/history 0` shows the last), at most what a request may ask.
+          case "history": frame("history", { limit: Math.min(Math.max(Number(c.arg || "20"), 1), 10000000) }); break;
           case "help":
             notice("* commands:");
             for (const [usage, summary] of COMMANDS) notice(usage + " — " + summary);

@@ -27,12 +27,39 @@ extension WebSocketSession {
         // Only the first slice can start after a gap; the others follow on without one.
         sendTextNow(
           JSONDialect.history(
-            slice, epoch: current.epoch, recovered: first ? current.recovered : true, more: current.phase == .sending))
+            slice, epoch: current.epoch, recovered: first ? current.recovered : true, more: current.phase == .sending,
+            requested: current.requested))
       case .sent:
         replay = nil
         for bytes in current.takeHeld() { connection.write(bytes) }
+        // The next waiting request is answered, the others wait behind its answer (handed
+        // over before it starts: a short answer is sent at once).
+        if let limit = current.requestsAfter.first, let next = historyAnswer(limit: limit) {
+          next.inherit(current.requestsAfter.dropFirst())
+          startReplay(next)
+        }
       }
     }
+  }
+
+  /// Answers a `history` frame: the last `limit` kept messages of the member's room as a
+  /// replay of its own (the same slices as a join's, marked `"requested":true`), after the
+  /// replay under way if there is one.
+  func answerHistoryRequest(limit: Int) {
+    if let current = replay {
+      if !current.requestAfter(limit) { dropAsTooSlow() }
+      return
+    }
+    if let answer = historyAnswer(limit: limit) { startReplay(answer) }
+  }
+
+  /// The replay that answers a `history` request for `limit` messages, as the room is now;
+  /// `nil` when the member is in no room.
+  private func historyAnswer(limit: Int) -> HistoryReplay? {
+    guard let room = context.hub.member(memberID)?.room else { return nil }
+    return HistoryReplay(
+      context.hub.history(room: room, last: limit), epoch: context.hub.epoch(room: room) ?? "", recovered: true,
+      requested: true)
   }
 
   func stream(_ connection: ByteStream, writabilityChanged writable: Bool) {

@@ -335,6 +335,9 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
         // As the line dialect's `/rooms`: with tokens, only the rooms the token allows.
         let claims = auth.claims
         sendText(JSONDialect.rooms(context.hub.rooms().filter { claims?.allows(room: $0.name) ?? true }))
+      case .history(let limit):
+        // As the line dialect's `/history N`; a view for the client, not a resume point.
+        answerHistoryRequest(limit: limit)
       case .invalid(let code, let message):
         sendText(JSONDialect.error(code: code, message: message))
       }
@@ -608,7 +611,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
 
   /// More output held behind a replay than the connection may buffer: the member is a slow
   /// consumer, closed as the connection would close it (1008 "slow consumer", counted).
-  private func dropAsTooSlow() {
+  func dropAsTooSlow() {
     replay = nil
     context.reportSlowConsumer(connection, member: memberID, dialect: "websocket")
     if let frame = protocolState.close(code: .policyViolation, reason: "slow consumer") { write(frame) }

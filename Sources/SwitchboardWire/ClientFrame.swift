@@ -19,6 +19,11 @@ public enum ClientFrame: Equatable, Sendable {
   /// `{"type":"rooms"}` (any `data` ignored): which rooms have members, answered with a
   /// `rooms` frame (``JSONDialect/rooms(_:)``), as the line dialect's `/rooms`.
   case rooms
+  /// `{"type":"history","data":{"limit":N}}` (`data` and `limit` optional: the last
+  /// ``HistoryRequest/defaultCount``): the last `limit` kept messages of the member's room,
+  /// answered with `history` frames marked `"requested":true`, as the line dialect's
+  /// `/history N`. `limit` is a whole number from 1 to ``HistoryRequest/maxCount``.
+  case history(limit: Int)
   /// A JSON object the protocol cannot use: answered with an `error` frame, connection stays.
   case invalid(code: String, message: String)
 
@@ -178,6 +183,18 @@ public enum ClientFrame: Equatable, Sendable {
       return .who
     case "rooms":
       return .rooms
+    case "history":
+      if object.dataValue != nil && object.dataValue != .object && object.dataValue != .null {
+        return .invalid(code: "invalid_data", message: "history needs data to be an object")
+      }
+      guard let raw = data.limit, raw != .null else { return .history(limit: HistoryRequest.defaultCount) }
+      guard case .number(let number) = raw, let limit = count(number), limit >= 1,
+        limit <= UInt64(HistoryRequest.maxCount)
+      else {
+        return .invalid(
+          code: "invalid_data", message: "data.limit must be a whole number from 1 to \(HistoryRequest.maxCount)")
+      }
+      return .history(limit: Int(limit))
     default:
       return .invalid(
         code: "unknown_type", message: "unknown type \(JSONDialect.quote(String(type.prefix(64))))")

@@ -70,6 +70,8 @@ package struct ClientFrameDecoder {
     package var epoch: Value?
     /// `true`: a `message` is a `/me` action.
     package var action: Value?
+    /// A `history` request's count.
+    package var limit: Value?
   }
 
   /// What a client frame's object holds for the protocol.
@@ -121,7 +123,7 @@ private struct Scanner {
 
   /// The members of a top-level object this decoder keeps.
   private enum TopKey { case type, data, other }
-  private enum DataKey { case text, ref, name, room, since, epoch, action, other }
+  private enum DataKey { case text, ref, name, room, since, epoch, action, limit, other }
 
   private var failure: Failure { .malformed(at: index) }
 
@@ -182,6 +184,7 @@ private struct Scanner {
       case .since: field = \.since
       case .epoch: field = \.epoch
       case .action: field = \.action
+      case .limit: field = \.limit
       case .other: return try scanner.skipValue(depth: 2)
       }
       let (value, poisoned) = try scanner.value(depth: 2)
@@ -411,6 +414,7 @@ private struct Scanner {
     if self.key(key, is: "since") { return .since }
     if self.key(key, is: "epoch") { return .epoch }
     if self.key(key, is: "action") { return .action }
+    if self.key(key, is: "limit") { return .limit }
     return .other
   }
 

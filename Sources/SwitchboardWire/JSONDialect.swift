@@ -54,8 +54,12 @@ public enum JSONDialect {
   /// `{"type":"history","data":[…],"epoch":E,"recovered":R}`, with `"more":true` before the
   /// closing brace when `more` is set: a replay too large for one frame leaves as several
   /// `history` frames (docs/PROTOCOLS.md), every one but the last marked so.
+  ///
+  /// `requested`: the frame answers a `history` request (``ClientFrame/history(limit:)``) and
+  /// says so with `"requested":true`: a view of recent messages, not a replay to resume from.
   public static func history(
-    _ messages: some Collection<ChatMessage>, epoch: String, recovered: Bool, more: Bool = false
+    _ messages: some Collection<ChatMessage>, epoch: String, recovered: Bool, more: Bool = false,
+    requested: Bool = false
   ) -> String {
     var out: [UInt8] = []
     out.reserveCapacity(80 + messages.reduce(0) { $0 + estimate($1) + 1 })
@@ -67,6 +71,7 @@ public enum JSONDialect {
     append(#"],"epoch":"#, to: &out)
     appendQuoted(epoch, to: &out)
     append(recovered ? #","recovered":true"# : #","recovered":false"#, to: &out)
+    if requested { append(#","requested":true"#, to: &out) }
     append(more ? #","more":true}"# : "}", to: &out)
     return String(decoding: out, as: UTF8.self)
   }

@@ -169,6 +169,8 @@ enum ChatCommand {
                     _ = roomsAsked.take()
                     Output.print(ChatTyped.rooms(rooms))
                     answer.yield()
+                  // Every message of the answer, the pipe's own too: a view asked for.
+                  case .recent(let messages): for m in messages { Output.print(ChatTyped.recent(m)) }
                   // The line dialect's `* ` lines: others' actions (`* bob waves`, not told
                   // apart from the server's notices there) and the answers to commands.
                   case .notice(let text): Output.print(LineDialect.escape(text))

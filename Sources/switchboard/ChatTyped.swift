@@ -26,6 +26,12 @@ enum ChatTyped {
       : LineDialect.escape(m.author) + ": " + LineDialect.escape(m.text)
   }
 
+  /// A message of the answer to `/history` as `nc` shows it: `[ID] AUTHOR: TEXT` (``line(_:)``
+  /// after its id).
+  static func recent(_ m: ChatClient.Message) -> String {
+    (m.id.map { "[\($0)] " } ?? "") + line(m)
+  }
+
   /// The answer to `/who` as the line dialect words it: `* in ROOM (N): a, b`.
   static func members(room: String, names: [String]) -> String {
     "* in \(LineDialect.escape(room)) (\(names.count)): "
@@ -71,8 +77,12 @@ enum ChatTyped {
       Output.print("! " + problem)
     case .action(let text):
       try await session.sendAction(text)
-    case .history:
-      Output.print("! /history is not supported by switchboard chat; connect with nc for it")
+    case .history(let count):
+      // A request asks for at least one message: `/history 0` (which `nc` answers with none)
+      // shows the last one.
+      do { try await session.client.requestHistory(limit: max(count ?? HistoryRequest.defaultCount, 1)) } catch {
+        Output.print("! \(error)")
+      }
     }
     return .goOn
   }

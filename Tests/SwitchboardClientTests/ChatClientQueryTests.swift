@@ -123,6 +123,36 @@ struct ChatClientQueryTests {
     #expect(events[3].isEmpty)
   }
 
+  /// A `/history` answer's lines are collected into one `.recent` only while a history
+  /// request waits; unasked, a `[ID] …` line is a notice as it came, and the lines after
+  /// the answer are what they were (a message, a notice).
+  @Test func historyLinesMakeOneRecentEventOnlyWhenAsked() {
+    var state = ChatClientState(scheme: .tcp, me: "ada", room: "lobby")
+    state.link = .ready(.idle())
+    var resumes: [ChatResume] = []
+    func receive(_ line: String) -> [ChatClient.Event] {
+      var events: [ChatClient.Event] = []
+      _ = state.receive(line, events: &events, resumes: &resumes)
+      return events
+    }
+    #expect(receive(#"[4] bob: a\nb"#).map(\.noticeText) == ["[4] bob: a\nb"])
+    _ = state.ask(.history(limit: 2))
+    #expect(state.nextQueryToWrite() == "/history 2")
+    #expect(receive(#"[4] bob: a\nb"#).isEmpty)
+    #expect(receive("[5] * bob waves").isEmpty)
+    let end = receive("* end of history (2 messages, last id 5)")
+    guard case .recent(let messages)? = end.first, end.count == 1 else {
+      Issue.record("\(end)")
+      return
+    }
+    #expect(messages.map(\.id) == [4, 5])
+    #expect(messages[0].author == "bob" && messages[0].text == "a\nb" && !messages[0].isAction)
+    #expect(messages[1].author == "" && messages[1].text == "bob waves" && messages[1].isAction)
+    #expect(state.expectedReplies.isEmpty && state.lastID == nil)
+    #expect(receive("* end of history (2 messages, last id 5)").map(\.noticeText) == ["* end of history (2 messages, last id 5)"])
+    if case .message(let m)? = receive("bob: hi").first { #expect(m.text == "hi" && m.id == nil) } else { Issue.record("not a message") }
+  }
+
   @Test func anOlderServersUnknownTypeIsUnsupportedNotAHang() {
     var state = ChatClientState(scheme: .ws, me: "ada", room: "lobby")
     state.link = .ready(.idle())
@@ -184,4 +214,5 @@ struct ChatClientQueryTests {
 
 extension ChatClient.Event {
   fileprivate var isRooms: Bool { if case .rooms = self { true } else { false } }
+  fileprivate var noticeText: String? { if case .notice(let text) = self { text } else { nil } }
 }

@@ -6,7 +6,8 @@ import Testing
 
 /// `ChatViewModel.perform(_:)`: the command language through the view model an app shows
 /// (the public API only), against a real server: actions both ways, `/who` and `/rooms`
-/// answered in the transcript (the model's own members request is not), `/join`, `/help`,
+/// answered in the transcript (the model's own members request is not), `/history` as
+/// notices, `/join`, `/help`,
 /// a wrong command, and the shutdown notice.
 @Suite(.onTestThreads, .serialized) struct ChatViewModelCommandTests {
   @Test @MainActor func theModelCarriesOutTypedCommands() async throws {
@@ -47,6 +48,15 @@ import Testing
         && model.messages.last?.text == "unknown command /frob (try /help)"
     }
     await #expect(throws: ChatClientError.unsupported) { try await model.perform(.nick("x")) }
+
+    // `/history 2`: the last two as notices; the transcript's messages are not repeated.
+    let shown = model.messages.filter { $0.kind != .notice }.count
+    let ids = server.hub.history(room: "lobby", last: 2).map(\.id)
+    try await model.perform(ChatInput.parse("/history 2"))
+    try await eventually("the /history answer") {
+      model.messages.suffix(2).map(\.text) == ["[\(ids[0])] * other bows", "[\(ids[1])] viewer: /literally"]
+    }
+    #expect(model.messages.filter { $0.kind != .notice }.count == shown)
 
     try await model.perform(ChatInput.parse("/join dev"))
     try await eventually("in dev") { model.room == "dev" && model.connectionState == .connected }

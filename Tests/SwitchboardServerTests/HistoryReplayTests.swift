@@ -46,6 +46,16 @@ struct HistoryReplayTests {
     #expect(replay.phase == .sent)
   }
 
+  @Test func historyRequestsWaitInOrderUpToTheirBound() {
+    let replay = HistoryReplay(messages(1, textBytes: 1), epoch: "e", recovered: true)
+    for limit in 1...HistoryReplay.maxRequestsAfter { #expect(replay.requestAfter(limit)) }
+    #expect(!replay.requestAfter(1))
+    #expect(replay.requestsAfter == Array(1...HistoryReplay.maxRequestsAfter))
+    let next = HistoryReplay([], epoch: "e", recovered: true, requested: true)
+    next.inherit(replay.requestsAfter.dropFirst())
+    #expect(next.requestsAfter == Array(2...HistoryReplay.maxRequestsAfter))
+  }
+
   @Test func heldOutputLeavesInOrderAndPastTheLimitTheMemberIsTooSlow() {
     let replay = HistoryReplay(messages(1, textBytes: 1), epoch: "e", recovered: true)
     #expect(replay.hold(SharedBytes(string: "one"), limit: 8))

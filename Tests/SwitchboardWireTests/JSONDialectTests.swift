@@ -156,7 +156,7 @@ struct JSONDialectTests {
         let written = try #require(Self.json(frame))
         #expect(ClientFrame.parse(written) == frame, "\(text.debugDescription) → \(written)")
         if let ref { _ = try object(JSONDialect.ack(ref: ref, id: 1)) }  // the ack is valid JSON
-      case .who, .rooms:
+      case .who, .rooms, .history:
         #expect(isObject)
         let written = try #require(Self.json(frame))
         #expect(ClientFrame.parse(written) == frame, "\(text.debugDescription) → \(written)")
@@ -197,6 +197,8 @@ struct JSONDialectTests {
       if let since { fields.append(#""since":\#(since)"#) }
       if let epoch { fields.append(#""epoch":"# + JSONDialect.quote(epoch)) }
       return #"{"type":"join","data":{"# + fields.joined(separator: ",") + "}}"
+    case .history(let limit):
+      return #"{"type":"history","data":{"limit":\#(limit)}}"#
     case .who:
       return #"{"type":"who"}"#
     case .rooms:

@@ -161,6 +161,20 @@ enum JSONReference {
       return .who
     case "rooms":
       return .rooms
+    case "history":
+      if let data = dict["data"], !(data is NSNull), !(data is [String: Any]) {
+        return .invalid(code: "invalid_data", message: "history needs data to be an object")
+      }
+      guard let raw = (dict["data"] as? [String: Any])?["limit"], !(raw is NSNull) else {
+        return .history(limit: HistoryRequest.defaultCount)
+      }
+      guard let n = raw as? NSNumber, !isBoolean(n), n.doubleValue >= 1, n.doubleValue == n.doubleValue.rounded(),
+        n.doubleValue <= Double(HistoryRequest.maxCount)
+      else {
+        return .invalid(
+          code: "invalid_data", message: "data.limit must be a whole number from 1 to \(HistoryRequest.maxCount)")
+      }
+      return .history(limit: n.intValue)
     default:
       return .invalid(
         code: "unknown_type", message: "unknown type \(JSONReference.quote(String(type.prefix(64))))")

@@ -7,7 +7,8 @@ usage: browser_commands.py HTTP_PORT TCP_PORT [--host 127.0.0.1] [--timeout S]
 Typed into the page's #input as a user types: /help lists the commands (//TEXT among
 them); an nc user's `/me dances` shows as `* ncuser dances` (.message.action); the page's
 `/me waves` reaches the line client as `* NAME waves`; `//slash` sends `/slash`; /who and
-/rooms answer in the transcript; an unknown command is answered, not sent; /join dev moves
+/rooms answer in the transcript; /history 2 shows the last two as
+`[ID] NAME: TEXT` notices; an unknown command is answered, not sent; /join dev moves
 the page (header, and the line client sees it leave); /nick renames. Screenshots at
 1280x800 and 390x844 go to --screenshots-1280.png and -390.png.
 Exit 0 when everything passes; otherwise one line "FAIL: reason" and exit 1.
@@ -99,6 +100,13 @@ async def scenario(args):
     await expect_notice(page, f"t === '* you are now renamed-{TAG}'", "the page told its new name")
     await say(page, f"as renamed {TAG}")
     await line.expect(f"renamed-{TAG}: as renamed {TAG}")
+    line.send(f"from nc {TAG}")
+    await page.wait_for(
+        f"[...document.querySelectorAll('#messages .message .text')].some(e => e.textContent === 'from nc {TAG}')",
+        "the nc user's message shown")
+    await say(page, "/history 2")
+    await expect_notice(page, f"/^\\[\\d+\\] renamed-{TAG}: as renamed {TAG}$/.test(t)", "/history's first line")
+    await expect_notice(page, f"/^\\[\\d+\\] ncuser: from nc {TAG}$/.test(t)", "/history's last line")
 
     line.close()
     await browser_chat.close_browser(cdp, ws)
