@@ -83,4 +83,32 @@ struct JoinOrderTests {
       withExtendedLifetime(writer) {}
     }
   }
+
+  /// The line dialect's `/join`: the answer for a room the member already left is not
+  /// sent after the answer for the room it is in.
+  @Test func aLineJoinsLateAnswerDoesNotNameARoomTheMemberLeft() async throws {
+    let broker = HeldOpenBroker(holding: "slow")
+    try await withServer({
+      $0.broker = { _ in broker }
+      $0.loopCount = 1
+    }) { server in
+      let tcp = server.tcpAddress!
+      // The room is open (it has a member) before the test's member moves there.
+      let resident = try LineClient(tcp)
+      try resident.sendLine("/join \(Self.room)")
+      try resident.expectLine(timeout: .seconds(10)) { $0.hasPrefix("* you are now in \(Self.room)") }
+
+      let member = try LineClient(tcp)
+      try member.sendLine("/join slow")
+      #expect(broker.reached.wait(timeout: .now() + 10) == .success, "the room was never opened")
+      try member.sendLine("/join \(Self.room)")
+      broker.release.signal()
+      var lines = [try member.expectLine(timeout: .seconds(10)) { $0.hasPrefix("* you are now in \(Self.room)") }]
+      // A command sent after that answer: its reply comes after anything the join left.
+      try member.sendLine("/rooms")
+      while let last = lines.last, !last.hasPrefix("* rooms:") { lines.append(try member.readLine(timeout: .seconds(10))) }
+      #expect(!lines.contains { $0.hasPrefix("* you are now in slow") }, "\(lines)")
+      withExtendedLifetime(resident) {}
+    }
+  }
 }
