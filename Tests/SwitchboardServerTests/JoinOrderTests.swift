@@ -43,13 +43,20 @@ struct JoinOrderTests {
   static let messages = 24
   static let messageBytes = 60 << 10
 
-  @Test func aJoinFramesReplayIsWholeWhenTheFirstRoomsAnswerComesAfterIt() async throws {
-    let broker = HeldOpenBroker(holding: "lobby")
+  /// A server on one loop (the held room's answer is a task of the loop that reads the
+  /// member's next command) whose broker holds `room`'s opening.
+  private func withHeldServer(
+    holding room: String, _ body: (ChatServer, HeldOpenBroker) async throws -> Void
+  ) async throws {
+    let broker = HeldOpenBroker(holding: room)
     try await withServer({
       $0.broker = { _ in broker }
-      // One loop: the lobby's answer is a task of the loop that reads the join frame.
       $0.loopCount = 1
-    }) { server in
+    }) { server in try await body(server, broker) }
+  }
+
+  @Test func aJoinFramesReplayIsWholeWhenTheFirstRoomsAnswerComesAfterIt() async throws {
+    try await withHeldServer(holding: "lobby") { server, broker in
       let http = server.httpAddress!
       // The room's history, seen back by its writer, so kept before the member joins.
       let writer = try WebSocketTestClient(http, path: "/rooms/\(Self.room)?format=text&notify_self=1")
@@ -87,11 +94,7 @@ struct JoinOrderTests {
   /// The line dialect's `/join`: the answer for a room the member already left is not
   /// sent after the answer for the room it is in.
   @Test func aLineJoinsLateAnswerDoesNotNameARoomTheMemberLeft() async throws {
-    let broker = HeldOpenBroker(holding: "slow")
-    try await withServer({
-      $0.broker = { _ in broker }
-      $0.loopCount = 1
-    }) { server in
+    try await withHeldServer(holding: "slow") { server, broker in
       let tcp = server.tcpAddress!
       // The room is open (it has a member) before the test's member moves there.
       let resident = try LineClient(tcp)
