@@ -35,7 +35,8 @@ private final class HeldOpenBroker: ForwardingBroker, @unchecked Sendable {
 /// Two joins whose answers come in the other order: a WebSocket client at `/` is joining
 /// `lobby` (still loading) when its `join` frame for an open room arrives. The open room
 /// answers at once; the lobby's answer comes from a task of the loop after that read. The
-/// later join's replay must still arrive whole, and nothing of the lobby after it.
+/// later join's replay must still arrive whole, and nothing of the lobby after it. A line
+/// member's `/join` likewise (docs/ARCHITECTURE.md, "Replays").
 @Suite(.onTestThreads)
 struct JoinOrderTests {
   static let room = "big"
