@@ -119,6 +119,10 @@ extension LineParticipant {
       }
       // The reply comes once the member is in (later, when the room was not open here).
       hub.join(self, shard: context.shard, name: me.name, room: room, announce: true) { [self] result in
+        // A room still loading answers after the I/O of the loop's iteration, so a later
+        // `/join` of an open room can be answered first: the earlier answer would then name
+        // a room the member has left (and a client tracking its room would believe it).
+        guard hub.member(memberID)?.room == result.room else { return }
         // The name asked for may be taken in the new room (or free again).
         if let now = hub.member(memberID)?.name, now != me.name { reply("* you are now \(LineDialect.escape(now))") }
         reply("* you are now in \(room) (\(result.members) member\(result.members == 1 ? "" : "s"))")

@@ -419,7 +419,13 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
       self, shard: context.shard, name: name, room: room, announce: announce, since: since, epoch: epoch,
       historyCount: context.configuration.historyOnJoin
     ) { [self] result in
-      guard mode == .json else { return }
+      // A join's answer can come after a later join's: a room still loading answers from a
+      // task of the loop, after the I/O of its iteration, an open room at once. So a
+      // `join` frame read in that iteration (the URL's room, `lobby` for `/`, still loading)
+      // is answered first, and the earlier answer must not start its replay then: it would
+      // cut the later room's replay short after its first slice and show a room the member
+      // has left. Only the answer for the room the member is in now replays.
+      guard mode == .json, context.hub.member(memberID)?.room == result.room else { return }
       // A named member moving to a room where its name is taken (or free again) is told.
       if announce, let now = context.hub.member(memberID)?.name, now != name { sendText(JSONDialect.name(now)) }
       startReplay(HistoryReplay(result.history, epoch: result.epoch, recovered: result.complete))

@@ -7,30 +7,10 @@ import Testing
 
 /// A local broker whose health the test sets: what `/readyz` reports for a broker that
 /// lost its shared server, without one.
-private final class HealthBroker: RoomBroker {
-  let local = LocalRoomBroker(retention: 100)
+private final class HealthBroker: ForwardingBroker, @unchecked Sendable {
   let current = Mutex(BrokerHealth.ready)
 
-  var health: BrokerHealth { current.withLock { $0 } }
-  func attach(_ sink: any RoomBrokerSink) { local.attach(sink) }
-  func openRoom(
-    _ room: String, recent limit: Int, on executor: any ShardExecutor,
-    completion: @escaping @Sendable (Result<RoomSnapshot, BrokerError>) -> Void
-  ) { local.openRoom(room, recent: limit, on: executor, completion: completion) }
-  func publish(
-    _ draft: MessageDraft, on executor: (any ShardExecutor)?,
-    completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
-  ) { local.publish(draft, on: executor, completion: completion) }
-  func history(
-    room: String, after id: UInt64, limit: Int, on executor: any ShardExecutor,
-    completion: @escaping @Sendable (Result<[ChatMessage], BrokerError>) -> Void
-  ) { local.history(room: room, after: id, limit: limit, on: executor, completion: completion) }
-  func presenceChanged(_ event: PresenceEvent, member: MemberID) { local.presenceChanged(event, member: member) }
-  func remoteMembers(
-    room: String, on executor: any ShardExecutor,
-    completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void
-  ) { local.remoteMembers(room: room, on: executor, completion: completion) }
-  func close() { local.close() }
+  override var health: BrokerHealth { current.withLock { $0 } }
 }
 
 /// `GET /readyz`: 200 with the local broker, 503 with the reason and since when while the

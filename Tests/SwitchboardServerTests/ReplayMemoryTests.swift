@@ -153,7 +153,7 @@ struct ReplayMemoryTests {
 
   /// Upgrades to `path`, sends `join` (a text frame) when given, and counts the messages
   /// in the `history` frames of the room until all are there or the server stops sending:
-  /// the count. The frames are read raw (unmasked server frames), the messages counted by
+  /// the count. Pings are answered. The frames are read raw (unmasked server frames), the messages counted by
   /// their `{"id":` (the texts are escaped `\u0001`s), to keep the test's own cost small.
   private static func replayedMessages(port: Int, path: String, join: String?) throws -> Int {
     let socket = try LineClient(try SocketAddress(host: "127.0.0.1", port: port))
@@ -172,8 +172,8 @@ struct ReplayMemoryTests {
       guard ContinuousClock.now < deadline else { throw TestFailure("no handshake response") }
       socket.fill(timeout: .milliseconds(100))
     }
+    var client = WebSocketConnection(role: .client)
     if let join {
-      var client = WebSocketConnection(role: .client)
       guard let frame = client.sendText(join) else { throw TestFailure("cannot frame the join") }
       try socket.send(frame)
     }
@@ -191,6 +191,9 @@ struct ReplayMemoryTests {
         continue
       }
       if opcode == 0x8 { break }
+      // Pings answered, as a real client does: the server drops a member that leaves one
+      // unanswered for a whole keepalive interval (30 s), shorter than this deadline.
+      if opcode == 0x9, let pong = client.pong(Array(payload)) { try socket.send(pong) }
       guard opcode == 0x1, payload.starts(with: opening), contains(payload, roomField) else { continue }
       counted += occurrences(of: marker, in: payload)
     }
