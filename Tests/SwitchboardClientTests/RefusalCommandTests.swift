@@ -69,13 +69,11 @@ struct RefusalCommandTests {
 
   @Test(arguments: ["tcp", "ws"])
   func chatPipeWithoutATokenAgainstAnAuthServerExitsWithTheReason(scheme: String) async throws {
-    let directory = URL(fileURLWithPath: try temporaryDirectory())
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let secret = directory.appendingPathComponent("secret").path
-    try Data(String(repeating: "refusal-tests-secret-", count: 3).utf8).write(
-      to: URL(fileURLWithPath: secret))
-    let server = try await ServeProcess.start(["--ephemeral", "--auth-secret-file", secret])
-    defer { server.stop() }
+    let (server, _, directory) = try await Self.authServer()
+    defer {
+      server.stop()
+      try? FileManager.default.removeItem(at: directory)
+    }
     let url = scheme == "tcp" ? "tcp://127.0.0.1:\(server.tcp)" : "ws://127.0.0.1:\(server.http)/"
     // A deadline, not a timing: the refusal ends it, not the reconnect policy (8 attempts
     // with backoff took the issue past 40 s).
@@ -89,13 +87,11 @@ struct RefusalCommandTests {
   }
 
   @Test func sendToARoomOutsideTheTokenExits2AndPostsNothingInTheLandingRoom() async throws {
-    let directory = URL(fileURLWithPath: try temporaryDirectory())
-    defer { try? FileManager.default.removeItem(at: directory) }
-    let secret = directory.appendingPathComponent("secret").path
-    try Data(String(repeating: "refusal-tests-secret-", count: 3).utf8).write(
-      to: URL(fileURLWithPath: secret))
-    let server = try await ServeProcess.start(["--ephemeral", "--auth-secret-file", secret])
-    defer { server.stop() }
+    let (server, secret, directory) = try await Self.authServer()
+    defer {
+      server.stop()
+      try? FileManager.default.removeItem(at: directory)
+    }
     let mint = try ChildProcess(
       Executables.switchboard!,
       ["token", "--secret-file", secret, "--sub", "bot", "--rooms", "lobby", "--ttl", "10m"])
@@ -181,5 +177,14 @@ struct RefusalCommandTests {
     #expect(
       result.stderr
         == "switchboard send: not delivered: cannot connect to 127.0.0.1:\(port.port): connection refused\n")
+  }
+
+  /// A `serve` that requires tokens signed with a secret of its own (its file path, for
+  /// `switchboard token`), and the directory that holds it.
+  private static func authServer() async throws -> (ServeProcess, secret: String, directory: URL) {
+    let directory = URL(fileURLWithPath: try temporaryDirectory())
+    let secret = directory.appendingPathComponent("secret").path
+    try Data(String(repeating: "refusal-tests-secret-", count: 3).utf8).write(to: URL(fileURLWithPath: secret))
+    return (try await ServeProcess.start(["--ephemeral", "--auth-secret-file", secret]), secret, directory)
   }
 }
