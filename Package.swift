@@ -92,6 +92,7 @@ let package = Package(
       dependencies: [
         "SwitchboardIO", "SwitchboardHTTP", "SwitchboardWebSocket", "SwitchboardChat", "SwitchboardLog",
         "SwitchboardAuth", "SwitchboardTLS", "SwitchboardWire",
+        "SwitchboardCrypto",
       ]),
     .target(
       name: "SwitchboardClient",

@@ -23,15 +23,6 @@ enum TokenCrypto {
     TokenError.unavailable.with(
       "token signatures need OpenSSL or CryptoKit, and this build on \(BuildPlatform.name) has neither")
   }
-
-  /// Whether `a` and `b` are equal, in time that depends on their length only (MACs are
-  /// compared with it, so that the time taken tells nothing about the expected MAC).
-  static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-    guard a.count == b.count else { return false }
-    var difference: UInt8 = 0
-    for index in a.indices { difference |= a[index] ^ b[index] }
-    return difference == 0
-  }
 }
 
 /// Whether this build can check and make token signatures, and with what.

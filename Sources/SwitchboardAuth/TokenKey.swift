@@ -1,3 +1,5 @@
+import SwitchboardCrypto
+
 /// A key that checks (and perhaps makes) token signatures, with the one algorithm its type
 /// allows: a shared secret → HS256, an RSA key → RS256, a P-256 EC key → ES256.
 ///
@@ -68,7 +70,7 @@ public struct TokenKey: Sendable {
     switch material {
     case .secret(let secret):
       guard let expected = Self.hmacSHA256(key: secret, input, hmac) else { return false }
-      return TokenCrypto.constantTimeEqual(signature, expected)
+      return ConstantTime.equal(signature, expected)
     case .asymmetric(let key, _):
       return key.verify(signature: signature, over: input)
     }

@@ -48,7 +48,7 @@ public final class ChatHub: RoomBrokerSink {
   let roomOrder = Mutex(())
   /// The injected clock; `nil`: ``ChatClock/milliseconds()``, called directly (no closure
   /// call per message).
-  private let clock: (@Sendable () -> Int64)?
+  let clock: (@Sendable () -> Int64)?
   /// The broker shows this node's presence lines (``RoomBroker/showsOwnPresence``).
   private let brokerShowsPresence: Bool
   /// Told about every message the broker failed to keep (the server logs it); delivery
@@ -86,9 +86,11 @@ public final class ChatHub: RoomBrokerSink {
   }
 
   /// A new member identity; its number is the `N` of the default name `Client N`.
-  public func nextMemberID() -> MemberID {
+  /// - Parameter transport: how the member is connected (`tcp`, `tls`, `udp`, `ws`, `wss`),
+  ///   shown by the server API's presence.
+  public func nextMemberID(transport: String = "") -> MemberID {
     let raw = nextMember.wrappingAdd(1, ordering: .relaxed).oldValue
-    return MemberID(raw: raw, record: HubMemberRecord(hub: ObjectIdentifier(self)))
+    return MemberID(raw: raw, record: HubMemberRecord(hub: ObjectIdentifier(self), transport: transport))
   }
 
   /// The record `id` carries when this hub made it, else the directory's (lock held).
@@ -157,6 +159,7 @@ public final class ChatHub: RoomBrokerSink {
       let previous = record.info.withLock { $0 }
       // Joining the room one is already in (a resume) only replays: no leave/join noise.
       let sameRoom = previous?.room == room && previous?.placement == .inRoom
+      if previous?.room != room { record.joined.store(clock?() ?? ChatClock.milliseconds(), ordering: .relaxed) }
       if let previous {
         previous.cell.state.withLock { r in
           if !sameRoom, previous.placement == .inRoom {

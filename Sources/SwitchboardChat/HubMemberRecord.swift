@@ -12,8 +12,17 @@ final class HubMemberRecord: Sendable {
   let hub: ObjectIdentifier
   /// `nil` until the first join and after the leave.
   let info = Mutex<HubMemberInfo?>(nil)
+  /// How the member is connected (``ChatHub/nextMemberID(transport:)``), for the server API's presence.
+  let transport: String
+  /// When the member entered its current room (milliseconds since the epoch; 0 before the
+  /// first join), for the server API's presence: kept here, not in ``HubMemberInfo``, whose
+  /// size the publish path counts.
+  let joined = Atomic<Int64>(0)
 
-  init(hub: ObjectIdentifier) { self.hub = hub }
+  init(hub: ObjectIdentifier, transport: String = "") {
+    self.hub = hub
+    self.transport = transport
+  }
 }
 
 /// Where a member stands: what ``HubMemberRecord`` holds. Never changed once made: a change

@@ -18,6 +18,14 @@ public final class HubShard: @unchecked Sendable {
 
   func unregister(_ room: HubShardRoom) { rooms[ObjectIdentifier(room)] = nil }
 
+  /// The member `id` of this shard, if it is in a room here.
+  func member(_ id: MemberID) -> (any LocalMember)? {
+    for room in rooms.values {
+      if let member = room.member(id) { return member }
+    }
+    return nil
+  }
+
   func deliverToAll(_ event: ChatEvent) {
     var cache = EncodingCache()
     for room in rooms.values { room.deliver(event, cache: &cache) }

@@ -44,6 +44,11 @@ final class HubShardRoom: @unchecked Sendable {
     executor = shard.executor
   }
 
+  /// The member `id`, if it is on this side of the room (shard thread only).
+  func member(_ id: MemberID) -> (any LocalMember)? {
+    positions[id.raw].map { members[Int($0)] }
+  }
+
   /// Queues `message` for this side of the room. Called under the room's lock (so a room's
   /// posts and its other tasks reach the shard in the room's order), from any thread.
   ///

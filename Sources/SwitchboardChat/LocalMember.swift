@@ -19,6 +19,15 @@ public protocol LocalMember: AnyObject {
   /// Calls ``receive(_:)`` on the member at `object` without retaining it, like
   /// ``receive(unretained:_:cache:)``; conformers keep the default.
   static func receive(unretained object: UnsafeMutableRawPointer, batch: inout MessageBatch)
+  /// The server API removes the member (``ChatHub/disconnect(name:room:reason:)``): tell it
+  /// `reason` the way its transport documents (docs/PROTOCOLS.md, "Disconnected by the
+  /// server") and end its membership. The default does nothing.
+  func disconnect(reason: String)
+}
+
+extension LocalMember {
+  /// The default: nothing (a member that cannot be told).
+  public func disconnect(reason: String) {}
 }
 
 extension LocalMember {

@@ -31,7 +31,18 @@ public struct ChatRefusal: Sendable, Hashable, CustomStringConvertible {
     /// The server refused the request for another reason that retrying cannot change
     /// (an HTTP `403` such as a foreign `Origin`, a `404` path, another `4xx`).
     case request
+    /// The app's backend removed the user through the server API (`POST /api/disconnect`):
+    /// a WebSocket close 4001 or a `* disconnected by the server: REASON` line. Final, so
+    /// the client does not come straight back; an app that wants its user back connects
+    /// again itself (docs/CLIENT.md).
+    case disconnected
   }
+
+  /// The WebSocket close code of a user removed by the server API (``Kind/disconnected``).
+  public static let disconnectedCloseCode = WebSocketCloseCode(4001)
+
+  /// The start of the line-dialect notice of a user removed by the server API.
+  static let disconnectedLinePrefix = "* disconnected by the server: "
 
   /// What was refused.
   public var kind: Kind
@@ -94,11 +105,15 @@ public struct ChatRefusal: Sendable, Hashable, CustomStringConvertible {
   /// closed a connection for how it behaved, not for who it is (docs/SECURITY.md, "Limits").
   static let transientPolicyReasons = ["slow consumer", "idle too long", "rate limit", "byte rate limit"]
 
-  /// A WebSocket closed with `code` and `reason`: a refusal for a close 1008 that names who the
+  /// A WebSocket closed with `code` and `reason`: ``Kind/disconnected`` for a close 4001 (the
+  /// server API removed the user); a refusal for a close 1008 that names who the
   /// client is (`authentication required`, `token …`, `not allowed in room X`); `nil` for
   /// every other close, and for a 1008 about how the connection behaved (slow consumer, idle,
   /// rate limits), which the client reconnects after.
   public static func close(code: WebSocketCloseCode?, reason: String) -> ChatRefusal? {
+    if code == disconnectedCloseCode {
+      return ChatRefusal(kind: .disconnected, reason: reason.isEmpty ? "disconnected by the server" : reason)
+    }
     guard code == .policyViolation, !transientPolicyReasons.contains(reason) else { return nil }
     return refusal(answer: reason)
   }
@@ -106,7 +121,8 @@ public struct ChatRefusal: Sendable, Hashable, CustomStringConvertible {
   /// A line from a line or UDP server (`! …`) that refuses this client: an HTTP status line
   /// (the URL named the HTTP port: the hint says to use `ws://`), an authentication
   /// answer (`! authentication required`, `! token expired`, …, after which the server closes)
-  /// or `! not allowed in room ROOM` for the `room` the client joins. `nil` for every other
+  /// or `! not allowed in room ROOM` for the `room` the client joins, and
+  /// `* disconnected by the server: REASON` (``Kind/disconnected``). `nil` for every other
   /// line, errors the connection survives included.
   public static func line(_ line: String, room: String) -> ChatRefusal? {
     if line.hasPrefix("HTTP/1.") {
@@ -115,6 +131,9 @@ public struct ChatRefusal: Sendable, Hashable, CustomStringConvertible {
         kind: .request,
         reason:
           "the server answered in HTTP (\(line)): this looks like the HTTP/WebSocket port; try ws:// instead")
+    }
+    if line.hasPrefix(disconnectedLinePrefix) {
+      return ChatRefusal(kind: .disconnected, reason: String(line.dropFirst(2)))
     }
     guard line.hasPrefix("! ") else { return nil }
     let answer = String(line.dropFirst(2))

@@ -8,12 +8,16 @@ import SwitchboardTLS
 /// `/healthz`, `/readyz`, `/metrics`, keep-alive, and the hand-over to WebSocket on an upgrade.
 final class HTTPSession: ByteStreamDelegate {
   /// Where the connection stands.
-  private enum Phase {
+  enum Phase {
     /// Serving requests. `idle`: closed silently then, 30 s after its last byte (slowloris
     /// guard); `request`: answered 408 then, while a request is awaited or arriving and
     /// `--http-request-timeout` is on. The loop's HTTP sweep checks both
     /// (LoopContext+HTTPDeadlines.swift): a session holds no timer of its own.
     case serving(idle: Deadline, request: Deadline?)
+    /// Waiting for the room broker to answer a server API request (HTTPSession+API.swift):
+    /// answered 504 at `until`; bytes arriving meanwhile are buffered (`buffered` of them),
+    /// read once it is answered.
+    case answering(until: Deadline, keepAlive: Bool, buffered: Int)
     /// Handed to a WebSocket session, or answered and closing: nothing more is read or timed.
     case finished
   }
@@ -23,8 +27,8 @@ final class HTTPSession: ByteStreamDelegate {
 
   let connection: ByteStream
   unowned let context: LoopContext
-  private var parser = HTTPRequestParser()
-  private var phase: Phase
+  var parser = HTTPRequestParser()
+  var phase: Phase
   private let key: ObjectIdentifier
 
   init(connection: ByteStream, initialBytes: [UInt8], context: LoopContext) {
@@ -48,6 +52,7 @@ final class HTTPSession: ByteStreamDelegate {
   }
 
   func stream(_ connection: ByteStream, didRead bytes: UnsafeRawBufferPointer) {
+    if case .answering = phase { return bufferWhileAnswering(bytes) }
     guard case .serving(_, let request) = phase else { return }
     parser.append(bytes)
     // The request's deadline runs from its first byte after an answered one.
@@ -57,7 +62,7 @@ final class HTTPSession: ByteStreamDelegate {
     process()
   }
 
-  private func process() {
+  func process() {
     while case .serving(let idle, _) = phase {
       let request: HTTPRequest?
       do {
@@ -76,6 +81,10 @@ final class HTTPSession: ByteStreamDelegate {
       if request.head.isWebSocketUpgrade {
         upgrade(request.head)
         return
+      }
+      if ServerAPI.owns(request.head.path) {
+        serveAPI(request)
+        continue
       }
       respond(route(request.head), keepAlive: request.head.keepAlive)
     }
@@ -121,7 +130,7 @@ final class HTTPSession: ByteStreamDelegate {
   private func hostRefusal(_ head: HTTPRequestHead) -> HTTPResponse? {
     if head.isWebSocketUpgrade {
       guard head.headers["Origin"] != nil else { return nil }
-    } else if Self.anyHostPaths.contains(head.path) {
+    } else if Self.anyHostPaths.contains(head.path) || ServerAPI.owns(head.path) {
       return nil
     }
     guard
@@ -147,7 +156,7 @@ final class HTTPSession: ByteStreamDelegate {
     }
   }
 
-  private func respond(_ response: HTTPResponse, keepAlive: Bool) {
+  func respond(_ response: HTTPResponse, keepAlive: Bool) {
     var response = response
     if !keepAlive { response.headers.replaceOrAdd(name: "Connection", value: "close") }
     connection.write(response.encode())
@@ -173,6 +182,7 @@ final class HTTPSession: ByteStreamDelegate {
   /// not fully arrived `--http-request-timeout` after its wait began is answered 408 and the
   /// connection closed; a connection silent for ``idleTimeout`` is closed.
   func checkDeadlines(now: Deadline) {
+    if case .answering(let until, _, _) = phase, now >= until { return apiTimedOut() }
     guard case .serving(let idle, let request) = phase else { return }
     if let request, now >= request {
       context.metrics.limits.httpRequestTimeouts.add(1, ordering: .relaxed)

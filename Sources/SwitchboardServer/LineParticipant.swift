@@ -19,6 +19,14 @@ protocol LineParticipant: LocalMember {
 extension LineParticipant {
   var authClaims: TokenClaims? { nil }
 
+  /// The server API's disconnect: `* disconnected by the server: REASON`, then the
+  /// membership ends (a TCP or TLS connection closes once the line is out; a UDP sender is
+  /// forgotten and joins again with its next datagram).
+  func disconnect(reason: String) {
+    reply(ServerDisconnect.line(reason: reason))
+    quit()
+  }
+
   /// The shared bytes of `event` in the line dialect, or `nil` when this member should
   /// not see it: its own messages and notices are not echoed, binary data has no line form.
   func lineBytes(for event: ChatEvent, cache: inout EncodingCache) -> SharedBytes? {

@@ -38,7 +38,7 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
   init(connection: ByteStream, context: LoopContext) {
     self.connection = connection
     self.context = context
-    self.memberID = context.hub.nextMemberID()
+    self.memberID = context.hub.nextMemberID(transport: connection.isTLS ? "tls" : "tcp")
     self.framer = LineFramer(maxLineLength: context.configuration.maxLineLength)
     self.auth = SessionAuth(verifier: context.configuration.tokenVerifier)
     connection.limits.maximumBuffered = context.configuration.maxBufferedPerConnection

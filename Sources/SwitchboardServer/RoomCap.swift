@@ -50,6 +50,11 @@ final class RoomCap: Sendable {
     }
   }
 
+  /// Whether `room` is known (the server API's rooms that exist).
+  func knows(_ room: String) -> Bool {
+    state.withLock { $0.known.contains(room) }
+  }
+
   /// Rooms known now (`switchboard_rooms_known`).
   var count: Int { state.withLock { $0.known.count } }
 

@@ -91,6 +91,8 @@ public struct ServerConfiguration: Sendable {
   /// names"): the guard against DNS rebinding. The default allows this machine's names and
   /// every IP address, names without a dot, `localhost` and the mDNS `.local` name.
   public var hostPolicy = HostPolicy()
+  /// The server API for the app's backend (`--api-key`; docs/API.md): off by default.
+  public var api = ServerAPIConfiguration()
 
   public init() {}
 

@@ -16,6 +16,8 @@ final class ServerCore: Sendable {
   let logger: Log
   /// Set when a shutdown begins: `/readyz` then answers 503 while the goodbyes go out.
   let shuttingDown = Atomic<Bool>(false)
+  /// When the server started (`GET /api/info`'s uptime).
+  let started = ContinuousClock.now
   /// The rate of `refused a connection` log lines: ten at once, then one every ten seconds,
   /// the next written one saying how many were held back (a connect loop would otherwise
   /// write one line per attempt).

@@ -13,7 +13,7 @@ final class UDPMember: LineParticipant {
   init(address: SocketAddress, service: UDPService) {
     self.address = address
     self.service = service
-    self.memberID = service.context.hub.nextMemberID()
+    self.memberID = service.context.hub.nextMemberID(transport: "udp")
   }
 
   var context: LoopContext { service.context }

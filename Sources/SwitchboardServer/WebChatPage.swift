@@ -300,6 +300,11 @@ enum WebChatPage {
             refuse(event.reason || "refused by the server (policy violation)");
             return;
           }
+          // 4001: the app's backend removed this user (POST /api/disconnect): say why, stay out.
+          if (event.code === 4001) {
+            refuse(event.reason || "disconnected by the server");
+            return;
+          }
           scheduleReconnect();
         };
       }

@@ -127,7 +127,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     self.mode = mode
     self.state = WebSocketSessionState(echo: mode == .echo, now: Deadline.now())
     self.auth = SessionAuth(verifier: context.configuration.tokenVerifier)
-    self.memberID = context.hub.nextMemberID()
+    self.memberID = context.hub.nextMemberID(transport: connection.isTLS ? "wss" : "ws")
     let limit = context.configuration.maxMessageSize
     // A compressed frame can be larger than the message it carries (incompressible data
     // deflated in small blocks: +0.25% with websockets' memLevel 5, up to a few % with
@@ -623,6 +623,16 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     if let frame = protocolState.close(code: .policyViolation, reason: "slow consumer") { write(frame) }
     finish()
     lingerClose()
+  }
+
+  /// The server API's disconnect: closed with ``ServerDisconnect/closeCode`` and the reason
+  /// (docs/PROTOCOLS.md, "Disconnected by the server").
+  func disconnect(reason: String) {
+    guard !state.isFinished else { return }
+    let frame = protocolState.close(code: ServerDisconnect.closeCode, reason: ServerDisconnect.closeReason(reason))
+    if let frame { write(frame) }
+    finish()
+    connection.close()
   }
 
   private func goAway(_ reason: String) {

@@ -60,7 +60,8 @@ enum ServeRedis {
       var redis = target.redis
       redis.logger = config.logger
       var configuration = RedisBrokerConfiguration(
-        redis: redis, historyLimit: config.historyLimit, logger: config.logger)
+        redis: redis, historyLimit: config.historyLimit, nodeID: config.api.nodeID.isEmpty ? nil : config.api.nodeID,
+        logger: config.logger)
       configuration.cluster.seeds = target.seeds
       if let timeout = target.timeout {
         configuration.publishTimeout = timeout * 2

@@ -128,6 +128,37 @@ struct ChatRefusalTests {
     await watcher.stop()
   }
 
+  @Test func theServerAPIsDisconnectIsFinalOnEveryDialect() {
+    let close = ChatRefusal.close(code: WebSocketCloseCode(4001), reason: "disconnected by the server: account closed")
+    #expect(close?.kind == .disconnected)
+    #expect(close?.reason == "disconnected by the server: account closed")
+    let line = ChatRefusal.line("* disconnected by the server: account closed", room: "lobby")
+    #expect(line?.kind == .disconnected)
+    #expect(line?.reason == "disconnected by the server: account closed")
+    #expect(ChatRefusal.line("* bob has left", room: "lobby") == nil)
+  }
+
+  /// `POST /api/disconnect` (the hub's disconnect under it) stops a library client for
+  /// good: its last event is the refusal, and it does not come back by itself.
+  @Test(arguments: ["ws", "tcp"])
+  func aClientDisconnectedByTheServerDoesNotReconnect(scheme: String) async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let url = scheme == "ws" ? wsURL(server) : tcpURL(server)
+    let client = try ChatClient(url: url, name: "ada", configuration: .forTesting)
+    let remover = Task {
+      try await eventually("ada joined") { server.hub.who(room: "lobby").contains("ada") }
+      #expect(server.hub.disconnect(name: "ada", room: nil, reason: "account closed") == 1)
+    }
+    let events = try await runToEnd(client)
+    try await remover.value
+    let error = try #require(refusal(in: events), "\(events)")
+    #expect(error.refusal?.kind == .disconnected)
+    #expect(error.description == "disconnected by the server: account closed")
+    #expect(!events.contains { if case .reconnecting = $0 { true } else { false } })
+    #expect(server.hub.who(room: "lobby").isEmpty)
+  }
+
   @MainActor @Test func theViewModelShowsTheRefusalAsItsState() async throws {
     let server = try startServer()
     defer { server.shutdown() }

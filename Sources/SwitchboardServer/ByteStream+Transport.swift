@@ -1,0 +1,9 @@
+import SwitchboardTLS
+
+extension ByteStream {
+  /// Whether the bytes are encrypted (the member's transport is then `tls` or `wss`).
+  var isTLS: Bool {
+    if case .tls = self { return true }
+    return false
+  }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import SwitchboardIO
+import SwitchboardTLS
+import SwitchboardTestSupport
+import Testing
+
+private let apiPeers =
+  Executables.switchboard != nil && Executables.tool("curl") != nil && TestPKI.hasOpenSSL && TLSSupport.isAvailable
+
+/// The real binary's server API (`serve --api-key-file`) called by `curl`, a peer nobody
+/// here wrote, on the HTTP and the HTTPS port (docs/API.md).
+@Suite(.onTestThreads, .enabled(ifAvailable: apiPeers, "needs the switchboard binary, curl, openssl and TLS"))
+struct ServerAPIProcessTests {
+  static let key = "process-key-0123456789abcdef"
+
+  private func curl(_ arguments: [String]) async throws -> (Int32, String) {
+    let process = try ChildProcess(Executables.tool("curl")!, ["-sS"] + arguments)
+    let status = try await process.waitForExit()
+    return (status, process.stdout + process.stderr)
+  }
+
+  @Test func curlPublishesOverHTTPAndHTTPSToALineMember() async throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent("api-keys-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    try "# the backend's key\n\n\(Self.key)\n".write(to: keyFile, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: keyFile) }
+    let server = try await ServeProcess.start(
+      ["--ephemeral", "--api-key-file", keyFile.path, "--tls-cert", pki.serverCertificate, "--tls-key", pki.serverKey],
+      listeners: [.tcp, .http, .https])
+    defer { server.signal(SIGTERM) }
+    let member = try LineClient(SocketAddress(host: "127.0.0.1", port: server.tcp))
+    try member.join(as: "nc")
+    let auth = ["-H", "Authorization: Bearer \(Self.key)"]
+    let (plain, plainOut) = try await curl(
+      auth + ["--json", #"{"room":"lobby","text":"over http","author":"shop"}"#, "http://127.0.0.1:\(server.http)/api/publish"])
+    #expect(plain == 0, "\(plainOut)")
+    #expect(plainOut.contains(#""id":1"#), "\(plainOut)")
+    try member.expectLine("shop: over http")
+    let (secure, secureOut) = try await curl(
+      auth + [
+        "--cacert", pki.caFile, "--resolve", "localhost:\(server.https):127.0.0.1", "--json",
+        #"{"room":"lobby","text":"over https"}"#, "https://localhost:\(server.https)/api/publish",
+      ])
+    #expect(secure == 0, "\(secureOut)")
+    #expect(secureOut.contains(#""id":2"#), "\(secureOut)")
+    try member.expectLine("app: over https")
+    // A wrong key: 401 with the JSON error, and curl --fail says so with its exit code.
+    let (refused, refusedOut) = try await curl(
+      ["-H", "X-API-Key: wrong", "-w", "\n%{http_code}", "http://127.0.0.1:\(server.http)/api/info"])
+    #expect(refused == 0)
+    #expect(refusedOut.hasSuffix("\n401"), "\(refusedOut)")
+    #expect(refusedOut.contains(#""code":"unauthorized""#))
+  }
+}
