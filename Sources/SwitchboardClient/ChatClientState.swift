@@ -95,6 +95,9 @@ struct ChatClientState {
   /// Requests made by ``ChatClient/requestMembers()`` and ``ChatClient/requestRooms()`` not
   /// yet written (ChatClientState+Queries.swift).
   var queries: [ChatQuery] = []
+  /// A token refresh (`auth:TOKEN` or a `refresh` frame) the writer sends next
+  /// (ChatClient+Token.swift).
+  var pendingRefresh: String?
   /// The replies the lines written on this connection wait for, oldest first.
   var expectedReplies: [ChatExpectedReply] = []
   /// The messages of a history request's answer received so far (it may come in parts).
