@@ -47,8 +47,10 @@ extension ChatClient {
       }
       guard let token else { return }
       let kick = state.withLock { s -> AsyncStream<Void>.Continuation? in
+        // Lost meanwhile: the next connection presents a token of its own.
+        guard s.link.isReady else { return nil }
         s.pendingRefresh = s.scheme == .tcp || s.scheme == .tls ? "auth:" + token : JSONDialect.refresh(token: token)
-        return s.link.isReady ? s.link.kick : nil
+        return s.link.kick
       }
       logger.info("token refreshed")
       kick?.yield()

@@ -189,6 +189,9 @@ struct ChatClientState {
   /// The connection is gone: messages it confirmed complete, the rest go back in line.
   mutating func connectionLost() -> [ChatResume] {
     link.lost()
+    // A refresh belongs to the connection whose token was running out; the next one
+    // connects with a token of its own.
+    pendingRefresh = nil
     // The next connection asks for the name again and may get another.
     me = requestedName
     requeueQueries()

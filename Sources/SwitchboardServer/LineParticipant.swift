@@ -37,7 +37,7 @@ extension LineParticipant {
   /// `true` when the member may publish in its room; otherwise answers the refusal.
   private func mayPublish() -> Bool {
     if roomCapabilities.contains(.publish) { return true }
-    reply("! " + SessionAuth.RefreshAnswer.noPublish(context.hub.member(memberID)?.room ?? ""))
+    reply("! " + SessionAuth.CapabilityAnswer.noPublish(context.hub.member(memberID)?.room ?? ""))
     return false
   }
 
@@ -152,7 +152,7 @@ extension LineParticipant {
     case .who:
       guard let me = hub.member(memberID) else { return }
       guard roomCapabilities.contains(.presence) else {
-        reply("! " + SessionAuth.RefreshAnswer.noPresence(me.room))
+        reply("! " + SessionAuth.CapabilityAnswer.noPresence(me.room))
         return
       }
       // Every node's members (the broker adds the other nodes').
@@ -168,14 +168,14 @@ extension LineParticipant {
     case .history(let n):
       guard let me = hub.member(memberID) else { return }
       guard roomCapabilities.contains(.history) else {
-        reply("! " + SessionAuth.RefreshAnswer.noHistory(me.room))
+        reply("! " + SessionAuth.CapabilityAnswer.noHistory(me.room))
         return
       }
       replay(hub.history(room: me.room, last: n ?? 20), room: me.room)
     case .since(let id):
       guard let me = hub.member(memberID) else { return }
       guard roomCapabilities.contains(.history) else {
-        reply("! " + SessionAuth.RefreshAnswer.noHistory(me.room))
+        reply("! " + SessionAuth.CapabilityAnswer.noHistory(me.room))
         return
       }
       hub.history(room: me.room, after: id, shard: context.shard) { [self] result in

@@ -30,8 +30,10 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
   /// runs out.
   var authTimer: Scheduled?
   /// What the member may do in its room, resolved at each join (LineSession+Auth.swift):
-  /// read on every message it sends and presence line it would get, so not recomputed there.
-  var roomCapabilities = RoomCapabilities.all
+  /// read on every message it sends and every delivery, so not recomputed there, and
+  /// without a dynamic exclusivity check (a plain value, loop-confined, never accessed
+  /// while another access to it is under way).
+  @exclusivity(unchecked) var roomCapabilities = RoomCapabilities.all
   /// `--max-message-rate` (nil: off); see LineSession+Limits.swift.
   var rateLimit: MessageRateLimiter?
   /// `--max-byte-rate` (nil: off).

@@ -3,7 +3,7 @@ import SwitchboardAuth
 /// Capabilities per room and token refresh (docs/SECURITY.md, "Capabilities", "Token
 /// refresh"), shared by the WebSocket and line sessions.
 extension SessionAuth {
-  /// The answers of a refresh and of a capability a member lacks.
+  /// The answers of a token refresh.
   enum RefreshAnswer {
     /// A refresh whose token names another `sub` (JSON code `refresh_failed`).
     static let otherSubject = "refresh token is for another user"
@@ -15,6 +15,10 @@ extension SessionAuth {
     static func refreshed(_ seconds: Int64?) -> String {
       seconds.map { "* token refreshed, expires in \($0) s" } ?? "* token refreshed, no expiry"
     }
+  }
+
+  /// The answers to a request the member's capabilities in its room do not allow.
+  enum CapabilityAnswer {
     /// A message from a member without `publish` there (JSON code `publish_forbidden`).
     static func noPublish(_ room: String) -> String { "not allowed to publish in room \(room)" }
     /// `/who` from a member without `presence` there (JSON code `presence_forbidden`).

@@ -48,8 +48,10 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
   /// member's other output is held behind it.
   var replay: HistoryReplay?
   /// What the member may do in its room (docs/SECURITY.md, "Capabilities"), resolved at each
-  /// join and refresh, not per message: all four without tokens.
-  var roomCapabilities = RoomCapabilities.all
+  /// join and refresh, not per message: all four without tokens. Read for every message the
+  /// member sends: unchecked for the reason the state is (a plain value, loop-confined, no
+  /// access to it overlapping another).
+  @exclusivity(unchecked) var roomCapabilities = RoomCapabilities.all
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
   /// the connection over.
@@ -332,7 +334,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
         // As the line dialect's `/who`: every node's members (the broker adds the others').
         guard let room = context.hub.member(memberID)?.room else { return }
         guard roomCapabilities.contains(.presence) else {
-          refuseCapability("presence_forbidden", SessionAuth.RefreshAnswer.noPresence, ref: nil)
+          refuseCapability("presence_forbidden", SessionAuth.CapabilityAnswer.noPresence, ref: nil)
           return
         }
         context.hub.who(room: room, shard: context.shard) { [self] names in
@@ -345,7 +347,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
       case .history(let limit):
         // As the line dialect's `/history N`; a view for the client, not a resume point.
         guard roomCapabilities.contains(.history) else {
-          refuseCapability("history_forbidden", SessionAuth.RefreshAnswer.noHistory, ref: nil)
+          refuseCapability("history_forbidden", SessionAuth.CapabilityAnswer.noHistory, ref: nil)
           return
         }
         answerHistoryRequest(limit: limit)
@@ -364,7 +366,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     case .json, .text:
       ensureNamed()
       guard roomCapabilities.contains(.publish) else {
-        refuseCapability("publish_forbidden", SessionAuth.RefreshAnswer.noPublish, ref: nil)
+        refuseCapability("publish_forbidden", SessionAuth.CapabilityAnswer.noPublish, ref: nil)
         return
       }
       context.hub.publishBinary(from: memberID, bytes: data)
@@ -389,7 +391,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     _ text: UnsafeRawBufferPointer, textNeedsNoJSONEscape: Bool = false, ref: String?, isAction: Bool = false
   ) {
     guard roomCapabilities.contains(.publish) else {
-      refuseCapability("publish_forbidden", SessionAuth.RefreshAnswer.noPublish, ref: ref)
+      refuseCapability("publish_forbidden", SessionAuth.CapabilityAnswer.noPublish, ref: ref)
       return
     }
     guard let ref else {
