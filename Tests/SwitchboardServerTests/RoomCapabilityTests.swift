@@ -173,6 +173,16 @@ struct RoomCapabilityTests {
     }
   }
 
+  @Test func theLandingRoomIsANamedRoomWithSubscribe() async throws {
+    try await withAuthServer { server in
+      // Not the default room; `a-news` comes first by name but cannot be joined.
+      let alice = try lineMember(server, "alice", "a-news=history,b-team=subscribe")
+      try await eventually { server.hub.who(room: "b-team") == ["alice"] }
+      try alice.sendLine("/join a-news")
+      try alice.expectLine("! not allowed in room a-news")
+    }
+  }
+
   @Test func listFormTokensKeepEveryCapability() async throws {
     try await withAuthServer { server in
       // Minted the way tokens were before capabilities: `rooms` is an array.
