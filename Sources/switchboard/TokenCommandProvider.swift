@@ -48,9 +48,17 @@ struct TokenCommandProvider: Sendable {
     let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
     DispatchQueue.global().asyncAfter(
       deadline: .now() + .seconds(Int(timeout.components.seconds)), execute: killer)
-    // Read to the end before waiting, so a chatty command cannot block on a full pipe.
+    // Both pipes read to the end before waiting, stderr on a thread of its own, so a chatty
+    // command cannot block on a full pipe.
+    let errorsRead = DispatchSemaphore(value: 0)
+    let errorBox = ErrorBytes()
+    Thread.detachNewThread {
+      errorBox.data = err.fileHandleForReading.readDataToEndOfFile()
+      errorsRead.signal()
+    }
     let output = out.fileHandleForReading.readDataToEndOfFile().prefix(maxOutput)
-    let errors = err.fileHandleForReading.readDataToEndOfFile().prefix(maxOutput)
+    errorsRead.wait()
+    let errors = errorBox.data.prefix(maxOutput)
     process.waitUntilExit()
     killer.cancel()
     let stderrLine = String(decoding: errors, as: UTF8.self).split(whereSeparator: \.isNewline).first.map(String.init)
@@ -68,4 +76,11 @@ struct TokenCommandProvider: Sendable {
     }
     return token
   }
+}
+
+/// The bytes a command wrote to stderr, handed from the thread that read them.
+// Safety: written once by the reading thread before it signals the semaphore the reader of
+// `data` waits on, so no access overlaps another.
+private final class ErrorBytes: @unchecked Sendable {
+  var data = Data()
 }
