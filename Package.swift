@@ -159,6 +159,7 @@ let package = Package(
         "SwitchboardClient", "SwitchboardIO", "SwitchboardWebSocket", "SwitchboardServer", "SwitchboardChat",
         "SwitchboardWire", "SwitchboardDiscovery", "SwitchboardDNS", "SwitchboardStore", "SwitchboardTestSupport",
         "SwitchboardTLS",
+        "SwitchboardAuth",
       ]),
     .testTarget(
       name: "SwitchboardServerTests",

@@ -3,8 +3,9 @@
 /// - `sub` — the user name: required, 1 to ``TokenLimits/maxSubjectLength`` characters, no
 ///   control characters. With auth on, the server names the connection after it.
 /// - `rooms` — an array of room names and patterns (``RoomPattern``): the rooms the holder
-///   may join. Missing means none: a token grants nothing it does not name (`["*"]` grants
-///   every room).
+///   may join, with every capability there; or an object mapping patterns to lists of
+///   capabilities (``RoomGrant``, ``RoomCapabilities``): `{"news":["subscribe"]}`. Missing
+///   means none: a token grants nothing it does not name (`["*"]` grants every room).
 /// - `exp`, `nbf`, `iat` — NumericDates, seconds since 1970-01-01 UTC (fractions allowed:
 ///   `exp` rounds down, `nbf` and `iat` round up, the stricter way in each case).
 /// - `iss`, `aud` — checked only when the verifier is configured with an issuer or audience
@@ -14,8 +15,14 @@
 public struct TokenClaims: Sendable, Hashable {
   /// `sub`: the user name.
   public var subject: String
-  /// `rooms`: what the holder may join; empty when the claim is missing.
-  public var rooms: [RoomPattern]
+  /// `rooms`: the patterns and what each grants; empty when the claim is missing. The list
+  /// form reads as grants of ``RoomCapabilities/all``.
+  public var grants: [RoomGrant]
+  /// The patterns of ``grants``; setting it grants each pattern all four capabilities.
+  public var rooms: [RoomPattern] {
+    get { grants.map(\.pattern) }
+    set { grants = newValue.map { RoomGrant($0) } }
+  }
   /// `exp`, seconds since 1970.
   public var expiresAt: Int64?
   /// `nbf`, seconds since 1970.
@@ -34,8 +41,19 @@ public struct TokenClaims: Sendable, Hashable {
     subject: String, rooms: [RoomPattern] = [], expiresAt: Int64? = nil, notBefore: Int64? = nil,
     issuedAt: Int64? = nil, issuer: String? = nil, audience: [String] = [], extra: [String: JSONValue] = [:]
   ) {
+    self.init(
+      subject: subject, grants: rooms.map { RoomGrant($0) }, expiresAt: expiresAt, notBefore: notBefore,
+      issuedAt: issuedAt, issuer: issuer, audience: audience, extra: extra)
+  }
+
+  /// Claims for minting with capabilities per room: `rooms` is written in the list form when
+  /// every grant is all four (as tokens were before capabilities), else as an object.
+  public init(
+    subject: String, grants: [RoomGrant], expiresAt: Int64? = nil, notBefore: Int64? = nil,
+    issuedAt: Int64? = nil, issuer: String? = nil, audience: [String] = [], extra: [String: JSONValue] = [:]
+  ) {
     self.subject = subject
-    self.rooms = rooms
+    self.grants = grants
     self.expiresAt = expiresAt
     self.notBefore = notBefore
     self.issuedAt = issuedAt
@@ -43,7 +61,7 @@ public struct TokenClaims: Sendable, Hashable {
     self.audience = audience
     self.all = extra
     all["sub"] = .string(subject)
-    if !rooms.isEmpty { all["rooms"] = .array(rooms.map { .string($0.text) }) }
+    if !grants.isEmpty { all["rooms"] = RoomGrant.claim(grants) }
     if let expiresAt { all["exp"] = .number(Double(expiresAt)) }
     if let notBefore { all["nbf"] = .number(Double(notBefore)) }
     if let issuedAt { all["iat"] = .number(Double(issuedAt)) }
@@ -55,8 +73,11 @@ public struct TokenClaims: Sendable, Hashable {
     }
   }
 
-  /// Whether the token lets its holder join `room`.
-  public func allows(room: String) -> Bool { RoomPattern.any(rooms, match: room) }
+  /// Whether the token lets its holder join `room` (a grant there with ``RoomCapabilities/subscribe``).
+  public func allows(room: String) -> Bool { capabilities(in: room).contains(.subscribe) }
+
+  /// What the token lets its holder do in `room`: the union of the grants that match it.
+  public func capabilities(in room: String) -> RoomCapabilities { RoomGrant.capabilities(grants, in: room) }
 
   /// Reads a parsed payload.
   init(_ json: JSONValue, limits: TokenLimits) throws(TokenError) {
@@ -76,24 +97,7 @@ public struct TokenClaims: Sendable, Hashable {
     }
     self.subject = subject
 
-    switch members["rooms"] {
-    case nil:
-      rooms = []
-    case .array(let items)?:
-      guard items.count <= limits.maxRooms else {
-        throw TokenError.tooLarge.with("more than \(limits.maxRooms) rooms")
-      }
-      var patterns: [RoomPattern] = []
-      for item in items {
-        guard let text = item.stringValue, let pattern = RoomPattern(text) else {
-          throw TokenError.invalidClaim.with("rooms has an entry that is not a room name or pattern")
-        }
-        patterns.append(pattern)
-      }
-      rooms = patterns
-    default:
-      throw TokenError.invalidClaim.with("rooms is not an array")
-    }
+    grants = try members["rooms"].map { v throws(TokenError) in try RoomGrant.decode(v, maxRooms: limits.maxRooms) } ?? []
 
     expiresAt = try Self.numericDate(members["exp"], "exp", roundingUp: false)
     notBefore = try Self.numericDate(members["nbf"], "nbf", roundingUp: true)

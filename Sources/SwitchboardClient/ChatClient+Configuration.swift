@@ -44,7 +44,18 @@ extension ChatClient {
     /// tokens takes the name and the rooms allowed from it; a server that does not treats
     /// the `auth:` line as any other line of text (a chat message), so give a token only to
     /// a server that asks for one.
+    ///
+    /// Sugar for a ``tokenProvider`` that returns it; a provider, when set, wins.
     public var token: String?
+    /// Where fresh tokens come from (docs/CLIENT.md, "Tokens that expire"): called before
+    /// every connect attempt, and again when the server says the connection's token is about
+    /// to run out (a `token_expiring` frame, a `* token expires in N s` line), whose answer is
+    /// sent as a refresh (`{"type":"refresh",…}`, an `auth:TOKEN` line) so the connection
+    /// stays. A provider that throws fails that connect attempt
+    /// (``ChatClientError/tokenUnavailable``, then a retry) or that refresh (the event, and
+    /// the server closes the connection when its token runs out). `nil` (the default):
+    /// ``token``, fixed.
+    public var tokenProvider: (@Sendable () async throws -> String)?
     /// When a `tcp://`/`tls://` send completes (default ``LineSendCompletion/written``).
     public var lineSendCompletion = LineSendCompletion.written
     /// Where the client hears of network path changes while it runs (docs/CLIENT.md, "App

@@ -127,9 +127,11 @@ extension ChatClient {
       found = resolved
     }
     var lastError = ChatClientError.connectFailed("no address to connect to")
+    // Once per attempt, whichever address answers.
+    let token = try await currentToken()
     for target in targets {
       if Task.isCancelled || isStopping { break }
-      let request = connectParameters(target)
+      let request = connectParameters(target, token: token)
       do {
         let connection = try await configuration.transport.connect(request)
         return (connection, target.scheme == .ws ? request.webSocketURL : target.description, found)
@@ -147,10 +149,9 @@ extension ChatClient {
 
   /// What the transport is asked to open: the WebSocket URL to `target` (with the resume
   /// point), the line/UDP hello and the configuration's transport settings.
-  private func connectParameters(_ target: ChatEndpoint) -> ChatTransportRequest {
+  private func connectParameters(_ target: ChatEndpoint, token: String?) -> ChatTransportRequest {
     let resume = state.withLock { $0.resumption }
     let resumeFrom: UInt64? = resume.isResuming ? (resume.lastID ?? 0) : nil
-    let token = configuration.token
     let url = target.webSocketURL(
       room: room, name: name, since: resumeFrom, epoch: resume.isResuming ? resume.epoch : nil,
       token: token)
@@ -217,6 +218,7 @@ extension ChatClient {
     for await input in connection.inputs {
       switch input {
       case .text(let text):
+        if ChatClient.isTokenNotice(text) { refreshToken(events: events, logger: logger) }
         let (kick, refused) = state.withLock { s -> (AsyncStream<Void>.Continuation?, ChatRefusal?) in
           if let event = s.heard() { pending.append(event) }
           let kick = s.receive(text, events: &pending, resumes: &resumes) ? s.link.kick : nil
@@ -270,6 +272,10 @@ extension ChatClient {
     // With `.handled` the server's reply completes the send (ChatClientState.receive).
     let completesOnWrite = isLine && configuration.lineSendCompletion == .written
     for await _ in kicks {
+      // A fresh token first: the server closes the connection when the old one runs out.
+      if let refresh = state.withLock({ $0.takeRefresh() }) {
+        do { try await connection.send(refresh) } catch { return }
+      }
       // Members and rooms requests (ChatClientState+Queries.swift), written here so that
       // they take their place among the messages' `/who` lines in the server's order.
       while let query = state.withLock({ $0.nextQueryToWrite() }) {

@@ -20,6 +20,7 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
     case unsupported
     case refused
     case invalidArgument
+    case tokenUnavailable
   }
 
   private let code: Code
@@ -96,6 +97,13 @@ public struct ChatClientError: Error, Sendable, Hashable, CustomStringConvertibl
   public static func refused(_ refusal: ChatRefusal) -> ChatClientError {
     .init(.refused, refusal.reason, refusal: refusal)
   }
+
+  /// The configuration's token provider (``ChatClient/Configuration/tokenProvider``) threw:
+  /// on connect the attempt counts as failed (then a retry, as for any failed connect); on
+  /// a refresh the connection stays until its token runs out. The description has the
+  /// provider's error.
+  public static let tokenUnavailable = ChatClientError(.tokenUnavailable, "token provider failed")
+  static func tokenUnavailable(_ detail: String) -> ChatClientError { .init(.tokenUnavailable, detail) }
 
   /// A value passed to a ``ChatClient`` method is out of its range (a history request's
   /// limit below 1, say); nothing was sent.

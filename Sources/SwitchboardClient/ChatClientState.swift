@@ -95,6 +95,9 @@ struct ChatClientState {
   /// Requests made by ``ChatClient/requestMembers()`` and ``ChatClient/requestRooms()`` not
   /// yet written (ChatClientState+Queries.swift).
   var queries: [ChatQuery] = []
+  /// A token refresh (`auth:TOKEN` or a `refresh` frame) the writer sends next
+  /// (ChatClient+Token.swift).
+  var pendingRefresh: String?
   /// The replies the lines written on this connection wait for, oldest first.
   var expectedReplies: [ChatExpectedReply] = []
   /// The messages of a history request's answer received so far (it may come in parts).
@@ -186,6 +189,9 @@ struct ChatClientState {
   /// The connection is gone: messages it confirmed complete, the rest go back in line.
   mutating func connectionLost() -> [ChatResume] {
     link.lost()
+    // A refresh belongs to the connection whose token was running out; the next one
+    // connects with a token of its own.
+    pendingRefresh = nil
     // The next connection asks for the name again and may get another.
     me = requestedName
     requeueQueries()

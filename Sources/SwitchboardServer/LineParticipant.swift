@@ -14,10 +14,32 @@ protocol LineParticipant: LocalMember {
   /// The accepted token's claims when the server checks tokens: the name is its `sub`, the
   /// rooms its `rooms`. `nil` (the default) when it checks none.
   var authClaims: TokenClaims? { get }
+  /// What the member may do in its room (docs/SECURITY.md, "Capabilities"), resolved once
+  /// per join by ``resolveCapabilities(in:)``. ``RoomCapabilities/all`` (the default)
+  /// without tokens.
+  var roomCapabilities: RoomCapabilities { get }
+  /// Called before each join: resolves ``roomCapabilities`` for `room` (the default keeps all).
+  func resolveCapabilities(in room: String)
+  /// An `auth:` line after the first: a token refresh (docs/SECURITY.md, "Token refresh").
+  func refresh(token: String)
 }
 
 extension LineParticipant {
   var authClaims: TokenClaims? { nil }
+  var roomCapabilities: RoomCapabilities { .all }
+  func resolveCapabilities(in room: String) {}
+
+  /// A member that takes no tokens: the `auth:` line is answered and ignored.
+  func refresh(token: String) {
+    reply("* this server does not check tokens; auth: ignored")
+  }
+
+  /// `true` when the member may publish in its room; otherwise answers the refusal.
+  private func mayPublish() -> Bool {
+    if roomCapabilities.contains(.publish) { return true }
+    reply("! " + SessionAuth.CapabilityAnswer.noPublish(context.hub.member(memberID)?.room ?? ""))
+    return false
+  }
 
   /// The server API's disconnect: `* disconnected by the server: REASON`, then the
   /// membership ends (a TCP or TLS connection closes once the line is out; a UDP sender is
@@ -65,13 +87,10 @@ extension LineParticipant {
     switch LineCommand.parse(text) {
     case .empty:
       return
-    case .auth:
-      // Never published. With tokens on, only the first line is a token (LineSession+Auth.swift).
-      if let claims = authClaims {
-        reply("* already authenticated as \(LineDialect.escape(claims.subject))")
-      } else {
-        reply("* this server does not check tokens; auth: ignored")
-      }
+    case .auth(let token):
+      // Never published. With tokens on, the first line is the token (LineSession+Auth.swift)
+      // and a later one a refresh.
+      refresh(token: token)
     case .iam(let raw), .nick(let raw):
       // The hub's rule for every transport: a name no line of this member's can be
       // misread by (docs/PROTOCOLS.md, "Names and actions that read as notices").
@@ -96,6 +115,7 @@ extension LineParticipant {
       // name made unique; the first `iam:`, which only names the arrival, is not.
       if isNick || wasAnnounced || assigned != name { reply("* you are now \(LineDialect.escape(assigned))") }
     case .message(let body):
+      guard mayPublish() else { return }
       ensureAnnounced()
       if hub.publish(from: memberID, text: body) {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
@@ -106,6 +126,7 @@ extension LineParticipant {
         reply("! " + refusal.answer)
         return
       }
+      guard mayPublish() else { return }
       ensureAnnounced()
       if hub.publish(from: memberID, text: action, isAction: true) {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
@@ -125,6 +146,7 @@ extension LineParticipant {
         reply("! " + refusal.message)
         return
       }
+      resolveCapabilities(in: room)
       // The reply comes once the member is in (later, when the room was not open here).
       hub.join(self, shard: context.shard, name: me.name, room: room, announce: true) { [self] result in
         // A room still loading answers after the I/O of the loop's iteration, so a later
@@ -137,6 +159,10 @@ extension LineParticipant {
       }
     case .who:
       guard let me = hub.member(memberID) else { return }
+      guard roomCapabilities.contains(.presence) else {
+        reply("! " + SessionAuth.CapabilityAnswer.noPresence(me.room))
+        return
+      }
       // Every node's members (the broker adds the other nodes').
       hub.who(room: me.room, shard: context.shard) { [self] names in
         reply("* in \(me.room) (\(names.count)): \(names.map(LineDialect.escape).joined(separator: ", "))")
@@ -149,9 +175,17 @@ extension LineParticipant {
       reply("* rooms: \(rooms.joined(separator: ", "))")
     case .history(let n):
       guard let me = hub.member(memberID) else { return }
+      guard roomCapabilities.contains(.history) else {
+        reply("! " + SessionAuth.CapabilityAnswer.noHistory(me.room))
+        return
+      }
       replay(hub.history(room: me.room, last: n ?? 20), room: me.room)
     case .since(let id):
       guard let me = hub.member(memberID) else { return }
+      guard roomCapabilities.contains(.history) else {
+        reply("! " + SessionAuth.CapabilityAnswer.noHistory(me.room))
+        return
+      }
       hub.history(room: me.room, after: id, shard: context.shard) { [self] result in
         switch result {
         case .success(let messages): replay(messages, room: me.room)

@@ -69,13 +69,62 @@ extension LineSession {
       }
       let name = context.hub.sanitizeName(claims.subject) ?? claims.subject
       reply("* authenticated as \(LineDialect.escape(name))")
+      resolveCapabilities(in: room)
       context.hub.join(self, shard: context.shard, name: name, room: room, announce: true)
-      if let left = auth.timeUntilExpiry(verifier: verifier) {
-        authTimer = context.loop.scheduleLocal(after: left) { [context, memberID] in
-          guard let self = context.sessions[memberID] as? LineSession, self.auth.expire() else { return }
-          self.refuse(TokenError.expired.answer)
-        }
-      }
+      armTokenTimer()
+    }
+  }
+
+  func resolveCapabilities(in room: String) {
+    roomCapabilities = auth.capabilities(in: room)
+  }
+
+  /// A later `auth:TOKEN` line: the fresh token replaces the current one (expiry and
+  /// capabilities) when it verifies for the same `sub` and the member's room; otherwise
+  /// `! refresh refused: ANSWER` (not `! token …`, which clients read as a final refusal) and
+  /// the connection keeps its current token until that one runs out.
+  func refresh(token: String) {
+    let verifier = context.configuration.tokenVerifier
+    guard verifier != nil else {
+      reply("* this server does not check tokens; auth: ignored")
+      return
+    }
+    let trimmed = String(token.trimmingSpacesAndTabs())
+    let room = context.hub.member(memberID)?.room
+    switch auth.refresh(trimmed, verifier: verifier, room: room, now: TokenVerifier.wallClockSeconds()) {
+    case .failure(let refusal):
+      refusal.log(context.logger, peer: connection.remoteAddress, member: memberID, dialect: "line")
+      reply("! refresh refused: " + refusal.answer)
+    case .success:
+      if let room { resolveCapabilities(in: room) }
+      armTokenTimer()
+      reply(SessionAuth.RefreshAnswer.refreshed(auth.timeUntilExpiry(verifier: verifier).map(SessionAuth.seconds)))
+    }
+  }
+
+  /// Arms the token's timers from its claims: the refresh notice (`--token-refresh-lead`
+  /// before the end), then the close at expiry. Re-armed by each refresh.
+  private func armTokenTimer() {
+    authTimer?.cancel()
+    authTimer = nil
+    guard let left = auth.timeUntilExpiry(verifier: context.configuration.tokenVerifier) else { return }
+    guard let notice = SessionAuth.noticeDelay(left: left, lead: context.configuration.tokenRefreshLead) else {
+      armExpiry(after: left)
+      return
+    }
+    authTimer = context.loop.scheduleLocal(after: notice) { [context, memberID] in
+      guard let self = context.sessions[memberID] as? LineSession, !self.closing,
+        let left = self.auth.timeUntilExpiry(verifier: context.configuration.tokenVerifier)
+      else { return }
+      self.reply(SessionAuth.RefreshAnswer.expiring(SessionAuth.seconds(left)))
+      self.armExpiry(after: left)
+    }
+  }
+
+  private func armExpiry(after left: Duration) {
+    authTimer = context.loop.scheduleLocal(after: left) { [context, memberID] in
+      guard let self = context.sessions[memberID] as? LineSession, self.auth.expire() else { return }
+      self.refuse(TokenError.expired.answer)
     }
   }
 

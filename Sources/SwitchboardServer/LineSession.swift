@@ -1,3 +1,4 @@
+import SwitchboardAuth
 import SwitchboardChat
 import SwitchboardIO
 import SwitchboardTLS
@@ -28,6 +29,11 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
   /// Fires at `--auth-timeout` while no token was accepted, then when the accepted token
   /// runs out.
   var authTimer: Scheduled?
+  /// What the member may do in its room, resolved at each join (LineSession+Auth.swift):
+  /// read on every message it sends and every delivery, so not recomputed there, and
+  /// without a dynamic exclusivity check (a plain value, loop-confined, never accessed
+  /// while another access to it is under way).
+  @exclusivity(unchecked) var roomCapabilities = RoomCapabilities.all
   /// `--max-message-rate` (nil: off); see LineSession+Limits.swift.
   var rateLimit: MessageRateLimiter?
   /// `--max-byte-rate` (nil: off).
@@ -214,6 +220,8 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
 
   func receive(_ event: ChatEvent, cache: inout EncodingCache) {
     guard mode != .handedOff, !connection.isClosed else { return }
+    // Without `presence` in its room the member gets no joined/left/renamed lines.
+    if roomCapabilities != .all, case .presence = event, !roomCapabilities.contains(.presence) { return }
     guard let bytes = lineBytes(for: event, cache: &cache) else { return }
     if mode == .undecided {
       held.append(bytes)

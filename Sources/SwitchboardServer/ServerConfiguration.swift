@@ -84,6 +84,11 @@ public struct ServerConfiguration: Sendable {
   /// from its `rooms`, and the UDP port answers every datagram with a refusal. `nil`, the
   /// default, checks none (docs/SECURITY.md, "Tokens in the server").
   public var tokenVerifier: TokenVerifier? = nil
+  /// How long before a connection's token runs out the server asks for a fresh one
+  /// (`--token-refresh-lead`; docs/SECURITY.md, "Token refresh"): a `token_expiring` frame or
+  /// a `* token expires in N s` line, at most half the time the token has left when it is
+  /// accepted. `nil`: no notice (the connection is closed at expiry all the same).
+  public var tokenRefreshLead: Duration? = .seconds(60)
   /// Which browser origins may open a WebSocket (`--allow-origin`; docs/SECURITY.md, "Origin
   /// policy"). The default allows the server's own pages and clients that send no `Origin`.
   public var originPolicy = OriginPolicy()

@@ -101,11 +101,14 @@ enum SessionAuth {
   }
 
   /// The room a member lands in after its token was accepted: `preferred` when the token
-  /// allows it, else the first room the token names without a wildcard; `nil` when neither.
+  /// allows it, else the first room the token names without a wildcard and lets it join;
+  /// `nil` when neither.
   func landingRoom(preferred: String) -> String? {
     guard let claims else { return mayJoin(preferred) ? preferred : nil }
     if claims.allows(room: preferred) { return preferred }
-    return claims.rooms.first { !$0.isWildcard }?.text
+    // A named room the token lets it join (the object form's names come sorted: an object
+    // has no order).
+    return claims.rooms.first { !$0.isWildcard && claims.allows(room: $0.text) }?.text
   }
 
   /// The first plain WebSocket frame: `true` when it is the member's name (the token's

@@ -255,6 +255,10 @@ enum WebChatPage {
           case "rooms":
             if (Array.isArray(d)) notice("* rooms: " + d.map((r) => r.name + " (" + r.members + ")").join(", "));
             break;
+          case "token_expiring":
+            // The page's token came with its URL: it has no way to get a fresh one.
+            notice("* your token expires in " + (d && d.seconds) + " s; this page cannot renew it (open it again with a fresh token)", true);
+            break;
           case "error":
             joining = null;
             renaming = false;
@@ -297,7 +301,9 @@ enum WebChatPage {
           // 1008: refused (no or a bad token, a room it does not allow, flooding). Trying
           // again would get the same answer: say why and stop.
           if (event.code === 1008) {
-            refuse(event.reason || "refused by the server (policy violation)");
+            refuse(event.reason === "token expired"
+              ? "token expired: this page cannot renew its token; open it again with a fresh one"
+              : event.reason || "refused by the server (policy violation)");
             return;
           }
           // 4001: the app's backend removed this user (POST /api/disconnect): say why, stay out.

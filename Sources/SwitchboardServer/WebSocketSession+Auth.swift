@@ -39,15 +39,64 @@ extension WebSocketSession {
         refuse(code: "room_forbidden", answer: SessionAuth.Answer.notAllowed(room))
         return nil
       }
-      if let left = auth.timeUntilExpiry(verifier: verifier) {
-        let limits = limitState ?? SessionLimitState(now: Deadline.now())
-        limitState = limits
-        limits.authTimer = context.loop.scheduleLocal(after: left) { [context, memberID] in
-          guard let self = context.sessions[memberID] as? WebSocketSession, self.auth.expire() else { return }
-          self.refuse(code: "token_expired", answer: TokenError.expired.answer)
-        }
-      }
+      armTokenTimer()
       return target ?? room
+    }
+  }
+
+  /// A `refresh` frame: the fresh token replaces the current one (expiry and capabilities)
+  /// when it verifies for the same `sub` and the member's room — answered `token_refreshed`;
+  /// otherwise an `error` frame `refresh_failed` with the answer, and the connection keeps
+  /// its current token until that one runs out.
+  func refresh(token: String) {
+    let verifier = context.configuration.tokenVerifier
+    let room = context.hub.member(memberID)?.room
+    switch auth.refresh(token, verifier: verifier, room: room, now: TokenVerifier.wallClockSeconds()) {
+    case .failure(let refusal):
+      refusal.log(context.logger, peer: connection.remoteAddress, member: memberID, dialect: "websocket")
+      sendText(JSONDialect.error(code: refusal.code, message: refusal.answer))
+    case .success:
+      if let room { roomCapabilities = auth.capabilities(in: room) }
+      armTokenTimer()
+      sendText(JSONDialect.tokenRefreshed(seconds: auth.timeUntilExpiry(verifier: verifier).map(SessionAuth.seconds)))
+    }
+  }
+
+  /// Answers a request the member's capabilities in its room do not allow: an `error` frame
+  /// `code` (JSON dialect) or a `! ` text frame (text dialect); the connection stays.
+  func refuseCapability(_ code: String, _ answer: (String) -> String, ref: String?) {
+    let text = answer(context.hub.member(memberID)?.room ?? "")
+    sendText(mode == .json ? JSONDialect.error(code: code, message: text, ref: ref) : "! " + text)
+  }
+
+  /// Arms the token's timers from its claims: the `token_expiring` notice
+  /// (`--token-refresh-lead` before the end; JSON dialect only, the text dialect has no
+  /// frame for it), then the close at expiry. Re-armed by each refresh.
+  private func armTokenTimer() {
+    limitState?.authTimer?.cancel()
+    let verifier = context.configuration.tokenVerifier
+    guard let left = auth.timeUntilExpiry(verifier: verifier) else { return }
+    let limits = limitState ?? SessionLimitState(now: Deadline.now())
+    limitState = limits
+    guard case .json = mode,
+      let notice = SessionAuth.noticeDelay(left: left, lead: context.configuration.tokenRefreshLead)
+    else {
+      armExpiry(after: left)
+      return
+    }
+    limits.authTimer = context.loop.scheduleLocal(after: notice) { [context, memberID] in
+      guard let self = context.sessions[memberID] as? WebSocketSession, case .granted = self.auth,
+        let left = self.auth.timeUntilExpiry(verifier: context.configuration.tokenVerifier)
+      else { return }
+      self.sendText(JSONDialect.tokenExpiring(seconds: SessionAuth.seconds(left)))
+      self.armExpiry(after: left)
+    }
+  }
+
+  private func armExpiry(after left: Duration) {
+    limitState?.authTimer = context.loop.scheduleLocal(after: left) { [context, memberID] in
+      guard let self = context.sessions[memberID] as? WebSocketSession, self.auth.expire() else { return }
+      self.refuse(code: "token_expired", answer: TokenError.expired.answer)
     }
   }
 

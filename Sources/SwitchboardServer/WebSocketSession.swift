@@ -47,6 +47,11 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
   /// The history replay under way, if any (WebSocketSession+Replay.swift): while it is, the
   /// member's other output is held behind it.
   var replay: HistoryReplay?
+  /// What the member may do in its room (docs/SECURITY.md, "Capabilities"), resolved at each
+  /// join and refresh, not per message: all four without tokens. Read for every message the
+  /// member sends: unchecked for the reason the state is (a plain value, loop-confined, no
+  /// access to it overlapping another).
+  @exclusivity(unchecked) var roomCapabilities = RoomCapabilities.all
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
   /// the connection over.
@@ -328,6 +333,10 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
       case .who:
         // As the line dialect's `/who`: every node's members (the broker adds the others').
         guard let room = context.hub.member(memberID)?.room else { return }
+        guard roomCapabilities.contains(.presence) else {
+          refuseCapability("presence_forbidden", SessionAuth.CapabilityAnswer.noPresence, ref: nil)
+          return
+        }
         context.hub.who(room: room, shard: context.shard) { [self] names in
           sendText(JSONDialect.members(room: room, names: names))
         }
@@ -337,7 +346,13 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
         sendText(JSONDialect.rooms(context.hub.rooms().filter { claims?.allows(room: $0.name) ?? true }))
       case .history(let limit):
         // As the line dialect's `/history N`; a view for the client, not a resume point.
+        guard roomCapabilities.contains(.history) else {
+          refuseCapability("history_forbidden", SessionAuth.CapabilityAnswer.noHistory, ref: nil)
+          return
+        }
         answerHistoryRequest(limit: limit)
+      case .refresh(let token):
+        refresh(token: token)
       case .invalid(let code, let message):
         sendText(JSONDialect.error(code: code, message: message))
       }
@@ -350,6 +365,10 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
       if let frame = protocolState.sendBinary(data) { write(frame) }
     case .json, .text:
       ensureNamed()
+      guard roomCapabilities.contains(.publish) else {
+        refuseCapability("publish_forbidden", SessionAuth.CapabilityAnswer.noPublish, ref: nil)
+        return
+      }
       context.hub.publishBinary(from: memberID, bytes: data)
     }
   }
@@ -371,6 +390,10 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
   private func publishNamed(
     _ text: UnsafeRawBufferPointer, textNeedsNoJSONEscape: Bool = false, ref: String?, isAction: Bool = false
   ) {
+    guard roomCapabilities.contains(.publish) else {
+      refuseCapability("publish_forbidden", SessionAuth.CapabilityAnswer.noPublish, ref: ref)
+      return
+    }
     guard let ref else {
       if context.hub.publish(
         from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape, isAction: isAction)
@@ -413,11 +436,14 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     case .ignore: return
     }
     let name = context.hub.member(memberID)?.name ?? "Client \(memberID.raw)"
+    roomCapabilities = auth.capabilities(in: room)
+    // Without `history` there, no replay: neither the recent messages nor those after `since`.
+    let mayReplay = roomCapabilities.contains(.history)
     // At once when the room is open here; after the broker loaded it otherwise (and
     // before any of its live messages).
     context.hub.join(
-      self, shard: context.shard, name: name, room: room, announce: announce, since: since, epoch: epoch,
-      historyCount: context.configuration.historyOnJoin
+      self, shard: context.shard, name: name, room: room, announce: announce, since: mayReplay ? since : nil,
+      epoch: epoch, historyCount: mayReplay ? context.configuration.historyOnJoin : 0
     ) { [self] result in
       // A join's answer can come after a later join's: a room still loading answers from a
       // task of the loop, after the I/O of its iteration, an open room at once. So a
@@ -484,6 +510,9 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
         writeBinary(event, cache: &cache)
       case .shutdown(let reason):
         goAway(reason)
+      case .presence where !roomCapabilities.contains(.presence):
+        // Without `presence` in its room the member gets no presence frames.
+        return
       default:
         // Encoded once per shard inside the cache, not once per member, and borrowed from
         // it (`withValue`): no retain and release per member.

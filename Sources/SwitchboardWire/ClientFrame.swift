@@ -24,6 +24,10 @@ public enum ClientFrame: Equatable, Sendable {
   /// answered with `history` frames marked `"requested":true`, as the line dialect's
   /// `/history N`. `limit` is a whole number from 1 to ``HistoryRequest/maxCount``.
   case history(limit: Int)
+  /// `{"type":"refresh","data":{"token":T}}`: a fresh token for the connection, sent after a
+  /// `token_expiring` frame (docs/SECURITY.md, "Token refresh"); answered with a
+  /// `token_refreshed` frame or an `error` frame `refresh_failed`.
+  case refresh(token: String)
   /// A JSON object the protocol cannot use: answered with an `error` frame, connection stays.
   case invalid(code: String, message: String)
 
@@ -195,6 +199,11 @@ public enum ClientFrame: Equatable, Sendable {
           code: "invalid_data", message: "data.limit must be a whole number from 1 to \(HistoryRequest.maxCount)")
       }
       return .history(limit: Int(limit))
+    case "refresh":
+      guard case .string(let token)? = data.token, !token.isEmpty else {
+        return .invalid(code: "invalid_data", message: "refresh needs data.token (a string)")
+      }
+      return .refresh(token: token)
     default:
       return .invalid(
         code: "unknown_type", message: "unknown type \(JSONDialect.quote(String(type.prefix(64))))")

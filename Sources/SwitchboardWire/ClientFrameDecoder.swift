@@ -72,6 +72,8 @@ package struct ClientFrameDecoder {
     package var action: Value?
     /// A `history` request's count.
     package var limit: Value?
+    /// A `refresh` frame's token.
+    package var token: Value?
   }
 
   /// What a client frame's object holds for the protocol.
@@ -123,7 +125,7 @@ private struct Scanner {
 
   /// The members of a top-level object this decoder keeps.
   private enum TopKey { case type, data, other }
-  private enum DataKey { case text, ref, name, room, since, epoch, action, limit, other }
+  private enum DataKey { case text, ref, name, room, since, epoch, action, limit, token, other }
 
   private var failure: Failure { .malformed(at: index) }
 
@@ -185,6 +187,7 @@ private struct Scanner {
       case .epoch: field = \.epoch
       case .action: field = \.action
       case .limit: field = \.limit
+      case .token: field = \.token
       case .other: return try scanner.skipValue(depth: 2)
       }
       let (value, poisoned) = try scanner.value(depth: 2)
@@ -415,6 +418,7 @@ private struct Scanner {
     if self.key(key, is: "epoch") { return .epoch }
     if self.key(key, is: "action") { return .action }
     if self.key(key, is: "limit") { return .limit }
+    if self.key(key, is: "token") { return .token }
     return .other
   }
 

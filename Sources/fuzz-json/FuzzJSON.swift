@@ -89,6 +89,9 @@ func check(_ bytes: [UInt8]) {
   case .history(let limit):
     Fuzz.require((1...HistoryRequest.maxCount).contains(limit), "history limit \(limit) out of bounds")
     expect(#"{"type":"history","data":{"limit":\#(limit)}}"#, frame)
+  case .refresh(let token):
+    Fuzz.require(!token.isEmpty, "refresh with an empty token")
+    expect(JSONDialect.refresh(token: token), frame)
   }
   if isObject && text.utf8.count <= maxLength { agreesWithFoundation(text) }
   let quoted = JSONDialect.quote(text)
@@ -111,7 +114,7 @@ func checkLineRule(_ frame: ClientFrame) {
     if LineDialect.actionRefusal(author: "mallory", action: body) == nil { lines = [("mallory", body)] }
   case .join(let name?, _, _, _):
     if let name = LineDialect.cleanName(name, maxLength: 64) { lines = [(name, "hi")] }
-  case .join, .who, .rooms, .history, .invalid:
+  case .join, .who, .rooms, .history, .refresh, .invalid:
     break
   }
   for (name, text) in lines where LineDialect.nameRefusal(name) == nil {

@@ -21,7 +21,7 @@ import SwitchboardClient
 enum ChatCommand {
   static let help = """
     usage: switchboard chat URL [--name NAME] [--room ROOM] [--pipe] [--log-level LEVEL]
-                            [--token TOKEN] [--ca-file PEM | --insecure]
+                            [--token TOKEN | --token-command CMD] [--ca-file PEM | --insecure]
            switchboard chat --service NAME [--type TYPE] [--mdns BACKEND] [--name NAME] …
 
     A chat client. URL is ws://host:1337/ or wss://host/ (WebSocket), tcp://host:8080

@@ -11,7 +11,7 @@ import Synchronization
 /// it is reached. Parsed by ``ChatEndpoint``, the client library's one URL parser.
 struct ChatURL {
   /// The flags that take a value, for `Arguments(valued:)`.
-  static let flags: Set<String> = Set(["service", "type", "token", "ca-file"]).union(MDNSOptions.flags)
+  static let flags: Set<String> = Set(["service", "type", "token", "token-command", "ca-file"]).union(MDNSOptions.flags)
   /// The boolean flags, for `Arguments(booleans:)`.
   static let booleans: Set<String> = ["insecure"]
   /// The help text's lines for the flags.
@@ -26,6 +26,10 @@ struct ChatURL {
                          for udp://. A server that checks tokens takes your name and
                          allowed rooms from it; one that does not takes the auth: line as
                          a chat message, so give tokens only to servers that ask for them
+      --token-command CMD  run CMD with /bin/sh on every connect and whenever the
+                         server asks for a fresh token (before the current one runs out);
+                         its output, trimmed, is the token. A failing CMD fails that
+                         connect (retried) or refresh (closed at expiry) with its reason
       --ca-file PEM      wss://, tls://: trust the CA certificates in PEM (instead of the
                          system trust store)
       --insecure         wss://, tls://: do not verify the server's certificate at all
@@ -38,6 +42,8 @@ struct ChatURL {
   let mdns: MDNSOptions
   /// What `--token` gave.
   var token: String?
+  /// What `--token-command` gave.
+  var tokenCommand: String?
   /// Trust settings from `--ca-file` or `--insecure`; `nil` for the system trust store.
   var tls: TLSConfiguration?
 
@@ -75,6 +81,19 @@ struct ChatURL {
       }
       self.token = token
     }
+    if let command = args.value("token-command") {
+      guard scheme != .udp else {
+        throw Arguments.UsageError(
+          description: "--token-command does not apply to \(what) (the UDP dialect has no token)")
+      }
+      guard token == nil else {
+        throw Arguments.UsageError(description: "--token and --token-command contradict each other: give one")
+      }
+      guard !command.trimmingCharacters(in: .whitespaces).isEmpty else {
+        throw Arguments.UsageError(description: "--token-command needs a command")
+      }
+      tokenCommand = command
+    }
     let caFile = args.value("ca-file")
     let insecure = args.flag("insecure")
     guard caFile != nil || insecure else { return }
@@ -99,6 +118,10 @@ struct ChatURL {
   /// when `--insecure` turned verification off.
   func apply(to configuration: inout ChatClient.Configuration, command: String) {
     configuration.token = token
+    if let tokenCommand {
+      let provider = TokenCommandProvider(command: tokenCommand)
+      configuration.tokenProvider = { try await provider.token() }
+    }
     configuration.tls = tls
     if let tls, !tls.verify {
       Output.error(

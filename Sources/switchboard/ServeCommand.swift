@@ -57,6 +57,7 @@ enum ServeCommand {
                                 command and connect timeout; a publish fails after twice it,
                                 the pub/sub probe runs every SECONDS and waits 0.6 of it
     \(ServeAuthOptions.help)
+    \(ServeTokenOptions.help)
     \(ServeAPIOptions.help)
       --log-level LEVEL         trace, debug, info, notice, warning, error, critical
                                 (default info)
@@ -89,7 +90,8 @@ enum ServeCommand {
       args = try Arguments(
         argv,
         valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeLimitOptions.valued).union(ServeGrowthOptions.valued)
-          .union(ServeTLSOptions.valued).union(ServeAuthOptions.valued).union(ServeAPIOptions.valued).union([
+          .union(ServeTLSOptions.valued).union(ServeAuthOptions.valued).union(ServeTokenOptions.valued)
+          .union(ServeAPIOptions.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
           "redis-timeout", "ports-file",
@@ -147,6 +149,7 @@ enum ServeCommand {
       logOptions = try LogOptions(args, defaultLevel: .info)
       redis = try ServeRedis.configuration(args.values("redis"), timeout: try args.double("redis-timeout"))
       try ServeAuthOptions.apply(args, to: &config)
+      try ServeTokenOptions.apply(args, to: &config)
       try ServeAPIOptions.apply(args, to: &config)
       config.api.nodeID = ServeAPIOptions.nodeID(clustered: redis != nil, instance: config.instanceName)
     } catch {

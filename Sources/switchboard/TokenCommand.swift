@@ -16,7 +16,9 @@ enum TokenCommand {
 
       --sub NAME          the user name (sub), 1-64 characters
       --rooms PATTERNS    rooms it may join, comma-separated names or patterns with * (team-*);
-                          default * (every room)
+                          default * (every room). PATTERN=CAP+CAP grants only those of
+                          subscribe, publish, presence, history there (news=subscribe);
+                          a pattern alone grants all four
       --ttl DURATION      lifetime: 90s, 15m, 1h, 7d or plain seconds (default 1h)
       --nbf DURATION      not valid until now + DURATION (default: valid at once)
       --kid ID            key id, put in the header
@@ -119,21 +121,23 @@ enum TokenCommand {
     }
     let roomList = (args.value("rooms") ?? "*").split(separator: ",", omittingEmptySubsequences: false)
       .map { $0.trimmingCharacters(in: .whitespaces) }
-    var rooms: [RoomPattern] = []
+    var rooms: [RoomGrant] = []
     for text in roomList {
-      guard let pattern = RoomPattern(text) else {
-        throw usage("--rooms: '\(text)' is not a room name or pattern (1-64 letters, digits, - _ . and *)")
+      guard let grant = RoomGrant(parsing: text) else {
+        throw usage(
+          "--rooms: '\(text)' is not a room name or pattern (1-64 letters, digits, - _ . and *), "
+            + "optionally followed by =CAP+CAP (subscribe, publish, presence, history)")
       }
-      rooms.append(pattern)
+      rooms.append(grant)
     }
-    guard rooms.count <= TokenLimits.defaultMaxRooms else {
+    guard Set(rooms.map(\.pattern)).count <= TokenLimits.defaultMaxRooms else {
       throw usage("--rooms: more than \(TokenLimits.defaultMaxRooms)")
     }
     let ttl = try duration(args, "ttl") ?? 3_600
     guard ttl > 0 else { throw usage("--ttl must be positive") }
     let notBefore = try duration(args, "nbf").map { now + $0 }
     let claims = TokenClaims(
-      subject: subject, rooms: rooms, expiresAt: now + ttl, notBefore: notBefore, issuedAt: now,
+      subject: subject, grants: rooms, expiresAt: now + ttl, notBefore: notBefore, issuedAt: now,
       issuer: args.value("iss"), audience: args.value("aud").map { [$0] } ?? [])
     let key = try key(args, kid: args.value("kid"), publicAllowed: false)
     do {

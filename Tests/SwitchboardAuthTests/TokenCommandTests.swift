@@ -45,6 +45,28 @@ struct TokenCommandTests {
     #expect(claims.rooms.map(\.text) == ["*"] && claims.expiresAt == testNow + 3_600)
   }
 
+  @Test func roomsWithCapabilitiesMintTheObjectFormAndPlainRoomsTheList() throws {
+    let minted = try token([
+      "--sub", "alice", "--rooms", "news=subscribe,team-*", "--secret", secret, "--now", "\(testNow)",
+    ])
+    #expect(minted.status == 0, "\(minted.stderr)")
+    let text = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    let verified = try token(["--verify", text, "--secret", secret, "--now", "\(testNow)"])
+    #expect(
+      verified.stdout.contains(
+        #""rooms":{"news":["subscribe"],"team-*":["subscribe","publish","presence","history"]}"#),
+      "\(verified.stdout)")
+    let claims = try TokenVerifier(keys: [try TokenKey(secret: testSecret)]).verify(text, now: testNow).claims
+    #expect(claims.capabilities(in: "news") == .subscribe && claims.capabilities(in: "team-a") == .all)
+    // The old syntax means what it meant: the list form, every capability.
+    let plain = try token(["--sub", "bob", "--rooms", "news,team-*", "--secret", secret, "--now", "\(testNow)"])
+    let old = try token([
+      "--verify", plain.stdout.trimmingCharacters(in: .whitespacesAndNewlines), "--secret", secret, "--now",
+      "\(testNow)",
+    ])
+    #expect(old.stdout.contains(#""rooms":["news","team-*"]"#), "\(old.stdout)")
+  }
+
   @Test func verifyPrintsTheClaimsOrTheAnswer() throws {
     let minted = try token(["--sub", "alice", "--ttl", "60", "--secret", secret, "--now", "\(testNow)"])
     let text = minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -119,6 +141,8 @@ struct TokenCommandTests {
     ["--secret", "0123456789abcdef0123456789abcdef"], ["--sub", "a"], ["--sub", "a", "--secret", "short"],
     ["--sub", "a", "--secret", "0123456789abcdef0123456789abcdef", "--ttl", "soon"],
     ["--sub", "a", "--secret", "0123456789abcdef0123456789abcdef", "--rooms", "a b"],
+    ["--sub", "a", "--secret", "0123456789abcdef0123456789abcdef", "--rooms", "news=fly"],
+    ["--sub", "a", "--secret", "0123456789abcdef0123456789abcdef", "--rooms", "news="],
     ["--sub", "a", "--secret", "0123456789abcdef0123456789abcdef", "--secret-file", "/dev/null"],
     ["--sub", "a", "--public-key", "x.pem"], ["--sub", "a", "--bogus"], ["extra"],
   ])

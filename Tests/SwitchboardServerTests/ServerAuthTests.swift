@@ -71,7 +71,7 @@ struct ServerAuthTests {
       try alice.sendLine("/nick mallory")
       try alice.expectLine("! name is fixed by your token")
       try alice.sendLine("auth:" + TestTokens.token(sub: "bob"))
-      try alice.expectLine("* already authenticated as alice")
+      try alice.expectLine("! refresh refused: refresh token is for another user")
       try alice.sendLine("hello")
       try observer.expectLine("alice: hello")
     }

@@ -156,7 +156,7 @@ struct JSONDialectTests {
         let written = try #require(Self.json(frame))
         #expect(ClientFrame.parse(written) == frame, "\(text.debugDescription) → \(written)")
         if let ref { _ = try object(JSONDialect.ack(ref: ref, id: 1)) }  // the ack is valid JSON
-      case .who, .rooms, .history:
+      case .who, .rooms, .history, .refresh:
         #expect(isObject)
         let written = try #require(Self.json(frame))
         #expect(ClientFrame.parse(written) == frame, "\(text.debugDescription) → \(written)")
@@ -203,6 +203,8 @@ struct JSONDialectTests {
       return #"{"type":"who"}"#
     case .rooms:
       return #"{"type":"rooms"}"#
+    case .refresh(let token):
+      return JSONDialect.refresh(token: token)
     case .plain, .invalid:
       return nil
     }

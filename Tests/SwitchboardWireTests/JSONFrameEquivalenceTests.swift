@@ -128,7 +128,7 @@ struct JSONFrameEquivalenceTests {
       case .plain: kinds["plain", default: 0] += 1
       case .message, .action: kinds["message", default: 0] += 1
       case .join: kinds["join", default: 0] += 1
-      case .who, .rooms, .history: kinds["query", default: 0] += 1
+      case .who, .rooms, .history, .refresh: kinds["query", default: 0] += 1
       case .invalid(let code, _): kinds[code, default: 0] += 1
       }
     }

@@ -175,6 +175,11 @@ enum JSONReference {
           code: "invalid_data", message: "data.limit must be a whole number from 1 to \(HistoryRequest.maxCount)")
       }
       return .history(limit: n.intValue)
+    case "refresh":
+      guard let token = (dict["data"] as? [String: Any])?["token"] as? String, !token.isEmpty else {
+        return .invalid(code: "invalid_data", message: "refresh needs data.token (a string)")
+      }
+      return .refresh(token: token)
     default:
       return .invalid(
         code: "unknown_type", message: "unknown type \(JSONReference.quote(String(type.prefix(64))))")

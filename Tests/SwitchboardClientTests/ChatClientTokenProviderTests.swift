@@ -1,0 +1,155 @@
+import Foundation
+import SwitchboardAuth
+import SwitchboardServer
+import SwitchboardTestSupport
+import Synchronization
+import Testing
+
+@testable import SwitchboardClient
+
+/// ``ChatClient/Configuration/tokenProvider`` and `chat --token-command` (docs/CLIENT.md,
+/// "Tokens that expire"): a token per connect, a fresh one on each `token_expiring` notice,
+/// and a connection that outlives its first token. Short tokens (2–4 s), no leeway and a 2 s
+/// refresh lead, so each test takes seconds.
+@Suite(
+  .onTestThreads,
+  .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
+struct ChatClientTokenProviderTests {
+  static let secret = Array("client-token-provider-tests-secret-0123".utf8)
+  static let key = try! TokenKey(secret: secret)
+
+  static func token(sub: String = "alice", ttl: Int64) -> String {
+    let claims = TokenClaims(
+      subject: sub, rooms: [RoomPattern("*")!], expiresAt: TokenVerifier.wallClockSeconds() + ttl)
+    return try! TokenSigner.sign(claims, with: key)
+  }
+
+  private func refreshingServer() throws -> ChatServer {
+    try startServer {
+      $0.tokenVerifier = TokenVerifier(keys: [Self.key], leeway: 0)
+      $0.tokenRefreshLead = .seconds(2)
+    }
+  }
+
+  @Test(arguments: ["ws", "tcp"])
+  func theProviderIsAskedOnConnectAndOnEachNoticeAndTheConnectionOutlivesItsFirstToken(scheme: String) async throws {
+    let server = try refreshingServer()
+    defer { server.shutdown() }
+    let start = TokenVerifier.wallClockSeconds()
+    let calls = Mutex(0)
+    var configuration = ChatClient.Configuration.forTesting
+    configuration.tokenProvider = {
+      // The first token ends within 2 s; each fresh one lasts 4 s.
+      let n = calls.withLock { c in
+        c += 1
+        return c
+      }
+      return Self.token(ttl: n == 1 ? 2 : 4)
+    }
+    let url = scheme == "ws" ? wsURL(server) : tcpURL(server)
+    let alice = try ChatProbe(url, name: "alice", configuration: configuration)
+    try await alice.waitConnected()
+    // One connect and two refreshes, past the first token's end (start + 2 at the latest).
+    try await eventually(timeout: .seconds(20), "three tokens asked for") { calls.withLock { $0 } >= 3 }
+    try await eventually(timeout: .seconds(10)) { TokenVerifier.wallClockSeconds() >= start + 3 }
+    #expect(alice.connectedCount == 1, "\(alice.events.suffix(8))")
+    try await alice.client.send("after two refreshes")
+    try await eventually { server.hub.history(room: "lobby", last: 5).map(\.text).contains("after two refreshes") }
+    #expect(alice.connectedCount == 1)
+    await alice.stop()
+  }
+
+  @Test func aProviderThatThrowsFailsTheConnectAttemptWithTokenUnavailable() async throws {
+    let server = try refreshingServer()
+    defer { server.shutdown() }
+    struct NoToken: Error {}
+    var configuration = ChatClient.Configuration.forTesting
+    configuration.tokenProvider = { throw NoToken() }
+    let probe = try ChatProbe(wsURL(server), name: "alice", configuration: configuration)
+    let event = try await probe.waitFor("a tokenUnavailable error") {
+      if case .error(let e) = $0 { e == .tokenUnavailable } else { false }
+    }
+    if case .error(let e) = event { #expect(e.description.hasPrefix("token provider failed: ")) }
+    #expect(probe.connectedCount == 0)
+    #expect(server.hub.counts.members == 0)
+    await probe.stop()
+  }
+
+  @Test func theFixedTokenIsStillPresentedWithoutAProvider() async throws {
+    let server = try refreshingServer()
+    defer { server.shutdown() }
+    var configuration = ChatClient.Configuration.forTesting
+    configuration.token = Self.token(sub: "bob", ttl: 600)
+    let bob = try ChatProbe(tcpURL(server), name: "bob", configuration: configuration)
+    try await bob.waitConnected()
+    try await eventually { server.hub.who(room: "lobby") == ["bob"] }
+    await bob.stop()
+  }
+}
+
+/// `switchboard chat --token-command` against the real `serve`: the command runs on connect
+/// and on each refresh, and a pipe chat stays connected past its first token.
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "switchboard binary not built"))
+struct ChatTokenCommandTests {
+  private static func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+  @Test(arguments: ["ws", "tcp"])
+  func aPipeChatWithATokenCommandOutlivesItsFirstToken(scheme: String) async throws {
+    let directory = URL(fileURLWithPath: try temporaryDirectory())
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let secret = directory.appendingPathComponent("secret").path
+    let calls = directory.appendingPathComponent("calls").path
+    try Data(String(repeating: "token-command-tests-secret-", count: 2).utf8).write(to: URL(fileURLWithPath: secret))
+    let server = try await ServeProcess.start([
+      "--ephemeral", "--auth-secret-file", secret, "--auth-leeway", "0", "--token-refresh-lead", "2",
+    ])
+    defer { server.stop() }
+    let bin = Self.quoted(Executables.switchboard!)
+    // Each run is counted (a line in `calls`) and mints a 3-second token.
+    let command =
+      "echo run >> \(Self.quoted(calls)) && \(bin) token --secret-file \(Self.quoted(secret)) --sub alice --ttl 3"
+    let url = scheme == "ws" ? "ws://127.0.0.1:\(server.http)/" : "tcp://127.0.0.1:\(server.tcp)"
+    let start = TokenVerifier.wallClockSeconds()
+    let chat = try ChildProcess(
+      Executables.switchboard!, ["chat", url, "--name", "alice", "--pipe", "--token-command", command])
+    defer { chat.stop() }
+    func runs() -> Int {
+      ((try? String(contentsOfFile: calls, encoding: .utf8)) ?? "").split(separator: "\n").count
+    }
+    try await eventually(timeout: .seconds(20), "three runs of the token command; stderr: \(chat.stderr)") {
+      runs() >= 3
+    }
+    try await eventually(timeout: .seconds(10)) { TokenVerifier.wallClockSeconds() >= start + 4 }
+    #expect(chat.isRunning, "\(chat.stderr)")
+    // A reader with a long token of its own sees what the chat sends now.
+    let mint = try ChildProcess(
+      Executables.switchboard!, ["token", "--secret-file", secret, "--sub", "reader", "--ttl", "10m"])
+    #expect(try await mint.waitForExit() == 0)
+    var configuration = ChatClient.Configuration.forTesting
+    configuration.token = mint.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    let reader = try ChatProbe("ws://127.0.0.1:\(server.http)/", name: "reader", configuration: configuration)
+    try await reader.waitReady()
+    chat.write("still connected\n")
+    let message = try await reader.waitForMessage("still connected")
+    #expect(message.author == "alice")
+    await reader.stop()
+  }
+
+  @Test func aFailingTokenCommandEndsAPipeChatWithItsReason() async throws {
+    let server = try await ServeProcess.start(["--ephemeral", "--auth-secret", String(repeating: "s", count: 40)])
+    defer { server.stop() }
+    let chat = try ChildProcess(
+      Executables.switchboard!,
+      [
+        "chat", "ws://127.0.0.1:\(server.http)/", "--name", "alice", "--pipe", "--token-command",
+        "echo no token for you >&2; exit 3",
+      ])
+    defer { chat.stop() }
+    chat.write("hi\n")
+    chat.closeInput()
+    #expect(try await chat.waitForExit(timeout: .seconds(30)) == 1)
+    #expect(
+      chat.stderr.contains("token provider failed: --token-command exited with status 3: no token for you"),
+      "\(chat.stderr)")
+  }
+}
