@@ -57,6 +57,7 @@ enum ServeCommand {
                                 command and connect timeout; a publish fails after twice it,
                                 the pub/sub probe runs every SECONDS and waits 0.6 of it
     \(ServeAuthOptions.help)
+    \(ServeWebhookOptions.help)
       --log-level LEVEL         trace, debug, info, notice, warning, error, critical
                                 (default info)
       --log-format FORMAT       text (default) or json: one JSON object per line, with
@@ -84,11 +85,12 @@ enum ServeCommand {
     let logOptions: LogOptions
     let advertising: ServeAdvertising.Options
     var portsFile: String?
+    var webhooks: ServeWebhookOptions?
     do {
       args = try Arguments(
         argv,
         valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeLimitOptions.valued).union(ServeGrowthOptions.valued)
-          .union(ServeTLSOptions.valued).union(ServeAuthOptions.valued).union([
+          .union(ServeTLSOptions.valued).union(ServeAuthOptions.valued).union(ServeWebhookOptions.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
           "redis-timeout", "ports-file",
@@ -146,6 +148,7 @@ enum ServeCommand {
       logOptions = try LogOptions(args, defaultLevel: .info)
       redis = try ServeRedis.configuration(args.values("redis"), timeout: try args.double("redis-timeout"))
       try ServeAuthOptions.apply(args, to: &config)
+      webhooks = try ServeWebhookOptions.parse(args)
     } catch {
       return Usage.fail("serve", "\(error)")
     }
@@ -162,6 +165,7 @@ enum ServeCommand {
     let mdnsMetrics = ServeAdvertising.MetricsSlot()
     let otherMetrics = config.additionalMetrics
     config.additionalMetrics = { (otherMetrics?() ?? "") + mdnsMetrics.prometheusText }
+    webhooks?.install(into: &config)
     logger.info(
       "starting",
       metadata: [
