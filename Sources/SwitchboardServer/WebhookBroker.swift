@@ -135,6 +135,13 @@ public final class WebhookBroker: RoomBroker, RoomBrokerSink {
     sink.withLock { $0 }?.ownPresence(event, member: member)
   }
 
+  public func expiredPresence(_ event: PresenceEvent) {
+    // `event.members` counts what is left after every expired entry of the call: a vacated
+    // room is reported after the last of its leaves.
+    dispatcher.enqueue(Self.events(event, before: event.members + 1, after: event.members))
+    sink.withLock { $0 }?.expiredPresence(event)
+  }
+
   /// The webhook events of one presence change that took the room's count from `before`
   /// to `after`: occupied before the first join, vacated after the last leave.
   static func events(_ event: PresenceEvent, before: Int, after: Int) -> [WebhookEvent] {

@@ -74,4 +74,39 @@ struct WebhookScaleOutTests {
     #expect(Set(joinNodes).count == 3, "\(events)")
     #expect(!backend.lines.contains { $0.hasPrefix("badsig") })
   }
+
+  @Test func aDeadNodesMemberLeavesOnceFromTheNodeThatExpiredIt() async throws {
+    let redis = try ScaleOutRedis(.single)
+    let backend = try await BackendPeer(secret: Self.secret)
+    var nodes: [ScaleOutNode] = []
+    for _ in 0..<3 {
+      nodes.append(
+        try await ScaleOutNode(
+          redisPorts: redis.ports, room: "hooks",
+          arguments: ["--webhook", backend.url("/hooks"), "--webhook-secret", Self.secret]))
+    }
+    for node in nodes { _ = try node.waitForReadiness(200) }
+    let ada = try RawChatPeer(.tcp, port: nodes[0].tcpPort, name: "ada")
+    try await eventually("ada's join") { backend.events.contains { $0.hasPrefix("event member.joined hooks ada") } }
+    let bob = try RawChatPeer(.tcp, port: nodes[1].tcpPort, name: "bob")
+    let cat = try RawChatPeer(.tcp, port: nodes[2].tcpPort, name: "cat")
+    try await eventually("bob's and cat's joins") {
+      backend.events.filter { $0.hasPrefix("event member.joined hooks") }.count == 3
+    }
+    let survivors = Set(backend.events.filter { $0.contains(" bob ") || $0.contains(" cat ") }.compactMap {
+      $0.split(separator: " ").last.map(String.init)
+    })
+    // SIGKILL: no goodbye, its presence entries stay until they expire (15 s) and a
+    // survivor's refresh (every 5 s) removes them.
+    nodes[0].kill()
+    try await eventually(timeout: .seconds(45), "ada's leave") {
+      backend.events.contains { $0.hasPrefix("event member.left hooks ada") }
+    }
+    for node in nodes.dropFirst() { try await eventually("node's queue drained") { try queueDepth(node) == 0 } }
+    let leaves = backend.events.filter { $0.hasPrefix("event member.left hooks ada") }
+    #expect(leaves.count == 1, "\(backend.events)")
+    #expect(leaves.first.flatMap { $0.split(separator: " ").last.map(String.init) }.map(survivors.contains) == true)
+    #expect(!backend.events.contains { $0.hasPrefix("event room.vacated") })
+    _ = (ada, bob, cat)
+  }
 }
