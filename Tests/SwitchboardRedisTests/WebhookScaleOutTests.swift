@@ -27,9 +27,8 @@ struct WebhookScaleOutTests {
     return line.flatMap { $0.split(separator: " ").last }.flatMap { Int($0) }
   }
 
-  @Test func eachEventOnceForTheCluster() async throws {
-    let redis = try ScaleOutRedis(.single)
-    let backend = try await BackendPeer(secret: Self.secret)
+  /// Three nodes behind `redis`, each posting its events to `backend`, ready.
+  private func threeNodes(_ redis: ScaleOutRedis, _ backend: BackendPeer) async throws -> [ScaleOutNode] {
     var nodes: [ScaleOutNode] = []
     for _ in 0..<3 {
       nodes.append(
@@ -38,6 +37,13 @@ struct WebhookScaleOutTests {
           arguments: ["--webhook", backend.url("/hooks"), "--webhook-secret", Self.secret]))
     }
     for node in nodes { _ = try node.waitForReadiness(200) }
+    return nodes
+  }
+
+  @Test func eachEventOnceForTheCluster() async throws {
+    let redis = try ScaleOutRedis(.single)
+    let backend = try await BackendPeer(secret: Self.secret)
+    let nodes = try await threeNodes(redis, backend)
 
     func expectEvents(_ expected: [String]) async throws {
       do {
@@ -78,14 +84,7 @@ struct WebhookScaleOutTests {
   @Test func aDeadNodesMemberLeavesOnceFromTheNodeThatExpiredIt() async throws {
     let redis = try ScaleOutRedis(.single)
     let backend = try await BackendPeer(secret: Self.secret)
-    var nodes: [ScaleOutNode] = []
-    for _ in 0..<3 {
-      nodes.append(
-        try await ScaleOutNode(
-          redisPorts: redis.ports, room: "hooks",
-          arguments: ["--webhook", backend.url("/hooks"), "--webhook-secret", Self.secret]))
-    }
-    for node in nodes { _ = try node.waitForReadiness(200) }
+    let nodes = try await threeNodes(redis, backend)
     let ada = try RawChatPeer(.tcp, port: nodes[0].tcpPort, name: "ada")
     try await eventually("ada's join") { backend.events.contains { $0.hasPrefix("event member.joined hooks ada") } }
     let bob = try RawChatPeer(.tcp, port: nodes[1].tcpPort, name: "bob")
