@@ -19,6 +19,12 @@ public protocol RoomBrokerSink: AnyObject, Sendable {
   /// in the order of ``RoomBroker/presenceChanged(_:member:)`` per room. The default
   /// ignores it.
   func ownPresence(_ event: PresenceEvent, member: MemberID)
+  /// A member of another node that stopped refreshing its presence (the node died or lost
+  /// Redis) was removed by this node: the broker reports each such leave once for the
+  /// cluster, on the node that removed it, with `event.members` counting the room's members
+  /// left on every node. For webhooks; the line itself comes through ``remotePresence(_:)``.
+  /// Called on any thread. The default ignores it.
+  func expiredPresence(_ event: PresenceEvent)
 }
 
 extension RoomBrokerSink {
@@ -26,4 +32,6 @@ extension RoomBrokerSink {
   public func remotePresence(_ event: PresenceEvent) {}
   /// Ignores it.
   public func ownPresence(_ event: PresenceEvent, member: MemberID) {}
+  /// Ignores it.
+  public func expiredPresence(_ event: PresenceEvent) {}
 }

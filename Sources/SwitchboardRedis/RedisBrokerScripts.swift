@@ -61,13 +61,16 @@ enum RedisBrokerScripts {
   /// running it only one removes (and announces) an entry. The leave carries the dead
   /// node's id and no colour (entries hold `<node>|<member>|<name>`).
   ///
-  /// `KEYS`: members. `ARGV`: now (ms), channel. Returns how many entries expired.
+  /// `KEYS`: members. `ARGV`: now (ms), channel. Returns `{count, name…}`: the room's live
+  /// members left, and the names of the entries this call removed (empty when none
+  /// expired) — reported by the node that ran it, so once for the cluster (webhooks).
   static let expire = RedisScript(
     """
     local gone = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
-    if #gone == 0 then return 0 end
+    if #gone == 0 then return {0} end
     redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', '(' .. ARGV[1])
     local count = redis.call('ZCOUNT', KEYS[1], ARGV[1], '+inf')
+    local names = {count}
     for _, entry in ipairs(gone) do
       local a = string.find(entry, '|', 1, true)
       local b = a and string.find(entry, '|', a + 1, true)
@@ -75,9 +78,10 @@ enum RedisBrokerScripts {
         local name = string.sub(entry, b + 1)
         redis.call('PUBLISH', ARGV[2],
           'sb1p ' .. count .. ' leave ' .. string.sub(entry, 1, a - 1) .. ' ' .. #name .. ' 0 0 ' .. name)
+        names[#names + 1] = name
       end
     end
-    return #gone
+    return names
     """)
 
   /// Read: the room's epoch and last id (creating the meta hash with a fresh epoch when it

@@ -3,6 +3,7 @@ import SwitchboardChat
 import SwitchboardIO
 import SwitchboardLog
 import SwitchboardRESP
+import SwitchboardWire
 import Synchronization
 
 /// Watching the connections: the pub/sub probes, the command and subscriber connection
@@ -179,7 +180,21 @@ extension RedisRoomBroker {
         client.send(RESPCommand(command)) { _ in }
         let channel = RedisRoomKeys(room: room).channel
         let arguments = [Array(now.utf8), Array(channel.utf8)]
-        client.eval(expire, keys: [Array(key.utf8)], arguments: arguments) { _ in }
+        client.eval(expire, keys: [Array(key.utf8)], arguments: arguments) { [self] result in
+          // The entries this node removed (the script is atomic: no other node removes them).
+          guard case .success(.array(let items)) = result, items.count > 1, case .integer(let count) = items[0],
+            let sink = state.withLock({ $0.sink })
+          else { return }
+          let names = items.dropFirst().compactMap { item -> String? in
+            if case .bulkString(let name) = item { return String(decoding: name, as: UTF8.self) }
+            return nil
+          }
+          // Each leave with the count right after it, as if removed one at a time.
+          for (index, name) in names.enumerated() {
+            let members = Int(count) + names.count - 1 - index
+            sink.expiredPresence(PresenceEvent(kind: .leave, author: name, room: room, members: members, color: ""))
+          }
+        }
       }
     }
   }

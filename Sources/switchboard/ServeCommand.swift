@@ -59,6 +59,7 @@ enum ServeCommand {
     \(ServeAuthOptions.help)
     \(ServeTokenOptions.help)
     \(ServeAPIOptions.help)
+    \(ServeWebhookOptions.help)
       --log-level LEVEL         trace, debug, info, notice, warning, error, critical
                                 (default info)
       --log-format FORMAT       text (default) or json: one JSON object per line, with
@@ -86,12 +87,13 @@ enum ServeCommand {
     let logOptions: LogOptions
     let advertising: ServeAdvertising.Options
     var portsFile: String?
+    var webhooks: ServeWebhookOptions?
     do {
       args = try Arguments(
         argv,
         valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeLimitOptions.valued).union(ServeGrowthOptions.valued)
           .union(ServeTLSOptions.valued).union(ServeAuthOptions.valued).union(ServeTokenOptions.valued)
-          .union(ServeAPIOptions.valued).union([
+          .union(ServeAPIOptions.valued).union(ServeWebhookOptions.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
           "redis-timeout", "ports-file",
@@ -152,6 +154,7 @@ enum ServeCommand {
       try ServeTokenOptions.apply(args, to: &config)
       try ServeAPIOptions.apply(args, to: &config)
       config.api.nodeID = ServeAPIOptions.nodeID(clustered: redis != nil, instance: config.instanceName)
+      webhooks = try ServeWebhookOptions.parse(args)
     } catch {
       return Usage.fail("serve", "\(error)")
     }
@@ -168,6 +171,7 @@ enum ServeCommand {
     let mdnsMetrics = ServeAdvertising.MetricsSlot()
     let otherMetrics = config.additionalMetrics
     config.additionalMetrics = { (otherMetrics?() ?? "") + mdnsMetrics.prometheusText }
+    webhooks?.install(into: &config)
     logger.info(
       "starting",
       metadata: [
