@@ -1,6 +1,6 @@
-import Synchronization
 import SwitchboardChat
 import SwitchboardWire
+import Synchronization
 
 /// A ``SwitchboardChat/RoomBroker`` around another that turns what passes through it into
 /// webhook events: the hub needs no change, and the events are the ones the broker already
@@ -16,7 +16,8 @@ import SwitchboardWire
 ///   Redis presence script returns with the change, atomically with it — so of two nodes
 ///   whose members come and go at once, exactly one sees the 0 → 1 (or 1 → 0).
 /// - `message.published`: a message delivered with an origin on this node
-///   (``SwitchboardChat/RoomBrokerSink/deliver(_:epoch:origin:)``), in id order per room.
+///   (``SwitchboardChat/RoomBrokerSink/deliver(_:epoch:origin:)``), in id order per room,
+///   and a server API publish (no origin) once the broker kept it, on the node it reached.
 public final class WebhookBroker: RoomBroker, RoomBrokerSink {
   /// The broker doing the work.
   public let inner: any RoomBroker
@@ -52,7 +53,26 @@ public final class WebhookBroker: RoomBroker, RoomBrokerSink {
     _ draft: MessageDraft, on executor: (any ShardExecutor)?,
     completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
   ) {
-    inner.publish(draft, on: executor, completion: completion)
+    // A message without an origin is the server API's (`POST /api/publish`): it comes back
+    // through ``deliver(_:epoch:origin:)`` without one, like another node's, so it is
+    // reported here, once the broker kept it and gave it its id, by the node the request
+    // reached.
+    guard draft.origin == nil else {
+      inner.publish(draft, on: executor, completion: completion)
+      return
+    }
+    let dispatcher = dispatcher
+    inner.publish(draft, on: executor) { result in
+      if case .success(let receipt) = result {
+        let message = draft.content
+        dispatcher.enqueue([
+          WebhookEvent(
+            type: .messagePublished, room: message.room, messageID: receipt.id, author: message.author,
+            text: message.text, time: message.time)
+        ])
+      }
+      completion?(result)
+    }
   }
 
   public func history(
@@ -149,7 +169,9 @@ public final class WebhookBroker: RoomBroker, RoomBrokerSink {
     var events: [WebhookEvent] = []
     switch event.kind {
     case .join:
-      if before == 0, after >= 1 { events.append(WebhookEvent(type: .roomOccupied, room: event.room, time: now)) }
+      if before == 0, after >= 1 {
+        events.append(WebhookEvent(type: .roomOccupied, room: event.room, time: now))
+      }
       events.append(WebhookEvent(type: .memberJoined, room: event.room, member: event.author, time: now))
     case .leave:
       events.append(WebhookEvent(type: .memberLeft, room: event.room, member: event.author, time: now))

@@ -33,7 +33,8 @@ struct WebhookTests {
 
   @Test func roomAndMemberEventsArriveInOrderSigned() async throws {
     let backend = try await BackendPeer(secret: Self.secret)
-    let server = try await serve(backend, ["--webhook-events", "room.occupied,room.vacated,member.joined,member.left,message.published"])
+    let server = try await serve(
+      backend, ["--webhook-events", "room.occupied,room.vacated,member.joined,member.left,message.published"])
     defer { server.stop() }
     var ada: LineClient? = try LineClient(SocketAddress(host: "127.0.0.1", port: server.tcp))
     try ada?.join(as: "ada")
@@ -46,7 +47,9 @@ struct WebhookTests {
     try ada?.expectLine { $0.hasPrefix("* bob has left") }
     // Two members' changes reach the broker from their own loops: one at a time keeps
     // the test's order the only one.
-    try await eventually("bob's leave") { backend.events.contains { $0.hasPrefix("event member.left lobby bob") } }
+    try await eventually("bob's leave") {
+      backend.events.contains { $0.hasPrefix("event member.left lobby bob") }
+    }
     ada = nil
     let expected = [
       "event room.occupied lobby -", "event member.joined lobby ada", "message lobby ada 1 hello hooks",
@@ -60,7 +63,26 @@ struct WebhookTests {
     }
     #expect(seen == expected)
     #expect(!backend.lines.contains { $0.hasPrefix("badsig") })
-    try await eventually("the sent counter") { try metric(server, "switchboard_webhook_events_sent_total") == 7 }
+    try await eventually("the sent counter") {
+      try metric(server, "switchboard_webhook_events_sent_total") == 7
+    }
+  }
+
+  /// A server API publish has no member behind it: the node the request reached reports
+  /// it, with the id the API answered, once.
+  @Test func aServerAPIPublishIsReportedWithItsID() async throws {
+    let backend = try await BackendPeer(secret: Self.secret)
+    let key = "webhook-test-api-key"
+    let server = try await serve(backend, ["--webhook-events", "message.published", "--api-key", key])
+    defer { server.stop() }
+    let answer = try runTool([
+      "curl", "-sS", "-H", "Authorization: Bearer \(key)", "-H", "Content-Type: application/json",
+      "-d", #"{"room":"news","text":"your order shipped","author":"shop"}"#,
+      "http://127.0.0.1:\(server.http)/api/publish",
+    ])
+    #expect(answer.contains(#""id":1"#), "the API's answer: \(answer)")
+    try await eventually("the published event") { !backend.events.isEmpty }
+    #expect(backend.events == ["message news shop 1 your order shipped"])
   }
 
   @Test func deliveriesComeAgainAfterTheReceiverFailed() async throws {
@@ -70,15 +92,18 @@ struct WebhookTests {
     defer { server.stop() }
     let ada = try LineClient(SocketAddress(host: "127.0.0.1", port: server.tcp))
     try ada.join(as: "ada")
-    try await eventually("two failed deliveries") { backend.lines.filter { $0.hasPrefix("answered 500") }.count >= 2 }
+    try await eventually("two failed deliveries") {
+      backend.lines.filter { $0.hasPrefix("answered 500") }.count >= 2
+    }
     #expect(backend.events.isEmpty)
     #expect(try metric(server, "switchboard_webhook_requests_failed_total") >= 2)
     #expect(try metrics(server).contains("switchboard_webhook_last_error{target=\"0\",kind=\"status\"} 1"))
     try await backend.mode("ok")
     try await eventually("the retried batch") { backend.events.count >= 2 }
-    #expect(backend.events.map { $0.split(separator: " ").prefix(4).joined(separator: " ") } == [
-      "event room.occupied lobby -", "event member.joined lobby ada",
-    ])
+    #expect(
+      backend.events.map { $0.split(separator: " ").prefix(4).joined(separator: " ") } == [
+        "event room.occupied lobby -", "event member.joined lobby ada",
+      ])
     try await eventually("the last error cleared") {
       try metrics(server).contains("switchboard_webhook_last_error{target=\"0\",kind=\"status\"} 0")
     }
@@ -88,10 +113,15 @@ struct WebhookTests {
     let backend = try await BackendPeer(secret: Self.secret)
     try await backend.mode("hang")
     let server = try await serve(
-      backend, ["--webhook-events", "message.published,member.joined", "--webhook-queue", "5", "--webhook-timeout", "30"])
+      backend,
+      [
+        "--webhook-events", "message.published,member.joined", "--webhook-queue", "5", "--webhook-timeout",
+        "30",
+      ])
     defer { server.stop() }
     let (reader, writer) = try (
-      LineClient(SocketAddress(host: "127.0.0.1", port: server.tcp)), LineClient(SocketAddress(host: "127.0.0.1", port: server.tcp))
+      LineClient(SocketAddress(host: "127.0.0.1", port: server.tcp)),
+      LineClient(SocketAddress(host: "127.0.0.1", port: server.tcp))
     )
     try reader.join(as: "reader")
     try writer.join(as: "w")
@@ -112,10 +142,15 @@ struct WebhookTests {
     (["--webhook", "ftp://127.0.0.1/", "--webhook-secret", secret], "is not an http:// or https:// URL"),
     (["--webhook", "http://127.0.0.1:1/", "--webhook-secret", "short"], "at least 32 needed"),
     (["--webhook", "http://127.0.0.1:1/"], "--webhook needs --webhook-secret"),
-    (["--webhook", "http://127.0.0.1:1/", "--webhook-secret", secret, "--webhook-events", "room.exploded"],
-      "unknown webhook event 'room.exploded'"),
+    (
+      ["--webhook", "http://127.0.0.1:1/", "--webhook-secret", secret, "--webhook-events", "room.exploded"],
+      "unknown webhook event 'room.exploded'"
+    ),
     (["--webhook-secret", secret], "--webhook-secret needs --webhook URL"),
-    (["--webhook", "http://127.0.0.1:1/", "--webhook-secret", secret, "--webhook-timeout", "0"], "--webhook-timeout"),
+    (
+      ["--webhook", "http://127.0.0.1:1/", "--webhook-secret", secret, "--webhook-timeout", "0"],
+      "--webhook-timeout"
+    ),
   ]
 
   @Test(arguments: badFlags)
