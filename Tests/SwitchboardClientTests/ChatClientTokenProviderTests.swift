@@ -59,6 +59,35 @@ struct ChatClientTokenProviderTests {
     await alice.stop()
   }
 
+  @Test(arguments: ["ws", "tcp"])
+  func aConnectionClosedAtExpiryAfterAFailedRefreshReconnectsWithANewToken(scheme: String) async throws {
+    let server = try refreshingServer()
+    defer { server.shutdown() }
+    struct BackendDown: Error {}
+    let calls = Mutex(0)
+    var configuration = ChatClient.Configuration.forTesting
+    configuration.tokenProvider = {
+      let n = calls.withLock { c in
+        c += 1
+        return c
+      }
+      // The refresh (second call) fails: the server closes at expiry; the reconnect asks again.
+      if n == 2 { throw BackendDown() }
+      return Self.token(ttl: n == 1 ? 2 : 600)
+    }
+    let url = scheme == "ws" ? wsURL(server) : tcpURL(server)
+    let alice = try ChatProbe(url, name: "alice", configuration: configuration)
+    try await alice.waitFor("the failed refresh") {
+      if case .error(let e) = $0 { e == .tokenUnavailable } else { false }
+    }
+    try await alice.waitConnected(count: 2, timeout: .seconds(20))
+    #expect(alice.client.refusal == nil)
+    #expect(calls.withLock { $0 } == 3)
+    try await alice.client.send("back with a new token")
+    try await eventually { server.hub.history(room: "lobby", last: 5).map(\.text).contains("back with a new token") }
+    await alice.stop()
+  }
+
   @Test func aProviderThatThrowsFailsTheConnectAttemptWithTokenUnavailable() async throws {
     let server = try refreshingServer()
     defer { server.shutdown() }
