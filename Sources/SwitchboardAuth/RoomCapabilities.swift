@@ -11,6 +11,7 @@
 ///
 /// The list form of `rooms` (`["news","team-*"]`) grants ``all`` in every room it names.
 public struct RoomCapabilities: OptionSet, Sendable, Hashable, CustomStringConvertible {
+  /// The set's bits (see ``init(rawValue:)``).
   public let rawValue: UInt8
 
   /// Makes a set from its bits (``subscribe`` 1, ``publish`` 2, ``presence`` 4, ``history`` 8).

@@ -257,7 +257,7 @@ extension ChatClient {
         events.yield(input.isPing ? .ping : .pong)
       case .closed(let code, let reason):
         if let refusal = ChatRefusal.close(code: code, reason: reason) {
-          state.withLock { _ = $0.link.refuse(refusal) }
+          state.withLock { s in if !s.isRenewable(refusal) { _ = s.link.refuse(refusal) } }
         }
         return (reason, code)
       }

@@ -59,6 +59,12 @@ extension ChatClient {
 }
 
 extension ChatClientState {
+  /// Whether `refusal` is one a new connection can get past: the connection's token ran out
+  /// (no refresh reached the server in time) and a provider can make another.
+  func isRenewable(_ refusal: ChatRefusal) -> Bool {
+    renewsTokens && refusal.reason == "token expired"
+  }
+
   /// The refresh to write before anything else, once; `nil` when none waits or the
   /// connection is not ready (a refresh belongs to the connection whose token runs out).
   mutating func takeRefresh() -> String? {

@@ -122,6 +122,7 @@ public final class ChatClient: Sendable {
     var initial = ChatClientState(
       scheme: endpoint.scheme, me: me, room: roomName, confirmsLines: configuration.lineSendCompletion == .handled)
     if let resumingFrom { initial.seed(resumingFrom) }
+    initial.renewsTokens = configuration.tokenProvider != nil
     self.state = Mutex(initial)
   }
 

@@ -98,6 +98,9 @@ struct ChatClientState {
   /// A token refresh (`auth:TOKEN` or a `refresh` frame) the writer sends next
   /// (ChatClient+Token.swift).
   var pendingRefresh: String?
+  /// Whether a token provider can make a new token (``ChatClient/Configuration/tokenProvider``):
+  /// then a connection closed because its token ran out is reconnected, not final.
+  var renewsTokens = false
   /// The replies the lines written on this connection wait for, oldest first.
   var expectedReplies: [ChatExpectedReply] = []
   /// The messages of a history request's answer received so far (it may come in parts).
@@ -229,7 +232,7 @@ struct ChatClientState {
   /// Applies one text unit from the server.
   mutating func receive(_ text: String, events: inout [ChatClient.Event], resumes: inout [ChatResume]) -> Bool {
     var kickWriter = false
-    if scheme != .ws && scheme != .wss, let refusal = ChatRefusal.line(text, room: room) {
+    if scheme != .ws && scheme != .wss, let refusal = ChatRefusal.line(text, room: room), !isRenewable(refusal) {
       // Final: the connection loop stops after this connection (ChatClient+Driver.swift).
       link.refuse(refusal)
       return false

@@ -36,26 +36,48 @@ struct ChatClientTokenProviderTests {
     let server = try refreshingServer()
     defer { server.shutdown() }
     let start = TokenVerifier.wallClockSeconds()
-    let calls = Mutex(0)
+    let calls = ProviderCalls()
     var configuration = ChatClient.Configuration.forTesting
     configuration.tokenProvider = {
       // The first token ends within 2 s; each fresh one lasts 4 s.
-      let n = calls.withLock { c in
-        c += 1
-        return c
-      }
-      return Self.token(ttl: n == 1 ? 2 : 4)
+      Self.token(ttl: calls.next() == 1 ? 2 : 4)
     }
     let url = scheme == "ws" ? wsURL(server) : tcpURL(server)
     let alice = try ChatProbe(url, name: "alice", configuration: configuration)
     try await alice.waitConnected()
     // One connect and two refreshes, past the first token's end (start + 2 at the latest).
-    try await eventually(timeout: .seconds(20), "three tokens asked for") { calls.withLock { $0 } >= 3 }
+    try await eventually(timeout: .seconds(20), "three tokens asked for") { calls.count >= 3 }
     try await eventually(timeout: .seconds(10)) { TokenVerifier.wallClockSeconds() >= start + 3 }
     #expect(alice.connectedCount == 1, "\(alice.events.suffix(8))")
     try await alice.client.send("after two refreshes")
     try await eventually { server.hub.history(room: "lobby", last: 5).map(\.text).contains("after two refreshes") }
     #expect(alice.connectedCount == 1)
+    await alice.stop()
+  }
+
+  @Test(arguments: ["ws", "tcp"])
+  func aConnectionClosedAtExpiryAfterAFailedRefreshReconnectsWithANewToken(scheme: String) async throws {
+    let server = try refreshingServer()
+    defer { server.shutdown() }
+    struct BackendDown: Error {}
+    let calls = ProviderCalls()
+    var configuration = ChatClient.Configuration.forTesting
+    configuration.tokenProvider = {
+      let n = calls.next()
+      // The refresh (second call) fails: the server closes at expiry; the reconnect asks again.
+      if n == 2 { throw BackendDown() }
+      return Self.token(ttl: n == 1 ? 2 : 600)
+    }
+    let url = scheme == "ws" ? wsURL(server) : tcpURL(server)
+    let alice = try ChatProbe(url, name: "alice", configuration: configuration)
+    try await alice.waitFor("the failed refresh") {
+      if case .error(let e) = $0 { e == .tokenUnavailable } else { false }
+    }
+    try await alice.waitConnected(count: 2, timeout: .seconds(20))
+    #expect(alice.client.refusal == nil)
+    #expect(calls.count == 3)
+    try await alice.client.send("back with a new token")
+    try await eventually { server.hub.history(room: "lobby", last: 5).map(\.text).contains("back with a new token") }
     await alice.stop()
   }
 
@@ -85,6 +107,19 @@ struct ChatClientTokenProviderTests {
     try await eventually { server.hub.who(room: "lobby") == ["bob"] }
     await bob.stop()
   }
+}
+
+/// How many times a test's token provider was called.
+final class ProviderCalls: Sendable {
+  private let calls = Mutex(0)
+  /// Counts a call; its number, from 1.
+  func next() -> Int {
+    calls.withLock { c in
+      c += 1
+      return c
+    }
+  }
+  var count: Int { calls.withLock { $0 } }
 }
 
 /// `switchboard chat --token-command` against the real `serve`: the command runs on connect

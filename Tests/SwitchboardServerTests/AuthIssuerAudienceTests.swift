@@ -52,7 +52,7 @@ struct AuthIssuerAudienceTests {
   }
 
   @Test func issuerAudienceAndTimeoutNeedAKey() async throws {
-    for flag in ["--auth-issuer", "--auth-audience", "--auth-timeout"] {
+    for flag in ["--auth-issuer", "--auth-audience", "--auth-timeout", "--token-refresh-lead"] {
       let serve = try ChildProcess(binary, ["serve", "--no-advertise", flag, "5"])
       #expect(try await serve.waitForExit() == 64)
       #expect(serve.stderr.contains("\(flag) needs --auth-secret"), "\(serve.stderr)")

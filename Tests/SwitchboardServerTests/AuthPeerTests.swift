@@ -64,6 +64,23 @@ struct AuthPeerTests {
     }
   }
 
+  @Test(.enabled(ifAvailable: PeerScriptTests.python != nil, "needs python3 with websockets"))
+  func pythonWebsocketsRefreshesItsTokenTwiceAndIsClosedAtTheLastOnesEnd() async throws {
+    try await withAuthBinaryServer { _, http, _ in
+      // The server's default lead (60 s) is cut to half the time each token has left.
+      let start = TestTokens.now
+      let lines = try await pythonPeer([
+        "ws://127.0.0.1:\(http)/?token=" + TestTokens.token(ttl: 2), "--wait", "10",
+        "--refresh", TestTokens.token(ttl: 4), "--refresh", TestTokens.token(ttl: 6),
+      ])
+      #expect(lines.filter { $0.hasPrefix(#"FRAME {"type":"token_expiring""#) }.count == 3, "\(lines)")
+      #expect(lines.filter { $0.hasPrefix(#"FRAME {"type":"token_refreshed""#) }.count == 2, "\(lines)")
+      #expect(lines.last == "CLOSE 1008 token expired", "\(lines)")
+      // Closed at the last token's end, past the first one's.
+      #expect(TestTokens.now >= start + 5)
+    }
+  }
+
   @Test(.enabled(ifAvailable: hasPyJWT, "needs python3 with PyJWT"))
   func pyjwtMintedTokensAreAccepted() async throws {
     try await withAuthBinaryServer { tcp, _, secretFile in

@@ -3,6 +3,10 @@
 the server did with it, for the token and Origin tests.
 
 usage: ws_auth_client.py URL [--bearer TOKEN] [--origin ORIGIN] [--send TEXT]... [--wait SECONDS]
+                          [--refresh TOKEN]...
+
+With --refresh, each `token_expiring` frame is answered with a `refresh` frame carrying the
+next of those tokens, in order (none left: no answer).
 
 Prints one line per event and exits 0 (the caller judges the lines):
   STATUS <code>            the upgrade was refused with this HTTP status
@@ -15,6 +19,7 @@ Works with websockets 10.4 (Debian) and the current releases.
 
 import argparse
 import asyncio
+import json
 import sys
 
 try:
@@ -57,10 +62,13 @@ async def run(args):
     try:
         for text in args.send:
             await ws.send(text)
+        refreshes = list(args.refresh)
         while True:
             frame = await asyncio.wait_for(ws.recv(), timeout=args.wait)
             if isinstance(frame, str):
                 print("FRAME " + frame, flush=True)
+                if refreshes and json.loads(frame).get("type") == "token_expiring":
+                    await ws.send(json.dumps({"type": "refresh", "data": {"token": refreshes.pop(0)}}))
     except asyncio.TimeoutError:
         print("QUIET")
         await ws.close()
@@ -79,6 +87,7 @@ def main():
     parser.add_argument("--origin")
     parser.add_argument("--send", action="append", default=[])
     parser.add_argument("--wait", type=float, default=1.0)
+    parser.add_argument("--refresh", action="append", default=[])
     asyncio.run(run(parser.parse_args()))
 
 
