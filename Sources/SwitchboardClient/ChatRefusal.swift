@@ -99,6 +99,8 @@ public struct ChatRefusal: Sendable, Hashable, CustomStringConvertible {
   /// every other close, and for a 1008 about how the connection behaved (slow consumer, idle,
   /// rate limits), which the client reconnects after.
   public static func close(code: WebSocketCloseCode?, reason: String) -> ChatRefusal? {
+    // 4003: refused by the server's auth proxy (docs/API.md, "Auth proxy").
+    if code == WebSocketCloseCode(4003) { return refusal(answer: reason) }
     guard code == .policyViolation, !transientPolicyReasons.contains(reason) else { return nil }
     return refusal(answer: reason)
   }

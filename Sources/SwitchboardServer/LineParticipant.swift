@@ -14,10 +14,14 @@ protocol LineParticipant: LocalMember {
   /// The accepted token's claims when the server checks tokens: the name is its `sub`, the
   /// rooms its `rooms`. `nil` (the default) when it checks none.
   var authClaims: TokenClaims? { get }
+  /// What the auth proxy admitted (`--auth-proxy`): the name is then fixed and the rooms
+  /// limited to its answer's. `nil` (the default) without a proxy.
+  var proxyGrant: AuthProxyGrant? { get }
 }
 
 extension LineParticipant {
   var authClaims: TokenClaims? { nil }
+  var proxyGrant: AuthProxyGrant? { nil }
 
   /// The shared bytes of `event` in the line dialect, or `nil` when this member should
   /// not see it: its own messages and notices are not echoed, binary data has no line form.
@@ -74,7 +78,11 @@ extension LineParticipant {
         reply("! " + refusal.answer)
         return
       }
-      if let claims = authClaims, name != (hub.sanitizeName(claims.subject) ?? claims.subject) {
+      if proxyGrant != nil, name != hub.member(memberID)?.name {
+        reply("! " + AuthProxyGrant.nameFixed)
+        return
+      }
+      if let claims = authClaims, proxyGrant == nil, name != (hub.sanitizeName(claims.subject) ?? claims.subject) {
         reply("! " + SessionAuth.Answer.nameFixed)
         return
       }
@@ -103,6 +111,10 @@ extension LineParticipant {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
     case .join(let room):
+      if let grant = proxyGrant, !grant.allows(room: room) {
+        reply("! " + SessionAuth.Answer.notAllowed(room))
+        return
+      }
       if let claims = authClaims, !claims.allows(room: room) {
         reply("! " + SessionAuth.Answer.notAllowed(room))
         return

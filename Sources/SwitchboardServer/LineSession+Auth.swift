@@ -14,6 +14,7 @@ extension LineSession {
   /// One line of input: the token first when one is required, then the usual commands.
   func handle(line text: String) {
     guard case .awaitingToken = auth else {
+      if proxyTakes(line: text) { return }
       perform(line: text)
       return
     }
@@ -68,13 +69,24 @@ extension LineSession {
         return
       }
       let name = context.hub.sanitizeName(claims.subject) ?? claims.subject
+      // With an auth proxy, the backend decides before the member joins.
+      if case .unasked = proxy {
+        askProxy(name: name, claims: claims, target: AuthProxyTarget(room: room), held: [])
+        armTokenExpiry(verifier: verifier)
+        return
+      }
       reply("* authenticated as \(LineDialect.escape(name))")
       context.hub.join(self, shard: context.shard, name: name, room: room, announce: true)
-      if let left = auth.timeUntilExpiry(verifier: verifier) {
-        authTimer = context.loop.scheduleLocal(after: left) { [context, memberID] in
-          guard let self = context.sessions[memberID] as? LineSession, self.auth.expire() else { return }
-          self.refuse(TokenError.expired.answer)
-        }
+      armTokenExpiry(verifier: verifier)
+    }
+  }
+
+  /// Closes the connection when the accepted token runs out.
+  private func armTokenExpiry(verifier: TokenVerifier?) {
+    if let left = auth.timeUntilExpiry(verifier: verifier) {
+      authTimer = context.loop.scheduleLocal(after: left) { [context, memberID] in
+        guard let self = context.sessions[memberID] as? LineSession, self.auth.expire() else { return }
+        self.refuse(TokenError.expired.answer)
       }
     }
   }

@@ -28,6 +28,8 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
   /// Fires at `--auth-timeout` while no token was accepted, then when the accepted token
   /// runs out.
   var authTimer: Scheduled?
+  /// The auth proxy's verdict on this connection (LineSession+AuthProxy.swift): `off` without one.
+  var proxy: AuthProxyState
   /// `--max-message-rate` (nil: off); see LineSession+Limits.swift.
   var rateLimit: MessageRateLimiter?
   /// `--max-byte-rate` (nil: off).
@@ -41,6 +43,7 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
     self.memberID = context.hub.nextMemberID()
     self.framer = LineFramer(maxLineLength: context.configuration.maxLineLength)
     self.auth = SessionAuth(verifier: context.configuration.tokenVerifier)
+    self.proxy = AuthProxyState(proxy: context.core.authProxy != nil, room: context.configuration.defaultRoom)
     connection.limits.maximumBuffered = context.configuration.maxBufferedPerConnection
     connection.byteCounter = context.stats.line
     connection.limits.farewellTime = context.configuration.slowConsumerFarewellTime
@@ -53,8 +56,9 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
     context.sessions[memberID] = self
     context.metrics.tcpOpen.add(1, ordering: .relaxed)
     // In the room from the start (silently), so nothing sent meanwhile is lost; with tokens
-    // required, only once one was accepted (LineSession+Auth.swift).
-    if auth.isAdmitted {
+    // required, only once one was accepted (LineSession+Auth.swift); with an auth proxy, only
+    // once it admitted the connection (LineSession+AuthProxy.swift).
+    if auth.isAdmitted, case .off = proxy {
       context.hub.join(
         self, shard: context.shard, name: "Client \(memberID.raw)", room: context.configuration.defaultRoom,
         announce: false)
@@ -207,6 +211,7 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
     nameTimer?.cancel()
     authTimer?.cancel()
     idleTimer?.cancel()
+    proxy.close()
     context.hub.leave(memberID)
   }
 

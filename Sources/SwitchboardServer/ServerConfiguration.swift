@@ -84,6 +84,9 @@ public struct ServerConfiguration: Sendable {
   /// from its `rooms`, and the UDP port answers every datagram with a refusal. `nil`, the
   /// default, checks none (docs/SECURITY.md, "Tokens in the server").
   public var tokenVerifier: TokenVerifier? = nil
+  /// The app's backend that admits, renames or refuses each connection when it names itself
+  /// (`--auth-proxy`; docs/API.md, "Auth proxy"); `nil`, the default, asks nobody.
+  public var authProxy: AuthProxyConfiguration? = nil
   /// Which browser origins may open a WebSocket (`--allow-origin`; docs/SECURITY.md, "Origin
   /// policy"). The default allows the server's own pages and clients that send no `Origin`.
   public var originPolicy = OriginPolicy()

@@ -16,6 +16,8 @@ final class ServerCore: Sendable {
   let logger: Log
   /// Set when a shutdown begins: `/readyz` then answers 503 while the goodbyes go out.
   let shuttingDown = Atomic<Bool>(false)
+  /// The auth proxy (`--auth-proxy`), `nil` when none is configured.
+  let authProxy: AuthProxy?
   /// The rate of `refused a connection` log lines: ten at once, then one every ten seconds,
   /// the next written one saying how many were held back (a connect loop would otherwise
   /// write one line per attempt).
@@ -27,6 +29,8 @@ final class ServerCore: Sendable {
     self.metrics = ServerMetrics(loops: max(1, configuration.loopCount), additional: configuration.additionalMetrics)
     self.connections = ConnectionLimiter(
       maxTotal: configuration.limits.maxConnections, maxPerIP: configuration.limits.maxConnectionsPerIP)
+    let proxyMetrics = metrics.authProxy
+    self.authProxy = configuration.authProxy.map { AuthProxy(configuration: $0, metrics: proxyMetrics) }
     let reporter = StoreFailureReporter(logger: logger, metrics: metrics)
     self.hub = ChatHub(
       configuration: configuration.hubConfiguration, broker: broker,

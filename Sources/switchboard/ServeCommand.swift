@@ -57,6 +57,7 @@ enum ServeCommand {
                                 command and connect timeout; a publish fails after twice it,
                                 the pub/sub probe runs every SECONDS and waits 0.6 of it
     \(ServeAuthOptions.help)
+    \(ServeAuthProxyOptions.help)
       --log-level LEVEL         trace, debug, info, notice, warning, error, critical
                                 (default info)
       --log-format FORMAT       text (default) or json: one JSON object per line, with
@@ -88,7 +89,8 @@ enum ServeCommand {
       args = try Arguments(
         argv,
         valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeLimitOptions.valued).union(ServeGrowthOptions.valued)
-          .union(ServeTLSOptions.valued).union(ServeAuthOptions.valued).union([
+          .union(ServeTLSOptions.valued).union(ServeAuthOptions.valued)
+          .union(ServeAuthProxyOptions.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
           "redis-timeout", "ports-file",
@@ -146,6 +148,7 @@ enum ServeCommand {
       logOptions = try LogOptions(args, defaultLevel: .info)
       redis = try ServeRedis.configuration(args.values("redis"), timeout: try args.double("redis-timeout"))
       try ServeAuthOptions.apply(args, to: &config)
+      try ServeAuthProxyOptions.apply(args, to: &config)
     } catch {
       return Usage.fail("serve", "\(error)")
     }

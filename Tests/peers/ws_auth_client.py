@@ -2,7 +2,7 @@
 """Opens one WebSocket to switchboard with the python `websockets` client and reports what
 the server did with it, for the token and Origin tests.
 
-usage: ws_auth_client.py URL [--bearer TOKEN] [--origin ORIGIN] [--send TEXT]... [--wait SECONDS]
+usage: ws_auth_client.py URL [--bearer TOKEN] [--cookie COOKIE] [--origin ORIGIN] [--send TEXT]... [--wait SECONDS]
 
 Prints one line per event and exits 0 (the caller judges the lines):
   STATUS <code>            the upgrade was refused with this HTTP status
@@ -44,6 +44,8 @@ async def run(args):
     headers = {}
     if args.bearer:
         headers["Authorization"] = "Bearer " + args.bearer
+    if args.cookie:
+        headers["Cookie"] = args.cookie
     try:
         ws = await connect(args.url, headers, args.origin)
     except Exception as error:  # the refused upgrade's exception differs by version
@@ -76,6 +78,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("url")
     parser.add_argument("--bearer")
+    parser.add_argument("--cookie")
     parser.add_argument("--origin")
     parser.add_argument("--send", action="append", default=[])
     parser.add_argument("--wait", type=float, default=1.0)

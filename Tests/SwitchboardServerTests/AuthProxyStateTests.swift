@@ -1,0 +1,138 @@
+import SwitchboardAuth
+import SwitchboardIO
+import SwitchboardTestSupport
+import Testing
+
+@testable import SwitchboardServer
+
+/// The auth proxy's per-connection state machine and its answer cache, without sockets.
+@Suite(.onTestThreads)
+struct AuthProxyStateTests {
+  let target = AuthProxyTarget(room: "lobby")
+
+  @Test func withoutAProxyNothingIsIntercepted() {
+    var state = AuthProxyState(proxy: false, room: "lobby")
+    #expect(!state.intercepts)
+    let r1 = state.ask(name: "alice", target: target, held: [], timer: nil)
+    #expect(!r1)
+    let r2 = state.hold(.text("hi"), limit: 10)
+    #expect(r2 == .deliver)
+    guard case .stale = state.decide(.success(.allow(name: nil, rooms: nil))) else {
+      Issue.record("an answer without a question must be stale")
+      return
+    }
+  }
+
+  @Test func anAllowAdmitsWithTheHeldInputInOrder() {
+    var state = AuthProxyState(proxy: true, room: "lobby")
+    #expect(state.intercepts)
+    #expect(state.target == target)
+    let r3 = state.ask(name: "alice", target: target, held: [.text("first")], timer: nil)
+    #expect(r3)
+    let r4 = state.ask(name: "again", target: target, held: [], timer: nil)
+    #expect(!r4)
+    let r5 = state.hold(.text("second"), limit: 100)
+    #expect(r5 == .held)
+    let r6 = state.hold(.binary([1, 2]), limit: 100)
+    #expect(r6 == .held)
+    guard case .admit(let grant, let to, let held, let asked) = state.decide(.success(.allow(name: "al", rooms: nil)))
+    else {
+      Issue.record("not admitted")
+      return
+    }
+    #expect(grant.name == "al")
+    #expect(asked == "alice")
+    #expect(to == target)
+    #expect(held == [.text("first"), .text("second"), .binary([1, 2])])
+    #expect(!state.intercepts)
+    #expect(state.grant == grant)
+    // A second answer (the timeout's, say) changes nothing.
+    guard case .stale = state.decide(.failure(.timedOut)) else {
+      Issue.record("a late answer must be stale")
+      return
+    }
+    #expect(state.grant == grant)
+  }
+
+  @Test func theNameAskedForStaysWhenTheAnswerGivesNone() {
+    var state = AuthProxyState(proxy: true, room: "lobby")
+    _ = state.ask(name: "alice", target: target, held: [], timer: nil)
+    guard case .admit(let grant, _, _, _) = state.decide(.success(.allow(name: nil, rooms: [RoomPattern("team-*")!])))
+    else {
+      Issue.record("not admitted")
+      return
+    }
+    #expect(grant.name == "alice")
+    #expect(grant.allows(room: "team-a"))
+    #expect(!grant.allows(room: "lobby"))
+    #expect(grant.landingRoom(preferred: "lobby") == nil)
+    #expect(AuthProxyGrant(name: nil, rooms: [RoomPattern("x*")!, RoomPattern("home")!]).landingRoom(preferred: "lobby") == "home")
+  }
+
+  @Test func denialsFailuresAndOverflowRefuse() {
+    var denied = AuthProxyState(proxy: true, room: "lobby")
+    _ = denied.ask(name: "bob", target: target, held: [], timer: nil)
+    guard case .deny(let reason) = denied.decide(.success(.deny(reason: "banned"))) else {
+      Issue.record("not denied")
+      return
+    }
+    #expect(reason == "banned")
+    #expect(denied.intercepts)
+    let r7 = denied.hold(.text("x"), limit: 100)
+    #expect(r7 == .deliver)
+
+    var failed = AuthProxyState(proxy: true, room: "lobby")
+    _ = failed.ask(name: nil, target: target, held: [], timer: nil)
+    guard case .fail(.status(500)) = failed.decide(.failure(.status(500))) else {
+      Issue.record("not failed")
+      return
+    }
+
+    var flooded = AuthProxyState(proxy: true, room: "lobby")
+    _ = flooded.ask(name: nil, target: target, held: [.text("12345")], timer: nil)
+    let r8 = flooded.hold(.text("123"), limit: 8)
+    #expect(r8 == .held)
+    let r9 = flooded.hold(.text("1"), limit: 8)
+    #expect(r9 == .overflow)
+    guard case .stale = flooded.decide(.success(.allow(name: nil, rooms: nil))) else {
+      Issue.record("a refused connection must not be admitted by a late answer")
+      return
+    }
+  }
+
+  @Test func aClosedConnectionDropsItsLateAnswer() {
+    var state = AuthProxyState(proxy: true, room: "lobby")
+    _ = state.ask(name: "alice", target: target, held: [], timer: nil)
+    state.close()
+    guard case .stale = state.decide(.success(.allow(name: nil, rooms: nil))) else {
+      Issue.record("a closed connection must not be admitted")
+      return
+    }
+  }
+
+  @Test func theCacheKeepsAnswersForItsLifetimeOnly() {
+    let start = Deadline.now()
+    let cache = AuthProxyCache(lifetime: .seconds(2))
+    cache.store(.deny(reason: "no"), for: "k", now: start)
+    #expect(cache.answer(for: "k", now: start.adding(.seconds(1))) == .deny(reason: "no"))
+    #expect(cache.answer(for: "other", now: start) == nil)
+    #expect(cache.answer(for: "k", now: start.adding(.seconds(2))) == nil)
+    let off = AuthProxyCache(lifetime: .zero)
+    off.store(.deny(reason: "no"), for: "k", now: start)
+    #expect(off.answer(for: "k", now: start) == nil)
+  }
+
+  @Test(arguments: [
+    ("http://127.0.0.1:8080/auth", "127.0.0.1", 8080, "/auth"), ("http://backend", "backend", 80, "/"),
+    ("http://[::1]:9/a?b=c", "::1", 9, "/a?b=c"),
+  ])
+  func proxyURLsParse(_ text: String, _ host: String, _ port: Int, _ path: String) throws {
+    let url = try #require(AuthProxyURL(text))
+    #expect(url.host == host && url.port == port && url.path == path)
+  }
+
+  @Test(arguments: ["https://x/", "http://", "http://:80/", "http://h:0/", "http://h:99999/", "http://u@h/", "ftp://h/", "http://h/a b"])
+  func badProxyURLsAreRefused(_ text: String) {
+    #expect(AuthProxyURL(text) == nil)
+  }
+}
