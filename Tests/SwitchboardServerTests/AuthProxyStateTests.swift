@@ -13,10 +13,10 @@ struct AuthProxyStateTests {
   @Test func withoutAProxyNothingIsIntercepted() {
     var state = AuthProxyState(proxy: false, room: "lobby")
     #expect(!state.intercepts)
-    let r1 = state.ask(name: "alice", target: target, held: [], timer: nil)
-    #expect(!r1)
-    let r2 = state.hold(.text("hi"), limit: 10)
-    #expect(r2 == .deliver)
+    let asked = state.ask(name: "alice", target: target, held: [], timer: nil)
+    #expect(!asked)
+    let held = state.hold(.text("hi"), limit: 10)
+    #expect(held == .deliver)
     guard case .stale = state.decide(.success(.allow(name: nil, rooms: nil))) else {
       Issue.record("an answer without a question must be stale")
       return
@@ -27,21 +27,21 @@ struct AuthProxyStateTests {
     var state = AuthProxyState(proxy: true, room: "lobby")
     #expect(state.intercepts)
     #expect(state.target == target)
-    let r3 = state.ask(name: "alice", target: target, held: [.text("first")], timer: nil)
-    #expect(r3)
-    let r4 = state.ask(name: "again", target: target, held: [], timer: nil)
-    #expect(!r4)
-    let r5 = state.hold(.text("second"), limit: 100)
-    #expect(r5 == .held)
-    let r6 = state.hold(.binary([1, 2]), limit: 100)
-    #expect(r6 == .held)
-    guard case .admit(let grant, let to, let held, let asked) = state.decide(.success(.allow(name: "al", rooms: nil)))
+    let asked = state.ask(name: "alice", target: target, held: [.text("first")], timer: nil)
+    #expect(asked)
+    let askedAgain = state.ask(name: "again", target: target, held: [], timer: nil)
+    #expect(!askedAgain)
+    let heldText = state.hold(.text("second"), limit: 100)
+    #expect(heldText == .held)
+    let heldBinary = state.hold(.binary([1, 2]), limit: 100)
+    #expect(heldBinary == .held)
+    guard case .admit(let grant, let to, let held, let askedName) = state.decide(.success(.allow(name: "al", rooms: nil)))
     else {
       Issue.record("not admitted")
       return
     }
     #expect(grant.name == "al")
-    #expect(asked == "alice")
+    #expect(askedName == "alice")
     #expect(to == target)
     #expect(held == [.text("first"), .text("second"), .binary([1, 2])])
     #expect(!state.intercepts)
@@ -78,8 +78,8 @@ struct AuthProxyStateTests {
     }
     #expect(reason == "banned")
     #expect(denied.intercepts)
-    let r7 = denied.hold(.text("x"), limit: 100)
-    #expect(r7 == .deliver)
+    let afterDenial = denied.hold(.text("x"), limit: 100)
+    #expect(afterDenial == .deliver)
 
     var failed = AuthProxyState(proxy: true, room: "lobby")
     _ = failed.ask(name: nil, target: target, held: [], timer: nil)
@@ -90,10 +90,10 @@ struct AuthProxyStateTests {
 
     var flooded = AuthProxyState(proxy: true, room: "lobby")
     _ = flooded.ask(name: nil, target: target, held: [.text("12345")], timer: nil)
-    let r8 = flooded.hold(.text("123"), limit: 8)
-    #expect(r8 == .held)
-    let r9 = flooded.hold(.text("1"), limit: 8)
-    #expect(r9 == .overflow)
+    let withinLimit = flooded.hold(.text("123"), limit: 8)
+    #expect(withinLimit == .held)
+    let overLimit = flooded.hold(.text("1"), limit: 8)
+    #expect(overLimit == .overflow)
     guard case .stale = flooded.decide(.success(.allow(name: nil, rooms: nil))) else {
       Issue.record("a refused connection must not be admitted by a late answer")
       return

@@ -159,6 +159,44 @@ struct AuthProxyTests {
     }
   }
 
+  @Test func aTokenHoldersClaimsAreSentAndTheBackendMayRenameIt() async throws {
+    let backend = try await Backend(rules: #"{"alice": {"allow": true, "name": "Alice (verified)"}}"#)
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authproxy-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(at: directory) }
+    let secretFile = directory.appendingPathComponent("secret").path
+    try Data(TestTokens.secret).write(to: URL(fileURLWithPath: secretFile))
+    try await withProxy(backend, ["--auth-secret-file", secretFile]) { server in
+      let c = try line(server)
+      try c.sendLine("auth:" + TestTokens.token())
+      try c.expectLine("* authenticated as Alice (verified)")
+      try c.sendLine("/who")
+      try c.expectLine { $0.hasPrefix("* in lobby") && $0.hasSuffix("Alice (verified)") }
+      let asked = try #require(try backend.requests().first)
+      #expect(asked["name"] as? String == "alice")
+      #expect((asked["claims"] as? [String: Any])?["sub"] as? String == "alice")
+      #expect((asked["claims"] as? [String: Any])?["rooms"] as? [String] == ["lobby", "team-*"])
+      // The WebSocket's token rides in the query; the backend sees its claims, not the token.
+      let ws = try await pythonWS(["ws://127.0.0.1:\(server.http)/?token=" + TestTokens.token()])
+      #expect(ws.contains(#"FRAME {"type":"name","data":"Alice (verified)"}"#), "\(ws)")
+      let wsAsked = try #require(try backend.requests().last)
+      #expect((wsAsked["query"] as? [String: Any])?["token"] == nil)
+      #expect((wsAsked["claims"] as? [String: Any])?["sub"] as? String == "alice")
+    }
+  }
+
+  @Test(.enabled(ifAvailable: PeerScriptTests.chromium != nil, "needs chromium"))
+  func theWebPageShowsTheBackendsRefusal() async throws {
+    let backend = try await Backend()
+    try await withProxy(backend) { server in
+      let peer = try ChildProcess(
+        PeerScriptTests.python!,
+        ["\(PeerScriptTests.peersDirectory)/browser_auth_proxy.py", "\(server.http)", "\(server.tcp)", "--timeout", "150"])
+      let status = try await peer.waitForExit(timeout: .seconds(210))
+      #expect(status == 0, "\(peer.stdout.suffix(800)) \(peer.stderr.suffix(800))")
+    }
+  }
+
   @Test func theUDPPortIsClosedToChatBehindAProxy() async throws {
     let backend = try await Backend()
     try await withProxy(backend) { server in
