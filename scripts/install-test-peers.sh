@@ -46,6 +46,15 @@ if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import websockets' >/dev/
     || echo "install-test-peers: could not install python websockets (tests that need it are skipped)" >&2
 fi
 
+# python3 `aiohttp` (Tests/peers/backend.py: the app backend the outbound HTTP client, the
+# webhooks and the auth hook talk to), from PyPI, the same way.
+if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import aiohttp' >/dev/null 2>&1; then
+  echo "install-test-peers: pip install aiohttp"
+  python3 -m pip install -q --disable-pip-version-check aiohttp >/dev/null 2>&1 \
+    || python3 -m pip install -q --disable-pip-version-check --break-system-packages aiohttp >/dev/null 2>&1 \
+    || echo "install-test-peers: could not install python aiohttp (tests that need it are skipped)" >&2
+fi
+
 # python3 `PyJWT` with `cryptography` (scripts/security/pyjwt-peer.py: the token interop
 # suites), from PyPI, the same way.
 if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import jwt, cryptography' >/dev/null 2>&1; then
