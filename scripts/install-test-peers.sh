@@ -64,15 +64,6 @@ if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import jwt, cryptography'
     || echo "install-test-peers: could not install python PyJWT (tests that need it are skipped)" >&2
 fi
 
-# python3 `aiohttp` (Tests/peers/auth_backend.py: the auth proxy's backend), from PyPI, the
-# same way.
-if command -v python3 >/dev/null 2>&1 && ! python3 -c 'import aiohttp' >/dev/null 2>&1; then
-  echo "install-test-peers: pip install aiohttp"
-  python3 -m pip install -q --disable-pip-version-check aiohttp >/dev/null 2>&1 \
-    || python3 -m pip install -q --disable-pip-version-check --break-system-packages aiohttp >/dev/null 2>&1 \
-    || echo "install-test-peers: could not install python aiohttp (tests that need it are skipped)" >&2
-fi
-
 # node `ws` (node_ws_client.js): this node is not Debian's, so the Debian package is
 # unpacked rather than installed; use NODE_PATH=$SWITCHBOARD_PEERS_CACHE/node-ws/usr/share/nodejs.
 PEERS_CACHE="${SWITCHBOARD_PEERS_CACHE:-/var/cache/switchboard-peers}"

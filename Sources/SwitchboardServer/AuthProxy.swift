@@ -1,21 +1,37 @@
 import SwitchboardAuth
 import SwitchboardChat
+import SwitchboardHTTP
 import SwitchboardIO
 import SwitchboardLog
 
-/// The server's auth proxy (`serve --auth-proxy URL`): the outbound client, the answer cache
-/// and the counters, shared by every loop (docs/API.md, "Auth proxy").
+/// The server's auth proxy (`serve --auth-proxy URL`): the outbound HTTP client it asks
+/// through, the answer cache and the counters, shared by every loop (docs/API.md, "Auth
+/// proxy").
+///
+/// The questions go out on an ``OutboundHTTPClient`` with a loop of its own, so no chat loop
+/// ever waits on the backend; at most ``AuthProxyConfiguration/maxInFlight`` are out at once
+/// (more fail at once: fail closed), and an answer is read up to
+/// ``AuthProxyAnswer/maxBytes``.
 final class AuthProxy: Sendable {
   let configuration: AuthProxyConfiguration
-  let client: AuthProxyClient
   let cache: AuthProxyCache
   let metrics: AuthProxyMetrics
+  /// `nil` when its loop could not start: every question then fails (closed).
+  private let client: OutboundHTTPClient?
 
-  init(configuration: AuthProxyConfiguration, metrics: AuthProxyMetrics) {
+  init(configuration: AuthProxyConfiguration, metrics: AuthProxyMetrics, logger: Log) {
     self.configuration = configuration
-    self.client = AuthProxyClient(configuration: configuration)
     self.cache = AuthProxyCache(lifetime: configuration.cacheTime)
     self.metrics = metrics
+    do {
+      client = try OutboundHTTPClient(
+        configuration: OutboundHTTPConfiguration(
+          timeout: configuration.timeout, maxAnswerBytes: AuthProxyAnswer.maxBytes,
+          maxInFlight: configuration.maxInFlight))
+    } catch {
+      logger.error("auth proxy client cannot start: every connection will be refused", metadata: ["error": "\(error)"])
+      client = nil
+    }
   }
 
   /// Asks about `request` (the cache first) and calls `done` on `loop` with the answer or
@@ -30,13 +46,35 @@ final class AuthProxy: Sendable {
       loop.execute { done(.success(answer)) }
       return
     }
+    guard let client else {
+      loop.execute { done(.failure(.unavailable)) }
+      return
+    }
     metrics.requests.add(1, ordering: .relaxed)
     let cache = self.cache
-    client.ask(request.encoded()) { result in
-      if case .success(let answer) = result { cache.store(answer, for: key, now: Deadline.now()) }
+    let headers: HTTPHeaders = [
+      "Content-Type": "application/json", "Accept": "application/json", "User-Agent": "switchboard-auth-proxy",
+    ]
+    client.post(configuration.url, headers: headers, body: Array(request.encoded().utf8)) { response in
+      let result: Result<AuthProxyAnswer, AuthProxyFailure>
+      switch response {
+      case .success(let answer):
+        do throws(AuthProxyAnswerError) {
+          let decoded = try AuthProxyAnswer.decode(answer.body)
+          cache.store(decoded, for: key, now: Deadline.now())
+          result = .success(decoded)
+        } catch {
+          result = .failure(.badAnswer(error))
+        }
+      case .failure(let error):
+        result = .failure(.request(error))
+      }
       loop.execute { done(result) }
     }
   }
+
+  /// Stops the outbound client (its loop and connections); questions still out fail.
+  func shutdown() { client?.shutdown() }
 
   /// Counts a decision the session is about to carry out, and logs a refusal (info) or a
   /// failure (warning) with the connection's details.

@@ -30,7 +30,8 @@ final class ServerCore: Sendable {
     self.connections = ConnectionLimiter(
       maxTotal: configuration.limits.maxConnections, maxPerIP: configuration.limits.maxConnectionsPerIP)
     let proxyMetrics = metrics.authProxy
-    self.authProxy = configuration.authProxy.map { AuthProxy(configuration: $0, metrics: proxyMetrics) }
+    let logger = configuration.logger
+    self.authProxy = configuration.authProxy.map { AuthProxy(configuration: $0, metrics: proxyMetrics, logger: logger) }
     let reporter = StoreFailureReporter(logger: logger, metrics: metrics)
     self.hub = ChatHub(
       configuration: configuration.hubConfiguration, broker: broker,

@@ -6,7 +6,7 @@ enum ServeAuthProxyOptions {
   static let valued: Set<String> = ["auth-proxy", "auth-proxy-timeout", "auth-proxy-cache"]
 
   static let help = """
-      --auth-proxy URL          ask the app's backend (http://HOST[:PORT]/PATH, a JSON POST)
+      --auth-proxy URL          ask the app's backend (http[s]://HOST[:PORT]/PATH, a JSON POST)
                                 whether each connection may enter, under which name and into
                                 which rooms, when it names itself; no answer means refused
                                 (docs/API.md, "Auth proxy"); UDP chat is then off
@@ -18,7 +18,7 @@ enum ServeAuthProxyOptions {
     """
 
   /// Reads the flags into `config`.
-  /// - Throws: `Arguments.UsageError` for a URL that is not `http://HOST[:PORT][/PATH]`, a
+  /// - Throws: `Arguments.UsageError` for a URL that is not `http[s]://HOST[:PORT][/PATH]`, a
   ///   timeout or cache time out of range, or a timeout or cache time without `--auth-proxy`.
   static func apply(_ args: Arguments, to config: inout ServerConfiguration) throws {
     let timeout = try args.double("auth-proxy-timeout")
@@ -30,8 +30,11 @@ enum ServeAuthProxyOptions {
       }
       return
     }
-    guard let url = AuthProxyURL(raw) else {
-      throw Arguments.UsageError(description: "--auth-proxy: '\(raw)' is not an http://HOST[:PORT][/PATH] URL")
+    let url: OutboundURL
+    do {
+      url = try OutboundURL(raw)
+    } catch {
+      throw Arguments.UsageError(description: "--auth-proxy: \(error)")
     }
     var proxy = AuthProxyConfiguration(url: url)
     if let timeout {
