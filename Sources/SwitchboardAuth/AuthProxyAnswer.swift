@@ -82,7 +82,8 @@ public enum AuthProxyAnswer: Sendable, Hashable {
     var bytes = 0
     for character in reason {
       let c: Character =
-        character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) ? " " : character
+        character.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        ? " " : character
       let size = String(c).utf8.count
       guard bytes + size <= maxReasonBytes else { break }
       out.append(c)

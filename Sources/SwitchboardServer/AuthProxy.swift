@@ -29,7 +29,8 @@ final class AuthProxy: Sendable {
           timeout: configuration.timeout, maxAnswerBytes: AuthProxyAnswer.maxBytes,
           maxInFlight: configuration.maxInFlight))
     } catch {
-      logger.error("auth proxy client cannot start: every connection will be refused", metadata: ["error": "\(error)"])
+      logger.error(
+        "auth proxy client cannot start: every connection will be refused", metadata: ["error": "\(error)"])
       client = nil
     }
   }
@@ -53,7 +54,8 @@ final class AuthProxy: Sendable {
     metrics.requests.add(1, ordering: .relaxed)
     let cache = self.cache
     let headers: HTTPHeaders = [
-      "Content-Type": "application/json", "Accept": "application/json", "User-Agent": "switchboard-auth-proxy",
+      "Content-Type": "application/json", "Accept": "application/json",
+      "User-Agent": "switchboard-auth-proxy",
     ]
     client.post(configuration.url, headers: headers, body: Array(request.encoded().utf8)) { response in
       let result: Result<AuthProxyAnswer, AuthProxyFailure>
@@ -78,19 +80,58 @@ final class AuthProxy: Sendable {
 
   /// Counts a decision the session is about to carry out, and logs a refusal (info) or a
   /// failure (warning) with the connection's details.
-  func record(_ decision: AuthProxyState.Decision, logger: Log, peer: SocketAddress?, member: MemberID, dialect: String) {
+  func record(
+    _ decision: AuthProxyState.Decision, logger: Log, peer: SocketAddress?, member: MemberID, dialect: String
+  ) {
     switch decision {
-    case .admit:
+    case .admit, .join:
       metrics.allowed.add(1, ordering: .relaxed)
+    case .joinRefused(let reason, nil, _):
+      metrics.denied.add(1, ordering: .relaxed)
+      logger.info(
+        "auth proxy refused a join",
+        metadata: .connection(peer: peer, member: member, dialect: dialect, error: reason))
+    case .joinRefused(_, let failure?, _):
+      metrics.failures.add(1, ordering: .relaxed)
+      logger.warning(
+        "auth proxy failed",
+        metadata: .connection(peer: peer, member: member, dialect: dialect, error: "\(failure)"))
     case .deny(let reason):
       metrics.denied.add(1, ordering: .relaxed)
-      logger.info("auth proxy refused", metadata: .connection(peer: peer, member: member, dialect: dialect, error: reason))
+      logger.info(
+        "auth proxy refused",
+        metadata: .connection(peer: peer, member: member, dialect: dialect, error: reason))
     case .fail(let failure):
       metrics.failures.add(1, ordering: .relaxed)
       logger.warning(
-        "auth proxy failed", metadata: .connection(peer: peer, member: member, dialect: dialect, error: "\(failure)"))
+        "auth proxy failed",
+        metadata: .connection(peer: peer, member: member, dialect: dialect, error: "\(failure)"))
     case .stale:
       break
+    }
+  }
+}
+
+/// A session that asks the auth proxy (line and WebSocket): the answer, or the timeout, is
+/// handed to it on its loop.
+protocol AuthProxyAsking: AnyObject {
+  func proxyAnswered(_ result: Result<AuthProxyAnswer, AuthProxyFailure>)
+}
+
+extension LoopContext {
+  /// The timer that ends `member`'s wait at `--auth-proxy-timeout`: no answer by then refuses.
+  func authProxyTimer(for member: MemberID, _ proxy: AuthProxy) -> Scheduled {
+    loop.scheduleLocal(after: proxy.configuration.timeout) { [self] in
+      (sessions[member] as? AuthProxyAsking)?.proxyAnswered(.failure(.timedOut))
+    }
+  }
+
+  /// Sends `request` for `member`; the answer reaches the session on this loop if it is still
+  /// open (a closed one has left the loop's table: its late answer is dropped).
+  func send(_ request: AuthProxyRequest, for member: MemberID, via proxy: AuthProxy) {
+    let bound = LoopBound(self, on: loop)
+    proxy.ask(request, on: loop) { result in
+      (bound.value.sessions[member] as? AuthProxyAsking)?.proxyAnswered(result)
     }
   }
 }

@@ -6,12 +6,15 @@ import SwitchboardIO
 ///
 /// ```
 ///  off                                       (no proxy: nothing to ask)
-///  unasked ─names itself / first input→ pending ─allow→ admitted
+///  unasked ─names itself / first input→ pending ─allow→ admitted ─join another room→ pending(previous)
 ///                                          ├──deny, failure, timeout, held input over limit→ refused
+///  pending(previous) ─allow→ admitted (joins) │ deny, failure, timeout→ admitted (stays where it is)
 /// ```
 ///
-/// While ``pending(_:)`` the connection is in no room and its input is held (bounded by
-/// bytes) and delivered only once it is admitted; a refusal drops it. The session carries out
+/// While ``pending(_:)`` the connection's input is held (bounded by bytes) and delivered only
+/// once the answer came. At the first question it is in no room and a refusal drops it; a
+/// join's question (asked only when the admission's answer gave no `rooms`) leaves the member
+/// where it is, and a refusal only refuses the join. The session carries out
 /// what each transition answers; an answer arriving in any state but ``pending(_:)`` (late,
 /// after a timeout or a close) is stale and changes nothing.
 enum AuthProxyState {
@@ -45,6 +48,11 @@ enum AuthProxyState {
     case deny(reason: String)
     /// No usable answer: tell ``AuthProxyFailure/answer`` and close (fail closed).
     case fail(AuthProxyFailure)
+    /// A join's question was allowed: join `target`, then deliver `held`.
+    case join(AuthProxyTarget, held: [AuthProxyHeld])
+    /// A join's question was refused (`reason`) or got no usable answer (`failure`): the member
+    /// stays where it is and is told; then deliver `held`.
+    case joinRefused(reason: String, failure: AuthProxyFailure?, held: [AuthProxyHeld])
     /// The connection was not waiting (a late answer): nothing to do.
     case stale
   }
@@ -65,6 +73,16 @@ enum AuthProxyState {
     }
   }
 
+  /// Whether the connection was already admitted (a refusal or failure then refuses a join,
+  /// not the connection).
+  var wasAdmitted: Bool {
+    switch self {
+    case .admitted: true
+    case .pending(let pending): pending.previous != nil
+    case .off, .unasked, .refused: false
+    }
+  }
+
   /// The grant once admitted.
   var grant: AuthProxyGrant? {
     if case .admitted(let grant) = self { grant } else { nil }
@@ -75,12 +93,30 @@ enum AuthProxyState {
     if case .unasked(let target) = self { target } else { nil }
   }
 
-  /// Sends the question: `unasked → pending`, holding `held` (the input that caused it, when
+  /// Sends `request`: `unasked → pending`, holding `held` (the input that caused it, when
   /// it was not the name itself) and joining `target`. `false` (nothing changes) unless unasked.
-  mutating func ask(name: String?, target: AuthProxyTarget, held: [AuthProxyHeld], timer: Scheduled?) -> Bool {
+  mutating func ask(
+    _ request: AuthProxyRequest, target: AuthProxyTarget, held: [AuthProxyHeld], timer: Scheduled?
+  ) -> Bool {
     guard case .unasked = self else { return false }
-    self = .pending(AuthProxyPending(target: target, name: name, held: held, timer: timer))
+    self = .pending(AuthProxyPending(request: request, target: target, held: held, timer: timer))
     return true
+  }
+
+  /// The question for joining `target` when the admission's answer left rooms to be asked
+  /// about (it gave no `rooms`): `admitted → pending(previous)`. `nil` (nothing changes) when
+  /// not admitted, when the answer's `rooms` decide (``AuthProxyGrant/allows(room:)``), or
+  /// for the room the member is in.
+  mutating func askToJoin(_ target: AuthProxyTarget, from room: String?, timer: () -> Scheduled?)
+    -> AuthProxyRequest?
+  {
+    guard case .admitted(let grant) = self, grant.rooms == nil, target.room != room else { return nil }
+    var request = grant.request
+    request.room = target.room
+    request.name = grant.name
+    self = .pending(
+      AuthProxyPending(request: request, target: target, held: [], timer: timer(), previous: grant))
+    return request
   }
 
   /// Input while pending: held up to `limit` bytes in all.
@@ -103,11 +139,23 @@ enum AuthProxyState {
   mutating func decide(_ result: Result<AuthProxyAnswer, AuthProxyFailure>) -> Decision {
     guard case .pending(let pending) = self else { return .stale }
     pending.timer?.cancel()
+    if let previous = pending.previous {
+      self = .admitted(previous)
+      switch result {
+      case .success(.allow(_, let rooms)):
+        self = .admitted(AuthProxyGrant(name: previous.name, rooms: rooms, request: previous.request))
+        return .join(pending.target, held: pending.held)
+      case .success(.deny(let reason)):
+        return .joinRefused(reason: reason, failure: nil, held: pending.held)
+      case .failure(let failure):
+        return .joinRefused(reason: AuthProxyFailure.answer, failure: failure, held: pending.held)
+      }
+    }
     switch result {
     case .success(.allow(let name, let rooms)):
-      let grant = AuthProxyGrant(name: name ?? pending.name, rooms: rooms)
+      let grant = AuthProxyGrant(name: name ?? pending.request.name, rooms: rooms, request: pending.request)
       self = .admitted(grant)
-      return .admit(grant, target: pending.target, held: pending.held, asked: pending.name)
+      return .admit(grant, target: pending.target, held: pending.held, asked: pending.request.name)
     case .success(.deny(let reason)):
       self = .refused
       return .deny(reason: reason)
@@ -137,20 +185,26 @@ struct AuthProxyTarget: Equatable {
 
 /// A connection waiting for the proxy's answer.
 struct AuthProxyPending {
+  /// The question (its `name` is the one asked for; `nil`: it sent something else first).
+  var request: AuthProxyRequest
   var target: AuthProxyTarget
-  /// The name it asked for (`nil`: it sent something else first).
-  var name: String?
   var held: [AuthProxyHeld]
   var heldBytes = 0
   /// Fires at `--auth-proxy-timeout`: no answer by then is a refusal.
   var timer: Scheduled?
+  /// For a join's question, what the member was admitted with (kept whatever the answer).
+  var previous: AuthProxyGrant?
 
-  init(target: AuthProxyTarget, name: String?, held: [AuthProxyHeld], timer: Scheduled?) {
+  init(
+    request: AuthProxyRequest, target: AuthProxyTarget, held: [AuthProxyHeld], timer: Scheduled?,
+    previous: AuthProxyGrant? = nil
+  ) {
+    self.request = request
     self.target = target
-    self.name = name
     self.held = held
     self.heldBytes = held.reduce(0) { $0 + $1.byteCount }
     self.timer = timer
+    self.previous = previous
   }
 }
 
@@ -174,6 +228,8 @@ enum AuthProxyHeld: Equatable {
 struct AuthProxyGrant: Equatable {
   let name: String?
   let rooms: [RoomPattern]?
+  /// The question that admitted it (a join's question is this one with another room).
+  let request: AuthProxyRequest
 
   /// Whether the member may be in `room`.
   func allows(room: String) -> Bool {

@@ -8,7 +8,7 @@ import SwitchboardWire
 /// (or `/nick NAME`) with that name, anything else with none (that line is held and handled
 /// once admitted) — or, with tokens on, the accepted `auth:` line asks with the token's name
 /// and claims. Lines sent meanwhile are held (bounded); a refusal is `! REASON`, then close.
-extension LineSession {
+extension LineSession: AuthProxyAsking {
   /// What the auth proxy admitted (``LineParticipant`` fixes the name and limits the rooms).
   var proxyGrant: AuthProxyGrant? { proxy.grant }
 
@@ -50,23 +50,26 @@ extension LineSession {
   /// `claims` if one was accepted, `held` the input to deliver once admitted.
   func askProxy(name: String?, claims: TokenClaims?, target: AuthProxyTarget, held: [AuthProxyHeld]) {
     guard let proxyService = context.core.authProxy else { return }
-    let timeout = proxyService.configuration.timeout
-    let timer = context.loop.scheduleLocal(after: timeout) { [context, memberID] in
-      (context.sessions[memberID] as? LineSession)?.proxyAnswered(.failure(.timedOut))
-    }
-    guard proxy.ask(name: name, target: target, held: held, timer: timer) else {
-      timer.cancel()
-      return
-    }
     let request = AuthProxyRequest(
       transport: "tcp", peer: connection.remoteAddress?.ipAddress ?? "", name: name, room: target.room,
       claims: claims?.all)
-    let bound = LoopBound(context, on: context.loop)
-    let memberID = self.memberID
-    proxyService.ask(request, on: context.loop) { result in
-      // A closed connection has left the loop's table: its late answer is dropped here.
-      (bound.value.sessions[memberID] as? LineSession)?.proxyAnswered(result)
+    let timer = context.authProxyTimer(for: memberID, proxyService)
+    guard proxy.ask(request, target: target, held: held, timer: timer) else {
+      timer.cancel()
+      return
     }
+    context.send(request, for: memberID, via: proxyService)
+  }
+
+  /// `/join ROOM` of an admitted member whose admission gave no `rooms`: asks the backend.
+  func proxyTakes(join room: String) -> Bool {
+    guard let proxyService = context.core.authProxy,
+      let request = proxy.askToJoin(
+        AuthProxyTarget(room: room), from: context.hub.member(memberID)?.room,
+        timer: { context.authProxyTimer(for: memberID, proxyService) })
+    else { return false }
+    context.send(request, for: memberID, via: proxyService)
+    return true
   }
 
   /// The answer (or the timeout) for this connection.
@@ -100,10 +103,21 @@ extension LineSession {
           reply("* you are now \(LineDialect.escape(now))")
         }
       }
-      for input in held {
-        guard !closing, case .text(let line) = input else { continue }
-        perform(line: line)
-      }
+      deliver(held)
+    case .join(let target, let held):
+      joinAsAsked(target.room)
+      deliver(held)
+    case .joinRefused(let reason, _, let held):
+      reply("! " + LineDialect.escape(reason))
+      deliver(held)
+    }
+  }
+
+  /// Lines held while the answer was awaited, in order.
+  private func deliver(_ held: [AuthProxyHeld]) {
+    for input in held {
+      guard !closing, case .text(let line) = input else { continue }
+      perform(line: line)
     }
   }
 

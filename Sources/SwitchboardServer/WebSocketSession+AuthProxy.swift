@@ -14,7 +14,7 @@ import SwitchboardWire
 /// frame `auth_refused` and a close 4003 with the reason; no usable answer (timeout,
 /// unreachable backend, non-2xx, malformed answer) is `auth_unavailable` and a close 1013
 /// (try again later), both final for a client that reconnects only after other closes.
-extension WebSocketSession {
+extension WebSocketSession: AuthProxyAsking {
   /// The close code of a refusal by the backend.
   static let proxyRefusedClose = WebSocketCloseCode(4003)
 
@@ -77,27 +77,33 @@ extension WebSocketSession {
 
   private func askProxy(name: String?, target: AuthProxyTarget, held: [AuthProxyHeld]) {
     guard let proxyService = context.core.authProxy, var request = target.request else { return }
-    let timer = context.loop.scheduleLocal(after: proxyService.configuration.timeout) { [context, memberID] in
-      (context.sessions[memberID] as? WebSocketSession)?.proxyAnswered(.failure(.timedOut))
-    }
-    guard proxy.ask(name: name, target: target, held: held, timer: timer) else {
+    request.name = name
+    let timer = context.authProxyTimer(for: memberID, proxyService)
+    guard proxy.ask(request, target: target, held: held, timer: timer) else {
       timer.cancel()
       return
     }
-    request.name = name
-    let bound = LoopBound(context, on: context.loop)
-    let memberID = self.memberID
-    proxyService.ask(request, on: context.loop) { result in
-      // A closed session has left the loop's table: its late answer is dropped here.
-      (bound.value.sessions[memberID] as? WebSocketSession)?.proxyAnswered(result)
-    }
+    context.send(request, for: memberID, via: proxyService)
+  }
+
+  /// A `join` frame of an admitted member whose admission gave no `rooms`: `true` when the
+  /// backend is being asked about the room (joined once it allows).
+  func proxyTakes(join target: AuthProxyTarget) -> Bool {
+    guard let proxyService = context.core.authProxy,
+      let request = proxy.askToJoin(
+        target, from: context.hub.member(memberID)?.room,
+        timer: { context.authProxyTimer(for: memberID, proxyService) })
+    else { return false }
+    context.send(request, for: memberID, via: proxyService)
+    return true
   }
 
   /// The answer (or the timeout) for this session.
   func proxyAnswered(_ result: Result<AuthProxyAnswer, AuthProxyFailure>) {
     let decision = proxy.decide(result)
     context.core.authProxy?.record(
-      decision, logger: context.logger, peer: connection.remoteAddress, member: memberID, dialect: "websocket")
+      decision, logger: context.logger, peer: connection.remoteAddress, member: memberID, dialect: "websocket"
+    )
     switch decision {
     case .stale:
       return
@@ -108,7 +114,8 @@ extension WebSocketSession {
     case .admit(let grant, let target, let held, _):
       guard let room = grant.landingRoom(preferred: target.room) else {
         refuse(
-          code: "room_forbidden", answer: SessionAuth.Answer.notAllowed(target.room), close: Self.proxyRefusedClose)
+          code: "room_forbidden", answer: SessionAuth.Answer.notAllowed(target.room),
+          close: Self.proxyRefusedClose)
         return
       }
       if let refusal = context.admitRoom(room) {
@@ -118,11 +125,22 @@ extension WebSocketSession {
       joinRoom(room, since: target.since, epoch: target.epoch)
       let name = grant.name.map { context.hub.sanitizeName($0) ?? $0 } ?? "Client \(memberID.raw)"
       setName(name, decided: true)
-      for input in held where !connection.isClosed {
-        switch input {
-        case .text(let text): handleText(text)
-        case .binary(let data): handleBinary(data)
-        }
+      deliver(held)
+    case .join(let target, let held):
+      joinRoom(target.room, since: target.since, epoch: target.epoch)
+      deliver(held)
+    case .joinRefused(let reason, let failure, let held):
+      sendText(JSONDialect.error(code: failure == nil ? "auth_refused" : "auth_unavailable", message: reason))
+      deliver(held)
+    }
+  }
+
+  /// Frames held while the answer was awaited, in order.
+  private func deliver(_ held: [AuthProxyHeld]) {
+    for input in held where !connection.isClosed {
+      switch input {
+      case .text(let text): handleText(text)
+      case .binary(let data): handleBinary(data)
       }
     }
   }

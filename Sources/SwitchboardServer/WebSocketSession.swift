@@ -335,6 +335,8 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
           sendText(JSONDialect.error(code: "room_forbidden", message: SessionAuth.Answer.notAllowed(room)))
         } else if let room, let refusal = context.admitJoin(of: memberID, to: room) {
           sendText(JSONDialect.error(code: refusal.code, message: refusal.message))
+        } else if let room, proxyTakes(join: AuthProxyTarget(room: room, since: since, epoch: epoch)) {
+          // Joined once the auth proxy allows it (WebSocketSession+AuthProxy.swift).
         } else if room != nil || since != nil || epoch != nil {
           joinRoom(
             room ?? context.hub.member(memberID)?.room ?? context.configuration.defaultRoom, since: since,

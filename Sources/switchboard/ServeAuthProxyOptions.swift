@@ -39,7 +39,8 @@ enum ServeAuthProxyOptions {
     var proxy = AuthProxyConfiguration(url: url)
     if let timeout {
       guard (0.05...60).contains(timeout) else {
-        throw Arguments.UsageError(description: "--auth-proxy-timeout must be 0.05-60 seconds, not \(timeout)")
+        throw Arguments.UsageError(
+          description: "--auth-proxy-timeout must be 0.05-60 seconds, not \(timeout)")
       }
       proxy.timeout = .milliseconds(Int64(timeout * 1000))
     }

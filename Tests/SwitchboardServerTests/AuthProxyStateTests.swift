@@ -10,10 +10,14 @@ import Testing
 struct AuthProxyStateTests {
   let target = AuthProxyTarget(room: "lobby")
 
+  private func request(_ name: String?) -> AuthProxyRequest {
+    AuthProxyRequest(transport: "tcp", peer: "127.0.0.1", name: name, room: "lobby")
+  }
+
   @Test func withoutAProxyNothingIsIntercepted() {
     var state = AuthProxyState(proxy: false, room: "lobby")
     #expect(!state.intercepts)
-    let asked = state.ask(name: "alice", target: target, held: [], timer: nil)
+    let asked = state.ask(request("alice"), target: target, held: [], timer: nil)
     #expect(!asked)
     let held = state.hold(.text("hi"), limit: 10)
     #expect(held == .deliver)
@@ -27,15 +31,17 @@ struct AuthProxyStateTests {
     var state = AuthProxyState(proxy: true, room: "lobby")
     #expect(state.intercepts)
     #expect(state.target == target)
-    let asked = state.ask(name: "alice", target: target, held: [.text("first")], timer: nil)
+    let asked = state.ask(request("alice"), target: target, held: [.text("first")], timer: nil)
     #expect(asked)
-    let askedAgain = state.ask(name: "again", target: target, held: [], timer: nil)
+    let askedAgain = state.ask(request("again"), target: target, held: [], timer: nil)
     #expect(!askedAgain)
     let heldText = state.hold(.text("second"), limit: 100)
     #expect(heldText == .held)
     let heldBinary = state.hold(.binary([1, 2]), limit: 100)
     #expect(heldBinary == .held)
-    guard case .admit(let grant, let to, let held, let askedName) = state.decide(.success(.allow(name: "al", rooms: nil)))
+    guard
+      case .admit(let grant, let to, let held, let askedName) = state.decide(
+        .success(.allow(name: "al", rooms: nil)))
     else {
       Issue.record("not admitted")
       return
@@ -56,8 +62,10 @@ struct AuthProxyStateTests {
 
   @Test func theNameAskedForStaysWhenTheAnswerGivesNone() {
     var state = AuthProxyState(proxy: true, room: "lobby")
-    _ = state.ask(name: "alice", target: target, held: [], timer: nil)
-    guard case .admit(let grant, _, _, _) = state.decide(.success(.allow(name: nil, rooms: [RoomPattern("team-*")!])))
+    _ = state.ask(request("alice"), target: target, held: [], timer: nil)
+    guard
+      case .admit(let grant, _, _, _) = state.decide(
+        .success(.allow(name: nil, rooms: [RoomPattern("team-*")!])))
     else {
       Issue.record("not admitted")
       return
@@ -66,12 +74,14 @@ struct AuthProxyStateTests {
     #expect(grant.allows(room: "team-a"))
     #expect(!grant.allows(room: "lobby"))
     #expect(grant.landingRoom(preferred: "lobby") == nil)
-    #expect(AuthProxyGrant(name: nil, rooms: [RoomPattern("x*")!, RoomPattern("home")!]).landingRoom(preferred: "lobby") == "home")
+    #expect(
+      AuthProxyGrant(name: nil, rooms: [RoomPattern("x*")!, RoomPattern("home")!], request: request(nil))
+        .landingRoom(preferred: "lobby") == "home")
   }
 
   @Test func denialsFailuresAndOverflowRefuse() {
     var denied = AuthProxyState(proxy: true, room: "lobby")
-    _ = denied.ask(name: "bob", target: target, held: [], timer: nil)
+    _ = denied.ask(request("bob"), target: target, held: [], timer: nil)
     guard case .deny(let reason) = denied.decide(.success(.deny(reason: "banned"))) else {
       Issue.record("not denied")
       return
@@ -82,14 +92,14 @@ struct AuthProxyStateTests {
     #expect(afterDenial == .deliver)
 
     var failed = AuthProxyState(proxy: true, room: "lobby")
-    _ = failed.ask(name: nil, target: target, held: [], timer: nil)
+    _ = failed.ask(request(nil), target: target, held: [], timer: nil)
     guard case .fail(.request(.status(500))) = failed.decide(.failure(.request(.status(500)))) else {
       Issue.record("not failed")
       return
     }
 
     var flooded = AuthProxyState(proxy: true, room: "lobby")
-    _ = flooded.ask(name: nil, target: target, held: [.text("12345")], timer: nil)
+    _ = flooded.ask(request(nil), target: target, held: [.text("12345")], timer: nil)
     let withinLimit = flooded.hold(.text("123"), limit: 8)
     #expect(withinLimit == .held)
     let overLimit = flooded.hold(.text("1"), limit: 8)
@@ -102,12 +112,47 @@ struct AuthProxyStateTests {
 
   @Test func aClosedConnectionDropsItsLateAnswer() {
     var state = AuthProxyState(proxy: true, room: "lobby")
-    _ = state.ask(name: "alice", target: target, held: [], timer: nil)
+    _ = state.ask(request("alice"), target: target, held: [], timer: nil)
     state.close()
     guard case .stale = state.decide(.success(.allow(name: nil, rooms: nil))) else {
       Issue.record("a closed connection must not be admitted")
       return
     }
+  }
+
+  @Test func aJoinIsAskedAboutOnlyWhenTheAdmissionGaveNoRoomsAndARefusalKeepsTheMember() {
+    var state = AuthProxyState(proxy: true, room: "lobby")
+    _ = state.ask(request("alice"), target: target, held: [], timer: nil)
+    _ = state.decide(.success(.allow(name: "Alice", rooms: nil)))
+    #expect(state.askToJoin(target, from: "lobby", timer: { nil }) == nil)
+    let question = state.askToJoin(AuthProxyTarget(room: "team"), from: "lobby", timer: { nil })
+    #expect(question?.room == "team" && question?.name == "Alice")
+    #expect(state.intercepts)
+    let held = state.hold(.text("after the join"), limit: 100)
+    #expect(held == .held)
+    guard case .joinRefused("not you", nil, let kept) = state.decide(.success(.deny(reason: "not you")))
+    else {
+      Issue.record("the join was not refused")
+      return
+    }
+    #expect(kept == [.text("after the join")])
+    #expect(state.grant?.name == "Alice")
+    _ = state.askToJoin(AuthProxyTarget(room: "team"), from: "lobby", timer: { nil })
+    guard case .joinRefused(_, .timedOut?, _) = state.decide(.failure(.timedOut)) else {
+      Issue.record("a join without an answer was not refused")
+      return
+    }
+    _ = state.askToJoin(AuthProxyTarget(room: "team"), from: "lobby", timer: { nil })
+    guard
+      case .join(let to, _) = state.decide(.success(.allow(name: "ignored", rooms: [RoomPattern("team")!])))
+    else {
+      Issue.record("the join was not allowed")
+      return
+    }
+    #expect(to.room == "team")
+    // The name stays; the join's answer's rooms now decide without asking.
+    #expect(state.grant?.name == "Alice")
+    #expect(state.askToJoin(AuthProxyTarget(room: "other"), from: "team", timer: { nil }) == nil)
   }
 
   @Test func theCacheKeepsAnswersForItsLifetimeOnly() {

@@ -6,7 +6,9 @@ import Testing
 /// Tests/peers/auth_backend.py's interpreter.
 enum AuthBackendPeer {
   /// The first python3 on `PATH` with aiohttp.
-  static let python: String? = Executables.tools("python3").first { commandSucceeds([$0, "-c", "import aiohttp"]) }
+  static let python: String? = Executables.tools("python3").first {
+    commandSucceeds([$0, "-c", "import aiohttp"])
+  }
 }
 
 /// `serve --auth-proxy` against a real backend nobody here wrote the HTTP of
@@ -15,8 +17,10 @@ enum AuthBackendPeer {
 /// a slow, stopped or broken backend refuses (fail closed); answers are cached for
 /// `--auth-proxy-cache`; a slow backend stalls nobody else.
 @Suite(
-  .onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"),
-  .enabled(ifAvailable: AuthBackendPeer.python != nil, "needs python3 with aiohttp (scripts/install-test-peers.sh)"))
+  .onTestThreads,
+  .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"),
+  .enabled(
+    ifAvailable: AuthBackendPeer.python != nil, "needs python3 with aiohttp (scripts/install-test-peers.sh)"))
 struct AuthProxyTests {
   static let rules = #"""
     {"bob": {"allow": false, "reason": "banned"},
@@ -47,7 +51,8 @@ struct AuthProxyTests {
     /// How many questions it received (its `/requests`).
     func requestCount() throws -> Int {
       let out = try runTool(["curl", "-s", "http://127.0.0.1:\(port)/requests"])
-      guard let data = out.data(using: .utf8), let list = try JSONSerialization.jsonObject(with: data) as? [Any]
+      guard let data = out.data(using: .utf8),
+        let list = try JSONSerialization.jsonObject(with: data) as? [Any]
       else { throw TestFailure("bad /requests: \(out)") }
       return list.count
     }
@@ -78,7 +83,8 @@ struct AuthProxyTests {
 
   /// Runs Tests/peers/ws_auth_client.py and returns its report lines.
   private func pythonWS(_ args: [String]) async throws -> [String] {
-    let peer = try ChildProcess(PeerScriptTests.python!, ["\(PeerScriptTests.peersDirectory)/ws_auth_client.py"] + args)
+    let peer = try ChildProcess(
+      PeerScriptTests.python!, ["\(PeerScriptTests.peersDirectory)/ws_auth_client.py"] + args)
     #expect(try await peer.waitForExit(timeout: .seconds(30)) == 0, "\(peer.stderr.suffix(800))")
     return peer.stdout.split(separator: "\n").map(String.init)
   }
@@ -120,6 +126,37 @@ struct AuthProxyTests {
     }
   }
 
+  @Test func joiningAnotherRoomIsAskedAboutWhenTheAdmissionGaveNoRooms() async throws {
+    let vipOnly =
+      #"{"erin": {"room": "lobby", "then": {"allow": true}, "else": {"allow": false, "reason": "not in that room"}}}"#
+    let backend = try await Backend(rules: vipOnly)
+    try await withProxy(backend) { server in
+      let erin = try line(server)
+      try erin.join(as: "erin")
+      try erin.sendLine("/join vip")
+      try erin.expectLine("! not in that room")
+      // Still in the lobby, still chatting.
+      try erin.sendLine("/who")
+      try erin.expectLine { $0.hasPrefix("* in lobby") }
+      let asked = try backend.requests().last
+      #expect(asked?["room"] as? String == "vip")
+      #expect(asked?["name"] as? String == "erin")
+      try backend.setRules(#"{"erin": {"allow": true}}"#)
+      try erin.sendLine("/join vip")
+      try erin.expectLine { $0.hasPrefix("* you are now in vip") }
+      // A WebSocket's join frame too: refused, and the connection stays.
+      try backend.setRules(vipOnly)
+      let refused = try await pythonWS([
+        "ws://127.0.0.1:\(server.http)/?name=erin", "--send", #"{"type":"join","data":{"room":"secret"}}"#,
+      ])
+      #expect(refused.contains(#"FRAME {"type":"name","data":"erin"}"#), "\(refused)")
+      #expect(
+        refused.contains { $0.contains(#""code":"auth_refused""#) && $0.contains("not in that room") },
+        "\(refused)")
+      #expect(refused.last == "QUIET", "\(refused)")
+    }
+  }
+
   @Test func aFirstLineThatIsNotANameAsksWithNoneAndIsDeliveredOnceAdmitted() async throws {
     let backend = try await Backend(rules: #"{"": {"allow": true, "name": "anon"}}"#)
     try await withProxy(backend) { server in
@@ -150,10 +187,13 @@ struct AuthProxyTests {
       // No name at all: the backend decides by the upgrade's cookie.
       let good = try await pythonWS(["\(base)/", "--cookie", "session=good", "--send", #"{"type":"who"}"#])
       #expect(good.contains(#"FRAME {"type":"name","data":"cookie-user"}"#), "\(good)")
-      #expect(good.contains { $0.hasPrefix(#"FRAME {"type":"members""#) && $0.contains("cookie-user") }, "\(good)")
+      #expect(
+        good.contains { $0.hasPrefix(#"FRAME {"type":"members""#) && $0.contains("cookie-user") }, "\(good)")
       let bad = try await pythonWS(["\(base)/", "--cookie", "session=stolen", "--send", "{\"type\":\"who\"}"])
       #expect(bad.last == "CLOSE 4003 log in first", "\(bad)")
-      let asked = try backend.requests().first { ($0["headers"] as? [String: Any])?["cookie"] as? String == "session=good" }
+      let asked = try backend.requests().first {
+        ($0["headers"] as? [String: Any])?["cookie"] as? String == "session=good"
+      }
       #expect(asked?["transport"] as? String == "websocket")
       #expect((asked?["query"] as? [String: Any])?.isEmpty == true)
     }
@@ -161,7 +201,8 @@ struct AuthProxyTests {
 
   @Test func aTokenHoldersClaimsAreSentAndTheBackendMayRenameIt() async throws {
     let backend = try await Backend(rules: #"{"alice": {"allow": true, "name": "Alice (verified)"}}"#)
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authproxy-\(UUID().uuidString)")
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "authproxy-\(UUID().uuidString)")
     try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     defer { try? FileManager.default.removeItem(at: directory) }
     let secretFile = directory.appendingPathComponent("secret").path
@@ -191,7 +232,10 @@ struct AuthProxyTests {
     try await withProxy(backend) { server in
       let peer = try ChildProcess(
         PeerScriptTests.python!,
-        ["\(PeerScriptTests.peersDirectory)/browser_auth_proxy.py", "\(server.http)", "\(server.tcp)", "--timeout", "150"])
+        [
+          "\(PeerScriptTests.peersDirectory)/browser_auth_proxy.py", "\(server.http)", "\(server.tcp)",
+          "--timeout", "150",
+        ])
       let status = try await peer.waitForExit(timeout: .seconds(210))
       #expect(status == 0, "\(peer.stdout.suffix(800)) \(peer.stderr.suffix(800))")
     }

@@ -13,6 +13,7 @@ JSON object, by the request's name ("" for none; "*" for any other name):
   {"delay": SECONDS, ...}                           wait this long first, then the rest
   {"cookie": "c=v", "then": RULE, "else": RULE}     RULE when the Cookie header is exactly c=v
   {"bearer": "T", "then": RULE, "else": RULE}       the same for `Authorization: Bearer T`
+  {"room": "R", "then": RULE, "else": RULE}         the same for the request's room
 Without a rule for the name: allow. The control endpoints, for the test:
   GET  /requests   every request body received so far, a JSON array, in order
   POST /rules      replaces the rules (a JSON object as above)
@@ -43,6 +44,8 @@ class Backend:
         while "then" in rule:
             if "cookie" in rule:
                 hit = (body.get("headers") or {}).get("cookie") == rule["cookie"]
+            elif "room" in rule:
+                hit = body.get("room") == rule["room"]
             else:
                 hit = (body.get("headers") or {}).get("authorization") == "Bearer " + rule["bearer"]
             rule = rule["then"] if hit else rule.get("else", {"allow": False, "reason": "who are you?"})
