@@ -119,8 +119,34 @@ protocol AuthProxyAsking: AnyObject {
 }
 
 extension LoopContext {
+  /// Sends `member`'s first question (`state`: `unasked → pending`), holding `held`.
+  func askAuthProxy(
+    _ request: AuthProxyRequest, target: AuthProxyTarget, held: [AuthProxyHeld], state: inout AuthProxyState,
+    for member: MemberID
+  ) {
+    guard let proxy = core.authProxy else { return }
+    let timer = authProxyTimer(for: member, proxy)
+    guard state.ask(request, target: target, held: held, timer: timer) else {
+      timer.cancel()
+      return
+    }
+    send(request, for: member, via: proxy)
+  }
+
+  /// Asks about an admitted `member` joining `target` when its admission gave no `rooms`
+  /// (``AuthProxyState/askToJoin(_:from:timer:)``): `true` when the question went out (the
+  /// join happens once it is allowed), `false` to join as usual.
+  func askAuthProxy(join target: AuthProxyTarget, state: inout AuthProxyState, for member: MemberID) -> Bool {
+    guard let proxy = core.authProxy,
+      let request = state.askToJoin(
+        target, from: hub.member(member)?.room, timer: { authProxyTimer(for: member, proxy) })
+    else { return false }
+    send(request, for: member, via: proxy)
+    return true
+  }
+
   /// The timer that ends `member`'s wait at `--auth-proxy-timeout`: no answer by then refuses.
-  func authProxyTimer(for member: MemberID, _ proxy: AuthProxy) -> Scheduled {
+  private func authProxyTimer(for member: MemberID, _ proxy: AuthProxy) -> Scheduled {
     loop.scheduleLocal(after: proxy.configuration.timeout) { [self] in
       (sessions[member] as? AuthProxyAsking)?.proxyAnswered(.failure(.timedOut))
     }
@@ -128,7 +154,7 @@ extension LoopContext {
 
   /// Sends `request` for `member`; the answer reaches the session on this loop if it is still
   /// open (a closed one has left the loop's table: its late answer is dropped).
-  func send(_ request: AuthProxyRequest, for member: MemberID, via proxy: AuthProxy) {
+  private func send(_ request: AuthProxyRequest, for member: MemberID, via proxy: AuthProxy) {
     let bound = LoopBound(self, on: loop)
     proxy.ask(request, on: loop) { result in
       (bound.value.sessions[member] as? AuthProxyAsking)?.proxyAnswered(result)

@@ -49,27 +49,15 @@ extension LineSession: AuthProxyAsking {
   /// Sends the question for this connection: `name` (nil: none asked for), the token's
   /// `claims` if one was accepted, `held` the input to deliver once admitted.
   func askProxy(name: String?, claims: TokenClaims?, target: AuthProxyTarget, held: [AuthProxyHeld]) {
-    guard let proxyService = context.core.authProxy else { return }
     let request = AuthProxyRequest(
       transport: "tcp", peer: connection.remoteAddress?.ipAddress ?? "", name: name, room: target.room,
       claims: claims?.all)
-    let timer = context.authProxyTimer(for: memberID, proxyService)
-    guard proxy.ask(request, target: target, held: held, timer: timer) else {
-      timer.cancel()
-      return
-    }
-    context.send(request, for: memberID, via: proxyService)
+    context.askAuthProxy(request, target: target, held: held, state: &proxy, for: memberID)
   }
 
   /// `/join ROOM` of an admitted member whose admission gave no `rooms`: asks the backend.
   func proxyTakes(join room: String) -> Bool {
-    guard let proxyService = context.core.authProxy,
-      let request = proxy.askToJoin(
-        AuthProxyTarget(room: room), from: context.hub.member(memberID)?.room,
-        timer: { context.authProxyTimer(for: memberID, proxyService) })
-    else { return false }
-    context.send(request, for: memberID, via: proxyService)
-    return true
+    context.askAuthProxy(join: AuthProxyTarget(room: room), state: &proxy, for: memberID)
   }
 
   /// The answer (or the timeout) for this connection.

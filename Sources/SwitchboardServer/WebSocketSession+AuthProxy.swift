@@ -76,26 +76,15 @@ extension WebSocketSession: AuthProxyAsking {
   }
 
   private func askProxy(name: String?, target: AuthProxyTarget, held: [AuthProxyHeld]) {
-    guard let proxyService = context.core.authProxy, var request = target.request else { return }
+    guard var request = target.request else { return }
     request.name = name
-    let timer = context.authProxyTimer(for: memberID, proxyService)
-    guard proxy.ask(request, target: target, held: held, timer: timer) else {
-      timer.cancel()
-      return
-    }
-    context.send(request, for: memberID, via: proxyService)
+    context.askAuthProxy(request, target: target, held: held, state: &proxy, for: memberID)
   }
 
   /// A `join` frame of an admitted member whose admission gave no `rooms`: `true` when the
   /// backend is being asked about the room (joined once it allows).
   func proxyTakes(join target: AuthProxyTarget) -> Bool {
-    guard let proxyService = context.core.authProxy,
-      let request = proxy.askToJoin(
-        target, from: context.hub.member(memberID)?.room,
-        timer: { context.authProxyTimer(for: memberID, proxyService) })
-    else { return false }
-    context.send(request, for: memberID, via: proxyService)
-    return true
+    context.askAuthProxy(join: target, state: &proxy, for: memberID)
   }
 
   /// The answer (or the timeout) for this session.
