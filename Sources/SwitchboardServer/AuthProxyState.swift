@@ -17,7 +17,10 @@ import SwitchboardIO
 /// where it is, and a refusal only refuses the join. The session carries out
 /// what each transition answers; an answer arriving in any state but ``pending(_:)`` (late,
 /// after a timeout or a close) is stale and changes nothing.
-enum AuthProxyState {
+///
+/// `indirect`: every session holds one, and without a proxy it must cost a session no more
+/// than a word (the payloads, a request and held input, are boxed).
+indirect enum AuthProxyState {
   /// No auth proxy is configured.
   case off
   /// A proxy is configured and the connection has not named itself (nor sent anything) yet.

@@ -83,11 +83,13 @@ extension LineSession: AuthProxyAsking {
         return
       }
       let name = grant.name.map { context.hub.sanitizeName($0) ?? $0 } ?? "Client \(memberID.raw)"
+      // A token holder is told its name with `* authenticated as`, as without a proxy.
+      let told = auth.claims != nil ? name : asked
       if auth.claims != nil { reply("* authenticated as \(LineDialect.escape(name))") }
       context.hub.join(self, shard: context.shard, name: name, room: room, announce: true) { [self] result in
         guard !closing, context.hub.member(memberID)?.room == result.room else { return }
-        // Told when the name is not the one asked for (the backend's, or made unique).
-        if let now = context.hub.member(memberID)?.name, now != asked {
+        // Told when the name is not the one it was told (the backend's, or made unique).
+        if let now = context.hub.member(memberID)?.name, now != told {
           reply("* you are now \(LineDialect.escape(now))")
         }
       }

@@ -27,6 +27,11 @@ struct AuthProxyStateTests {
     }
   }
 
+  /// Every session holds one: without a proxy it costs a word (SessionFootprintTests).
+  @Test func theStateIsOneWord() {
+    #expect(MemoryLayout<AuthProxyState>.size == MemoryLayout<Int>.size)
+  }
+
   @Test func anAllowAdmitsWithTheHeldInputInOrder() {
     var state = AuthProxyState(proxy: true, room: "lobby")
     #expect(state.intercepts)
