@@ -114,6 +114,8 @@ public struct ChatRefusal: Sendable, Hashable, CustomStringConvertible {
     if code == disconnectedCloseCode {
       return ChatRefusal(kind: .disconnected, reason: reason.isEmpty ? "disconnected by the server" : reason)
     }
+    // 4003: refused by the server's auth proxy (docs/API.md, "Auth proxy").
+    if code == WebSocketCloseCode(4003) { return refusal(answer: reason) }
     guard code == .policyViolation, !transientPolicyReasons.contains(reason) else { return nil }
     return refusal(answer: reason)
   }

@@ -209,6 +209,7 @@ public final class ChatServer: Sendable {
     group.shutdownGracefully()
     // Everything published is with the broker now: keep it (commit the store) before exiting.
     core.hub.broker.close()
+    core.authProxy?.shutdown()
     state.withLock { $0.lifecycle.stopped() }
   }
 }

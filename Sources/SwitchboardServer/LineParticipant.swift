@@ -22,6 +22,12 @@ protocol LineParticipant: LocalMember {
   func resolveCapabilities(in room: String)
   /// An `auth:` line after the first: a token refresh (docs/SECURITY.md, "Token refresh").
   func refresh(token: String)
+  /// What the auth proxy admitted (`--auth-proxy`): the name is then fixed and the rooms
+  /// limited to its answer's. `nil` (the default) without a proxy.
+  var proxyGrant: AuthProxyGrant? { get }
+  /// `/join ROOM` at the auth proxy's gate: `true` when the backend is being asked about it
+  /// (the join happens once it allows). `false` (the default) to join as usual.
+  func proxyTakes(join room: String) -> Bool
 }
 
 extension LineParticipant {
@@ -48,6 +54,8 @@ extension LineParticipant {
     reply(ServerDisconnect.line(reason: reason))
     quit()
   }
+  var proxyGrant: AuthProxyGrant? { nil }
+  func proxyTakes(join room: String) -> Bool { false }
 
   /// The shared bytes of `event` in the line dialect, or `nil` when this member should
   /// not see it: its own messages and notices are not echoed, binary data has no line form.
@@ -101,7 +109,11 @@ extension LineParticipant {
         reply("! " + refusal.answer)
         return
       }
-      if let claims = authClaims, name != (hub.sanitizeName(claims.subject) ?? claims.subject) {
+      if proxyGrant != nil, name != hub.member(memberID)?.name {
+        reply("! " + AuthProxyGrant.nameFixed)
+        return
+      }
+      if let claims = authClaims, proxyGrant == nil, name != (hub.sanitizeName(claims.subject) ?? claims.subject) {
         reply("! " + SessionAuth.Answer.nameFixed)
         return
       }
@@ -132,31 +144,16 @@ extension LineParticipant {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
     case .join(let room):
+      if let grant = proxyGrant, !grant.allows(room: room) {
+        reply("! " + SessionAuth.Answer.notAllowed(room))
+        return
+      }
       if let claims = authClaims, !claims.allows(room: room) {
         reply("! " + SessionAuth.Answer.notAllowed(room))
         return
       }
-      ensureAnnounced()
-      guard let me = hub.member(memberID) else { return }
-      if me.room == room {
-        reply("* you are already in \(room)")
-        return
-      }
-      if let refusal = context.admitJoin(of: memberID, to: room) {
-        reply("! " + refusal.message)
-        return
-      }
-      resolveCapabilities(in: room)
-      // The reply comes once the member is in (later, when the room was not open here).
-      hub.join(self, shard: context.shard, name: me.name, room: room, announce: true) { [self] result in
-        // A room still loading answers after the I/O of the loop's iteration, so a later
-        // `/join` of an open room can be answered first: the earlier answer would then name
-        // a room the member has left (and a client tracking its room would believe it).
-        guard hub.member(memberID)?.room == result.room else { return }
-        // The name asked for may be taken in the new room (or free again).
-        if let now = hub.member(memberID)?.name, now != me.name { reply("* you are now \(LineDialect.escape(now))") }
-        reply("* you are now in \(room) (\(result.members) member\(result.members == 1 ? "" : "s"))")
-      }
+      if proxyTakes(join: room) { return }
+      joinAsAsked(room)
     case .who:
       guard let me = hub.member(memberID) else { return }
       guard roomCapabilities.contains(.presence) else {
@@ -204,6 +201,33 @@ extension LineParticipant {
     case .invalid(let message):
       // It may quote the command (`/x` with a CR in it): one line all the same.
       reply("! " + LineDialect.escape(message))
+    }
+  }
+
+  /// Joins `room` as `/join` asks (the checks of tokens and the auth proxy done): answered
+  /// once the member is in.
+  func joinAsAsked(_ room: String) {
+    let hub = context.hub
+    ensureAnnounced()
+    guard let me = hub.member(memberID) else { return }
+    if me.room == room {
+      reply("* you are already in \(room)")
+      return
+    }
+    if let refusal = context.admitJoin(of: memberID, to: room) {
+      reply("! " + refusal.message)
+      return
+    }
+    resolveCapabilities(in: room)
+    // The reply comes once the member is in (later, when the room was not open here).
+    hub.join(self, shard: context.shard, name: me.name, room: room, announce: true) { [self] result in
+      // A room still loading answers after the I/O of the loop's iteration, so a later
+      // `/join` of an open room can be answered first: the earlier answer would then name
+      // a room the member has left (and a client tracking its room would believe it).
+      guard hub.member(memberID)?.room == result.room else { return }
+      // The name asked for may be taken in the new room (or free again).
+      if let now = hub.member(memberID)?.name, now != me.name { reply("* you are now \(LineDialect.escape(now))") }
+      reply("* you are now in \(room) (\(result.members) member\(result.members == 1 ? "" : "s"))")
     }
   }
 

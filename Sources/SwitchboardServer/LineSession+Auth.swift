@@ -14,6 +14,7 @@ extension LineSession {
   /// One line of input: the token first when one is required, then the usual commands.
   func handle(line text: String) {
     guard case .awaitingToken = auth else {
+      if proxyTakes(line: text) { return }
       perform(line: text)
       return
     }
@@ -68,6 +69,12 @@ extension LineSession {
         return
       }
       let name = context.hub.sanitizeName(claims.subject) ?? claims.subject
+      // With an auth proxy, the backend decides before the member joins.
+      if case .unasked = proxy {
+        askProxy(name: name, claims: claims, target: AuthProxyTarget(room: room), held: [])
+        armTokenTimer()
+        return
+      }
       reply("* authenticated as \(LineDialect.escape(name))")
       resolveCapabilities(in: room)
       context.hub.join(self, shard: context.shard, name: name, room: room, announce: true)

@@ -34,6 +34,8 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
   /// without a dynamic exclusivity check (a plain value, loop-confined, never accessed
   /// while another access to it is under way).
   @exclusivity(unchecked) var roomCapabilities = RoomCapabilities.all
+  /// The auth proxy's verdict on this connection (LineSession+AuthProxy.swift): `off` without one.
+  var proxy: AuthProxyState
   /// `--max-message-rate` (nil: off); see LineSession+Limits.swift.
   var rateLimit: MessageRateLimiter?
   /// `--max-byte-rate` (nil: off).
@@ -47,6 +49,7 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
     self.memberID = context.hub.nextMemberID(transport: connection.isTLS ? "tls" : "tcp")
     self.framer = LineFramer(maxLineLength: context.configuration.maxLineLength)
     self.auth = SessionAuth(verifier: context.configuration.tokenVerifier)
+    self.proxy = AuthProxyState(proxy: context.core.authProxy != nil, room: context.configuration.defaultRoom)
     connection.limits.maximumBuffered = context.configuration.maxBufferedPerConnection
     connection.byteCounter = context.stats.line
     connection.limits.farewellTime = context.configuration.slowConsumerFarewellTime
@@ -59,8 +62,9 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
     context.sessions[memberID] = self
     context.metrics.tcpOpen.add(1, ordering: .relaxed)
     // In the room from the start (silently), so nothing sent meanwhile is lost; with tokens
-    // required, only once one was accepted (LineSession+Auth.swift).
-    if auth.isAdmitted {
+    // required, only once one was accepted (LineSession+Auth.swift); with an auth proxy, only
+    // once it admitted the connection (LineSession+AuthProxy.swift).
+    if auth.isAdmitted, case .off = proxy {
       context.hub.join(
         self, shard: context.shard, name: "Client \(memberID.raw)", room: context.configuration.defaultRoom,
         announce: false)
@@ -213,6 +217,7 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
     nameTimer?.cancel()
     authTimer?.cancel()
     idleTimer?.cancel()
+    proxy.close()
     context.hub.leave(memberID)
   }
 

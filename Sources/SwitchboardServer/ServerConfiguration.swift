@@ -89,6 +89,9 @@ public struct ServerConfiguration: Sendable {
   /// a `* token expires in N s` line, at most half the time the token has left when it is
   /// accepted. `nil`: no notice (the connection is closed at expiry all the same).
   public var tokenRefreshLead: Duration? = .seconds(60)
+  /// The app's backend that admits, renames or refuses each connection when it names itself
+  /// (`--auth-proxy`; docs/API.md, "Auth proxy"); `nil`, the default, asks nobody.
+  public var authProxy: AuthProxyConfiguration? = nil
   /// Which browser origins may open a WebSocket (`--allow-origin`; docs/SECURITY.md, "Origin
   /// policy"). The default allows the server's own pages and clients that send no `Origin`.
   public var originPolicy = OriginPolicy()

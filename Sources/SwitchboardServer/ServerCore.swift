@@ -18,6 +18,8 @@ final class ServerCore: Sendable {
   let shuttingDown = Atomic<Bool>(false)
   /// When the server started (`GET /api/info`'s uptime).
   let started = ContinuousClock.now
+  /// The auth proxy (`--auth-proxy`), `nil` when none is configured.
+  let authProxy: AuthProxy?
   /// The rate of `refused a connection` log lines: ten at once, then one every ten seconds,
   /// the next written one saying how many were held back (a connect loop would otherwise
   /// write one line per attempt).
@@ -29,6 +31,9 @@ final class ServerCore: Sendable {
     self.metrics = ServerMetrics(loops: max(1, configuration.loopCount), additional: configuration.additionalMetrics)
     self.connections = ConnectionLimiter(
       maxTotal: configuration.limits.maxConnections, maxPerIP: configuration.limits.maxConnectionsPerIP)
+    let proxyMetrics = metrics.authProxy
+    let logger = configuration.logger
+    self.authProxy = configuration.authProxy.map { AuthProxy(configuration: $0, metrics: proxyMetrics, logger: logger) }
     let reporter = StoreFailureReporter(logger: logger, metrics: metrics)
     self.hub = ChatHub(
       configuration: configuration.hubConfiguration, broker: broker,

@@ -36,6 +36,8 @@ public final class ServerMetrics: Sendable {
   public let udp = UDPMetrics()
   /// The bounds on rooms and joins (``GrowthMetrics``).
   public let growth = GrowthMetrics()
+  /// The auth proxy's questions and answers (``AuthProxyMetrics``).
+  public let authProxy = AuthProxyMetrics()
 
   /// The loops' own counters and gauges, one per loop (none for a server without loops).
   let loops: [LoopMetrics]
@@ -66,8 +68,9 @@ public final class ServerMetrics: Sendable {
       ("switchboard_rooms", "gauge", rooms),
       ("switchboard_heap_bytes_in_use", "gauge", HeapPolicy.bytesInUse),
     ]
+    let features: String = authProxy.prometheusText()
     return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined() + limits.prometheusText()
-      + tls.prometheusText() + udp.prometheusText() + growth.prometheusText()
+      + tls.prometheusText() + udp.prometheusText() + growth.prometheusText() + features
       + dialectText() + loopText() + (additional?() ?? "")
   }
 

@@ -37,12 +37,17 @@ final class UDPService: UDPSocketDelegate {
   private let maxDatagramSize: Int
   /// Whether the server checks tokens (the UDP port then answers every datagram with a refusal).
   private let checksTokens: Bool
+  /// Whether an auth proxy admits members (the UDP port then answers every datagram with a
+  /// refusal: a datagram carries no cookies or headers to ask about, and its source address
+  /// can be forged).
+  private let asksProxy: Bool
 
   init(socket: UDPSocket, context: LoopContext) {
     self.socket = socket
     self.context = context
     maxDatagramSize = context.configuration.maxDatagramSize
     checksTokens = context.configuration.tokenVerifier != nil
+    asksProxy = context.configuration.authProxy != nil
     maxMembers = context.configuration.limits.maxUDPMembers
     defaultRoom = context.configuration.defaultRoom
     socket.delegate = self
@@ -96,6 +101,10 @@ final class UDPService: UDPSocketDelegate {
       // The UDP dialect takes no tokens: with auth on it is closed to chat (docs/SECURITY.md),
       // and there is nothing to prove an address for.
       answerUnproven(UDPService.authAnswer, to: sender)
+      return
+    }
+    if asksProxy {
+      answerUnproven(UDPService.authProxyAnswer, to: sender)
       return
     }
     // The seed's echo, whatever else happens: the seed apps read it (and it is not much
@@ -174,6 +183,9 @@ final class UDPService: UDPSocketDelegate {
   /// What every answered datagram's echo starts with (the seed server's reply); a datagram
   /// that starts with it is another server's echo and is dropped, not answered.
   static let echoPrefix = "Server received:"
+  /// The answer to every datagram when an auth proxy admits members (`--auth-proxy`).
+  static let authProxyAnswer =
+    "! authorization required: the UDP port is closed to chat behind an auth proxy (use tcp://, tls:// or ws://)"
   /// The answer to every datagram when the server checks tokens.
   static let authAnswer = "! authentication required: the UDP port takes no tokens (use tcp://, tls:// or ws:// with one)"
 

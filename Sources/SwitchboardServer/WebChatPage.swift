@@ -300,7 +300,10 @@ enum WebChatPage {
           if (event.code === 1001) notice("* server is going away" + (event.reason ? ": " + event.reason : ""));
           // 1008: refused (no or a bad token, a room it does not allow, flooding). Trying
           // again would get the same answer: say why and stop.
-          if (event.code === 1008) {
+          // 1013: the server's auth proxy gave no answer: say so, then retry as usual.
+          if (event.code === 1013 && event.reason) notice("* " + event.reason);
+          // 4003: refused by the server's auth proxy (the app's backend), as final as 1008.
+          if (event.code === 1008 || event.code === 4003) {
             refuse(event.reason === "token expired"
               ? "token expired: this page cannot renew its token; open it again with a fresh one"
               : event.reason || "refused by the server (policy violation)");

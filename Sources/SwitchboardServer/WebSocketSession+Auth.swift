@@ -104,10 +104,11 @@ extension WebSocketSession {
     if case .echo = mode { true } else { false }
   }
 
-  /// An `error` frame (JSON dialect), then a close 1008 with `answer` as its reason.
-  func refuse(code: String, answer: String) {
+  /// An `error` frame (JSON dialect), then a close (1008 unless `close` says otherwise) with
+  /// `answer` as its reason.
+  func refuse(code: String, answer: String, close: WebSocketCloseCode = .policyViolation) {
     if case .json = mode { sendText(JSONDialect.error(code: code, message: answer)) }
-    if let frame = protocolState.close(code: .policyViolation, reason: String(answer.prefix(120))) {
+    if let frame = protocolState.close(code: close, reason: String(answer.prefix(120))) {
       connection.write(frame.withUnsafeBytes { SharedBytes(copying: $0) })
     }
     finish()

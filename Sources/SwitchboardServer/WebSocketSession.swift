@@ -40,6 +40,8 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
   /// Token state (docs/SECURITY.md; WebSocketSession+Auth.swift): `open` when the server
   /// checks none.
   var auth: SessionAuth
+  /// The auth proxy's verdict (WebSocketSession+AuthProxy.swift): `off` without one.
+  var proxy = AuthProxyState.off
   /// The rate limiters, idle and token timers, only when configured or needed
   /// (WebSocketSession+Limits.swift); `nil` for a session without limits. The keepalive is
   /// the loop's, not the session's (LoopContext+Keepalive.swift).
@@ -113,7 +115,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
       connection.writeAtOnce(SharedBytes(accept.responseBytes))
       let session = WebSocketSession(
         connection: connection, mode: mode, deflate: accept.deflate, context: context)
-      session.begin(room: room, query: query, token: token(in: head), explicitRoom: path != "/")
+      session.begin(room: room, query: query, token: token(in: head), explicitRoom: path != "/", head: head)
       if !leftover.isEmpty { leftover.withUnsafeBytes { session.feed($0) } }
       return true
     }
@@ -152,7 +154,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     context.metrics.webSocketOpen.add(1, ordering: .relaxed)
   }
 
-  private func begin(room: String, query: [String: String], token: String?, explicitRoom: Bool) {
+  private func begin(room: String, query: [String: String], token: String?, explicitRoom: Bool, head: HTTPRequestHead) {
     if let idle = context.configuration.limits.idleTimeout { armIdle(after: idle) }
     guard let room = admit(token: token, room: room, explicit: explicitRoom), mode != .echo else { return }
     // Kept only now that the token (if any) was accepted; refused here only when the cap
@@ -169,6 +171,11 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
       } else {
         sendText(JSONDialect.error(code: "invalid_data", message: "since must be a non-negative integer"))
       }
+    }
+    // With an auth proxy, the backend decides before the member joins.
+    if context.core.authProxy != nil {
+      beginProxy(target: AuthProxyTarget(room: room, since: since, epoch: epoch), head: head, query: query)
+      return
     }
     joinRoom(room, since: since, epoch: epoch)
     if let claims = auth.claims { setName(context.hub.sanitizeName(claims.subject) ?? claims.subject) }
@@ -240,6 +247,10 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
   /// `String`, as ``handleText(_:)`` reads it.
   private func publishReceived(_ range: Range<Int>) {
     guard limitState == nil || admitMessage(bytes: range.count) else { return }
+    if proxy.intercepts {
+      proxyTakes(.text(protocolState.withReceivedText(range) { String(decoding: $0, as: UTF8.self) }))
+      return
+    }
     var text = 0..<range.count
     var ref: String? = nil
     var textNeedsNoJSONEscape = false
@@ -281,7 +292,11 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     _ = context.loop.scheduleLocal(after: RefusedConnection.graceTime) { connection.close() }
   }
 
-  private func handleText(_ text: String) {
+  func handleText(_ text: String) {
+    if proxy.intercepts {
+      proxyTakes(.text(text))
+      return
+    }
     switch mode {
     case .echo:
       if let frame = protocolState.sendText(text) { write(frame) }
@@ -321,10 +336,12 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
         publish(body, ref: ref, isAction: true)
       case .join(let name, let room, let since, let epoch):
         if let name, let clean = admitName(name) { setName(clean) }
-        if let room, !auth.mayJoin(room) {
+        if let room, !auth.mayJoin(room) || !(proxy.grant?.allows(room: room) ?? true) {
           sendText(JSONDialect.error(code: "room_forbidden", message: SessionAuth.Answer.notAllowed(room)))
         } else if let room, let refusal = context.admitJoin(of: memberID, to: room) {
           sendText(JSONDialect.error(code: refusal.code, message: refusal.message))
+        } else if let room, proxyTakes(join: AuthProxyTarget(room: room, since: since, epoch: epoch)) {
+          // Joined once the auth proxy allows it (WebSocketSession+AuthProxy.swift).
         } else if room != nil || since != nil || epoch != nil {
           joinRoom(
             room ?? context.hub.member(memberID)?.room ?? context.configuration.defaultRoom, since: since,
@@ -359,7 +376,11 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     }
   }
 
-  private func handleBinary(_ data: [UInt8]) {
+  func handleBinary(_ data: [UInt8]) {
+    if proxy.intercepts {
+      proxyTakes(.binary(data))
+      return
+    }
     switch mode {
     case .echo:
       if let frame = protocolState.sendBinary(data) { write(frame) }
@@ -428,7 +449,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     if accepted { context.metrics.messagesPublished.add(1, ordering: .relaxed) }
   }
 
-  private func joinRoom(_ room: String, since: UInt64?, epoch: String? = nil) {
+  func joinRoom(_ room: String, since: UInt64?, epoch: String? = nil) {
     let announce: Bool
     switch state.join() {
     case .join: announce = false
@@ -458,9 +479,15 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     }
   }
 
-  private func setName(_ name: String) {
+  /// Names the member; `decided` when the auth proxy's admission sets the name, which no later
+  /// name can change.
+  func setName(_ name: String, decided: Bool = false) {
     let hub = context.hub
-    guard auth.mayTake(name: name) else {
+    if !decided, proxy.grant != nil, name != hub.member(memberID)?.name {
+      if mode == .json { sendText(JSONDialect.error(code: "name_fixed", message: AuthProxyGrant.nameFixed)) }
+      return
+    }
+    guard decided || auth.mayTake(name: name) else {
       if mode == .json { sendText(JSONDialect.error(code: "name_fixed", message: SessionAuth.Answer.nameFixed)) }
       return
     }
@@ -477,7 +504,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
 
   /// `raw` as the hub admits it (``ChatHub/admitName(_:)``); a refused name is answered
   /// with an `invalid_name` error (nothing visible in it: ignored, as before).
-  private func admitName(_ raw: String) -> String? {
+  func admitName(_ raw: String) -> String? {
     switch context.hub.admitName(raw) {
     case .success(let name): return name
     case .failure(.empty): return nil
@@ -487,7 +514,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     }
   }
 
-  private func refuseName(_ refusal: NameRefusal) {
+  func refuseName(_ refusal: NameRefusal) {
     if mode == .json { sendText(JSONDialect.error(code: "invalid_name", message: refusal.answer)) }
   }
 
@@ -743,6 +770,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     guard case .stop(let leaveRoom) = state.finish() else { return }
     replay = nil
     limitState?.cancelTimers()
+    proxy.close()
     if leaveRoom { context.hub.leave(memberID) }
   }
 }

@@ -60,6 +60,7 @@ enum ServeCommand {
     \(ServeTokenOptions.help)
     \(ServeAPIOptions.help)
     \(ServeWebhookOptions.help)
+    \(ServeAuthProxyOptions.help)
       --log-level LEVEL         trace, debug, info, notice, warning, error, critical
                                 (default info)
       --log-format FORMAT       text (default) or json: one JSON object per line, with
@@ -93,7 +94,7 @@ enum ServeCommand {
         argv,
         valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeLimitOptions.valued).union(ServeGrowthOptions.valued)
           .union(ServeTLSOptions.valued).union(ServeAuthOptions.valued).union(ServeTokenOptions.valued)
-          .union(ServeAPIOptions.valued).union(ServeWebhookOptions.valued).union([
+          .union(ServeAPIOptions.valued).union(ServeWebhookOptions.valued).union(ServeAuthProxyOptions.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
           "redis-timeout", "ports-file",
@@ -155,6 +156,7 @@ enum ServeCommand {
       try ServeAPIOptions.apply(args, to: &config)
       config.api.nodeID = ServeAPIOptions.nodeID(clustered: redis != nil, instance: config.instanceName)
       webhooks = try ServeWebhookOptions.parse(args)
+      try ServeAuthProxyOptions.apply(args, to: &config)
     } catch {
       return Usage.fail("serve", "\(error)")
     }

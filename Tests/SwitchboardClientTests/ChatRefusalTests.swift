@@ -56,6 +56,14 @@ struct ChatRefusalTests {
     #expect(ChatRefusal.close(code: .abnormalClosure, reason: "connection lost") == nil)
   }
 
+  /// The server's auth proxy: the backend's refusal (4003) is final, with its reason; no answer
+  /// from the backend (1013, try again later) is a close to reconnect after.
+  @Test func anAuthProxyRefusalIsFinalAndItsFailureIsNot() {
+    let refused = ChatRefusal.close(code: WebSocketCloseCode(4003), reason: "banned")
+    #expect(refused?.reason == "banned" && refused?.kind == .request)
+    #expect(ChatRefusal.close(code: .tryAgainLater, reason: "authorization unavailable") == nil)
+  }
+
   @Test func aLineIsFinalWhenItRefusesAuthenticationTheRoomOrIsHTTP() {
     #expect(ChatRefusal.line("! authentication required", room: "lobby")?.kind == .authentication)
     #expect(ChatRefusal.line("! token signature invalid", room: "lobby")?.reason == "token signature invalid")

@@ -2,8 +2,8 @@
 """Opens one WebSocket to switchboard with the python `websockets` client and reports what
 the server did with it, for the token and Origin tests.
 
-usage: ws_auth_client.py URL [--bearer TOKEN] [--origin ORIGIN] [--send TEXT]... [--wait SECONDS]
-                          [--refresh TOKEN]...
+usage: ws_auth_client.py URL [--bearer TOKEN] [--cookie COOKIE] [--origin ORIGIN] [--send TEXT]...
+                          [--wait SECONDS] [--refresh TOKEN]...
 
 With --refresh, each `token_expiring` frame is answered with a `refresh` frame carrying the
 next of those tokens, in order (none left: no answer).
@@ -49,6 +49,8 @@ async def run(args):
     headers = {}
     if args.bearer:
         headers["Authorization"] = "Bearer " + args.bearer
+    if args.cookie:
+        headers["Cookie"] = args.cookie
     try:
         ws = await connect(args.url, headers, args.origin)
     except Exception as error:  # the refused upgrade's exception differs by version
@@ -84,6 +86,7 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("url")
     parser.add_argument("--bearer")
+    parser.add_argument("--cookie")
     parser.add_argument("--origin")
     parser.add_argument("--send", action="append", default=[])
     parser.add_argument("--wait", type=float, default=1.0)
