@@ -25,13 +25,13 @@ final class ScaleOutNode: Sendable {
   /// (``redisClientName``).
   init(
     redisPorts: [Int], timeout: Double = 0.5, room: String = "chaos",
-    logLevel: String = "notice"
+    logLevel: String = "notice", extraArguments: [String] = []
   ) async throws {
     let redis = redisPorts.flatMap { ["--redis", "redis://127.0.0.1:\($0)"] }
     process = try await ServeProcess.start(
       redis + [
         "--redis-timeout", String(timeout), "--room", room, "--ephemeral", "--loops", "1", "--log-level", logLevel,
-      ])
+      ] + extraArguments)
     tcpPort = process.tcp
     udpPort = process.udp
     httpPort = process.http
