@@ -86,6 +86,12 @@ public protocol RoomBroker: AnyObject, Sendable {
   /// and releases the sink. Called once, when the server stops.
   func close()
 
+  /// The server API's disconnect (docs/API.md): tells the other nodes with `room` open to
+  /// close their members called `name`, telling them `reason`
+  /// (``RoomBrokerSink/remoteDisconnect(name:room:reason:)``). Returns at once. The default
+  /// does nothing (a single node has no others).
+  func disconnect(name: String, room: String, reason: String)
+
   /// Whether the broker can do its work now (`GET /readyz`). Read from any thread, often:
   /// it must return at once. The default is always ``BrokerHealth/ready``.
   var health: BrokerHealth { get }
@@ -113,4 +119,9 @@ extension RoomBroker {
 extension RoomBroker {
   /// Nothing to release.
   public func roomIdle(_ room: String) {}
+}
+
+extension RoomBroker {
+  /// No other node to tell.
+  public func disconnect(name: String, room: String, reason: String) {}
 }

@@ -19,6 +19,10 @@ public protocol RoomBrokerSink: AnyObject, Sendable {
   /// in the order of ``RoomBroker/presenceChanged(_:member:)`` per room. The default
   /// ignores it.
   func ownPresence(_ event: PresenceEvent, member: MemberID)
+  /// Another node's server API disconnects the members called `name` in `room`
+  /// (``RoomBroker/disconnect(name:room:reason:)``): close this node's. Called on any
+  /// thread. The default ignores it.
+  func remoteDisconnect(name: String, room: String, reason: String)
 }
 
 extension RoomBrokerSink {
@@ -26,4 +30,6 @@ extension RoomBrokerSink {
   public func remotePresence(_ event: PresenceEvent) {}
   /// Ignores it.
   public func ownPresence(_ event: PresenceEvent, member: MemberID) {}
+  /// Ignores it.
+  public func remoteDisconnect(name: String, room: String, reason: String) {}
 }

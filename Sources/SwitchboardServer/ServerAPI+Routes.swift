@@ -28,7 +28,7 @@ extension ServerAPI {
       return try history(Self.room(parts.dropFirst().first!.removingURLPercentEncoding()), head.query, answer: answer)
     case ("disconnect", 1):
       try require("POST", head)
-      return .now(try disconnect(Self.jsonObject(request)))
+      return try disconnect(Self.jsonObject(request), answer: answer)
     case ("info", 1):
       try require("GET", head)
       return .now(info())
@@ -162,14 +162,30 @@ extension ServerAPI {
     return .later
   }
 
-  private func disconnect(_ body: [String: JSONValue]) throws(ServerAPIError) -> HTTPResponse {
+  /// Closes the user's connections here and, with a `room`, asks the other nodes to close
+  /// theirs (their members of that name are counted from the broker's presence first, so
+  /// the count does not race their leaving).
+  private func disconnect(_ body: [String: JSONValue], answer: @escaping Answer) throws(ServerAPIError) -> Outcome {
     let user = try Self.string(body, "user")
     let room = try Self.optionalString(body, "room").map { (raw: String) throws(ServerAPIError) in try Self.room(raw) }
     var reason = try Self.optionalString(body, "reason") ?? ServerDisconnect.defaultReason
     // One line of text: the reason ends up in a `* …` line and a close frame.
     reason = String(reason.map { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? " " : $0 }.prefix(200))
-    let closed = context.hub.disconnect(name: user, room: room, reason: reason)
-    return Self.json(200, .object(["closed": .number(Double(closed))]))
+    let hub = context.hub
+    let local = hub.disconnect(name: user, room: room, reason: reason)
+    guard let room else { return .now(Self.closed(local)) }
+    let reply = LoopBound(answer, on: context.loop)
+    let finalReason = reason
+    hub.broker.remoteMembers(room: room, on: context.loop) { result in
+      let remote = ((try? result.get()) ?? []).filter { $0 == user || ($0.hasPrefix(user + " (") && $0.hasSuffix(")")) }
+      hub.broker.disconnect(name: user, room: room, reason: finalReason)
+      reply.value(Self.closed(local + remote.count))
+    }
+    return .later
+  }
+
+  private static func closed(_ count: Int) -> HTTPResponse {
+    json(200, .object(["closed": .number(Double(count))]))
   }
 
   // MARK: Queries

@@ -25,17 +25,29 @@ struct ServerAPIScaleOutTests {
     return process.stdout
   }
 
-  @Test func aPublishOnOneNodeReachesEveryTransportOnTheOthersOnceWithItsID() async throws {
+  /// One `redis-server` and three ready nodes with the API on.
+  private func threeNodes() async throws -> (ScaleOutRedis, [ScaleOutNode]) {
     let redis = try ScaleOutRedis(.single)
     var nodes: [ScaleOutNode] = []
     for _ in 0..<3 {
       nodes.append(try await ScaleOutNode(redisPorts: redis.ports, extraArguments: ["--api-key", Self.key]))
     }
     for node in nodes { _ = try node.waitForReadiness(200) }
-    let web = ChatWatcher(
+    return (redis, nodes)
+  }
+
+  /// A library client called `name` in the room `chaos` of `node`, over WebSocket.
+  private func webMember(_ name: String, on node: ScaleOutNode) throws -> ChatWatcher {
+    ChatWatcher(
       try ChatClient(
-        url: "ws://127.0.0.1:\(nodes[1].httpPort)/rooms/chaos", name: "web",
+        url: "ws://127.0.0.1:\(node.httpPort)/rooms/chaos", name: name,
         configuration: ChatClient.Configuration(connectTimeout: .seconds(5), heartbeat: .disabled)))
+  }
+
+  @Test func aPublishOnOneNodeReachesEveryTransportOnTheOthersOnceWithItsID() async throws {
+    let (redis, nodes) = try await threeNodes()
+    defer { withExtendedLifetime(redis) {} }
+    let web = try webMember("web", on: nodes[1])
     let line = try RawChatPeer(.tcp, port: nodes[2].tcpPort, name: "nc")
     let datagram = try RawChatPeer(.udp, port: nodes[2].udpPort, name: "udp")
     try web.waitConnected()
@@ -62,5 +74,31 @@ struct ServerAPIScaleOutTests {
     // History over the API on another node keeps it with the same id.
     let history = try curl(nodes[2], "/api/rooms/chaos/history?since=0")
     #expect(history.contains(#""id":\#(id)"#) && history.contains("order shipped"), "\(history)")
+  }
+
+  /// `POST /api/disconnect` with a room on one node closes the user's connections on the
+  /// others (the order goes over the room's Redis channel), each with its documented answer.
+  @Test func aDisconnectOnOneNodeClosesTheUsersConnectionsOnTheOthers() async throws {
+    let (redis, nodes) = try await threeNodes()
+    defer { withExtendedLifetime(redis) {} }
+    let web = try webMember("mallory", on: nodes[1])
+    let line = try RawChatPeer(.tcp, port: nodes[2].tcpPort, name: "mallory")
+    let bystander = try RawChatPeer(.tcp, port: nodes[2].tcpPort, name: "bob")
+    try web.waitConnected()
+    try await eventually("the members joined") {
+      let one = try curl(nodes[1], "/api/rooms/chaos/presence")
+      let two = try curl(nodes[2], "/api/rooms/chaos/presence")
+      return one.contains(#""name":"mallory""#) && two.contains(#""name":"mallory""#) && two.contains(#""name":"bob""#)
+    }
+    let answer = try curl(nodes[0], "/api/disconnect", json: #"{"user":"mallory","room":"chaos","reason":"account closed"}"#)
+    #expect(answer.contains(#""closed":2"#), "\(answer)")
+    try line.waitFor("the disconnect line") { $0.contains("* disconnected by the server: account closed") }
+    try await eventually("the WebSocket client stopped for good") { web.client.refusal?.kind == .disconnected }
+    try await eventually("only bob is left") {
+      let one = try curl(nodes[1], "/api/rooms/chaos/presence")
+      let two = try curl(nodes[2], "/api/rooms/chaos/presence")
+      return !one.contains("mallory") && !two.contains("mallory") && two.contains(#""name":"bob""#)
+    }
+    #expect(web.connectCount == 1)
   }
 }
