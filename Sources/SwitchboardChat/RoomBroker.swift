@@ -86,6 +86,12 @@ public protocol RoomBroker: AnyObject, Sendable {
   /// and releases the sink. Called once, when the server stops.
   func close()
 
+  /// The members of `room` on other nodes with the node each is on (the server API's
+  /// presence). The default: ``remoteMembers(room:on:completion:)`` with no node.
+  func remoteMemberNodes(
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[(node: String, name: String)], BrokerError>) -> Void)
+
   /// The server API's disconnect (docs/API.md): tells the other nodes with `room` open to
   /// close their members called `name`, telling them `reason`
   /// (``RoomBrokerSink/remoteDisconnect(name:room:reason:)``). Returns at once. The default
@@ -119,6 +125,16 @@ extension RoomBroker {
 extension RoomBroker {
   /// Nothing to release.
   public func roomIdle(_ room: String) {}
+}
+
+extension RoomBroker {
+  /// The names of ``remoteMembers(room:on:completion:)``, each with an empty node.
+  public func remoteMemberNodes(
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[(node: String, name: String)], BrokerError>) -> Void
+  ) {
+    remoteMembers(room: room, on: executor) { result in completion(result.map { $0.map { ("", $0) } }) }
+  }
 }
 
 extension RoomBroker {

@@ -22,7 +22,7 @@ extension ServerAPI {
       return .now(rooms())
     case ("rooms", 3) where parts.last == "presence":
       try require("GET", head)
-      return .now(try presence(Self.room(parts.dropFirst().first!.removingURLPercentEncoding())))
+      return presence(try Self.room(parts.dropFirst().first!.removingURLPercentEncoding()), answer: answer)
     case ("rooms", 3) where parts.last == "history":
       try require("GET", head)
       return try history(Self.room(parts.dropFirst().first!.removingURLPercentEncoding()), head.query, answer: answer)
@@ -205,16 +205,28 @@ extension ServerAPI {
     context.hub.hasRoom(room) || context.core.rooms.knows(room)
   }
 
-  private func presence(_ room: String) throws(ServerAPIError) -> HTTPResponse {
-    guard known(room) else { throw .unknownRoom(room) }
+  /// This node's members with their transport and since when, then (under `--redis`) the
+  /// other nodes' from the broker's presence, with their node only. A room that neither
+  /// this node nor any other has is unknown.
+  private func presence(_ room: String, answer: @escaping Answer) -> Outcome {
     let node = context.configuration.api.nodeID
-    let members = context.hub.presence(room: room).map { entry -> JSONValue in
+    let local = context.hub.presence(room: room).map { entry -> JSONValue in
       .object([
         "name": .string(entry.name), "transport": .string(entry.transport), "node": .string(node),
         "since": .string(Self.rfc3339(milliseconds: entry.since)),
       ])
     }
-    return Self.json(200, .object(["room": .string(room), "members": .array(members)]))
+    let knownHere = known(room)
+    let reply = LoopBound(answer, on: context.loop)
+    context.hub.broker.remoteMemberNodes(room: room, on: context.loop) { result in
+      let remote = ((try? result.get()) ?? []).sorted { ($0.name, $0.node) < ($1.name, $1.node) }
+      guard knownHere || !remote.isEmpty else { return reply.value(ServerAPIError.unknownRoom(room).response) }
+      let others = remote.map { entry -> JSONValue in
+        .object(["name": .string(entry.name), "node": .string(entry.node), "transport": .null, "since": .null])
+      }
+      reply.value(Self.json(200, .object(["room": .string(room), "members": .array(local + others)])))
+    }
+    return .later
   }
 
   private func history(_ room: String, _ query: [String: String], answer: @escaping Answer) throws(ServerAPIError)

@@ -57,6 +57,10 @@ struct ServerAPIScaleOutTests {
       let two = try curl(nodes[2], "/api/rooms/chaos/presence")
       return one.contains(#""name":"web""#) && two.contains(#""name":"nc""#) && two.contains(#""name":"udp""#)
     }
+    // Presence on a node with nobody in the room lists every node's members, with their node.
+    let everyone = try curl(nodes[0], "/api/rooms/chaos/presence")
+    for name in ["web", "nc", "udp"] { #expect(everyone.contains(#""name":"\#(name)""#), "\(everyone)") }
+    #expect(everyone.contains(#""transport":null"#), "\(everyone)")
     let answer = try curl(nodes[0], "/api/publish", json: #"{"room":"chaos","text":"order shipped","author":"shop"}"#)
     let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any]
     let id = try #require((object?["id"] as? NSNumber)?.uint64Value, "\(answer)")
