@@ -108,4 +108,30 @@ struct ServerAPIProcessTests {
     try member.expectLine("* disconnected by the server: bye now")
     try member.expectClosed()
   }
+
+  /// A key rotated in `--api-key-file` takes effect on SIGHUP: the new key works, the old
+  /// one is refused, and a file that holds no key keeps the keys as they were.
+  @Test func sighupRereadsTheKeyFile() async throws {
+    let keyFile = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "api-rotate-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
+    try "\(Self.key)\n".write(to: keyFile, atomically: true, encoding: .utf8)
+    defer { try? FileManager.default.removeItem(at: keyFile) }
+    let server = try await ServeProcess.start(["--ephemeral", "--api-key-file", keyFile.path], listeners: [.http])
+    defer { server.signal(SIGTERM) }
+    func status(_ key: String) async throws -> String {
+      let (_, out) = try await curl(["-o", "/dev/null", "-w", "%{http_code}", "-H", "X-API-Key: \(key)", "http://127.0.0.1:\(server.http)/api/info"])
+      return out
+    }
+    #expect(try await status(Self.key) == "200")
+    let rotated = "rotated-key-0123456789abcdef"
+    try "# rotated\n\(rotated)\n".write(to: keyFile, atomically: true, encoding: .utf8)
+    server.signal(SIGHUP)
+    try await eventually("the keys were reloaded") { server.stderr.contains("api keys reloaded") }
+    #expect(try await status(rotated) == "200")
+    #expect(try await status(Self.key) == "401")
+    try "# nothing here\n".write(to: keyFile, atomically: true, encoding: .utf8)
+    server.signal(SIGHUP)
+    try await eventually("the reload failed") { server.stderr.contains("api key reload failed") }
+    #expect(try await status(rotated) == "200")
+  }
 }
