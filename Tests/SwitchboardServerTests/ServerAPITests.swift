@@ -1,10 +1,29 @@
 import Foundation
+import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO
 import SwitchboardServer
 import SwitchboardTestSupport
 import SwitchboardWebSocket
+import Synchronization
 import Testing
+
+/// A local broker whose health the test sets, and whose publishes are never answered
+/// while `stalled` (a broker that lost its server mid-request).
+private final class StallingBroker: ForwardingBroker, @unchecked Sendable {
+  let current = Mutex(BrokerHealth.ready)
+  let stalled = Atomic<Bool>(false)
+
+  override var health: BrokerHealth { current.withLock { $0 } }
+
+  override func publish(
+    _ draft: MessageDraft, on executor: (any ShardExecutor)?,
+    completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
+  ) {
+    guard !stalled.load(ordering: .relaxed) else { return }
+    super.publish(draft, on: executor, completion: completion)
+  }
+}
 
 /// One HTTP request to the server API over a fresh socket: the status, the response's
 /// headers and its body parsed as JSON.
@@ -252,6 +271,32 @@ struct ServerAPITests {
     try await withAPI { server in
       let (page, _) = try rawRequestStatus(server.httpAddress!, path: "/", host: "backend.internal.example")
       #expect(page == 421)
+      #expect(try apiRequest(server.httpAddress!, "GET", "/api/info").status == 200)
+    }
+  }
+
+  /// The broker unavailable: 503 at once; a broker that never answers: 504 after the
+  /// API's timeout, the connection closed, and the server still serving.
+  @Test func anUnavailableOrSilentBrokerIs503Or504() async throws {
+    let broker = StallingBroker()
+    try await withServer({
+      $0.api.keys = ServerAPIKeys([Self.key])
+      $0.api.timeout = .milliseconds(300)
+      $0.broker = { _ in broker }
+    }) { server in
+      let body = #"{"room":"lobby","text":"hello"}"#
+      broker.current.withLock { $0 = .unavailable(since: 0, reason: "redis unreachable") }
+      let down = try apiRequest(server.httpAddress!, "POST", "/api/publish", body: body)
+      #expect(down.status == 503)
+      #expect(down.errorCode == "unavailable")
+      broker.current.withLock { $0 = .ready }
+      // Opened first (the load answers), then stalled: the publish itself gets no answer.
+      #expect(try apiRequest(server.httpAddress!, "POST", "/api/publish", body: body).status == 200)
+      broker.stalled.store(true, ordering: .relaxed)
+      let silent = try apiRequest(server.httpAddress!, "POST", "/api/publish", body: body)
+      #expect(silent.status == 504)
+      #expect(silent.errorCode == "timeout")
+      #expect(silent.headers["Connection"] == "close")
       #expect(try apiRequest(server.httpAddress!, "GET", "/api/info").status == 200)
     }
   }
