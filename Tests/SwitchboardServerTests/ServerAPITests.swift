@@ -247,15 +247,21 @@ struct ServerAPITests {
   @Test func disconnectClosesEveryConnectionOfTheUserWithTheDocumentedAnswer() async throws {
     try await withAPI { server in
       let (ws, tcp) = try webAndLineMembers(server, web: "mallory", line: "mallory")
+      let udp = try DatagramPeer(server.udpAddress!)
+      try udp.prove()
+      try udp.send("iam:mallory")
       let bystander = try LineClient(server.tcpAddress!)
       try bystander.join(as: "bob")
+      try await eventually { server.hub.who(room: "lobby").filter { $0.hasPrefix("mallory") }.count == 3 }
       let answer = try apiRequest(
         server.httpAddress!, "POST", "/api/disconnect", body: #"{"user":"mallory","reason":"account closed"}"#)
       #expect(answer.status == 200)
-      #expect((answer.json["closed"] as? NSNumber)?.intValue == 2)
+      #expect((answer.json["closed"] as? NSNumber)?.intValue == 3)
       #expect(try ws.nextClose() == WebSocketCloseCode(4001))
       try tcp.expectLine("* disconnected by the server: account closed")
       try tcp.expectClosed()
+      _ = try udp.expect { $0.contains("* disconnected by the server: account closed") }
+      try await eventually { !server.hub.who(room: "lobby").contains { $0.hasPrefix("mallory") } }
       // Nobody else is touched; a name nobody has closes nothing.
       let none = try apiRequest(server.httpAddress!, "POST", "/api/disconnect", body: #"{"user":"nobody"}"#)
       #expect((none.json["closed"] as? NSNumber)?.intValue == 0)
