@@ -36,6 +36,8 @@ public final class ServerMetrics: Sendable {
   public let udp = UDPMetrics()
   /// The bounds on rooms and joins (``GrowthMetrics``).
   public let growth = GrowthMetrics()
+  /// The server API's answers (``APIMetrics``).
+  public let api = APIMetrics()
 
   /// The loops' own counters and gauges, one per loop (none for a server without loops).
   let loops: [LoopMetrics]
@@ -68,7 +70,8 @@ public final class ServerMetrics: Sendable {
     ]
     return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined() + limits.prometheusText()
       + tls.prometheusText() + udp.prometheusText() + growth.prometheusText()
-      + dialectText() + loopText() + (additional?() ?? "")
+      + dialectText() + loopText() + api.prometheusText()
+      + (additional?() ?? "")
   }
 
   /// Slow consumers and bytes in and out, by dialect (bytes summed over the loops).

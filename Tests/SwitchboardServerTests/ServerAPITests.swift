@@ -108,6 +108,7 @@ struct ServerAPITests {
       #expect(wrong.status == 401)
       let basic = try apiRequest(server.httpAddress!, "GET", "/api/info", key: nil, headers: ["Authorization: Basic \(Self.key)"])
       #expect(basic.status == 401)
+      #expect(server.metrics.api.unauthorized.load(ordering: .relaxed) == 3)
       // Every listed key works, in either header.
       #expect(try apiRequest(server.httpAddress!, "GET", "/api/info", key: Self.otherKey).status == 200)
       let header = try apiRequest(server.httpAddress!, "GET", "/api/info", key: nil, headers: ["X-API-Key: \(Self.key)"])
@@ -304,6 +305,8 @@ struct ServerAPITests {
       #expect(silent.errorCode == "timeout")
       #expect(silent.headers["Connection"] == "close")
       #expect(try apiRequest(server.httpAddress!, "GET", "/api/info").status == 200)
+      #expect(server.metrics.api.timeouts.load(ordering: .relaxed) == 1)
+      #expect(server.metrics.api.failed.load(ordering: .relaxed) == 2)
     }
   }
 }
