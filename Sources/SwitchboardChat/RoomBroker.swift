@@ -92,6 +92,13 @@ public protocol RoomBroker: AnyObject, Sendable {
     room: String, on executor: any ShardExecutor,
     completion: @escaping @Sendable (Result<[(node: String, name: String)], BrokerError>) -> Void)
 
+  /// The rooms with members on any node and how many each has on all of them (the server
+  /// API's room list); empty when the broker cannot tell (a single node: the hub's own
+  /// rooms are all there are). The default is empty.
+  func openRooms(
+    on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[(room: String, members: Int)], BrokerError>) -> Void)
+
   /// The server API's disconnect (docs/API.md): tells the other nodes with `room` open to
   /// close their members called `name`, telling them `reason`
   /// (``RoomBrokerSink/remoteDisconnect(name:room:reason:)``). Returns at once. The default
@@ -134,6 +141,16 @@ extension RoomBroker {
     completion: @escaping @Sendable (Result<[(node: String, name: String)], BrokerError>) -> Void
   ) {
     remoteMembers(room: room, on: executor) { result in completion(result.map { $0.map { ("", $0) } }) }
+  }
+}
+
+extension RoomBroker {
+  /// None: the hub's rooms are all there are.
+  public func openRooms(
+    on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[(room: String, members: Int)], BrokerError>) -> Void
+  ) {
+    executor.execute { completion(.success([])) }
   }
 }
 

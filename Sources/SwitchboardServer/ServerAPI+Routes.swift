@@ -19,7 +19,7 @@ extension ServerAPI {
       return try broadcast(Self.jsonObject(request), answer: answer)
     case ("rooms", 1):
       try require("GET", head)
-      return .now(rooms())
+      return rooms(answer: answer)
     case ("rooms", 3) where parts.last == "presence":
       try require("GET", head)
       return presence(try Self.room(parts.dropFirst().first!.removingURLPercentEncoding()), answer: answer)
@@ -190,14 +190,30 @@ extension ServerAPI {
 
   // MARK: Queries
 
-  private func rooms() -> HTTPResponse {
-    let rooms = context.hub.roomSummaries().map { room -> JSONValue in
-      .object([
-        "room": .string(room.name), "members": .number(Double(room.members)),
-        "lastId": .number(Double(room.lastID)), "epoch": .string(room.epoch),
-      ])
+  /// This node's rooms with members, and under `--redis` every node's (with their members
+  /// on every node; the last id and epoch only where the room is open here, else `null`).
+  private func rooms(answer: @escaping Answer) -> Outcome {
+    let local = context.hub.roomSummaries()
+    let reply = LoopBound(answer, on: context.loop)
+    context.hub.broker.openRooms(on: context.loop) { result in
+      var byName: [String: JSONValue] = [:]
+      for room in local {
+        byName[room.name] = .object([
+          "room": .string(room.name), "members": .number(Double(room.members)),
+          "lastId": .number(Double(room.lastID)), "epoch": .string(room.epoch),
+        ])
+      }
+      for cluster in (try? result.get()) ?? [] {
+        let here = local.first { $0.name == cluster.room }
+        byName[cluster.room] = .object([
+          "room": .string(cluster.room), "members": .number(Double(max(cluster.members, here?.members ?? 0))),
+          "lastId": here.map { .number(Double($0.lastID)) } ?? .null, "epoch": here.map { .string($0.epoch) } ?? .null,
+        ])
+      }
+      let rooms = byName.keys.sorted().map { byName[$0]! }
+      reply.value(Self.json(200, .object(["rooms": .array(rooms)])))
     }
-    return Self.json(200, .object(["rooms": .array(rooms)]))
+    return .later
   }
 
   /// Whether `room` is one this node keeps or has open: the others are 404 `unknown_room`.

@@ -61,6 +61,9 @@ struct ServerAPIScaleOutTests {
     let everyone = try curl(nodes[0], "/api/rooms/chaos/presence")
     for name in ["web", "nc", "udp"] { #expect(everyone.contains(#""name":"\#(name)""#), "\(everyone)") }
     #expect(everyone.contains(#""transport":null"#), "\(everyone)")
+    // So does the room list: the room and its members on every node.
+    let rooms = try curl(nodes[0], "/api/rooms")
+    #expect(rooms.contains(#""members":3"#) && rooms.contains(#""room":"chaos""#), "\(rooms)")
     let answer = try curl(nodes[0], "/api/publish", json: #"{"room":"chaos","text":"order shipped","author":"shop"}"#)
     let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any]
     let id = try #require((object?["id"] as? NSNumber)?.uint64Value, "\(answer)")
