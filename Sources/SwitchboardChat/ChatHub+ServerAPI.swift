@@ -170,3 +170,10 @@ extension ChatHub {
     return targets.count
   }
 }
+
+extension ChatHub {
+  /// Another node's server API disconnects `name` in `room`: close this node's connections.
+  public func remoteDisconnect(name: String, room: String, reason: String) {
+    _ = disconnect(name: name, room: room, reason: reason)
+  }
+}

@@ -86,6 +86,25 @@ public protocol RoomBroker: AnyObject, Sendable {
   /// and releases the sink. Called once, when the server stops.
   func close()
 
+  /// The members of `room` on other nodes with the node each is on (the server API's
+  /// presence). The default: ``remoteMembers(room:on:completion:)`` with no node.
+  func remoteMemberNodes(
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[(node: String, name: String)], BrokerError>) -> Void)
+
+  /// The rooms with members on any node and how many each has on all of them (the server
+  /// API's room list); empty when the broker cannot tell (a single node: the hub's own
+  /// rooms are all there are). The default is empty.
+  func openRooms(
+    on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[(room: String, members: Int)], BrokerError>) -> Void)
+
+  /// The server API's disconnect (docs/API.md): tells the other nodes with `room` open to
+  /// close their members called `name`, telling them `reason`
+  /// (``RoomBrokerSink/remoteDisconnect(name:room:reason:)``). Returns at once. The default
+  /// does nothing (a single node has no others).
+  func disconnect(name: String, room: String, reason: String)
+
   /// Whether the broker can do its work now (`GET /readyz`). Read from any thread, often:
   /// it must return at once. The default is always ``BrokerHealth/ready``.
   var health: BrokerHealth { get }
@@ -113,4 +132,29 @@ extension RoomBroker {
 extension RoomBroker {
   /// Nothing to release.
   public func roomIdle(_ room: String) {}
+}
+
+extension RoomBroker {
+  /// The names of ``remoteMembers(room:on:completion:)``, each with an empty node.
+  public func remoteMemberNodes(
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[(node: String, name: String)], BrokerError>) -> Void
+  ) {
+    remoteMembers(room: room, on: executor) { result in completion(result.map { $0.map { ("", $0) } }) }
+  }
+}
+
+extension RoomBroker {
+  /// None: the hub's rooms are all there are.
+  public func openRooms(
+    on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[(room: String, members: Int)], BrokerError>) -> Void
+  ) {
+    executor.execute { completion(.success([])) }
+  }
+}
+
+extension RoomBroker {
+  /// No other node to tell.
+  public func disconnect(name: String, room: String, reason: String) {}
 }

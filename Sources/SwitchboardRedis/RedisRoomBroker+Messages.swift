@@ -186,6 +186,10 @@ extension RedisRoomBroker {
     let (open, sink) = state.withLock { ($0.rooms[room] != nil, $0.sink) }
     guard open else { return state.withLock { $0.strays += 1 } }
     guard let sink else { return }
+    if let order = Self.decodeDisconnect(message.payload) {
+      if order.node != configuration.nodeID { sink.remoteDisconnect(name: order.name, room: room, reason: order.reason) }
+      return
+    }
     guard let (event, node) = try? RedisBrokerPayload.decodePresence(message.payload, room: room) else {
       configuration.logger.warning("undecodable presence announcement on \(message.channel) ignored")
       return

@@ -401,16 +401,24 @@ public final class RedisRoomBroker: RoomBroker {
     room: String, on executor: any ShardExecutor,
     completion: @escaping @Sendable (Result<[String], BrokerError>) -> Void
   ) {
+    remoteMemberNodes(room: room, on: executor) { result in completion(result.map { $0.map(\.name) }) }
+  }
+
+  /// The live presence entries of other nodes in `room`: each member's node and name.
+  public func remoteMemberNodes(
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[(node: String, name: String)], BrokerError>) -> Void
+  ) {
     loop.execute { [self] in
       guard let client else { return executor.execute { completion(.failure(.closed)) } }
       let now = String(ChatClock.milliseconds())
       let own = configuration.nodeID + "|"
       client.send(RESPCommand("ZRANGEBYSCORE", RedisRoomKeys(room: room).members, now, "+inf")) { result in
-        let answer = result.map { reply -> [String] in
-          (reply.elements ?? []).compactMap { element -> String? in
+        let answer = result.map { reply -> [(node: String, name: String)] in
+          (reply.elements ?? []).compactMap { element -> (node: String, name: String)? in
             guard let text = element.string, !text.hasPrefix(own) else { return nil }
             let parts = text.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
-            return parts.count == 3 ? String(parts[2]) : nil
+            return parts.count == 3 ? (String(parts[0]), String(parts[2])) : nil
           }
         }
         .mapError { BrokerError.unavailable("cannot read presence: \($0)") }

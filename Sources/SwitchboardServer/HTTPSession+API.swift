@@ -26,6 +26,7 @@ extension HTTPSession {
     }
     switch outcome {
     case .now(var response):
+      context.metrics.api.answered(status: response.status)
       if isHead { response.body = [] }
       respond(response, keepAlive: keepAlive)
     case .later:
@@ -40,6 +41,7 @@ extension HTTPSession {
   private func apiAnswered(_ response: HTTPResponse, keepAlive: Bool, isHead: Bool) {
     guard case .answering = phase else { return }
     phase = .serving(idle: Deadline.now().adding(Self.idleTimeout), request: nil)
+    context.metrics.api.answered(status: response.status)
     var response = response
     if isHead { response.body = [] }
     respond(response, keepAlive: keepAlive)
@@ -62,6 +64,7 @@ extension HTTPSession {
   /// would otherwise arrive after it).
   func apiTimedOut() {
     phase = .serving(idle: Deadline.now().adding(Self.idleTimeout), request: nil)
+    context.metrics.api.answered(status: ServerAPIError.timeout.status)
     respond(ServerAPIError.timeout.response, keepAlive: false)
   }
 }

@@ -5,7 +5,8 @@ import SwitchboardLog
 import SwitchboardTLS
 
 /// One HTTP/1.1 connection (the HTTP port, or a browser on the line port): the web page,
-/// `/healthz`, `/readyz`, `/metrics`, keep-alive, and the hand-over to WebSocket on an upgrade.
+/// `/healthz`, `/readyz`, `/metrics`, the server API under `/api/` (HTTPSession+API.swift),
+/// keep-alive, and the hand-over to WebSocket on an upgrade.
 final class HTTPSession: ByteStreamDelegate {
   /// Where the connection stands.
   enum Phase {

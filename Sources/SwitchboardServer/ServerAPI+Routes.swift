@@ -19,16 +19,16 @@ extension ServerAPI {
       return try broadcast(Self.jsonObject(request), answer: answer)
     case ("rooms", 1):
       try require("GET", head)
-      return .now(rooms())
+      return rooms(answer: answer)
     case ("rooms", 3) where parts.last == "presence":
       try require("GET", head)
-      return .now(try presence(Self.room(parts.dropFirst().first!.removingURLPercentEncoding())))
+      return presence(try Self.room(parts.dropFirst().first!.removingURLPercentEncoding()), answer: answer)
     case ("rooms", 3) where parts.last == "history":
       try require("GET", head)
       return try history(Self.room(parts.dropFirst().first!.removingURLPercentEncoding()), head.query, answer: answer)
     case ("disconnect", 1):
       try require("POST", head)
-      return .now(try disconnect(Self.jsonObject(request)))
+      return try disconnect(Self.jsonObject(request), answer: answer)
     case ("info", 1):
       try require("GET", head)
       return .now(info())
@@ -162,26 +162,58 @@ extension ServerAPI {
     return .later
   }
 
-  private func disconnect(_ body: [String: JSONValue]) throws(ServerAPIError) -> HTTPResponse {
+  /// Closes the user's connections here and, with a `room`, asks the other nodes to close
+  /// theirs (their members of that name are counted from the broker's presence first, so
+  /// the count does not race their leaving).
+  private func disconnect(_ body: [String: JSONValue], answer: @escaping Answer) throws(ServerAPIError) -> Outcome {
     let user = try Self.string(body, "user")
     let room = try Self.optionalString(body, "room").map { (raw: String) throws(ServerAPIError) in try Self.room(raw) }
     var reason = try Self.optionalString(body, "reason") ?? ServerDisconnect.defaultReason
     // One line of text: the reason ends up in a `* …` line and a close frame.
     reason = String(reason.map { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? " " : $0 }.prefix(200))
-    let closed = context.hub.disconnect(name: user, room: room, reason: reason)
-    return Self.json(200, .object(["closed": .number(Double(closed))]))
+    let hub = context.hub
+    let local = hub.disconnect(name: user, room: room, reason: reason)
+    guard let room else { return .now(Self.closed(local)) }
+    let reply = LoopBound(answer, on: context.loop)
+    let finalReason = reason
+    hub.broker.remoteMembers(room: room, on: context.loop) { result in
+      let remote = ((try? result.get()) ?? []).filter { $0 == user || ($0.hasPrefix(user + " (") && $0.hasSuffix(")")) }
+      hub.broker.disconnect(name: user, room: room, reason: finalReason)
+      reply.value(Self.closed(local + remote.count))
+    }
+    return .later
+  }
+
+  private static func closed(_ count: Int) -> HTTPResponse {
+    json(200, .object(["closed": .number(Double(count))]))
   }
 
   // MARK: Queries
 
-  private func rooms() -> HTTPResponse {
-    let rooms = context.hub.roomSummaries().map { room -> JSONValue in
-      .object([
-        "room": .string(room.name), "members": .number(Double(room.members)),
-        "lastId": .number(Double(room.lastID)), "epoch": .string(room.epoch),
-      ])
+  /// This node's rooms with members, and under `--redis` every node's (with their members
+  /// on every node; the last id and epoch only where the room is open here, else `null`).
+  private func rooms(answer: @escaping Answer) -> Outcome {
+    let local = context.hub.roomSummaries()
+    let reply = LoopBound(answer, on: context.loop)
+    context.hub.broker.openRooms(on: context.loop) { result in
+      var byName: [String: JSONValue] = [:]
+      for room in local {
+        byName[room.name] = .object([
+          "room": .string(room.name), "members": .number(Double(room.members)),
+          "lastId": .number(Double(room.lastID)), "epoch": .string(room.epoch),
+        ])
+      }
+      for cluster in (try? result.get()) ?? [] {
+        let here = local.first { $0.name == cluster.room }
+        byName[cluster.room] = .object([
+          "room": .string(cluster.room), "members": .number(Double(max(cluster.members, here?.members ?? 0))),
+          "lastId": here.map { .number(Double($0.lastID)) } ?? .null, "epoch": here.map { .string($0.epoch) } ?? .null,
+        ])
+      }
+      let rooms = byName.keys.sorted().map { byName[$0]! }
+      reply.value(Self.json(200, .object(["rooms": .array(rooms)])))
     }
-    return Self.json(200, .object(["rooms": .array(rooms)]))
+    return .later
   }
 
   /// Whether `room` is one this node keeps or has open: the others are 404 `unknown_room`.
@@ -189,16 +221,28 @@ extension ServerAPI {
     context.hub.hasRoom(room) || context.core.rooms.knows(room)
   }
 
-  private func presence(_ room: String) throws(ServerAPIError) -> HTTPResponse {
-    guard known(room) else { throw .unknownRoom(room) }
+  /// This node's members with their transport and since when, then (under `--redis`) the
+  /// other nodes' from the broker's presence, with their node only. A room that neither
+  /// this node nor any other has is unknown.
+  private func presence(_ room: String, answer: @escaping Answer) -> Outcome {
     let node = context.configuration.api.nodeID
-    let members = context.hub.presence(room: room).map { entry -> JSONValue in
+    let local = context.hub.presence(room: room).map { entry -> JSONValue in
       .object([
         "name": .string(entry.name), "transport": .string(entry.transport), "node": .string(node),
         "since": .string(Self.rfc3339(milliseconds: entry.since)),
       ])
     }
-    return Self.json(200, .object(["room": .string(room), "members": .array(members)]))
+    let knownHere = known(room)
+    let reply = LoopBound(answer, on: context.loop)
+    context.hub.broker.remoteMemberNodes(room: room, on: context.loop) { result in
+      let remote = ((try? result.get()) ?? []).sorted { ($0.name, $0.node) < ($1.name, $1.node) }
+      guard knownHere || !remote.isEmpty else { return reply.value(ServerAPIError.unknownRoom(room).response) }
+      let others = remote.map { entry -> JSONValue in
+        .object(["name": .string(entry.name), "node": .string(entry.node), "transport": .null, "since": .null])
+      }
+      reply.value(Self.json(200, .object(["room": .string(room), "members": .array(local + others)])))
+    }
+    return .later
   }
 
   private func history(_ room: String, _ query: [String: String], answer: @escaping Answer) throws(ServerAPIError)

@@ -38,6 +38,8 @@ public final class ServerMetrics: Sendable {
   public let growth = GrowthMetrics()
   /// The auth proxy's questions and answers (``AuthProxyMetrics``).
   public let authProxy = AuthProxyMetrics()
+  /// The server API's answers (``APIMetrics``).
+  public let api = APIMetrics()
 
   /// The loops' own counters and gauges, one per loop (none for a server without loops).
   let loops: [LoopMetrics]
@@ -68,7 +70,7 @@ public final class ServerMetrics: Sendable {
       ("switchboard_rooms", "gauge", rooms),
       ("switchboard_heap_bytes_in_use", "gauge", HeapPolicy.bytesInUse),
     ]
-    let features: String = authProxy.prometheusText()
+    let features: String = authProxy.prometheusText() + api.prometheusText()
     return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined() + limits.prometheusText()
       + tls.prometheusText() + udp.prometheusText() + growth.prometheusText() + features
       + dialectText() + loopText() + (additional?() ?? "")

@@ -4,8 +4,8 @@ import SwitchboardWire
 
 // libFuzzer target for the Redis broker's payload decoders (`RedisBrokerPayload`): the bytes
 // a node reads back from Redis, which any client of that Redis can write. Every input goes
-// through all three decoders — a channel payload (`sb1 …`), a presence announcement
-// (`sb1p …`) and a bare stream body — and each must decode or throw its DecodingError (never
+// through all four decoders — a channel payload (`sb1 …`), a presence announcement
+// (`sb1p …`), a disconnect order (`sb1p N disconnect …`) and a bare stream body — and each must decode or throw its DecodingError (never
 // crash, never hang). What decodes must obey the limits, and must encode again (with the
 // broker's own encoders) to bytes that decode to the same value: a structure-aware round trip.
 //
@@ -21,6 +21,13 @@ let roundTripLimits = RedisBrokerPayload.Limits(maxBodyBytes: 1 << 20, maxNameBy
 
 /// One input. A failed check crashes, which is how libFuzzer learns of it (and saves the input).
 func checkBrokerPayloadInput(_ bytes: [UInt8]) {
+  // The server API's disconnect order (a presence announcement of the kind `disconnect`):
+  // decoded within its limits or not at all.
+  if let order = RedisRoomBroker.decodeDisconnect(bytes) {
+    guard order.name.utf8.count <= 3 * RedisRoomBroker.maxDisconnectField,
+      order.reason.utf8.count <= 3 * RedisRoomBroker.maxDisconnectField, !order.node.isEmpty
+    else { fatalError("a disconnect order breaks the limits: \(order)") }
+  }
   if let decoded = try? RedisBrokerPayload.decodePayload(bytes, room: "r", limits: fuzzLimits) {
     let message = decoded.message
     guard message.id > 0 else { fatalError("a payload decoded with id 0") }

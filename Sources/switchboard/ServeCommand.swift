@@ -181,7 +181,7 @@ enum ServeCommand {
         "loops": "\(config.loopCount)",
       ])
     let server: ChatServer
-    ServeTLSOptions.blockReloadSignal(config)
+    ServeTLSOptions.blockReloadSignal(config, alsoReloads: ServeAPIOptions.reloads(args))
     BoundPorts.removeStale(portsFile)
     do {
       server = try ChatServer(configuration: config)
@@ -200,7 +200,7 @@ enum ServeCommand {
     }
     let advertiser = ServeAdvertising.start(
       advertising, server: server, room: config.defaultRoom, logger: logger, metrics: mdnsMetrics)
-    ServeTLSOptions.installReload(server, logger: logger)
+    ServeTLSOptions.installReload(server, logger: logger, also: ServeAPIOptions.reload(args, config, logger: logger))
     stop.wait()
     advertiser?.shutdown()
     server.shutdown(reason: "server shutting down")

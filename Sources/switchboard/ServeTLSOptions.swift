@@ -56,22 +56,29 @@ enum ServeTLSOptions {
   /// (the event loops): it stays pending until ``installReload(_:logger:)``'s thread takes
   /// it with `sigwait`, the way StopSignals takes SIGINT and SIGTERM. Call it before the
   /// server is made.
-  static func blockReloadSignal(_ config: ServerConfiguration) {
-    guard !config.tlsCertificates.isEmpty else { return }
+  /// `alsoReloads`: something else reloads on SIGHUP too (`--api-key-file`).
+  static func blockReloadSignal(_ config: ServerConfiguration, alsoReloads: Bool = false) {
+    guard !config.tlsCertificates.isEmpty || alsoReloads else { return }
     SignalWaiter.block([SIGHUP])
   }
 
   /// With TLS on, starts a thread (`sb-sighup`) on which each SIGHUP reloads the
   /// certificates (logged either way; a failed reload keeps the old ones).
-  static func installReload(_ server: ChatServer, logger: Log) {
-    guard !server.configuration.tlsCertificates.isEmpty else { return }
+  /// `also`: what else each SIGHUP reloads (the API keys of `--api-key-file`), after the
+  /// certificates; one thread takes the signal for both.
+  static func installReload(_ server: ChatServer, logger: Log, also: (@Sendable () -> Void)? = nil) {
+    let tls = !server.configuration.tlsCertificates.isEmpty
+    guard tls || also != nil else { return }
     do {
       try SignalWaiter.start(name: "sb-sighup", signals: [SIGHUP]) { _ in
-        do {
-          try server.reloadTLS()
-        } catch {
-          logger.error("tls reload failed; keeping the old certificates", metadata: ["error": "\(error)"])
+        if tls {
+          do {
+            try server.reloadTLS()
+          } catch {
+            logger.error("tls reload failed; keeping the old certificates", metadata: ["error": "\(error)"])
+          }
         }
+        also?()
       }
     } catch {
       logger.warning("cannot start the SIGHUP thread; certificates will not be reloaded", metadata: ["error": "\(error)"])

@@ -24,6 +24,7 @@ struct SwitchboardCommand {
       advertise NAME TYPE PORT [KEY=VALUE…]   publish a service over mDNS until killed
       peer --name NAME UDP peer mode (iPhone seed 003): advertise, find peers, exchange datagrams
       token --sub NAME --secret S …   mint a signed token (JWT) for auth; --verify TOKEN checks one
+      api COMMAND …    call the server API (publish, rooms, presence, history, disconnect, info)
       help [COMMAND]   this text, or COMMAND's (the same as `switchboard COMMAND --help`)
 
     Run `switchboard COMMAND --help` for a command's options; `switchboard --version` (or
@@ -32,7 +33,7 @@ struct SwitchboardCommand {
 
   /// The subcommands (what `switchboard help CMD` accepts).
   static let commands: Set = [
-    "serve", "send", "bench", "store-bench", "chat", "advertise", "browse", "token", "peer",
+    "serve", "send", "bench", "store-bench", "chat", "advertise", "browse", "token", "peer", "api",
   ]
 
   static func main() {
@@ -59,6 +60,7 @@ struct SwitchboardCommand {
     case "advertise": code = AdvertiseCommand.run(args)
     case "browse": code = BrowseCommand.run(args)
     case "token": code = TokenCommand.run(args)
+    case "api": code = APICommand.run(args)
     case "help" where args.isEmpty || args[0].hasPrefix("-"), "--help", "-h":
       Output.print(usage)
       code = ExitCode.ok

@@ -1,10 +1,29 @@
 import Foundation
+import SwitchboardChat
 import SwitchboardHTTP
 import SwitchboardIO
 import SwitchboardServer
 import SwitchboardTestSupport
 import SwitchboardWebSocket
+import Synchronization
 import Testing
+
+/// A local broker whose health the test sets, and whose publishes are never answered
+/// while `stalled` (a broker that lost its server mid-request).
+private final class StallingBroker: ForwardingBroker, @unchecked Sendable {
+  let current = Mutex(BrokerHealth.ready)
+  let stalled = Atomic<Bool>(false)
+
+  override var health: BrokerHealth { current.withLock { $0 } }
+
+  override func publish(
+    _ draft: MessageDraft, on executor: (any ShardExecutor)?,
+    completion: (@Sendable (Result<PublishReceipt, BrokerError>) -> Void)?
+  ) {
+    guard !stalled.load(ordering: .relaxed) else { return }
+    super.publish(draft, on: executor, completion: completion)
+  }
+}
 
 /// One HTTP request to the server API over a fresh socket: the status, the response's
 /// headers and its body parsed as JSON.
@@ -89,6 +108,7 @@ struct ServerAPITests {
       #expect(wrong.status == 401)
       let basic = try apiRequest(server.httpAddress!, "GET", "/api/info", key: nil, headers: ["Authorization: Basic \(Self.key)"])
       #expect(basic.status == 401)
+      #expect(server.metrics.api.unauthorized.load(ordering: .relaxed) == 3)
       // Every listed key works, in either header.
       #expect(try apiRequest(server.httpAddress!, "GET", "/api/info", key: Self.otherKey).status == 200)
       let header = try apiRequest(server.httpAddress!, "GET", "/api/info", key: nil, headers: ["X-API-Key: \(Self.key)"])
@@ -228,15 +248,21 @@ struct ServerAPITests {
   @Test func disconnectClosesEveryConnectionOfTheUserWithTheDocumentedAnswer() async throws {
     try await withAPI { server in
       let (ws, tcp) = try webAndLineMembers(server, web: "mallory", line: "mallory")
+      let udp = try DatagramPeer(server.udpAddress!)
+      try udp.prove()
+      try udp.send("iam:mallory")
       let bystander = try LineClient(server.tcpAddress!)
       try bystander.join(as: "bob")
+      try await eventually { server.hub.who(room: "lobby").filter { $0.hasPrefix("mallory") }.count == 3 }
       let answer = try apiRequest(
         server.httpAddress!, "POST", "/api/disconnect", body: #"{"user":"mallory","reason":"account closed"}"#)
       #expect(answer.status == 200)
-      #expect((answer.json["closed"] as? NSNumber)?.intValue == 2)
+      #expect((answer.json["closed"] as? NSNumber)?.intValue == 3)
       #expect(try ws.nextClose() == WebSocketCloseCode(4001))
       try tcp.expectLine("* disconnected by the server: account closed")
       try tcp.expectClosed()
+      _ = try udp.expect { $0.contains("* disconnected by the server: account closed") }
+      try await eventually { !server.hub.who(room: "lobby").contains { $0.hasPrefix("mallory") } }
       // Nobody else is touched; a name nobody has closes nothing.
       let none = try apiRequest(server.httpAddress!, "POST", "/api/disconnect", body: #"{"user":"nobody"}"#)
       #expect((none.json["closed"] as? NSNumber)?.intValue == 0)
@@ -253,6 +279,34 @@ struct ServerAPITests {
       let (page, _) = try rawRequestStatus(server.httpAddress!, path: "/", host: "backend.internal.example")
       #expect(page == 421)
       #expect(try apiRequest(server.httpAddress!, "GET", "/api/info").status == 200)
+    }
+  }
+
+  /// The broker unavailable: 503 at once; a broker that never answers: 504 after the
+  /// API's timeout, the connection closed, and the server still serving.
+  @Test func anUnavailableOrSilentBrokerIs503Or504() async throws {
+    let broker = StallingBroker()
+    try await withServer({
+      $0.api.keys = ServerAPIKeys([Self.key])
+      $0.api.timeout = .milliseconds(300)
+      $0.broker = { _ in broker }
+    }) { server in
+      let body = #"{"room":"lobby","text":"hello"}"#
+      broker.current.withLock { $0 = .unavailable(since: 0, reason: "redis unreachable") }
+      let down = try apiRequest(server.httpAddress!, "POST", "/api/publish", body: body)
+      #expect(down.status == 503)
+      #expect(down.errorCode == "unavailable")
+      broker.current.withLock { $0 = .ready }
+      // Opened first (the load answers), then stalled: the publish itself gets no answer.
+      #expect(try apiRequest(server.httpAddress!, "POST", "/api/publish", body: body).status == 200)
+      broker.stalled.store(true, ordering: .relaxed)
+      let silent = try apiRequest(server.httpAddress!, "POST", "/api/publish", body: body)
+      #expect(silent.status == 504)
+      #expect(silent.errorCode == "timeout")
+      #expect(silent.headers["Connection"] == "close")
+      #expect(try apiRequest(server.httpAddress!, "GET", "/api/info").status == 200)
+      #expect(server.metrics.api.timeouts.load(ordering: .relaxed) == 1)
+      #expect(server.metrics.api.failed.load(ordering: .relaxed) == 2)
     }
   }
 }

@@ -1,0 +1,111 @@
+import Foundation
+import SwitchboardClient
+import SwitchboardIO
+import SwitchboardTestSupport
+import Testing
+
+/// The server API (docs/API.md) on three `serve --redis` nodes behind one `redis-server`:
+/// `curl` publishes on one node and members on the others — a WebSocket client, an `nc`
+/// style line member, a UDP member — each receive it once, with the id the API answered.
+@Suite(
+  .serialized,
+  .enabled(
+    ifAvailable: Executables.switchboard != nil && RedisServer.isInstalled && Executables.tool("curl") != nil,
+    "needs the switchboard binary, redis-server and curl"),
+  .onTestThreads)
+struct ServerAPIScaleOutTests {
+  static let key = "cluster-key-0123456789abcdef"
+
+  /// `curl` against `node`'s API: its output (the body).
+  private func curl(_ node: ScaleOutNode, _ path: String, json: String? = nil) throws -> String {
+    var arguments = ["-sS", "-H", "Authorization: Bearer \(Self.key)"]
+    if let json { arguments += ["--json", json] }
+    let process = try ChildProcess(Executables.tool("curl")!, arguments + ["http://127.0.0.1:\(node.httpPort)\(path)"])
+    #expect(try process.waitForExit() == 0, "\(process.stderr)")
+    return process.stdout
+  }
+
+  /// One `redis-server` and three ready nodes with the API on.
+  private func threeNodes() async throws -> (ScaleOutRedis, [ScaleOutNode]) {
+    let redis = try ScaleOutRedis(.single)
+    var nodes: [ScaleOutNode] = []
+    for _ in 0..<3 {
+      nodes.append(try await ScaleOutNode(redisPorts: redis.ports, arguments: ["--api-key", Self.key]))
+    }
+    for node in nodes { _ = try node.waitForReadiness(200) }
+    return (redis, nodes)
+  }
+
+  /// A library client called `name` in the room `chaos` of `node`, over WebSocket.
+  private func webMember(_ name: String, on node: ScaleOutNode) throws -> ChatWatcher {
+    ChatWatcher(
+      try ChatClient(
+        url: "ws://127.0.0.1:\(node.httpPort)/rooms/chaos", name: name,
+        configuration: ChatClient.Configuration(connectTimeout: .seconds(5), heartbeat: .disabled)))
+  }
+
+  @Test func aPublishOnOneNodeReachesEveryTransportOnTheOthersOnceWithItsID() async throws {
+    let (redis, nodes) = try await threeNodes()
+    defer { withExtendedLifetime(redis) {} }
+    let web = try webMember("web", on: nodes[1])
+    let line = try RawChatPeer(.tcp, port: nodes[2].tcpPort, name: "nc")
+    let datagram = try RawChatPeer(.udp, port: nodes[2].udpPort, name: "udp")
+    try web.waitConnected()
+    // Each node's own presence lists its members once they are in the room.
+    try await eventually("the members joined") {
+      let one = try curl(nodes[1], "/api/rooms/chaos/presence")
+      let two = try curl(nodes[2], "/api/rooms/chaos/presence")
+      return one.contains(#""name":"web""#) && two.contains(#""name":"nc""#) && two.contains(#""name":"udp""#)
+    }
+    // Presence on a node with nobody in the room lists every node's members, with their node.
+    let everyone = try curl(nodes[0], "/api/rooms/chaos/presence")
+    for name in ["web", "nc", "udp"] { #expect(everyone.contains(#""name":"\#(name)""#), "\(everyone)") }
+    #expect(everyone.contains(#""transport":null"#), "\(everyone)")
+    // So does the room list: the room and its members on every node.
+    let rooms = try curl(nodes[0], "/api/rooms")
+    #expect(rooms.contains(#""members":3"#) && rooms.contains(#""room":"chaos""#), "\(rooms)")
+    let answer = try curl(nodes[0], "/api/publish", json: #"{"room":"chaos","text":"order shipped","author":"shop"}"#)
+    let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any]
+    let id = try #require((object?["id"] as? NSNumber)?.uint64Value, "\(answer)")
+    try web.waitForTexts(["order shipped"])
+    #expect(web.messages.filter { $0.text == "order shipped" }.map(\.id) == [id])
+    try line.waitFor("the publish") { $0.contains("shop: order shipped") }
+    try datagram.waitFor("the publish") { $0.contains { $0.hasSuffix("shop: order shipped") } }
+    // Once each: a later member message arrives after it, and nothing repeated it.
+    line.send("after")
+    try web.waitForTexts(["after"])
+    try datagram.waitFor("the later message") { $0.contains { $0.hasSuffix("nc: after") } }
+    #expect(line.lines.filter { $0 == "shop: order shipped" }.count == 1)
+    #expect(datagram.lines.filter { $0.hasSuffix("shop: order shipped") }.count == 1)
+    #expect(web.messages.filter { $0.text == "order shipped" }.count == 1)
+    // History over the API on another node keeps it with the same id.
+    let history = try curl(nodes[2], "/api/rooms/chaos/history?since=0")
+    #expect(history.contains(#""id":\#(id)"#) && history.contains("order shipped"), "\(history)")
+  }
+
+  /// `POST /api/disconnect` with a room on one node closes the user's connections on the
+  /// others (the order goes over the room's Redis channel), each with its documented answer.
+  @Test func aDisconnectOnOneNodeClosesTheUsersConnectionsOnTheOthers() async throws {
+    let (redis, nodes) = try await threeNodes()
+    defer { withExtendedLifetime(redis) {} }
+    let web = try webMember("mallory", on: nodes[1])
+    let line = try RawChatPeer(.tcp, port: nodes[2].tcpPort, name: "mallory")
+    let bystander = try RawChatPeer(.tcp, port: nodes[2].tcpPort, name: "bob")
+    try web.waitConnected()
+    try await eventually("the members joined") {
+      let one = try curl(nodes[1], "/api/rooms/chaos/presence")
+      let two = try curl(nodes[2], "/api/rooms/chaos/presence")
+      return one.contains(#""name":"mallory""#) && two.contains(#""name":"mallory""#) && two.contains(#""name":"bob""#)
+    }
+    let answer = try curl(nodes[0], "/api/disconnect", json: #"{"user":"mallory","room":"chaos","reason":"account closed"}"#)
+    #expect(answer.contains(#""closed":2"#), "\(answer)")
+    try line.waitFor("the disconnect line") { $0.contains("* disconnected by the server: account closed") }
+    try await eventually("the WebSocket client stopped for good") { web.client.refusal?.kind == .disconnected }
+    try await eventually("only bob is left") {
+      let one = try curl(nodes[1], "/api/rooms/chaos/presence")
+      let two = try curl(nodes[2], "/api/rooms/chaos/presence")
+      return !one.contains("mallory") && !two.contains("mallory") && two.contains(#""name":"bob""#)
+    }
+    #expect(web.connectCount == 1)
+  }
+}
