@@ -17,10 +17,9 @@ enum AuthBackendPeer {
 /// a slow, stopped or broken backend refuses (fail closed); answers are cached for
 /// `--auth-proxy-cache`; a slow backend stalls nobody else.
 @Suite(
-  .onTestThreads,
   .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"),
-  .enabled(
-    ifAvailable: AuthBackendPeer.python != nil, "needs python3 with aiohttp (scripts/install-test-peers.sh)"))
+  .enabled(ifAvailable: AuthBackendPeer.python != nil, "needs python3 with aiohttp (scripts/install-test-peers.sh)"),
+  .onTestThreads)
 struct AuthProxyTests {
   static let rules = #"""
     {"bob": {"allow": false, "reason": "banned"},
