@@ -38,9 +38,7 @@ async def scenario(args):
     line = LineClient(host, args.tcp_port)
     line.send("auth:" + args.line_token)
     await line.expect("* authenticated as ncuser")
-    line.send("/who")
-    await line.expect(lambda l: l.startswith("* in ") and "ncuser" in l.partition("): ")[2].split(", "),
-                      what="the /who answer listing ncuser")
+    await browser_chat.in_room(line, "ncuser")
 
     # 2. With the token in the page's URL.
     page = await open_page(cdp, f"https://{host}:{args.https_port}/?token={args.token}")
@@ -59,15 +57,7 @@ async def scenario(args):
 
     # 3. Without one: refused, and the page says so.
     bare = await open_page(cdp, f"https://{host}:{args.https_port}/")
-    await bare.wait_for("document.getElementById('status').dataset.state === 'refused'",
-                        "the page without a token refused")
-    shown = await bare.eval(
-        "[...document.querySelectorAll('#messages .notice.error')].map(e => e.textContent)")
-    if not any("authentication required" in t for t in shown):
-        raise Failure(f"page without a token: no refusal shown (notices: {shown})")
-    status = await bare.eval("document.getElementById('status').textContent")
-    if "authentication required" not in status:
-        raise Failure(f"page without a token: status {status!r} does not give the reason")
+    await browser_chat.expect_refused(bare, "authentication required", "the page without a token")
 
     line.close()
     await browser_chat.close_browser(cdp, ws)

@@ -20,7 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import browser_chat  # noqa: E402
-from browser_chat import Failure, LineClient, open_page  # noqa: E402
+from browser_chat import LineClient, open_page  # noqa: E402
 
 
 async def scenario(args):
@@ -29,9 +29,7 @@ async def scenario(args):
 
     line = LineClient(host, args.tcp_port)
     line.send("iam:ncuser")
-    line.send("/who")
-    await line.expect(lambda l: l.startswith("* in ") and "ncuser" in l.partition("): ")[2].split(", "),
-                      what="the /who answer listing ncuser")
+    await browser_chat.in_room(line, "ncuser")
 
     page = await open_page(cdp, f"http://{host}:{args.http_port}/")
     text = f"hello through the auth proxy {browser_chat.TAG}"
@@ -41,15 +39,7 @@ async def scenario(args):
     await refused.wait_for("document.getElementById('status').dataset.state === 'online'", "second page online")
     await refused.type_into("#name", "bob")
     await refused.click("#name-form button[type=submit]")
-    await refused.wait_for("document.getElementById('status').dataset.state === 'refused'",
-                           "the page named bob refused")
-    shown = await refused.eval(
-        "[...document.querySelectorAll('#messages .notice.error')].map(e => e.textContent)")
-    if not any("banned" in t for t in shown):
-        raise Failure(f"page named bob: the backend's reason is not shown (notices: {shown})")
-    status = await refused.eval("document.getElementById('status').textContent")
-    if "banned" not in status:
-        raise Failure(f"page named bob: status {status!r} does not give the reason")
+    await browser_chat.expect_refused(refused, "banned", "the page named bob")
 
     line.close()
     await browser_chat.close_browser(cdp, ws)

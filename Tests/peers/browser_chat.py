@@ -294,6 +294,25 @@ def messages_js(cls):
     return (f"[...document.querySelectorAll('#messages .message.{cls} .text')].map(e => e.textContent)")
 
 
+async def in_room(line, name):
+    """Wait until the line client's /who answer lists `name`: it is in the room then."""
+    line.send("/who")
+    await line.expect(lambda l: l.startswith("* in ") and name in l.partition("): ")[2].split(", "),
+                      what=f"the /who answer listing {name}")
+
+
+async def expect_refused(page, reason, what):
+    """The page ends refused, saying `reason` in a notice and in its status line."""
+    await page.wait_for("document.getElementById('status').dataset.state === 'refused'", f"{what}: refused")
+    shown = await page.eval(
+        "[...document.querySelectorAll('#messages .notice.error')].map(e => e.textContent)")
+    if not any(reason in t for t in shown):
+        raise Failure(f"{what}: {reason!r} is not shown (notices: {shown})")
+    status = await page.eval("document.getElementById('status').textContent")
+    if reason not in status:
+        raise Failure(f"{what}: status {status!r} does not give the reason {reason!r}")
+
+
 async def chat_as(page, name, text, line, what):
     """Name the page's user, send `text` from the page; the line client must get it."""
     await page.wait_for("document.getElementById('status').dataset.state === 'online'",
@@ -362,9 +381,7 @@ async def scenario(args):
     line = LineClient(host, args.tcp_port)
     line.send("iam:ncuser")
     # In the room (its /who answer lists it) before the page joins and talks to it.
-    line.send("/who")
-    await line.expect(lambda l: l.startswith("* in ") and "ncuser" in l.partition("): ")[2].split(", "),
-                      what="the /who answer listing ncuser")
+    await in_room(line, "ncuser")
 
     # 1. The page from the HTTP port.
     page = await open_page(cdp, f"http://{host}:{args.http_port}/")
