@@ -9,8 +9,8 @@ import Testing
 
 /// ``ChatClient/Configuration/tokenProvider`` and `chat --token-command` (docs/CLIENT.md,
 /// "Tokens that expire"): a token per connect, a fresh one on each `token_expiring` notice,
-/// and a connection that outlives its first token. Short tokens (2–4 s), no leeway and a 2 s
-/// refresh lead, so each test takes seconds.
+/// and a connection that outlives its first token. Ten-second tokens, no leeway and a 5 s
+/// refresh lead (5 s to answer a notice, which a loaded machine needs), so each test takes seconds.
 @Suite(
   .onTestThreads,
   .enabled(ifAvailable: TokenSupport.isAvailable, "needs a crypto library for tokens (TokenSupport)"))
@@ -27,30 +27,37 @@ struct ChatClientTokenProviderTests {
   private func refreshingServer() throws -> ChatServer {
     try startServer {
       $0.tokenVerifier = TokenVerifier(keys: [Self.key], leeway: 0)
-      $0.tokenRefreshLead = .seconds(2)
+      $0.tokenRefreshLead = .seconds(5)
     }
   }
 
   @Test(arguments: ["ws", "tcp"])
-  func theProviderIsAskedOnConnectAndOnEachNoticeAndTheConnectionOutlivesItsFirstToken(scheme: String) async throws {
+  func theProviderIsAskedOnConnectAndOnEachNoticeAndTheConnectionOutlivesItsFirstToken(scheme: String)
+    async throws
+  {
     let server = try refreshingServer()
     defer { server.shutdown() }
     let start = TokenVerifier.wallClockSeconds()
     let calls = ProviderCalls()
     var configuration = ChatClient.Configuration.forTesting
     configuration.tokenProvider = {
-      // The first token ends within 2 s; each fresh one lasts 4 s.
-      Self.token(ttl: calls.next() == 1 ? 2 : 4)
+      // Each token lasts 10 s; the notice leaves 5 s to answer (a loaded machine needs them).
+      _ = calls.next()
+      return Self.token(ttl: 10)
     }
     let url = scheme == "ws" ? wsURL(server) : tcpURL(server)
     let alice = try ChatProbe(url, name: "alice", configuration: configuration)
     try await alice.waitConnected()
-    // One connect and two refreshes, past the first token's end (start + 2 at the latest).
-    try await eventually(timeout: .seconds(20), "three tokens asked for") { calls.count >= 3 }
-    try await eventually(timeout: .seconds(10)) { TokenVerifier.wallClockSeconds() >= start + 3 }
+    // One connect and two refreshes, past the first token's end (start + 10 at the latest).
+    try await eventually(timeout: .seconds(40), "three tokens asked for") {
+      calls.count >= 3
+    }
+    try await eventually(timeout: .seconds(15)) { TokenVerifier.wallClockSeconds() >= start + 11 }
     #expect(alice.connectedCount == 1, "\(alice.events.suffix(8))")
     try await alice.client.send("after two refreshes")
-    try await eventually { server.hub.history(room: "lobby", last: 5).map(\.text).contains("after two refreshes") }
+    try await eventually {
+      server.hub.history(room: "lobby", last: 5).map(\.text).contains("after two refreshes")
+    }
     #expect(alice.connectedCount == 1)
     await alice.stop()
   }
@@ -66,18 +73,20 @@ struct ChatClientTokenProviderTests {
       let n = calls.next()
       // The refresh (second call) fails: the server closes at expiry; the reconnect asks again.
       if n == 2 { throw BackendDown() }
-      return Self.token(ttl: n == 1 ? 2 : 600)
+      return Self.token(ttl: n == 1 ? 10 : 600)
     }
     let url = scheme == "ws" ? wsURL(server) : tcpURL(server)
     let alice = try ChatProbe(url, name: "alice", configuration: configuration)
     try await alice.waitFor("the failed refresh") {
       if case .error(let e) = $0 { e == .tokenUnavailable } else { false }
     }
-    try await alice.waitConnected(count: 2, timeout: .seconds(20))
+    try await alice.waitConnected(count: 2, timeout: .seconds(30))
     #expect(alice.client.refusal == nil)
     #expect(calls.count == 3)
     try await alice.client.send("back with a new token")
-    try await eventually { server.hub.history(room: "lobby", last: 5).map(\.text).contains("back with a new token") }
+    try await eventually {
+      server.hub.history(room: "lobby", last: 5).map(\.text).contains("back with a new token")
+    }
     await alice.stop()
   }
 
@@ -126,7 +135,9 @@ final class ProviderCalls: Sendable {
 /// and on each refresh, and a pipe chat stays connected past its first token.
 @Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "switchboard binary not built"))
 struct ChatTokenCommandTests {
-  private static func quoted(_ s: String) -> String { "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+  private static func quoted(_ s: String) -> String {
+    "'" + s.replacingOccurrences(of: "'", with: "'\\''") + "'"
+  }
 
   @Test(arguments: ["ws", "tcp"])
   func aPipeChatWithATokenCommandOutlivesItsFirstToken(scheme: String) async throws {
@@ -134,15 +145,17 @@ struct ChatTokenCommandTests {
     defer { try? FileManager.default.removeItem(at: directory) }
     let secret = directory.appendingPathComponent("secret").path
     let calls = directory.appendingPathComponent("calls").path
-    try Data(String(repeating: "token-command-tests-secret-", count: 2).utf8).write(to: URL(fileURLWithPath: secret))
+    try Data(String(repeating: "token-command-tests-secret-", count: 2).utf8).write(
+      to: URL(fileURLWithPath: secret))
     let server = try await ServeProcess.start([
-      "--ephemeral", "--auth-secret-file", secret, "--auth-leeway", "0", "--token-refresh-lead", "2",
+      "--ephemeral", "--auth-secret-file", secret, "--auth-leeway", "0", "--token-refresh-lead", "5",
     ])
     defer { server.stop() }
     let bin = Self.quoted(Executables.switchboard!)
-    // Each run is counted (a line in `calls`) and mints a 3-second token.
+    // Each run is counted (a line in `calls`) and mints a 10-second token: the notice leaves
+    // 5 s to run the command (a loaded machine starts a process slowly).
     let command =
-      "echo run >> \(Self.quoted(calls)) && \(bin) token --secret-file \(Self.quoted(secret)) --sub alice --ttl 3"
+      "echo run >> \(Self.quoted(calls)) && \(bin) token --secret-file \(Self.quoted(secret)) --sub alice --ttl 10"
     let url = scheme == "ws" ? "ws://127.0.0.1:\(server.http)/" : "tcp://127.0.0.1:\(server.tcp)"
     let start = TokenVerifier.wallClockSeconds()
     let chat = try ChildProcess(
@@ -151,10 +164,10 @@ struct ChatTokenCommandTests {
     func runs() -> Int {
       ((try? String(contentsOfFile: calls, encoding: .utf8)) ?? "").split(separator: "\n").count
     }
-    try await eventually(timeout: .seconds(20), "three runs of the token command; stderr: \(chat.stderr)") {
+    try await eventually(timeout: .seconds(40), "three runs of the token command; stderr: \(chat.stderr)") {
       runs() >= 3
     }
-    try await eventually(timeout: .seconds(10)) { TokenVerifier.wallClockSeconds() >= start + 4 }
+    try await eventually(timeout: .seconds(15)) { TokenVerifier.wallClockSeconds() >= start + 11 }
     #expect(chat.isRunning, "\(chat.stderr)")
     // A reader with a long token of its own sees what the chat sends now.
     let mint = try ChildProcess(
@@ -171,7 +184,9 @@ struct ChatTokenCommandTests {
   }
 
   @Test func aFailingTokenCommandEndsAPipeChatWithItsReason() async throws {
-    let server = try await ServeProcess.start(["--ephemeral", "--auth-secret", String(repeating: "s", count: 40)])
+    let server = try await ServeProcess.start([
+      "--ephemeral", "--auth-secret", String(repeating: "s", count: 40),
+    ])
     defer { server.stop() }
     let chat = try ChildProcess(
       Executables.switchboard!,
