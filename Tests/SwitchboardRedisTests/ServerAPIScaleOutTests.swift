@@ -25,9 +25,9 @@ struct ServerAPIScaleOutTests {
     return process.stdout
   }
 
-  /// One `redis-server` and three ready nodes with the API on.
-  private func threeNodes() async throws -> (ScaleOutRedis, [ScaleOutNode]) {
-    let redis = try ScaleOutRedis(.single)
+  /// One `redis-server` (or a Redis Cluster) and three ready nodes with the API on.
+  private func threeNodes(_ kind: ScaleOutRedis.Kind = .single) async throws -> (ScaleOutRedis, [ScaleOutNode]) {
+    let redis = try ScaleOutRedis(kind)
     var nodes: [ScaleOutNode] = []
     for _ in 0..<3 {
       nodes.append(try await ScaleOutNode(redisPorts: redis.ports, arguments: ["--api-key", Self.key]))
@@ -111,9 +111,11 @@ struct ServerAPIScaleOutTests {
 
   /// `POST /api/disconnect` without a room, on a node where the user has no connection,
   /// closes the user's connections on every other node, whatever room each is in (the order
-  /// goes over the control channel every node subscribes to); other users stay.
-  @Test func aDisconnectWithoutARoomReachesEveryNode() async throws {
-    let (redis, nodes) = try await threeNodes()
+  /// goes over the control channel every node subscribes to: classic pub/sub on one server,
+  /// sharded on a cluster); other users stay.
+  @Test(arguments: ScaleOutRedis.Kind.allCases)
+  func aDisconnectWithoutARoomReachesEveryNode(_ kind: ScaleOutRedis.Kind) async throws {
+    let (redis, nodes) = try await threeNodes(kind)
     defer { withExtendedLifetime(redis) {} }
     let web = try webMember("mallory", on: nodes[1])
     let webBystander = try webMember("alice", on: nodes[1])
