@@ -172,8 +172,9 @@ extension ChatHub {
 }
 
 extension ChatHub {
-  /// Another node's server API disconnects `name` in `room`: close this node's connections.
-  public func remoteDisconnect(name: String, room: String, reason: String) {
+  /// Another node's server API disconnects `name` in `room` (in every room when `nil`):
+  /// close this node's connections.
+  public func remoteDisconnect(name: String, room: String?, reason: String) {
     _ = disconnect(name: name, room: room, reason: reason)
   }
 }

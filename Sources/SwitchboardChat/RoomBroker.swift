@@ -99,11 +99,12 @@ public protocol RoomBroker: AnyObject, Sendable {
     on executor: any ShardExecutor,
     completion: @escaping @Sendable (Result<[(room: String, members: Int)], BrokerError>) -> Void)
 
-  /// The server API's disconnect (docs/API.md): tells the other nodes with `room` open to
-  /// close their members called `name`, telling them `reason`
+  /// The server API's disconnect (docs/API.md): tells the other nodes with `room` open, or
+  /// every other node when `room` is `nil`, to close their members called `name` (in
+  /// `room` only, when given), telling them `reason`
   /// (``RoomBrokerSink/remoteDisconnect(name:room:reason:)``). Returns at once. The default
   /// does nothing (a single node has no others).
-  func disconnect(name: String, room: String, reason: String)
+  func disconnect(name: String, room: String?, reason: String)
 
   /// Whether the broker can do its work now (`GET /readyz`). Read from any thread, often:
   /// it must return at once. The default is always ``BrokerHealth/ready``.
@@ -156,5 +157,5 @@ extension RoomBroker {
 
 extension RoomBroker {
   /// No other node to tell.
-  public func disconnect(name: String, room: String, reason: String) {}
+  public func disconnect(name: String, room: String?, reason: String) {}
 }

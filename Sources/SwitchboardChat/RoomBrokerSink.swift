@@ -25,10 +25,10 @@ public protocol RoomBrokerSink: AnyObject, Sendable {
   /// left on every node. For webhooks; the line itself comes through ``remotePresence(_:)``.
   /// Called on any thread. The default ignores it.
   func expiredPresence(_ event: PresenceEvent)
-  /// Another node's server API disconnects the members called `name` in `room`
-  /// (``RoomBroker/disconnect(name:room:reason:)``): close this node's. Called on any
-  /// thread. The default ignores it.
-  func remoteDisconnect(name: String, room: String, reason: String)
+  /// Another node's server API disconnects the members called `name` in `room`, or in
+  /// every room when `room` is `nil` (``RoomBroker/disconnect(name:room:reason:)``): close
+  /// this node's. Called on any thread. The default ignores it.
+  func remoteDisconnect(name: String, room: String?, reason: String)
 }
 
 extension RoomBrokerSink {
@@ -38,5 +38,5 @@ extension RoomBrokerSink {
   public func ownPresence(_ event: PresenceEvent, member: MemberID) {}
   /// Ignores it.
   public func expiredPresence(_ event: PresenceEvent) {}
-  public func remoteDisconnect(name: String, room: String, reason: String) {}
+  public func remoteDisconnect(name: String, room: String?, reason: String) {}
 }

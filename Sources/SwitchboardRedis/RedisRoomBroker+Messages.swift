@@ -159,6 +159,7 @@ extension RedisRoomBroker {
       guard let token = UInt64(String(decoding: message.payload, as: UTF8.self)) else { return }
       return state.withLock { $0.probe.arrived(token: token) }
     }
+    if message.channel == Self.controlChannel { return receivedControl(message) }
     if RedisBrokerPayload.isPresence(message.payload) { return receivedPresence(message) }
     let name = RedisRoomKeys.room(channel: message.channel)
     state.withLock { state in

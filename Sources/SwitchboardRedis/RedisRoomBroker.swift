@@ -214,6 +214,7 @@ public final class RedisRoomBroker: RoomBroker {
       broker.close()
       throw RedisError.connectFailed("cannot reach Redis at \(configuration.redis.url): \(reason)")
     }
+    broker.subscribeControl(made.subscriber)
     let every = configuration.presenceRefresh
     let timer = loop.scheduleRepeating(every: every) { broker.refreshPresence() }
     broker.state.withLock { $0.refresh = timer }

@@ -162,9 +162,10 @@ extension ServerAPI {
     return .later
   }
 
-  /// Closes the user's connections here and, with a `room`, asks the other nodes to close
-  /// theirs (their members of that name are counted from the broker's presence first, so
-  /// the count does not race their leaving).
+  /// Closes the user's connections here and asks the other nodes to close theirs. With a
+  /// `room`, their members of that name are counted from the broker's presence first (so the
+  /// count does not race their leaving); without one the order goes to every node and only
+  /// this node's closes are counted (counting the others would read every room's presence).
   private func disconnect(_ body: [String: JSONValue], answer: @escaping Answer) throws(ServerAPIError) -> Outcome {
     let user = try Self.string(body, "user")
     let room = try Self.optionalString(body, "room").map { (raw: String) throws(ServerAPIError) in try Self.room(raw) }
@@ -173,7 +174,10 @@ extension ServerAPI {
     reason = String(reason.map { $0.unicodeScalars.contains { $0.properties.generalCategory == .control } ? " " : $0 }.prefix(200))
     let hub = context.hub
     let local = hub.disconnect(name: user, room: room, reason: reason)
-    guard let room else { return .now(Self.closed(local)) }
+    guard let room else {
+      hub.broker.disconnect(name: user, room: nil, reason: reason)
+      return .now(Self.closed(local))
+    }
     let reply = LoopBound(answer, on: context.loop)
     let finalReason = reason
     hub.broker.remoteMembers(room: room, on: context.loop) { result in

@@ -25,9 +25,9 @@ struct ServerAPIScaleOutTests {
     return process.stdout
   }
 
-  /// One `redis-server` and three ready nodes with the API on.
-  private func threeNodes() async throws -> (ScaleOutRedis, [ScaleOutNode]) {
-    let redis = try ScaleOutRedis(.single)
+  /// One `redis-server` (or a Redis Cluster) and three ready nodes with the API on.
+  private func threeNodes(_ kind: ScaleOutRedis.Kind = .single) async throws -> (ScaleOutRedis, [ScaleOutNode]) {
+    let redis = try ScaleOutRedis(kind)
     var nodes: [ScaleOutNode] = []
     for _ in 0..<3 {
       nodes.append(try await ScaleOutNode(redisPorts: redis.ports, arguments: ["--api-key", Self.key]))
@@ -107,5 +107,43 @@ struct ServerAPIScaleOutTests {
       return !one.contains("mallory") && !two.contains("mallory") && two.contains(#""name":"bob""#)
     }
     #expect(web.connectCount == 1)
+  }
+
+  /// `POST /api/disconnect` without a room, on a node where the user has no connection,
+  /// closes the user's connections on every other node, whatever room each is in (the order
+  /// goes over the control channel every node subscribes to: classic pub/sub on one server,
+  /// sharded on a cluster); other users stay.
+  @Test(arguments: ScaleOutRedis.Kind.allCases)
+  func aDisconnectWithoutARoomReachesEveryNode(_ kind: ScaleOutRedis.Kind) async throws {
+    let (redis, nodes) = try await threeNodes(kind)
+    defer { withExtendedLifetime(redis) {} }
+    let web = try webMember("mallory", on: nodes[1])
+    let webBystander = try webMember("alice", on: nodes[1])
+    let line = try RawChatPeer(.tcp, port: nodes[2].tcpPort, name: "mallory")
+    let bystander = try RawChatPeer(.tcp, port: nodes[2].tcpPort, name: "bob")
+    line.send("/join ops")
+    bystander.send("/join ops")
+    try web.waitConnected()
+    try webBystander.waitConnected()
+    try await eventually("the members joined") {
+      let one = try curl(nodes[1], "/api/rooms/chaos/presence")
+      let two = try curl(nodes[2], "/api/rooms/ops/presence")
+      return one.contains(#""name":"mallory""#) && one.contains(#""name":"alice""#)
+        && two.contains(#""name":"mallory""#) && two.contains(#""name":"bob""#)
+    }
+    // The answering node had none of mallory's connections: it counts its own closes.
+    let answer = try curl(nodes[0], "/api/disconnect", json: #"{"user":"mallory","reason":"account closed"}"#)
+    #expect(answer.contains(#""closed":0"#), "\(answer)")
+    try line.waitFor("the disconnect line") { $0.contains("* disconnected by the server: account closed") }
+    try await eventually("the WebSocket client stopped for good") { web.client.refusal?.kind == .disconnected }
+    try await eventually("only the others are left") {
+      let one = try curl(nodes[1], "/api/rooms/chaos/presence")
+      let two = try curl(nodes[2], "/api/rooms/ops/presence")
+      return !one.contains("mallory") && !two.contains("mallory") && one.contains(#""name":"alice""#)
+        && two.contains(#""name":"bob""#)
+    }
+    #expect(web.connectCount == 1)
+    #expect(webBystander.client.refusal == nil)
+    #expect(!bystander.lines.contains { $0.contains("disconnected by the server") })
   }
 }
