@@ -38,9 +38,7 @@ async def scenario(args):
     line = LineClient(host, args.tcp_port)
     line.send("auth:" + args.line_token)
     await line.expect("* authenticated as ncuser")
-    line.send("/who")
-    await line.expect(lambda l: l.startswith("* in ") and "ncuser" in l.partition("): ")[2].split(", "),
-                      what="the /who answer listing ncuser")
+    await browser_chat.expect_listed(line, "ncuser")
 
     # 2. With the token in the page's URL.
     page = await open_page(cdp, f"https://{host}:{args.https_port}/?token={args.token}")

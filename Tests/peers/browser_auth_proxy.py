@@ -29,9 +29,7 @@ async def scenario(args):
 
     line = LineClient(host, args.tcp_port)
     line.send("iam:ncuser")
-    line.send("/who")
-    await line.expect(lambda l: l.startswith("* in ") and "ncuser" in l.partition("): ")[2].split(", "),
-                      what="the /who answer listing ncuser")
+    await browser_chat.expect_listed(line, "ncuser")
 
     page = await open_page(cdp, f"http://{host}:{args.http_port}/")
     text = f"hello through the auth proxy {browser_chat.TAG}"

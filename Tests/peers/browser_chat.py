@@ -242,12 +242,15 @@ class Page:
         await self.call("Input.insertText", text=text)
 
 
-async def open_page(cdp, url):
+async def open_page(cdp, url, before_scripts=""):
+    """A new tab on `url`, loaded; `before_scripts` (JavaScript) runs before the page's own."""
     target = await cdp.call("Target.createTarget", url="about:blank")
     attached = await cdp.call("Target.attachToTarget", targetId=target["targetId"], flatten=True)
     page = Page(cdp, attached["sessionId"])
     await page.call("Page.enable")
     await page.call("Runtime.enable")
+    if before_scripts:
+        await page.call("Page.addScriptToEvaluateOnNewDocument", source=before_scripts)
     await page.call("Emulation.setDeviceMetricsOverride", width=900, height=700, deviceScaleFactor=1, mobile=False)
     navigation = await page.call("Page.navigate", url=url)
     if navigation.get("errorText"):  # refused, reset, empty answer: the tab shows Chromium's error page
@@ -288,6 +291,13 @@ async def load_diagnosis(page, url):
     except OSError:
         load = "unknown"
     return f"tab {tab}; a plain GET: {answer}; load average {load}"
+
+
+async def expect_listed(line, name):
+    """Asks `/who` on the line client and waits for the answer listing `name`: in the room."""
+    line.send("/who")
+    await line.expect(lambda l: l.startswith("* in ") and name in l.partition("): ")[2].split(", "),
+                      what=f"the /who answer listing {name}")
 
 
 def messages_js(cls):
@@ -362,9 +372,7 @@ async def scenario(args):
     line = LineClient(host, args.tcp_port)
     line.send("iam:ncuser")
     # In the room (its /who answer lists it) before the page joins and talks to it.
-    line.send("/who")
-    await line.expect(lambda l: l.startswith("* in ") and "ncuser" in l.partition("): ")[2].split(", "),
-                      what="the /who answer listing ncuser")
+    await expect_listed(line, "ncuser")
 
     # 1. The page from the HTTP port.
     page = await open_page(cdp, f"http://{host}:{args.http_port}/")
