@@ -12,8 +12,9 @@
 /// Stable element ids for browser tests: `#name-form`, `#name`, `#input`, `#send`,
 /// `#messages` (children `.message.me` / `.message.other` with `data-id`, `.author`,
 /// `.text`, and `.action` for a `/me`; notices are `.notice`), `#status` (`data-state` =
-/// connecting | online | offline | refused, the last after a close 1008, whose reason the page
-/// shows and does not retry, or for a `?room=` the server's room rule refuses, checked before
+/// connecting | online | offline | refused, the last after a close 1008, 4001 (`POST
+/// /api/disconnect`) or 4003 (the auth proxy), whose reason the page shows and does not
+/// retry, or for a `?room=` the server's room rule refuses, checked before
 /// connecting because a browser cannot read the upgrade's `400`).
 enum WebChatPage {
   /// The complete page.
@@ -36,14 +37,17 @@ enum WebChatPage {
       header { display: flex; align-items: center; gap: .75rem; padding: .6rem 1rem;
         padding-top: max(.6rem, env(safe-area-inset-top)); background: var(--panel);
         border-bottom: 1px solid var(--line); }
-      header h1 { font-size: 1.05rem; margin: 0; flex: 1; overflow: hidden; text-overflow: ellipsis;
-        white-space: nowrap; }
-      #members { color: var(--muted); font-size: .85rem; }
+      header h1 { font-size: 1.05rem; margin: 0; flex: 1; min-width: 5rem; overflow: hidden;
+        text-overflow: ellipsis; white-space: nowrap; }
+      #members { color: var(--muted); font-size: .85rem; white-space: nowrap; }
       #status { font-size: .85rem; color: var(--muted); white-space: nowrap; }
       #status::before { content: ""; display: inline-block; width: .55rem; height: .55rem;
         border-radius: 50%; margin-right: .35rem; background: #d97706; }
       #status[data-state="online"]::before { background: #16a34a; }
       #status[data-state="offline"]::before { background: #dc2626; }
+      /* A refusal's reason is long and final: it may wrap, in the error colour. */
+      #status[data-state="refused"] { color: #dc2626; white-space: normal; text-align: right; }
+      #status[data-state="refused"]::before { background: #dc2626; }
       #messages { flex: 1; overflow-y: auto; padding: 1rem; display: flex; flex-direction: column;
         gap: .4rem; }
       .message { max-width: min(75%, 36rem); padding: .45rem .7rem; border-radius: 1rem;
@@ -69,6 +73,7 @@ enum WebChatPage {
       button { font: inherit; padding: .55rem 1rem; border: 0; border-radius: 1.2rem;
         background: var(--me); color: #fff; cursor: pointer; }
       button:disabled { opacity: .5; cursor: default; }
+      input:disabled { opacity: .6; }
       #name-form { position: fixed; inset: 0; display: flex; align-items: center; justify-content: center;
         background: rgba(0, 0, 0, .35); padding: 1rem; }
       #name-form .card { background: var(--panel); padding: 1.25rem; border-radius: .8rem; width: 100%;
@@ -123,12 +128,15 @@ enum WebChatPage {
         const ok = [...nfc].length <= 64 && /^(?:\p{L}[\p{Mn}\p{Mc}]{0,2}|\p{Nd}|[-_.])+$/u.test(nfc);
         return ok ? null : "invalid room name " + JSON.stringify(raw) + " (1-64 letters, digits, - _ .)";
       }
-      function refuse(reason) {
+      // `label`: how the status line introduces the reason (a 4001's reason already says
+      // "disconnected by the server").
+      function refuse(reason, label = "refused: ") {
         refusal = reason;
         clearInterval(retryTimer);
         retryTimer = null;
         notice("! " + reason, true);
-        setStatus("refused", "refused: " + reason);
+        $("members").textContent = "";  // no longer in the room: its count would be stale
+        setStatus("refused", label + reason);
       }
 
       $("room").textContent = "# " + room;
@@ -144,7 +152,7 @@ enum WebChatPage {
       function setStatus(state, text) {
         status.dataset.state = state;
         status.textContent = text || state;
-        input.disabled = name === null;
+        input.disabled = name === null || state === "refused";
         send.disabled = !(state === "online" && name !== null);
       }
 
@@ -311,7 +319,7 @@ enum WebChatPage {
           }
           // 4001: the app's backend removed this user (POST /api/disconnect): say why, stay out.
           if (event.code === 4001) {
-            refuse(event.reason || "disconnected by the server");
+            refuse(event.reason || "disconnected by the server", "");
             return;
           }
           scheduleReconnect();

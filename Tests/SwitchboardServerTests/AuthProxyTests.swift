@@ -226,7 +226,7 @@ struct AuthProxyTests {
   }
 
   @Test(.enabled(ifAvailable: PeerScriptTests.chromium != nil, "needs chromium"))
-  func theWebPageShowsTheBackendsRefusal() async throws {
+  func chromiumShowsTheBackendsRefusalOnThePage() async throws {
     let backend = try await Backend()
     try await withProxy(backend) { server in
       let peer = try ChildProcess(

@@ -27,9 +27,9 @@ struct CLIUsageTests {
       (["token"], "needs --sub NAME (or --verify TOKEN)"),
       (["peer"], "--name NAME is required (1 to 63 bytes)"),
       (["serve", "--tcp-port", "70000", "--no-advertise"], "--tcp-port"),
-      (["serve", "--auth-proxy", "ftp://backend/auth"], "--auth-proxy: invalid URL: 'ftp://backend/auth' is not an http://"),
-      (["serve", "--auth-proxy-timeout", "2"], "--auth-proxy-timeout needs --auth-proxy"),
-      (["serve", "--auth-proxy", "http://127.0.0.1:9/", "--auth-proxy-cache", "301"], "--auth-proxy-cache must be 0-300"),
+      (["serve", "--auth-proxy", "ftp://backend/auth", "--no-advertise"], "--auth-proxy: invalid URL: 'ftp://backend/auth' is not an http://"),
+      (["serve", "--auth-proxy-timeout", "2", "--no-advertise"], "--auth-proxy-timeout needs --auth-proxy"),
+      (["serve", "--auth-proxy", "http://127.0.0.1:9/", "--auth-proxy-cache", "301", "--no-advertise"], "--auth-proxy-cache must be 0-300"),
       (["send", "tcp://127.0.0.1:1", "x", "--timeout", "0"], "--timeout must be a number"),
     ]
 

@@ -38,7 +38,7 @@ async def scenario(args):
     line = LineClient(host, args.tcp_port)
     line.send("auth:" + args.line_token)
     await line.expect("* authenticated as ncuser")
-    await browser_chat.in_room(line, "ncuser")
+    await browser_chat.expect_listed(line, "ncuser")
 
     # 2. With the token in the page's URL.
     page = await open_page(cdp, f"https://{host}:{args.https_port}/?token={args.token}")

@@ -29,7 +29,7 @@ async def scenario(args):
 
     line = LineClient(host, args.tcp_port)
     line.send("iam:ncuser")
-    await browser_chat.in_room(line, "ncuser")
+    await browser_chat.expect_listed(line, "ncuser")
 
     page = await open_page(cdp, f"http://{host}:{args.http_port}/")
     text = f"hello through the auth proxy {browser_chat.TAG}"

@@ -242,12 +242,15 @@ class Page:
         await self.call("Input.insertText", text=text)
 
 
-async def open_page(cdp, url):
+async def open_page(cdp, url, before_scripts=""):
+    """A new tab on `url`, loaded; `before_scripts` (JavaScript) runs before the page's own."""
     target = await cdp.call("Target.createTarget", url="about:blank")
     attached = await cdp.call("Target.attachToTarget", targetId=target["targetId"], flatten=True)
     page = Page(cdp, attached["sessionId"])
     await page.call("Page.enable")
     await page.call("Runtime.enable")
+    if before_scripts:
+        await page.call("Page.addScriptToEvaluateOnNewDocument", source=before_scripts)
     await page.call("Emulation.setDeviceMetricsOverride", width=900, height=700, deviceScaleFactor=1, mobile=False)
     navigation = await page.call("Page.navigate", url=url)
     if navigation.get("errorText"):  # refused, reset, empty answer: the tab shows Chromium's error page
@@ -290,20 +293,21 @@ async def load_diagnosis(page, url):
     return f"tab {tab}; a plain GET: {answer}; load average {load}"
 
 
-def messages_js(cls):
-    return (f"[...document.querySelectorAll('#messages .message.{cls} .text')].map(e => e.textContent)")
-
-
-async def in_room(line, name):
-    """Wait until the line client's /who answer lists `name`: it is in the room then."""
+async def expect_listed(line, name):
+    """Asks `/who` on the line client and waits for the answer listing `name`: in the room."""
     line.send("/who")
     await line.expect(lambda l: l.startswith("* in ") and name in l.partition("): ")[2].split(", "),
                       what=f"the /who answer listing {name}")
 
 
-async def expect_refused(page, reason, what):
+def messages_js(cls):
+    return (f"[...document.querySelectorAll('#messages .message.{cls} .text')].map(e => e.textContent)")
+
+
+async def expect_refused(page, reason, what, **wait):
     """The page ends refused, saying `reason` in a notice and in its status line."""
-    await page.wait_for("document.getElementById('status').dataset.state === 'refused'", f"{what}: refused")
+    await page.wait_for("document.getElementById('status').dataset.state === 'refused'", f"{what}: refused",
+                        **wait)
     shown = await page.eval(
         "[...document.querySelectorAll('#messages .notice.error')].map(e => e.textContent)")
     if not any(reason in t for t in shown):
@@ -381,7 +385,7 @@ async def scenario(args):
     line = LineClient(host, args.tcp_port)
     line.send("iam:ncuser")
     # In the room (its /who answer lists it) before the page joins and talks to it.
-    await in_room(line, "ncuser")
+    await expect_listed(line, "ncuser")
 
     # 1. The page from the HTTP port.
     page = await open_page(cdp, f"http://{host}:{args.http_port}/")
