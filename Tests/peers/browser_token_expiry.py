@@ -18,29 +18,15 @@ The browser plumbing is browser_chat.py's. Exit 0 when everything passes; otherw
 "FAIL: reason", 1.
 """
 
-import base64
-import hashlib
-import hmac
-import json
 import os
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import browser_chat  # noqa: E402
 from browser_chat import Failure, LineClient, open_page  # noqa: E402
+from hs256_token import mint  # noqa: E402
 
 NOTICES = "[...document.querySelectorAll('#messages .notice.error')].map(e => e.textContent)"
-
-
-def mint(secret, sub, ttl):
-    def b64(data):
-        return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-    head = b64(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    body = b64(json.dumps({"sub": sub, "rooms": ["*"], "exp": int(time.time()) + ttl}).encode())
-    signature = hmac.new(secret, f"{head}.{body}".encode(), hashlib.sha256).digest()
-    return f"{head}.{body}.{b64(signature)}"
 
 
 async def scenario(args):

@@ -4,9 +4,13 @@ the server did with it, for the token and Origin tests.
 
 usage: ws_auth_client.py URL [--bearer TOKEN] [--cookie COOKIE] [--origin ORIGIN] [--send TEXT]...
                           [--wait SECONDS] [--refresh TOKEN]...
+                          [--mint-secret-file F --mint-sub NAME --mint-ttl SECONDS [--mint-refreshes N]]
 
 With --refresh, each `token_expiring` frame is answered with a `refresh` frame carrying the
-next of those tokens, in order (none left: no answer).
+next of those tokens, in order (none left: no answer). With --mint-secret-file, the peer
+mints its tokens itself (HS256, hs256_token.py) when it needs them: `{token}` in URL becomes
+one that runs out --mint-ttl seconds after the connect, and the first N `token_expiring`
+frames are answered with fresh ones of the same lifetime.
 
 Prints one line per event and exits 0 (the caller judges the lines):
   STATUS <code>            the upgrade was refused with this HTTP status
@@ -46,6 +50,14 @@ def status_of(error):
 
 
 async def run(args):
+    def minted():
+        from hs256_token import mint
+        with open(args.mint_secret_file, "rb") as f:
+            return mint(f.read(), args.mint_sub, args.mint_ttl)
+
+    if args.mint_secret_file:
+        args.url = args.url.replace("{token}", minted())
+        args.refresh = [None] * args.mint_refreshes
     headers = {}
     if args.bearer:
         headers["Authorization"] = "Bearer " + args.bearer
@@ -70,7 +82,8 @@ async def run(args):
             if isinstance(frame, str):
                 print("FRAME " + frame, flush=True)
                 if refreshes and json.loads(frame).get("type") == "token_expiring":
-                    await ws.send(json.dumps({"type": "refresh", "data": {"token": refreshes.pop(0)}}))
+                    token = refreshes.pop(0) or minted()
+                    await ws.send(json.dumps({"type": "refresh", "data": {"token": token}}))
     except asyncio.TimeoutError:
         print("QUIET")
         await ws.close()
@@ -91,6 +104,10 @@ def main():
     parser.add_argument("--send", action="append", default=[])
     parser.add_argument("--wait", type=float, default=1.0)
     parser.add_argument("--refresh", action="append", default=[])
+    parser.add_argument("--mint-secret-file")
+    parser.add_argument("--mint-sub", default="alice")
+    parser.add_argument("--mint-ttl", type=int, default=8)
+    parser.add_argument("--mint-refreshes", type=int, default=0)
     asyncio.run(run(parser.parse_args()))
 
 
