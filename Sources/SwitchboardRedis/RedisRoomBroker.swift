@@ -216,7 +216,10 @@ public final class RedisRoomBroker: RoomBroker {
     }
     broker.subscribeControl(made.subscriber)
     let every = configuration.presenceRefresh
-    let timer = loop.scheduleRepeating(every: every) { broker.refreshPresence() }
+    let timer = loop.scheduleRepeating(every: every) {
+      broker.refreshPresence()
+      broker.refreshRooms()
+    }
     broker.state.withLock { $0.refresh = timer }
     // One probe for a classic subscription; one per master connection on a cluster.
     if let subscriber = made.subscriber as? RedisSubscriber { broker.startProbing(subscriber) }
@@ -279,7 +282,9 @@ public final class RedisRoomBroker: RoomBroker {
       case .closed: executor.execute { completion(.failure(.closed)) }
       case .wait: break
       case .read(let keys): readForOpen(room, keys: keys)
-      case .subscribe(let keys): subscribe(room, keys: keys)
+      case .subscribe(let keys):
+        register([room])
+        subscribe(room, keys: keys)
       }
     }
   }

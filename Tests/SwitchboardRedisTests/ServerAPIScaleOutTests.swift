@@ -83,6 +83,32 @@ struct ServerAPIScaleOutTests {
     #expect(history.contains(#""id":\#(id)"#) && history.contains("order shipped"), "\(history)")
   }
 
+  /// `GET /api/rooms` on a node lists a room open only on another node, with its members
+  /// there and no last id: on one server and on a Redis Cluster (the nodes' room registry,
+  /// one sorted set, where no command lists a cluster's sharded channels).
+  @Test(arguments: ScaleOutRedis.Kind.allCases)
+  func theRoomListShowsARoomOpenOnlyOnAnotherNode(_ kind: ScaleOutRedis.Kind) async throws {
+    let (redis, nodes) = try await threeNodes(kind)
+    defer { withExtendedLifetime(redis) {} }
+    let alice = try RawChatPeer(.tcp, port: nodes[2].tcpPort, name: "alice")
+    let bob = try RawChatPeer(.tcp, port: nodes[2].tcpPort, name: "bob")
+    alice.send("/join only-here")
+    bob.send("/join only-here")
+    try await eventually("both joined on node 2") {
+      let presence = try curl(nodes[2], "/api/rooms/only-here/presence")
+      return presence.contains(#""name":"alice""#) && presence.contains(#""name":"bob""#)
+    }
+    var listed: [String: Any] = [:]
+    try await eventually("node 0 lists the room with both members") {
+      let body = try curl(nodes[0], "/api/rooms")
+      let object = try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any]
+      let rooms = object?["rooms"] as? [[String: Any]] ?? []
+      listed = rooms.first { $0["room"] as? String == "only-here" } ?? [:]
+      return (listed["members"] as? NSNumber)?.intValue == 2
+    }
+    #expect(listed["lastId"] is NSNull && listed["epoch"] is NSNull, "\(listed)")
+  }
+
   /// `POST /api/disconnect` with a room on one node closes the user's connections on the
   /// others (the order goes over the room's Redis channel), each with its documented answer.
   @Test func aDisconnectOnOneNodeClosesTheUsersConnectionsOnTheOthers() async throws {
