@@ -109,6 +109,13 @@ public final class WebhookBroker: RoomBroker, RoomBrokerSink {
     inner.remoteMembers(room: room, on: executor, completion: completion)
   }
 
+  public func remoteMemberNodes(
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[RemoteMember], BrokerError>) -> Void
+  ) {
+    inner.remoteMemberNodes(room: room, on: executor, completion: completion)
+  }
+
   public func roomIdle(_ room: String) { inner.roomIdle(room) }
 
   public func close() {
