@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardClient
 import SwitchboardIO
+import SwitchboardRedis
 import SwitchboardTestSupport
 import Testing
 
@@ -87,6 +88,15 @@ struct ServerAPIScaleOutTests {
       #expect(since >= start && since <= end, "\(since) outside \(start)…\(end)")
     }
     #expect(!everyone.contains("null"), "\(everyone)")
+    // An entry in the earlier form (a node of the previous version) still reads: its member
+    // with its node, and no transport or time.
+    let members = RedisRoomKeys(room: "chaos").members
+    let expiry = String(Int64(Date().timeIntervalSince1970 * 1000) + 60_000)
+    try redis.cli("ZADD", members, expiry, "oldnode|9|veteran")
+    let veteran = try #require(try presence(nodes[0], "chaos")["veteran"])
+    #expect(veteran["node"] as? String == "oldnode")
+    #expect(veteran["transport"] is NSNull && veteran["since"] is NSNull, "\(veteran)")
+    try redis.cli("ZREM", members, "oldnode|9|veteran")
     // So does the room list: the room and its members on every node.
     let rooms = try curl(nodes[0], "/api/rooms")
     #expect(rooms.contains(#""members":3"#) && rooms.contains(#""room":"chaos""#), "\(rooms)")
