@@ -551,7 +551,8 @@ public final class ChatHub: RoomBrokerSink {
       kind: kind, author: info.name, room: cell.name, members: r.members.count, color: info.color)
     // A broker that counts every node's members shows the line itself, with that count.
     if !brokerShowsPresence { fanOut(r.shards, .presence(event, origin: id.detached)) }
-    presence.append((event, id.detached))
+    // With its record: a cluster broker keeps the transport and join time (MemberID.connection).
+    presence.append((event, id))
   }
 
   /// Tells the broker about presence changes (outside the locks).

@@ -20,4 +20,12 @@ public struct MemberID: Hashable, Sendable, CustomStringConvertible {
   /// The same identity without the record, for events handed to other threads (a
   /// reference shared across loops costs atomic reference counting on every copy).
   var detached: MemberID { record == nil ? self : MemberID(raw: raw) }
+  /// How the member is connected (`tcp`, `ws` …) and when it entered its current room (ms
+  /// since the epoch), read from the hub's record: what a cluster broker keeps in its
+  /// presence entries for the server API. `nil` for an id without the record (made with
+  /// ``init(raw:)``, or detached) or without a transport.
+  public var connection: (transport: String, since: Int64)? {
+    guard let record, !record.transport.isEmpty else { return nil }
+    return (record.transport, record.joined.load(ordering: .relaxed))
+  }
 }

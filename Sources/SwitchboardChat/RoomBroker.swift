@@ -86,11 +86,12 @@ public protocol RoomBroker: AnyObject, Sendable {
   /// and releases the sink. Called once, when the server stops.
   func close()
 
-  /// The members of `room` on other nodes with the node each is on (the server API's
-  /// presence). The default: ``remoteMembers(room:on:completion:)`` with no node.
+  /// The members of `room` on other nodes with the node each is on, how it is connected and
+  /// since when in ms since the epoch (the server API's presence; `nil` when that node does
+  /// not say). The default: ``remoteMembers(room:on:completion:)`` with no node.
   func remoteMemberNodes(
     room: String, on executor: any ShardExecutor,
-    completion: @escaping @Sendable (Result<[(node: String, name: String)], BrokerError>) -> Void)
+    completion: @escaping @Sendable (Result<[RemoteMember], BrokerError>) -> Void)
 
   /// The rooms with members on any node and how many each has on all of them (the server
   /// API's room list); empty when the broker cannot tell (a single node: the hub's own
@@ -135,13 +136,17 @@ extension RoomBroker {
   public func roomIdle(_ room: String) {}
 }
 
+/// A member of another node (``RoomBroker/remoteMemberNodes(room:on:completion:)``): its
+/// node, name, transport and since when (ms since the epoch; both `nil` when unknown).
+public typealias RemoteMember = (node: String, name: String, transport: String?, since: Int64?)
+
 extension RoomBroker {
   /// The names of ``remoteMembers(room:on:completion:)``, each with an empty node.
   public func remoteMemberNodes(
     room: String, on executor: any ShardExecutor,
-    completion: @escaping @Sendable (Result<[(node: String, name: String)], BrokerError>) -> Void
+    completion: @escaping @Sendable (Result<[RemoteMember], BrokerError>) -> Void
   ) {
-    remoteMembers(room: room, on: executor) { result in completion(result.map { $0.map { ("", $0) } }) }
+    remoteMembers(room: room, on: executor) { result in completion(result.map { $0.map { ("", $0, nil, nil) } }) }
   }
 }
 

@@ -176,7 +176,7 @@ extension RedisRoomBroker {
       for (room, members) in local {
         let key = RedisRoomKeys(room: room).members
         var command = ["ZADD", key]
-        for (member, name) in members { command += [score, entry(member, name: name)] }
+        for entry in members.values { command += [score, entry.encoded] }
         client.send(RESPCommand(command)) { _ in }
         let channel = RedisRoomKeys(room: room).channel
         let arguments = [Array(now.utf8), Array(channel.utf8)]
@@ -231,8 +231,12 @@ extension RedisRoomBroker {
   /// How many presence refreshes this node has sent.
   var presenceRefreshes: Int { state.withLock { $0.refreshes } }
 
-  func entry(_ member: MemberID, name: String) -> String {
-    "\(configuration.nodeID)|\(member.raw)|\(name)"
+  /// This node's presence entry of `member` called `name`, with its transport and join time
+  /// when the hub's id carried them (``RedisPresenceEntry``, ``SwitchboardChat/MemberID/connection``).
+  func entry(_ member: MemberID, connection: (transport: String, since: Int64)?, name: String) -> RedisPresenceEntry {
+    RedisPresenceEntry(
+      node: configuration.nodeID, member: String(member.raw), transport: connection?.transport,
+      since: connection?.since, name: name)
   }
 
   func expiry() -> Int64 {

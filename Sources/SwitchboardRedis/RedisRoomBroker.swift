@@ -103,8 +103,8 @@ public final class RedisRoomBroker: RoomBroker {
     /// Refs of this node's publishes whose payload may still arrive, → their origin.
     var inFlight: [String: MemberID?] = [:]
     var nextRef: UInt64 = 0
-    /// This node's announced members, per room: member → name.
-    var local: [String: [MemberID: String]] = [:]
+    /// This node's announced members, per room: member → its presence entry.
+    var local: [String: [MemberID: RedisPresenceEntry]] = [:]
     var reachability = Reachability.reachable
     var pubsub = PubSubHealth.delivering
     var probe = RedisProbe()
@@ -329,17 +329,25 @@ public final class RedisRoomBroker: RoomBroker {
   }
 
   public func presenceChanged(_ event: PresenceEvent, member: MemberID) {
+    // Read off the hub's record here; the loop keeps only the bare id.
+    let connection = member.connection
+    let member = MemberID(raw: member.raw)
     loop.execute { [self] in
       let keys = RedisRoomKeys(room: event.room)
       let (stale, fresh) = state.withLock { state -> (String?, String?) in
         var members = state.local[event.room, default: [:]]
-        let old = members[member].map { entry(member, name: $0) }
+        let previous = members[member]
         switch event.kind {
-        case .join, .rename: members[member] = event.author
+        case .join, .rename:
+          // A rename keeps the transport and time the join wrote.
+          var next = previous ?? entry(member, connection: connection, name: event.author)
+          next.name = event.author
+          members[member] = next
         case .leave: members[member] = nil
         }
         state.local[event.room] = members.isEmpty ? nil : members
-        let new = members[member].map { entry(member, name: $0) }
+        let old = previous?.encoded
+        let new = members[member]?.encoded
         return (old == new ? nil : old, new)
       }
       guard let client, stale != nil || fresh != nil else { return showOwn(event, member: member) }
@@ -410,21 +418,22 @@ public final class RedisRoomBroker: RoomBroker {
     remoteMemberNodes(room: room, on: executor) { result in completion(result.map { $0.map(\.name) }) }
   }
 
-  /// The live presence entries of other nodes in `room`: each member's node and name.
+  /// The live presence entries of other nodes in `room`: each member's node, name,
+  /// transport and since when (``RedisPresenceEntry``; `nil` from a node of an earlier version).
   public func remoteMemberNodes(
     room: String, on executor: any ShardExecutor,
-    completion: @escaping @Sendable (Result<[(node: String, name: String)], BrokerError>) -> Void
+    completion: @escaping @Sendable (Result<[RemoteMember], BrokerError>) -> Void
   ) {
     loop.execute { [self] in
       guard let client else { return executor.execute { completion(.failure(.closed)) } }
       let now = String(ChatClock.milliseconds())
       let own = configuration.nodeID + "|"
       client.send(RESPCommand("ZRANGEBYSCORE", RedisRoomKeys(room: room).members, now, "+inf")) { result in
-        let answer = result.map { reply -> [(node: String, name: String)] in
-          (reply.elements ?? []).compactMap { element -> (node: String, name: String)? in
-            guard let text = element.string, !text.hasPrefix(own) else { return nil }
-            let parts = text.split(separator: "|", maxSplits: 2, omittingEmptySubsequences: false)
-            return parts.count == 3 ? (String(parts[0]), String(parts[2])) : nil
+        let answer = result.map { reply -> [RemoteMember] in
+          (reply.elements ?? []).compactMap { element -> RemoteMember? in
+            guard let text = element.string, !text.hasPrefix(own), let entry = RedisPresenceEntry.decode(text.utf8)
+            else { return nil }
+            return (entry.node, entry.name, entry.transport, entry.since)
           }
         }
         .mapError { BrokerError.unavailable("cannot read presence: \($0)") }
@@ -442,7 +451,7 @@ public final class RedisRoomBroker: RoomBroker {
   func closeWithoutGoodbye() { close(goodbye: false) }
 
   func close(goodbye: Bool) {
-    let (rooms, timer) = state.withLock { state -> ([String: [MemberID: String]], Scheduled?) in
+    let (rooms, timer) = state.withLock { state -> ([String: [MemberID: RedisPresenceEntry]], Scheduled?) in
       guard !state.isClosed else { return ([:], nil) }
       state.isClosed = true
       state.sink = nil
@@ -453,14 +462,14 @@ public final class RedisRoomBroker: RoomBroker {
     state.withLock { $0.probeTimer }?.cancel()
     let done = DispatchSemaphore(value: 0)
     let pair = connections.withLock { $0 }
-    loop.execute { [self] in
+    loop.execute {
       guard let client = pair?.client, !rooms.isEmpty else {
         done.signal()
         return
       }
       let remaining = Mutex(rooms.count)
       for (room, members) in rooms {
-        let names = members.map { entry($0.key, name: $0.value) }
+        let names = members.values.map(\.encoded)
         client.send(RESPCommand(["ZREM", RedisRoomKeys(room: room).members] + names), timeout: .seconds(1)) {
           _ in
           if remaining.withLock({ count in

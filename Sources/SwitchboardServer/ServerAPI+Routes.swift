@@ -226,7 +226,8 @@ extension ServerAPI {
   }
 
   /// This node's members with their transport and since when, then (under `--redis`) the
-  /// other nodes' from the broker's presence, with their node only. A room that neither
+  /// other nodes' from the broker's presence, with their node (transport and since `null`
+  /// only for a node of an earlier version, which does not record them). A room that neither
   /// this node nor any other has is unknown.
   private func presence(_ room: String, answer: @escaping Answer) -> Outcome {
     let node = context.configuration.api.nodeID
@@ -242,7 +243,11 @@ extension ServerAPI {
       let remote = ((try? result.get()) ?? []).sorted { ($0.name, $0.node) < ($1.name, $1.node) }
       guard knownHere || !remote.isEmpty else { return reply.value(ServerAPIError.unknownRoom(room).response) }
       let others = remote.map { entry -> JSONValue in
-        .object(["name": .string(entry.name), "node": .string(entry.node), "transport": .null, "since": .null])
+        .object([
+          "name": .string(entry.name), "node": .string(entry.node),
+          "transport": entry.transport.map { .string($0) } ?? .null,
+          "since": entry.since.map { .string(Self.rfc3339(milliseconds: $0)) } ?? .null,
+        ])
       }
       reply.value(Self.json(200, .object(["room": .string(room), "members": .array(local + others)])))
     }

@@ -109,7 +109,27 @@ public final class WebhookBroker: RoomBroker, RoomBrokerSink {
     inner.remoteMembers(room: room, on: executor, completion: completion)
   }
 
+  public func remoteMemberNodes(
+    room: String, on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[RemoteMember], BrokerError>) -> Void
+  ) {
+    inner.remoteMemberNodes(room: room, on: executor, completion: completion)
+  }
+
   public func roomIdle(_ room: String) { inner.roomIdle(room) }
+
+  // Every requirement with a default is forwarded too: the default would answer for a
+  // single node (no other nodes' rooms, no disconnect order sent).
+  public func openRooms(
+    on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[(room: String, members: Int)], BrokerError>) -> Void
+  ) {
+    inner.openRooms(on: executor, completion: completion)
+  }
+
+  public func disconnect(name: String, room: String?, reason: String) {
+    inner.disconnect(name: name, room: room, reason: reason)
+  }
 
   public func close() {
     inner.close()
@@ -153,6 +173,10 @@ public final class WebhookBroker: RoomBroker, RoomBrokerSink {
     }
     dispatcher.enqueue(Self.events(event, before: before, after: after))
     sink.withLock { $0 }?.ownPresence(event, member: member)
+  }
+
+  public func remoteDisconnect(name: String, room: String?, reason: String) {
+    sink.withLock { $0 }?.remoteDisconnect(name: name, room: room, reason: reason)
   }
 
   public func expiredPresence(_ event: PresenceEvent) {

@@ -4,8 +4,9 @@ import SwitchboardWire
 
 // libFuzzer target for the Redis broker's payload decoders (`RedisBrokerPayload`): the bytes
 // a node reads back from Redis, which any client of that Redis can write. Every input goes
-// through all four decoders — a channel payload (`sb1 …`), a presence announcement
-// (`sb1p …`), a disconnect order (`sb1p N disconnect …`) and a bare stream body — and each must decode or throw its DecodingError (never
+// through all five decoders — a channel payload (`sb1 …`), a presence announcement
+// (`sb1p …`), a disconnect order (`sb1p N disconnect …`), a presence set entry
+// (`<node>|<member>|<name>`) and a bare stream body — and each must decode or refuse (never
 // crash, never hang). What decodes must obey the limits, and must encode again (with the
 // broker's own encoders) to bytes that decode to the same value: a structure-aware round trip.
 //
@@ -49,6 +50,16 @@ func checkBrokerPayloadInput(_ bytes: [UInt8]) {
     guard let back = try? RedisBrokerPayload.decodePresence(again, room: "r", limits: roundTripLimits),
       back.event == event, back.node == node
     else { fatalError("presence round trip changed \(event) from \(node)") }
+  }
+  // A member's entry in a room's presence set (`<node>|<member>|<name>`, the member perhaps
+  // `<id>:<transport>:<since>`): within its limits, and the same again once re-encoded.
+  if let entry = RedisPresenceEntry.decode(bytes, limits: fuzzLimits) {
+    guard !entry.node.isEmpty, !entry.member.isEmpty, !entry.name.isEmpty,
+      (entry.transport == nil) == (entry.since == nil)
+    else { fatalError("a presence entry decoded with an empty field: \(entry)") }
+    checkNames(entry.name)
+    guard let back = RedisPresenceEntry.decode(entry.encoded.utf8, limits: roundTripLimits), back == entry
+    else { fatalError("presence entry round trip changed \(entry)") }
   }
   if let message = try? RedisBrokerPayload.decodeBody(bytes[...], room: "r", limits: fuzzLimits) {
     guard bytes.count <= fuzzLimits.maxBodyBytes, message.id == 0 else {

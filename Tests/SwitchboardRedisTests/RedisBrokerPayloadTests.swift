@@ -128,4 +128,24 @@ struct RedisBrokerPayloadTests {
     #expect(RedisRoomKeys(room: "café 1").log == "sb:{caf%C3%A9%201}:log")
     #expect(RedisRoomKeys(room: "x%41").tag != RedisRoomKeys(room: "xA").tag)
   }
+
+  /// A presence set entry carries the member's transport and join time, and an entry of the
+  /// earlier form (`<node>|<id>|<name>`) still reads, with neither; the name stays after the
+  /// second `|`, where the expiry script and earlier nodes read it.
+  @Test func presenceEntriesCarryTransportAndTimeAndReadTheEarlierForm() {
+    let entry = RedisPresenceEntry(node: "n1", member: "7", transport: "ws", since: 1_765_130_000_000, name: "a|b")
+    #expect(entry.encoded == "n1|7:ws:1765130000000|a|b")
+    #expect(RedisPresenceEntry.decode(entry.encoded.utf8) == entry)
+    let old = RedisPresenceEntry.decode("n1|7|alice".utf8)
+    #expect(old == RedisPresenceEntry(node: "n1", member: "7", name: "alice"))
+    #expect(old?.encoded == "n1|7|alice")
+    // A member field of neither form is kept whole, as the earlier form.
+    #expect(
+      RedisPresenceEntry.decode("n1|7:WS:1|x".utf8)
+        == RedisPresenceEntry(node: "n1", member: "7:WS:1", name: "x"))
+    #expect(RedisPresenceEntry.decode("n1|7:ws:|x".utf8)?.transport == nil)
+    for bad in ["", "n1", "n1|7", "|7|x", "n1||x", "n1|7|", String(repeating: "n", count: 200) + "|7|x"] {
+      #expect(RedisPresenceEntry.decode(bad.utf8) == nil, "\(bad)")
+    }
+  }
 }

@@ -51,6 +51,13 @@ final class ScaleOutRedis: Sendable {
 
   /// The ports `serve` gets as `--redis` URLs: the server's (its proxy's), or every master's
   /// as the cluster announces them (seeds).
+  /// `redis-cli arguments…` against the one server (`nil` on a cluster).
+  @discardableResult
+  func cli(_ arguments: String...) throws -> String? {
+    guard let server else { return nil }
+    return try runTool(["redis-cli", "-h", "127.0.0.1", "-p", String(server.port)] + arguments)
+  }
+
   var ports: [Int] {
     if let server { return proxies.isEmpty ? [server.port] : [proxies[0].port] }
     return cluster!.announcedPorts

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchboardClient
 import SwitchboardIO
+import SwitchboardRedis
 import SwitchboardTestSupport
 import Testing
 
@@ -44,9 +45,19 @@ struct ServerAPIScaleOutTests {
         configuration: ChatClient.Configuration(connectTimeout: .seconds(5), heartbeat: .disabled)))
   }
 
+  /// The members in `node`'s answer to `/api/rooms/ROOM/presence`, by name.
+  private func presence(_ node: ScaleOutNode, _ room: String) throws -> [String: [String: Any]] {
+    let answer = try curl(node, "/api/rooms/\(room)/presence")
+    let object = try JSONSerialization.jsonObject(with: Data(answer.utf8)) as? [String: Any]
+    let members = try #require(object?["members"] as? [[String: Any]], "\(answer)")
+    return Dictionary(members.compactMap { member in (member["name"] as? String).map { ($0, member) } }) { a, _ in a }
+  }
+
   @Test func aPublishOnOneNodeReachesEveryTransportOnTheOthersOnceWithItsID() async throws {
     let (redis, nodes) = try await threeNodes()
     defer { withExtendedLifetime(redis) {} }
+    // Whole seconds either side: `since` is the node's clock in milliseconds.
+    let start = Date().addingTimeInterval(-1)
     let web = try webMember("web", on: nodes[1])
     let line = try RawChatPeer(.tcp, port: nodes[2].tcpPort, name: "nc")
     let datagram = try RawChatPeer(.udp, port: nodes[2].udpPort, name: "udp")
@@ -58,9 +69,34 @@ struct ServerAPIScaleOutTests {
       return one.contains(#""name":"web""#) && two.contains(#""name":"nc""#) && two.contains(#""name":"udp""#)
     }
     // Presence on a node with nobody in the room lists every node's members, with their node.
+    let end = Date().addingTimeInterval(1)
     let everyone = try curl(nodes[0], "/api/rooms/chaos/presence")
     for name in ["web", "nc", "udp"] { #expect(everyone.contains(#""name":"\#(name)""#), "\(everyone)") }
-    #expect(everyone.contains(#""transport":null"#), "\(everyone)")
+    // …with how each is connected and since when, as its own node tells it.
+    let remote = try presence(nodes[0], "chaos")
+    let one = try presence(nodes[1], "chaos")
+    let two = try presence(nodes[2], "chaos")
+    let times = ISO8601DateFormatter()
+    times.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    for (name, transport, home) in [("web", "ws", one), ("nc", "tcp", two), ("udp", "udp", two)] {
+      let member = try #require(remote[name], "\(everyone)")
+      #expect(member["transport"] as? String == transport, "\(everyone)")
+      let node = try #require(home[name]?["node"] as? String)
+      #expect(member["node"] as? String == node && !node.isEmpty, "\(everyone)")
+      #expect(member["since"] as? String == home[name]?["since"] as? String, "\(everyone)")
+      let since = try #require((member["since"] as? String).flatMap { times.date(from: $0) }, "\(everyone)")
+      #expect(since >= start && since <= end, "\(since) outside \(start)…\(end)")
+    }
+    #expect(!everyone.contains("null"), "\(everyone)")
+    // An entry in the earlier form (a node of the previous version) still reads: its member
+    // with its node, and no transport or time.
+    let members = RedisRoomKeys(room: "chaos").members
+    let expiry = String(Int64(Date().timeIntervalSince1970 * 1000) + 60_000)
+    try redis.cli("ZADD", members, expiry, "oldnode|9|veteran")
+    let veteran = try #require(try presence(nodes[0], "chaos")["veteran"])
+    #expect(veteran["node"] as? String == "oldnode")
+    #expect(veteran["transport"] is NSNull && veteran["since"] is NSNull, "\(veteran)")
+    try redis.cli("ZREM", members, "oldnode|9|veteran")
     // So does the room list: the room and its members on every node.
     let rooms = try curl(nodes[0], "/api/rooms")
     #expect(rooms.contains(#""members":3"#) && rooms.contains(#""room":"chaos""#), "\(rooms)")
