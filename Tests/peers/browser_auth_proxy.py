@@ -20,16 +20,14 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import browser_chat  # noqa: E402
-from browser_chat import LineClient, open_page  # noqa: E402
+from browser_chat import open_page  # noqa: E402
 
 
 async def scenario(args):
     host = args.host
     cdp, ws, product = await browser_chat.start_chromium(args)
 
-    line = LineClient(host, args.tcp_port)
-    line.send("iam:ncuser")
-    await browser_chat.expect_listed(line, "ncuser")
+    line = await browser_chat.line_member(host, args.tcp_port)
 
     page = await open_page(cdp, f"http://{host}:{args.http_port}/")
     text = f"hello through the auth proxy {browser_chat.TAG}"

@@ -293,6 +293,14 @@ async def load_diagnosis(page, url):
     return f"tab {tab}; a plain GET: {answer}; load average {load}"
 
 
+async def line_member(host, port, name="ncuser"):
+    """A line client named `name`, in the room (its /who answer lists it) before anyone acts."""
+    line = LineClient(host, port)
+    line.send(f"iam:{name}")
+    await expect_listed(line, name)
+    return line
+
+
 async def expect_listed(line, name):
     """Asks `/who` on the line client and waits for the answer listing `name`: in the room."""
     line.send("/who")
@@ -382,10 +390,7 @@ async def scenario(args):
     host = args.host
     cdp, ws, product = await start_chromium(args)
 
-    line = LineClient(host, args.tcp_port)
-    line.send("iam:ncuser")
-    # In the room (its /who answer lists it) before the page joins and talks to it.
-    await expect_listed(line, "ncuser")
+    line = await line_member(host, args.tcp_port)
 
     # 1. The page from the HTTP port.
     page = await open_page(cdp, f"http://{host}:{args.http_port}/")

@@ -22,7 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import browser_chat  # noqa: E402
-from browser_chat import Failure, LineClient, chat_as, open_page  # noqa: E402
+from browser_chat import Failure, chat_as, open_page  # noqa: E402
 
 TAG = os.urandom(3).hex()
 
@@ -52,10 +52,7 @@ async def screenshot(page, width, height, path):
 
 async def scenario(args):
     cdp, ws, product = await browser_chat.start_chromium(args)
-    line = LineClient(args.host, args.tcp_port)
-    line.send("iam:ncuser")
-    line.send("/who")
-    await line.expect(lambda l: l.startswith("* in ") and "ncuser" in l, what="the /who answer listing ncuser")
+    line = await browser_chat.line_member(args.host, args.tcp_port)
 
     page = await open_page(cdp, f"http://{args.host}:{args.http_port}/")
     me = f"web-{TAG}"

@@ -29,7 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import browser_chat  # noqa: E402
-from browser_chat import Failure, LineClient, open_page  # noqa: E402
+from browser_chat import Failure, open_page  # noqa: E402
 from browser_commands import screenshot  # noqa: E402
 
 REASON = "account closed"
@@ -53,9 +53,7 @@ async def scenario(args):
     host = args.host
     cdp, ws, product = await browser_chat.start_chromium(args)
 
-    line = LineClient(host, args.tcp_port)
-    line.send("iam:ncuser")
-    await browser_chat.expect_listed(line, "ncuser")
+    line = await browser_chat.line_member(host, args.tcp_port)
 
     page = await open_page(cdp, f"http://{host}:{args.http_port}/", COUNT_SOCKETS)
     await page.wait_for("window.__sockets === 1", "the page's WebSocket counted")
