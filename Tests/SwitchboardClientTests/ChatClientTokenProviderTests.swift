@@ -62,6 +62,38 @@ struct ChatClientTokenProviderTests {
     await alice.stop()
   }
 
+  /// The same at the scale an app sees: 75-second tokens and a 10-second lead; after two
+  /// refreshes the one connection is still there and speaking two minutes past its first
+  /// token's end. (About 3.5 minutes; it runs beside the other suites.)
+  @Test func aConnectionRefreshedTwiceOutlivesItsFirstTokenByMinutes() async throws {
+    let server = try startServer {
+      $0.tokenVerifier = TokenVerifier(keys: [Self.key], leeway: 0)
+      $0.tokenRefreshLead = .seconds(10)
+    }
+    defer { server.shutdown() }
+    let start = TokenVerifier.wallClockSeconds()
+    let calls = ProviderCalls()
+    var configuration = ChatClient.Configuration.forTesting
+    configuration.tokenProvider = {
+      _ = calls.next()
+      return Self.token(ttl: 75)
+    }
+    let alice = try ChatProbe(wsURL(server), name: "alice", configuration: configuration)
+    try await alice.waitConnected()
+    // The first token ends by start + 75; two minutes past it, after the notices at about
+    // 65 and 130 s, the third token (to about 205 s) holds the connection.
+    try await eventually(timeout: .seconds(240), "two refreshes and two minutes past the first token") {
+      calls.count >= 3 && TokenVerifier.wallClockSeconds() >= start + 75 + 120
+    }
+    #expect(alice.connectedCount == 1, "\(alice.events.suffix(8))")
+    try await alice.client.send("two minutes past my first token")
+    try await eventually {
+      server.hub.history(room: "lobby", last: 5).map(\.text).contains("two minutes past my first token")
+    }
+    #expect(alice.connectedCount == 1)
+    await alice.stop()
+  }
+
   @Test(arguments: ["ws", "tcp"])
   func aConnectionClosedAtExpiryAfterAFailedRefreshReconnectsWithANewToken(scheme: String) async throws {
     let server = try refreshingServer()
