@@ -24,11 +24,21 @@ struct ChatClientTokenProviderTests {
     return try! TokenSigner.sign(claims, with: key)
   }
 
-  private func refreshingServer() throws -> ChatServer {
+  private func refreshingServer(lead: Duration = .seconds(5)) throws -> ChatServer {
     try startServer {
       $0.tokenVerifier = TokenVerifier(keys: [Self.key], leeway: 0)
-      $0.tokenRefreshLead = .seconds(5)
+      $0.tokenRefreshLead = lead
     }
+  }
+
+  /// A configuration whose provider counts its calls in `calls` and mints `ttl`-second tokens.
+  private func counting(_ calls: ProviderCalls, ttl: Int64) -> ChatClient.Configuration {
+    var configuration = ChatClient.Configuration.forTesting
+    configuration.tokenProvider = {
+      _ = calls.next()
+      return Self.token(ttl: ttl)
+    }
+    return configuration
   }
 
   @Test(arguments: ["ws", "tcp"])
@@ -39,12 +49,8 @@ struct ChatClientTokenProviderTests {
     defer { server.shutdown() }
     let start = TokenVerifier.wallClockSeconds()
     let calls = ProviderCalls()
-    var configuration = ChatClient.Configuration.forTesting
-    configuration.tokenProvider = {
-      // Each token lasts 10 s; the notice leaves 5 s to answer (a loaded machine needs them).
-      _ = calls.next()
-      return Self.token(ttl: 10)
-    }
+    // Each token lasts 10 s; the notice leaves 5 s to answer (a loaded machine needs them).
+    let configuration = counting(calls, ttl: 10)
     let url = scheme == "ws" ? wsURL(server) : tcpURL(server)
     let alice = try ChatProbe(url, name: "alice", configuration: configuration)
     try await alice.waitConnected()
@@ -66,19 +72,11 @@ struct ChatClientTokenProviderTests {
   /// refreshes the one connection is still there and speaking two minutes past its first
   /// token's end. (About 3.5 minutes; it runs beside the other suites.)
   @Test func aConnectionRefreshedTwiceOutlivesItsFirstTokenByMinutes() async throws {
-    let server = try startServer {
-      $0.tokenVerifier = TokenVerifier(keys: [Self.key], leeway: 0)
-      $0.tokenRefreshLead = .seconds(10)
-    }
+    let server = try refreshingServer(lead: .seconds(10))
     defer { server.shutdown() }
     let start = TokenVerifier.wallClockSeconds()
     let calls = ProviderCalls()
-    var configuration = ChatClient.Configuration.forTesting
-    configuration.tokenProvider = {
-      _ = calls.next()
-      return Self.token(ttl: 75)
-    }
-    let alice = try ChatProbe(wsURL(server), name: "alice", configuration: configuration)
+    let alice = try ChatProbe(wsURL(server), name: "alice", configuration: counting(calls, ttl: 75))
     try await alice.waitConnected()
     // The first token ends by start + 75; two minutes past it, after the notices at about
     // 65 and 130 s, the third token (to about 205 s) holds the connection.
