@@ -94,10 +94,9 @@ struct ChatRefusalTests {
   // MARK: A real server
 
   /// Runs a client until its event stream ends (it stopped) or the deadline; its events.
-  private func runToEnd(_ client: ChatClient, timeout: Duration = .seconds(30)) async throws -> [ChatClient
-    .Event]
-  {
-    let log = ChatEventLog()
+  private func runToEnd(
+    _ client: ChatClient, timeout: Duration = .seconds(30), log: ChatEventLog = ChatEventLog()
+  ) async throws -> [ChatClient.Event] {
     let ended = Locked(false)
     let task = Task {
       _ = try? await client.run { session in
@@ -106,7 +105,10 @@ struct ChatRefusalTests {
       ended.withLock { $0 = true }
     }
     defer { task.cancel() }
-    try await eventually(timeout: timeout, "the client's events ended") { ended.value }
+    try await eventually(timeout: timeout, "the client's events ended; so far: \(log.events.withLock { $0 })")
+    {
+      ended.value
+    }
     return log.events.withLock { $0 }
   }
 
@@ -137,7 +139,8 @@ struct ChatRefusalTests {
   }
 
   @Test func theServerAPIsDisconnectIsFinalOnEveryDialect() {
-    let close = ChatRefusal.close(code: WebSocketCloseCode(4001), reason: "disconnected by the server: account closed")
+    let close = ChatRefusal.close(
+      code: WebSocketCloseCode(4001), reason: "disconnected by the server: account closed")
     #expect(close?.kind == .disconnected)
     #expect(close?.reason == "disconnected by the server: account closed")
     let line = ChatRefusal.line("* disconnected by the server: account closed", room: "lobby")
@@ -154,11 +157,17 @@ struct ChatRefusalTests {
     defer { server.shutdown() }
     let url = scheme == "ws" ? wsURL(server) : tcpURL(server)
     let client = try ChatClient(url: url, name: "ada", configuration: .forTesting)
+    let log = ChatEventLog()
+    // A connected client: the hub lists it and the client has said so (a close racing the
+    // client's own connect is another case).
     let remover = Task {
-      try await eventually("ada joined") { server.hub.who(room: "lobby").contains("ada") }
+      try await eventually("ada joined and connected") {
+        server.hub.who(room: "lobby").contains("ada")
+          && log.events.withLock { $0.contains { if case .connected = $0 { true } else { false } } }
+      }
       #expect(server.hub.disconnect(name: "ada", room: nil, reason: "account closed") == 1)
     }
-    let events = try await runToEnd(client)
+    let events = try await runToEnd(client, timeout: .seconds(90), log: log)
     try await remover.value
     let error = try #require(refusal(in: events), "\(events)")
     #expect(error.refusal?.kind == .disconnected)
