@@ -20,6 +20,8 @@ final class ServerCore: Sendable {
   let started = ContinuousClock.now
   /// The auth proxy (`--auth-proxy`), `nil` when none is configured.
   let authProxy: AuthProxy?
+  /// This node's figures once a second, for the admin console (ServerSampler.swift).
+  let sampler = ServerSampler()
   /// The rate of `refused a connection` log lines: ten at once, then one every ten seconds,
   /// the next written one saying how many were held back (a connect loop would otherwise
   /// write one line per attempt).

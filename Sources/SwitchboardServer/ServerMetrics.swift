@@ -40,6 +40,8 @@ public final class ServerMetrics: Sendable {
   public let authProxy = AuthProxyMetrics()
   /// The server API's answers (``APIMetrics``).
   public let api = APIMetrics()
+  /// Connections open now by transport (``ConnectionGauges``).
+  public let connectionsOpen = ConnectionGauges()
 
   /// The loops' own counters and gauges, one per loop (none for a server without loops).
   let loops: [LoopMetrics]
