@@ -45,6 +45,11 @@ final class ServerCore: Sendable {
       limit: maxRooms,
       known: [configuration.defaultRoom] + broker.knownRooms(limit: maxRooms.map { $0 + 1 } ?? Int.max))
     metrics.growth.roomsKnown.store(rooms.count, ordering: .relaxed)
+    // Weak: the hub's publish-failure reporter holds the metrics.
+    let source = ServerMetrics.ConsoleSource(
+      deliveries: { [weak hub = self.hub] in hub?.deliveries ?? 0 },
+      busiestRooms: { [sampler = self.sampler] in sampler.busiestRooms })
+    metrics.consoleSource.withLock { $0 = source }
   }
 
   /// Takes over a connection whose first bytes are an HTTP request (on the line port) or

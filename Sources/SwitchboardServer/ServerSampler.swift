@@ -28,6 +28,8 @@ final class ServerSampler: Sendable {
     var window = ServerSampleWindow()
     var history = SampleRing(capacity: ServerSampler.capacity)
     var latest: ServerSample?
+    /// The busiest rooms of the latest sample, for `/metrics`.
+    var busiest: [ServerMetrics.BusyRoom] = []
     var observers: [Int: Observer] = [:]
     var nextToken = 0
   }
@@ -36,6 +38,10 @@ final class ServerSampler: Sendable {
 
   /// The newest sample, with its room rates (`nil` in the first second).
   var latest: ServerSample? { state.withLock { $0.latest } }
+
+  /// The ``ServerMetrics/busiestRoomCount`` rooms with the most messages per second in the
+  /// latest sample (ties by members), for `/metrics`' per-room lines.
+  var busiestRooms: [ServerMetrics.BusyRoom] { state.withLock { $0.busiest } }
 
   /// The samples of the last ten minutes (at most ``capacity``), oldest first, without their
   /// room rates (``ServerSample/roomRates`` is empty in each).
@@ -96,6 +102,11 @@ final class ServerSampler: Sendable {
       record(sample, in: &state)
       return (sample, Array(state.observers.values))
     }
+    let busiest = ServerMetrics.busiest(
+      rooms.map {
+        .init(name: $0.name, messagesPerSecond: sample.roomRates[$0.name] ?? 0, members: $0.members)
+      })
+    state.withLock { $0.busiest = busiest }
     for observer in observers { observer(sample) }
   }
 
