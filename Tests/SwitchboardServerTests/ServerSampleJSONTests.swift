@@ -1,3 +1,4 @@
+import Foundation
 import SwitchboardChat
 import Testing
 
@@ -56,6 +57,23 @@ struct ServerSampleJSONTests {
     #expect(throws: ServerSample.DecodingError.self) {
       try ServerSample(json: with("node", "\"\(longNode)\""))
     }
+  }
+
+  /// The committed fuzz seeds (Tests/Fuzz/node-sample/corpus) decode or are refused, and
+  /// what decodes survives the round trip.
+  @Test func fuzzSeedsDecodeOrAreRefused() throws {
+    let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+      .appendingPathComponent("Fuzz/node-sample/corpus")
+    let files = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+    #expect(files.count >= 10)
+    var decoded = 0
+    for file in files {
+      let bytes = Array(try Data(contentsOf: directory.appendingPathComponent(file)))
+      guard let sample = try? ServerSample(json: bytes) else { continue }
+      decoded += 1
+      #expect(try ServerSample(json: self.bytes(sample)) == sample, "\(file)")
+    }
+    #expect(decoded >= 3 && decoded < files.count)
   }
 
   @Test func liveNodesAreRecentOnesByIDAndOldOrBadOnesAreForgotten() {
