@@ -9,7 +9,7 @@ import Testing
 @testable import SwitchboardServer
 
 /// Every node's sample under `--redis` (ServerCore+Nodes.swift): three servers on one real
-/// `redis-server` each store theirs once a second; any of them reads all three, and a
+/// `redis-server` (and on a Redis Cluster) each store theirs once a second; any of them reads all three, and a
 /// stopped node drops out of the list once its sample is 5 s old.
 @Suite(.onTestThreads, .enabled(ifAvailable: RedisServer.isInstalled, "redis-server is not installed"))
 struct NodeSamplesTests {
@@ -40,7 +40,21 @@ struct NodeSamplesTests {
 
   @Test func everyNodeReadsTheLiveNodesAndAStoppedOneDropsOut() async throws {
     let redis = try RedisServer()
-    let servers = try ["node-a", "node-b", "node-c"].map { try node($0, redis.url()) }
+    defer { withExtendedLifetime(redis) {} }
+    try await threeNodes(urls: Array(repeating: redis.url(), count: 3))
+  }
+
+  /// The same on a Redis Cluster, each node seeded with another master: `sb:nodes` is one
+  /// key, in one slot, whichever master a node first talks to.
+  @Test(.enabled(if: RedisCluster.isInstalled, "redis-cli is not installed"))
+  func onARedisClusterToo() async throws {
+    let cluster = try RedisCluster()
+    defer { withExtendedLifetime(cluster) {} }
+    try await threeNodes(urls: (0..<3).map { cluster.url($0) })
+  }
+
+  private func threeNodes(urls: [RedisURL]) async throws {
+    let servers = try zip(["node-a", "node-b", "node-c"], urls).map { try node($0, $1) }
     defer { for server in servers { server.shutdown() } }
     // Its own first, then the others by id.
     try await eventually("node-a lists three nodes") {
