@@ -123,6 +123,10 @@ struct TLSListenerTests {
     try observer.expectLine("alice: hello over tls")
     try observer.sendLine("hello alice")
     try await tls.waitForOutput("observer: hello alice\n")
+    // The console's gauges tell the TLS member from the plain one (the HTTPS scrape is no member).
+    let metrics = try await tlsPeer("metrics", port: server.https, caFile: pki.caFile)
+    #expect(metrics.contains("switchboard_connections_open{transport=\"tls\"} 1\n"), "\(metrics)")
+    #expect(metrics.contains("switchboard_connections_open{transport=\"tcp\"} 1\n"), "\(metrics)")
   }
 
   @Test(.enabled(ifAvailable: Executables.tool("curl") != nil, "needs curl"))
