@@ -4,8 +4,10 @@ import SwitchboardIO
 import SwitchboardWire
 
 /// A connection streaming the admin console's live view (`GET /admin/events`): server-sent
-/// events on a body that runs until the connection closes (no length, no chunking).
-struct AdminStream {
+/// events on a body that runs until the connection closes (no length, no chunking). A class,
+/// so that ``HTTPSession/Phase`` grows by one pointer, not by two strings, in every HTTP
+/// session.
+final class AdminStream {
   /// Where the stream stands.
   enum Stage {
     /// Its first snapshot is being built; it is not yet on the hub's tick.
@@ -19,7 +21,16 @@ struct AdminStream {
   /// The console session it belongs to: its end ends the stream.
   let session: String
   var stage: Stage
+
+  init(room: String?, session: String, stage: Stage) {
+    self.room = room
+    self.session = session
+    self.stage = stage
+  }
 }
+
+/// A stream lives on its connection's loop.
+@available(*, unavailable) extension AdminStream: Sendable {}
 
 extension HTTPSession {
   /// How far a stream may fall behind, in bytes not yet taken by the kernel, before it is
@@ -55,9 +66,8 @@ extension HTTPSession {
 
   /// The first snapshot is built: sent, and the stream joins the tick.
   private func adminStreamStarted(_ built: AdminSnapshot.Built) {
-    guard case .streaming(var stream) = phase, stream.stage == .starting else { return }
+    guard case .streaming(let stream) = phase, stream.stage == .starting else { return }
     stream.stage = .live
-    phase = .streaming(stream)
     writeAdminSnapshot(built.frames[stream.room ?? ""])
     guard case .streaming = phase else { return }
     context.core.admin.events.watch(
