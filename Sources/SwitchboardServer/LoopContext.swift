@@ -31,6 +31,8 @@ final class LoopContext {
   var webSocketCount = 0
   /// `--max-joins-per-minute` of the members on this loop (LoopContext+Growth.swift).
   var joins: JoinRateLimiter
+  /// The admin console's streams on this loop (HTTPSession+AdminEvents.swift).
+  var adminStreams: [ObjectIdentifier: HTTPSession] = [:]
 
   init(loop: EventLoop, shard: HubShard, core: ServerCore) {
     self.loop = loop
