@@ -27,7 +27,8 @@ extension AdminPage {
       let points = [];            // this node's samples, oldest first
       let rooms = [], roomsKey = "", membersKey = "", nodesKey = "";
       let sort = { key: "room", dir: 1 };
-      let lastMessageId = -1;
+      let lastMessageId = -1;     // the newest message shown on the room's page
+      let shownRoute;             // the route on screen: undefined (none yet), null (overview) or a room
       let pendingDisconnect = null;
 
       // --- formatting -----------------------------------------------------------------------
@@ -167,7 +168,6 @@ extension AdminPage {
       function startStream(room) {
         stopStream();
         streamRoom = room;
-        lastMessageId = -1;
         membersKey = "";
         setStream("connecting", "connecting…");
         const es = new EventSource("/admin/events" + (room === null ? "" : "?room=" + encodeURIComponent(room)));
@@ -420,6 +420,7 @@ extension AdminPage {
       }
       function askDisconnect(name) {
         pendingDisconnect = name;
+        $("confirm").returnValue = "";  // Escape keeps the last one: a cancel must not read as a yes
         $("confirm-text").textContent = "Disconnect " + name + " from " + streamRoom + "?";
         $("confirm-reason").value = "";
         $("confirm").showModal();
@@ -450,6 +451,13 @@ extension AdminPage {
         if (match) {
           try { room = decodeURIComponent(match[1]); } catch (_) { room = ""; }
         }
+        // The same route again (a click on its own link): keep what is shown, and the stream.
+        if (room === shownRoute) {
+          if (source === null && retryTimer === null && (room === null || validRoom(room))) startStream(room);
+          return;
+        }
+        shownRoute = room;
+        lastMessageId = -1;
         $("action-result").textContent = "";
         if (room !== null && !validRoom(room)) {
           $("overview").hidden = true;

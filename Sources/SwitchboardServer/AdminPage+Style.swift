@@ -103,7 +103,8 @@ extension AdminPage {
     dialog::backdrop { background: rgba(0, 0, 0, .4); }
     dialog form { display: flex; flex-direction: column; gap: .75rem; }
     dialog p { margin: 0; overflow-wrap: anywhere; }
-    dialog .buttons { display: flex; gap: .5rem; justify-content: flex-end; }
+    /* Disconnect comes first in the form (Enter in the reason confirms), Cancel first on screen. */
+    dialog .buttons { display: flex; flex-direction: row-reverse; gap: .5rem; justify-content: flex-start; }
     @media (max-width: 700px) {
       main { padding: .6rem; gap: .6rem; }
       section.card { padding: .6rem .7rem; }

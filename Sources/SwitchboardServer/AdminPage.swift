@@ -155,8 +155,8 @@ enum AdminPage {
         <p id="confirm-text"></p>
         <input id="confirm-reason" placeholder="reason (optional)" aria-label="Reason" maxlength="200">
         <div class="buttons">
-          <button id="confirm-no" class="quiet" value="no" type="submit">Cancel</button>
           <button id="confirm-yes" class="danger" value="yes" type="submit">Disconnect</button>
+          <button id="confirm-no" class="quiet" value="no" type="submit">Cancel</button>
         </div>
       </form>
     </dialog>
