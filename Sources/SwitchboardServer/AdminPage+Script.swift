@@ -225,7 +225,8 @@ extension AdminPage {
           drawRooms(false);
         } else if (s.room) {
           const listed = (s.rooms || []).find((r) => r.room === streamRoom);
-          $("room-rate").textContent = listed ? rate(listed.messagesPerSecond) + " messages/s" : "";
+          const perSecond = listed ? listed.messagesPerSecond : null;
+          $("room-rate").textContent = typeof perSecond === "number" ? rate(perSecond) + " messages/s" : "";
           drawRoom(s.room);
         }
       }
@@ -287,10 +288,12 @@ extension AdminPage {
       }
       function drawCharts() {
         if (streamRoom !== null || points.length === 0) return;
-        const end = points[points.length - 1].time, start = end - (MAX_POINTS - 1) * 1000;
-        const first = Math.max(start, points[0].time);
-        const span = Math.max(1, Math.round((end - first) / 60000));
-        $("charts-span").textContent = "the last " + (end - first < 60000 ? "minute" : span + " minutes");
+        // The window grows with the history, a whole number of minutes from one to ten, so a
+        // server that started a moment ago does not show ten minutes of nothing.
+        const end = points[points.length - 1].time;
+        const minutes = Math.min(MAX_POINTS / 60, Math.max(1, Math.ceil((end - points[0].time) / 60000)));
+        const start = end - minutes * 60000;
+        $("charts-span").textContent = "the last " + (minutes === 1 ? "minute" : minutes + " minutes");
         for (const c of CHARTS) {
           const fig = document.querySelector('#charts figure[data-chart="' + c.id + '"]');
           let top = 0;
@@ -308,7 +311,7 @@ extension AdminPage {
             nows[i].textContent = c.fmt(points[points.length - 1][k]);
           });
           fig.querySelector(".max").textContent = c.fmt(max);
-          fig.querySelector(".from").textContent = "−" + Math.round((end - start) / 60000) + " min";
+          fig.querySelector(".from").textContent = "−" + minutes + " min";
         }
       }
 

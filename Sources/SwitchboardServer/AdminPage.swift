@@ -54,7 +54,7 @@ enum AdminPage {
     + "connect-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
 
   /// The `200` answer to `GET /admin`: the page with its policy, never framed, never cached.
-  static var response: HTTPResponse {
+  static let response: HTTPResponse = {
     var response = HTTPResponse.html(200, html)
     response.headers.add(name: "Content-Security-Policy", value: contentSecurityPolicy)
     response.headers.add(name: "X-Frame-Options", value: "DENY")
@@ -62,7 +62,7 @@ enum AdminPage {
     response.headers.add(name: "Referrer-Policy", value: "no-referrer")
     response.headers.add(name: "Cache-Control", value: "no-store")
     return response
-  }
+  }()
 
   /// A CSP hash source (`sha256-BASE64`) for the exact text of an inline element.
   static func hashSource(_ text: String) -> String {
