@@ -17,7 +17,8 @@ Single node (the default):
  2. A WebSocket client, a raw TCP line client (`iam:`, `/join`) and a UDP client (proving
     its address first, docs/PROTOCOLS.md) join a fresh room: the overview lists it with 3
     members, and with 2, then 1, as the WebSocket and UDP clients leave (the times it took
-    are printed; each must come within the wait's deadline).
+    are printed; each must come within the wait's deadline). With a second room, the rooms
+    table sorts by members (both ways) and by name, and its filter keeps the matching room.
  3. The room's page (a click on its row's link, `#room=NAME`) lists its members with their
     transport; a line the TCP client sends appears in its messages; a notice published from
     its form reaches the TCP client, and the server API's answer (`"id"`) is shown.
@@ -208,6 +209,35 @@ async def members_become(page, room, count, what):
     return time.monotonic() - started
 
 
+def rooms_order_js(prefix):
+    return (f"[...document.querySelectorAll('#rooms tr[data-room]')].map(r => r.dataset.room)"
+            f".filter(r => r.startsWith({json.dumps(prefix)}))")
+
+
+async def sorted_and_filtered(page, host, tcp_port, room):
+    """A second room with one member: the rooms table sorts by members both ways and by name,
+    and the filter keeps only the rooms whose name holds its text."""
+    other = f"{room}-b"
+    line = await line_in_room(host, tcp_port, "loner", other)
+    await members_become(page, other, 1, f"{other} listed with 1 member")
+    await page.click('#rooms th[data-sort="members"] button')
+    await page.wait_for(f"JSON.stringify({rooms_order_js(room)}) === {json.dumps(json.dumps([room, other]))}",
+                        "the rooms sorted by members, most first")
+    await page.click('#rooms th[data-sort="members"] button')
+    await page.wait_for(f"JSON.stringify({rooms_order_js(room)}) === {json.dumps(json.dumps([other, room]))}",
+                        "the rooms sorted by members, fewest first")
+    await page.click('#rooms th[data-sort="room"] button')
+    await page.wait_for(f"JSON.stringify({rooms_order_js(room)}) === {json.dumps(json.dumps([room, other]))}",
+                        "the rooms sorted by name")
+    await page.type_into("#room-filter", f"{TAG}-B")
+    await page.wait_for("JSON.stringify([...document.querySelectorAll('#rooms tr[data-room]')].map(r => r.dataset.room))"
+                        f" === {json.dumps(json.dumps([other]))}", "the filter keeping only the matching room")
+    await page.eval("(() => { const f = document.getElementById('room-filter'); f.value = '';"
+                    " f.dispatchEvent(new Event('input')); return true; })()")
+    line.close()
+    await page.wait_for(f"[null, 0].includes({room_members_js(other)})", f"{other} empty once its member left")
+
+
 async def screenshot(page, width, height, dark, path):
     await page.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1,
                     mobile=width < 500)
@@ -265,6 +295,7 @@ async def single_node(args, cdp, password):
     udp = UDPMember(host, args.udp_port)
     await udp.join("udpuser", room)
     joined = await members_become(page, room, 3, "3 members again")
+    await sorted_and_filtered(page, host, args.tcp_port, room)
 
     # 3. The room's page: members with their transport, messages as sent, a published notice.
     await page.click(f'#rooms tr[data-room="{room}"] a')
