@@ -57,6 +57,13 @@ struct AdminEventsTests {
     _ = try stream.snapshot(within: .seconds(3), "two members") { members($0, "ops") == 2 }
     line.reset()
     _ = try stream.snapshot(within: .seconds(3), "one member") { members($0, "ops") == 1 }
+    // Seconds later a new stream's history holds the sampler's points, oldest first.
+    let points =
+      try admin.events().next("history").json["points"]?.arrayValue?.compactMap(\.objectValue) ?? []
+    #expect(!points.isEmpty)
+    let times = points.compactMap { $0["time"]?.numberValue }
+    #expect(times == times.sorted() && times.count == points.count)
+    #expect(points.last?["heapBytes"]?.numberValue.map { $0 > 0 } == true, "\(points.last ?? [:])")
   }
 
   /// `?room=`: the members with transport, address, since and node; messages as they are
