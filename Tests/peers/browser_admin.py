@@ -113,6 +113,16 @@ async def line_in_room(host, port, name, room):
     return line
 
 
+def hang_up(line):
+    """Closes a line client's connection for the server to see: its reader thread blocks in
+    recv() on the socket, and close() alone would leave the descriptor open under it."""
+    try:
+        line.sock.shutdown(socket.SHUT_RDWR)
+    except OSError:
+        pass
+    line.close()
+
+
 class CrossSite:
     """A second local HTTP server (another port: another origin, the same site) whose page
     tries to publish into `room` through the admin API with the browser's cookie."""
@@ -209,6 +219,23 @@ async def members_become(page, room, count, what):
     return time.monotonic() - started
 
 
+async def chatter(line, web, count, start=0):
+    """`count` messages, the TCP and the WebSocket client in turn (the WebSocket client
+    alone without `line`), ten a second: something for the room's page and the charts."""
+    for i in range(start, start + count):
+        text = f"chatter {i} {TAG}"
+        if i % 2 or line is None:
+            await web.send(json.dumps({"type": "message", "data": {"text": text}}))
+        else:
+            line.send(text)
+        await asyncio.sleep(0.1)
+
+
+def compact(value):
+    """JSON as the page's JSON.stringify writes it (no spaces)."""
+    return json.dumps(value, separators=(",", ":"))
+
+
 def rooms_order_js(prefix):
     return (f"[...document.querySelectorAll('#rooms tr[data-room]')].map(r => r.dataset.room)"
             f".filter(r => r.startsWith({json.dumps(prefix)}))")
@@ -221,20 +248,20 @@ async def sorted_and_filtered(page, host, tcp_port, room):
     line = await line_in_room(host, tcp_port, "loner", other)
     await members_become(page, other, 1, f"{other} listed with 1 member")
     await page.click('#rooms th[data-sort="members"] button')
-    await page.wait_for(f"JSON.stringify({rooms_order_js(room)}) === {json.dumps(json.dumps([room, other]))}",
+    await page.wait_for(f"JSON.stringify({rooms_order_js(room)}) === {json.dumps(compact([room, other]))}",
                         "the rooms sorted by members, most first")
     await page.click('#rooms th[data-sort="members"] button')
-    await page.wait_for(f"JSON.stringify({rooms_order_js(room)}) === {json.dumps(json.dumps([other, room]))}",
+    await page.wait_for(f"JSON.stringify({rooms_order_js(room)}) === {json.dumps(compact([other, room]))}",
                         "the rooms sorted by members, fewest first")
     await page.click('#rooms th[data-sort="room"] button')
-    await page.wait_for(f"JSON.stringify({rooms_order_js(room)}) === {json.dumps(json.dumps([room, other]))}",
+    await page.wait_for(f"JSON.stringify({rooms_order_js(room)}) === {json.dumps(compact([room, other]))}",
                         "the rooms sorted by name")
     await page.type_into("#room-filter", f"{TAG}-B")
     await page.wait_for("JSON.stringify([...document.querySelectorAll('#rooms tr[data-room]')].map(r => r.dataset.room))"
-                        f" === {json.dumps(json.dumps([other]))}", "the filter keeping only the matching room")
+                        f" === {json.dumps(compact([other]))}", "the filter keeping only the matching room")
     await page.eval("(() => { const f = document.getElementById('room-filter'); f.value = '';"
                     " f.dispatchEvent(new Event('input')); return true; })()")
-    line.close()
+    hang_up(line)
     await page.wait_for(f"[null, 0].includes({room_members_js(other)})", f"{other} empty once its member left")
 
 
@@ -285,7 +312,6 @@ async def single_node(args, cdp, password):
     udp = UDPMember(host, args.udp_port)
     await udp.join("udpuser", room)
     await page.wait_for(f"{room_members_js(room)} === 3", f"the overview listing {room} with 3 members")
-    await screenshots(page, args.screenshots, "overview")
     await web.close()
     ws_left = await members_become(page, room, 2, "2 members after the WebSocket client left")
     udp.leave()
@@ -326,6 +352,10 @@ async def single_node(args, cdp, password):
     await page.wait_for("document.getElementById('action-result').dataset.state === 'ok' &&"
                         " document.getElementById('action-result').textContent.includes('\"id\"')",
                         "the publish answer shown")
+    await chatter(line, web, 12)
+    last = f"chatter 11 {TAG}"
+    await page.wait_for(f"[...document.querySelectorAll('#messages li .text')].some(e => e.textContent === "
+                        f"{json.dumps(last)})", "the chatter on the room's page")
     await screenshots(page, args.screenshots, "room")
 
     # 4. A cross-site page tries to publish with the browser's cookie: refused, nothing published.
@@ -374,7 +404,14 @@ async def single_node(args, cdp, password):
     await page.wait_for("!document.querySelector('#members tr[data-member=\"ncuser\"]')",
                         "the disconnected member gone from the list")
 
-    # 6. Nothing outside the origin; logout.
+    # 6. The overview again (its charts now hold the chatter), nothing outside the origin, logout.
+    await page.click("#back")
+    await page.wait_for(f"!document.getElementById('overview').hidden && {room_members_js(room)} === 2",
+                        "the overview with the room's two members left")
+    if args.screenshots:  # with traffic on, for the rates
+        talk = asyncio.ensure_future(chatter(None, web, 80, start=1))
+        await screenshots(page, args.screenshots, "overview")
+        await talk
     outside = [u for u in requests_of(cdp, page) if not u.startswith(origin + "/")]
     if outside:
         raise Failure(f"the console requested outside {origin}: {outside[:5]}")
