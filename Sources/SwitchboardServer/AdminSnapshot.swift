@@ -154,25 +154,31 @@ enum AdminSnapshot {
     let hub = context.hub
     let shard = context.shard
     ServerAPI.clusterMembers(room, context) { local, remote in
-      hub.history(room: room, after: after ?? 0, shard: shard) { result in
-        let messages = (try? result.get()) ?? []
-        let shown = after == nil ? Array(messages.suffix(firstMessages)) : messages
-        let last = shown.last?.id ?? after ?? 0
-        let members = (local + remote).map(memberJSON)
-        let part = JSONValue.object([
-          "room": .string(room), "members": .array(members), "messages": .array(shown.map(ServerAPI.message)),
-        ])
-        let answer = LoopBound(done, on: loop)
-        answer.value(part, last)
+      hub.memberAddresses(room: room) { addresses in
+        // Back on this loop: the history read below answers on its shard.
+        loop.execute {
+          hub.history(room: room, after: after ?? 0, shard: shard) { result in
+            let messages = (try? result.get()) ?? []
+            let shown = after == nil ? Array(messages.suffix(firstMessages)) : messages
+            let last = shown.last?.id ?? after ?? 0
+            let members = local.map { member($0, addresses) } + remote.map { member($0, [:]) }
+            let part = JSONValue.object([
+              "room": .string(room), "members": .array(members),
+              "messages": .array(shown.map(ServerAPI.message)),
+            ])
+            let answer = LoopBound(done, on: loop)
+            answer.value(part, last)
+          }
+        }
       }
     }
   }
 
-  /// A member as the stream shows it: the server API's presence fields, an address
-  /// (`null` until known), transport and since `null` where the node does not record them.
-  private static func memberJSON(_ member: JSONValue) -> JSONValue {
+  /// A member as the stream shows it: the server API's presence fields and its address
+  /// (`IP:PORT` for this node's members, `null` for other nodes' or one that has none).
+  private static func member(_ member: JSONValue, _ addresses: [String: String]) -> JSONValue {
     guard var fields = member.objectValue else { return member }
-    if fields["address"] == nil { fields["address"] = .null }
+    fields["address"] = fields["name"]?.stringValue.flatMap { addresses[$0] }.map(JSONValue.string) ?? .null
     return .object(fields)
   }
 }
