@@ -114,6 +114,19 @@ extension AdminPage {
       #charts { grid-template-columns: 1fr; }
       .plot { height: 5.5rem; }
       th, td { padding: .3rem .35rem; }
+      /* A member is a card: name and its button on one line, how it is connected below. */
+      #members thead { display: none; }
+      #members tr { display: flex; flex-wrap: wrap; align-items: center; column-gap: .6rem;
+        padding: .35rem 0; border-bottom: 1px solid var(--line); }
+      #members tbody tr:last-child { border-bottom: 0; }
+      #members td { border: 0; padding: 0; }
+      #members td:first-child { flex: 1; font-weight: 600; overflow: hidden; text-overflow: ellipsis; }
+      #members td.act { order: 1; }
+      #members tr::after { content: ""; order: 2; flex-basis: 100%; }
+      #members td.transport, #members td.address, #members td.since, #members td.member-node {
+        order: 3; font-size: .8rem; color: var(--muted); }
+      #members td.since::before { content: "since "; }
+      #members td.member-node::before { content: "on "; }
     }
 
     """#
