@@ -55,12 +55,15 @@ enum AdminSnapshot {
       residentBytes: nil, roomRates: [:])
   }
 
-  /// Every live node's latest sample, `sample` (this node's) first; `done` runs on
-  /// `context`'s loop.
+  /// Every live node's latest sample, `sample` (this node's) first, then the others (under
+  /// `--redis`) by node id; `done` runs on `context`'s loop.
   static func nodes(
     _ context: LoopContext, sample: ServerSample, done: @escaping @Sendable ([ServerSample]) -> Void
   ) {
-    done([sample])
+    let own = sample.node
+    context.core.nodeSamples(on: context.loop) { samples in
+      done([sample] + samples.filter { $0.node != own })
+    }
   }
 
   /// The `history` event: this node's last points, oldest first.

@@ -128,6 +128,12 @@ struct AdminLoginTests {
     #expect(page.headers["X-Frame-Options"] == "DENY")
     #expect(page.headers["Cache-Control"] == "no-store")
     #expect(page.body.contains("<html"))
+    // Like the chat page, it is refused under a name the Host allow-list does not hold (a
+    // DNS-rebinding page), and so are its API and its stream.
+    let address = try SocketAddress(host: "127.0.0.1", port: server.http)
+    for path in ["/admin", "/admin/api/info", "/admin/events"] {
+      #expect(try rawRequestStatus(address, path: path, host: "rebind.example.com").0 == 421, "\(path)")
+    }
   }
 
   /// On the HTTPS port the cookie is `Secure` (curl, a peer nobody here wrote).
