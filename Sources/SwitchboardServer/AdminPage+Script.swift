@@ -298,7 +298,7 @@ extension AdminPage {
           const fig = document.querySelector('#charts figure[data-chart="' + c.id + '"]');
           let top = 0;
           for (const p of points) for (const [k] of c.series) if (typeof p[k] === "number") top = Math.max(top, p[k]);
-          const max = niceMax(top);
+          const max = niceMax(top * 1.05);  // a little room above the highest point
           const lines = fig.querySelectorAll("polyline"), nows = fig.querySelectorAll(".now");
           c.series.forEach(([k], i) => {
             const xy = [];

@@ -438,6 +438,7 @@ async def cluster(args, cdp, password):
                                 ".map(r => r.dataset.node); return n.length === 3 ? n : null; })()",
                                 "three nodes listed", timeout=30)
     await page.wait_for(f"{room_members_js(room)} === 3", f"{room} with 3 members over the nodes", timeout=30)
+    await screenshots(page, args.screenshots, "cluster-overview")
     await page.eval(f"location.hash = '#room={room}'")
     members = await page.wait_for(
         "(() => { const m = {}; for (const r of document.querySelectorAll('#members tr[data-member]'))"
@@ -445,7 +446,7 @@ async def cluster(args, cdp, password):
         " return Object.keys(m).length === 3 ? m : null; })()", "the room's members on every node", timeout=30)
     if len(set(members.values())) != 3 or not set(members.values()) <= set(nodes):
         raise Failure(f"the room's members are not one per node: {members} (nodes {nodes})")
-    await screenshots(page, args.screenshots, "cluster")
+    await screenshots(page, args.screenshots, "cluster-room")
     for line in lines:
         line.close()
     return f"nodes {nodes}"
