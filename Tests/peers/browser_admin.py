@@ -28,8 +28,10 @@ Single node (the default):
     client, the cross-site text never does).
  5. Disconnecting the TCP member from its row (confirm dialog, a reason) closes its
     connection after `* disconnected by the server: REASON`; the answer `{"closed":1}` shows.
- 6. No request of the console's tab left the server's origin. Logout shows the login form
-    and the session is gone. Screenshots (overview and room, 1280x800 and 390x844, light and
+ 6. No request of the console's tab left the server's origin. A logout behind the page's
+    back (the session's token, from the page's origin) ends its stream and the page asks to
+    log in again; after logging in, its Logout button shows the login form and the session
+    is gone. Screenshots (overview and room, 1280x800 and 390x844, light and
     dark) go to --screenshots DIR.
 
 With --cluster (three `serve --redis` nodes; the page on the first): a line member on each
@@ -415,6 +417,17 @@ async def single_node(args, cdp, password):
     outside = [u for u in requests_of(cdp, page) if not u.startswith(origin + "/")]
     if outside:
         raise Failure(f"the console requested outside {origin}: {outside[:5]}")
+    # The session ended elsewhere (a logout behind the page's back, as another tab would):
+    # the server ends the stream and the page, finding its session gone, asks to log in.
+    ended = await page.eval(
+        "fetch('/admin/session').then(r => r.json()).then(s => fetch('/admin/logout',"
+        " {method: 'POST', headers: {'X-CSRF-Token': s.csrf}})).then(r => r.status)")
+    if ended != 204:
+        raise Failure(f"a logout with the session's token answered {ended}, not 204")
+    await page.wait_for("!document.getElementById('login').hidden && document.getElementById('app').hidden"
+                        " && document.getElementById('login-error').textContent.includes('session has ended')",
+                        "the login form once the session ended elsewhere")
+    await log_in(page, password)
     await page.click("#logout")
     await page.wait_for("!document.getElementById('login').hidden && document.getElementById('app').hidden",
                         "the login form after logout")
