@@ -17,14 +17,15 @@ import SwitchboardWebSocket
 /// sends is put into the page with `textContent`, never parsed as HTML.
 ///
 /// Stable element ids for browser tests: `#login` (`#login-form`, `#password`,
-/// `#login-error`), `#app`, `#stream` (`data-state` connecting | live | offline), `#node`,
-/// `#logout`, `#overview` (`#nodes` rows `tr[data-node]`; `#transports` `[data-transport] dd`;
-/// `#charts` `figure[data-chart]`; `#room-filter`, `#rooms` rows `tr[data-room]` with
-/// `.members` and `.rate` cells, headers `th[data-sort]`), `#room-view` (`#room-title`,
-/// `#members` rows `tr[data-member]` with `button.disconnect`, `#messages` items with
-/// `data-id`, `.author`, `.text`; `#publish-form`, `#publish-text`, `#publish-author`),
-/// `#action-result` (`data-state` ok | error), the disconnect dialog `#confirm`
-/// (`#confirm-reason`, `#confirm-yes`, `#confirm-no`).
+/// `#login-submit`, `#login-error`), `#app`, `#stream` (`data-state` connecting | live |
+/// offline), `#node`, `#logout`, `#overview` (`#nodes` rows `tr[data-node]`; `#transports`
+/// `[data-transport] dd`; `#charts` `figure[data-chart]`; `#room-filter`, `#rooms` rows
+/// `tr[data-room]` with `.members` and `.rate` cells, headers `th[data-sort]`), `#room-view`
+/// (`#room-title`, `#room-count`, `#room-rate`, `#back`; `#members` rows `tr[data-member]`
+/// with `.transport`, `.address`, `.since`, `.member-node` cells and `button.disconnect`;
+/// `#messages` items with `data-id`, `.author`, `.text`; `#publish-form`, `#publish-text`,
+/// `#publish-author`), `#action-result` (`data-state` ok | error), the disconnect dialog
+/// `#confirm` (`#confirm-reason`, `#confirm-yes`, `#confirm-no`).
 enum AdminPage {
   /// The complete page; the same bytes on every request.
   static let html: String =
