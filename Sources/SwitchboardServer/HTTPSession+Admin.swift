@@ -97,32 +97,9 @@ extension HTTPSession {
 
   // MARK: The page
 
-  /// The page with its headers: a Content-Security-Policy that lets it reach nothing but
-  /// this server (inline scripts by their hashes; inline styles allowed), no framing, no
-  /// caching.
-  static let adminPage: HTTPResponse = {
-    var response = HTTPResponse.html(200, AdminPage.html)
-    response.headers.add(name: "Content-Security-Policy", value: adminPagePolicy(AdminPage.html))
-    response.headers.add(name: "X-Frame-Options", value: "DENY")
-    response.headers.add(name: "X-Content-Type-Options", value: "nosniff")
-    response.headers.add(name: "Referrer-Policy", value: "no-referrer")
-    response.headers.add(name: "Cache-Control", value: "no-store")
-    return response
-  }()
-
-  /// The page's policy: each inline `<script>` allowed by its SHA-256.
-  static func adminPagePolicy(_ html: String) -> String {
-    var hashes: [String] = []
-    var rest = Substring(html)
-    while let open = rest.range(of: "<script>"), let close = rest[open.upperBound...].range(of: "</script>") {
-      let body = rest[open.upperBound..<close.lowerBound]
-      hashes.append("'sha256-\(Base64.encode(SHA256.hash(Array(body.utf8))))'")
-      rest = rest[close.upperBound...]
-    }
-    let scripts = hashes.isEmpty ? "'none'" : hashes.joined(separator: " ")
-    return "default-src 'none'; script-src \(scripts); style-src 'unsafe-inline'; connect-src 'self'; "
-      + "img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
-  }
+  /// The page with its headers (AdminPage.swift): a Content-Security-Policy that lets it
+  /// reach nothing but this server, no framing, no caching.
+  static var adminPage: HTTPResponse { AdminPage.response }
 
   // MARK: Login and sessions
 

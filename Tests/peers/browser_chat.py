@@ -242,13 +242,21 @@ class Page:
         await self.call("Input.insertText", text=text)
 
 
-async def open_page(cdp, url, before_scripts=""):
-    """A new tab on `url`, loaded; `before_scripts` (JavaScript) runs before the page's own."""
+async def new_tab(cdp, *domains):
+    """A new blank tab, attached, with the DevTools `domains` ("Page", "Runtime", …) enabled;
+    its target id is `page.target`."""
     target = await cdp.call("Target.createTarget", url="about:blank")
     attached = await cdp.call("Target.attachToTarget", targetId=target["targetId"], flatten=True)
     page = Page(cdp, attached["sessionId"])
-    await page.call("Page.enable")
-    await page.call("Runtime.enable")
+    page.target = target["targetId"]
+    for domain in domains:
+        await page.call(f"{domain}.enable")
+    return page
+
+
+async def open_page(cdp, url, before_scripts=""):
+    """A new tab on `url`, loaded; `before_scripts` (JavaScript) runs before the page's own."""
+    page = await new_tab(cdp, "Page", "Runtime")
     if before_scripts:
         await page.call("Page.addScriptToEvaluateOnNewDocument", source=before_scripts)
     await page.call("Emulation.setDeviceMetricsOverride", width=900, height=700, deviceScaleFactor=1, mobile=False)
