@@ -387,6 +387,9 @@ extension AdminPage {
         }
         const list = $("messages");
         const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 24;
+        if (typeof room.skipped === "number" && room.skipped > 0) {
+          list.append(el("li", "… " + count(room.skipped) + " more messages in that second, not shown", "skipped"));
+        }
         for (const m of Array.isArray(room.messages) ? room.messages : []) {
           if (typeof m.id === "number" && m.id <= lastMessageId) continue;
           if (typeof m.id === "number") lastMessageId = m.id;

@@ -11,6 +11,10 @@ import SwitchboardWire
 enum AdminSnapshot {
   /// The messages a stream's first snapshot of a room carries.
   static let firstMessages = 50
+  /// The most new messages one snapshot carries; the older ones of a busier second are
+  /// counted in `skipped`. Nobody reads faster, and a room at thousands of messages a second
+  /// would otherwise make the console cost what its fan-out costs.
+  static let maxMessages = 100
   /// The most rooms a snapshot lists.
   static let maxRooms = 1000
   /// The transports a snapshot counts connections of, always all of them.
@@ -162,13 +166,17 @@ enum AdminSnapshot {
         loop.execute {
           hub.history(room: room, after: after ?? 0, shard: shard) { result in
             let messages = (try? result.get()) ?? []
-            let shown = after == nil ? Array(messages.suffix(firstMessages)) : messages
+            let shown = Array(messages.suffix(after == nil ? firstMessages : maxMessages))
             let last = shown.last?.id ?? after ?? 0
             let members = local.map { member($0, addresses) } + remote.map { member($0, [:]) }
-            let part = JSONValue.object([
+            var fields: [String: JSONValue] = [
               "room": .string(room), "members": .array(members),
               "messages": .array(shown.map(ServerAPI.message)),
-            ])
+            ]
+            if after != nil, messages.count > shown.count {
+              fields["skipped"] = .number(Double(messages.count - shown.count))
+            }
+            let part = JSONValue.object(fields)
             let answer = LoopBound(done, on: loop)
             answer.value(part, last)
           }

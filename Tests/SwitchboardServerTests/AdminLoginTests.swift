@@ -137,7 +137,10 @@ struct AdminLoginTests {
   }
 
   /// On the HTTPS port the cookie is `Secure` (curl, a peer nobody here wrote).
-  @Test(.enabled(if: TestPKI.hasOpenSSL && TLSSupport.isAvailable && Executables.tool("curl") != nil))
+  @Test(
+    .enabled(
+      ifAvailable: TestPKI.hasOpenSSL && TLSSupport.isAvailable && Executables.tool("curl") != nil,
+      "needs openssl, TLS and curl"))
   func theCookieIsSecureOnHTTPS() async throws {
     let pki = try TestPKI()
     defer { pki.remove() }
