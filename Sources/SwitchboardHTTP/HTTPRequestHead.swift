@@ -51,21 +51,8 @@ public struct HTTPRequestHead: Sendable, Hashable {
   /// and invalid UTF-8 is repaired.
   public var query: [String: String] {
     guard let raw = rawQuery else { return [:] }
-    var result: [String: String] = [:]
-    // Split at `&` and `=` bytes, for the reason `path` gives.
-    for pair in raw.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
-      let key: Substring, value: Substring
-      if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
-        key = Substring(pair[..<equals])
-        value = Substring(pair[pair.index(after: equals)...])
-      } else {
-        key = Substring(pair)
-        value = ""
-      }
-      let decodedKey = key.removingURLPercentEncoding(plusAsSpace: true)
-      if result[decodedKey] == nil { result[decodedKey] = value.removingURLPercentEncoding(plusAsSpace: true) }
-    }
-    return result
+    // The target's length is bounded by the head's limit already.
+    return (try? HTTPForm(Array(raw.utf8), limits: .unbounded))?.fields ?? [:]
   }
 
   /// Whether the connection stays open after this request: HTTP/1.1 unless

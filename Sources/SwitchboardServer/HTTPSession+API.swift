@@ -11,12 +11,13 @@ extension HTTPSession {
   /// size the parser accepts. A peer that sends more before its answer is disconnected.
   static var maxBufferedWhileAnswering: Int { HTTPLimits.defaultMaxBodySize + HTTPLimits.defaultMaxHeaderBytes }
 
-  /// Serves `request` (an `/api/` path), now or later.
-  func serveAPI(_ request: HTTPRequest) {
+  /// Serves `request` (an `/api/` path), now or later; `authorized`: the admin console let
+  /// it in (no API key is asked for).
+  func serveAPI(_ request: HTTPRequest, authorized: Bool = false) {
     let keepAlive = request.head.keepAlive
     let isHead = request.head.method == "HEAD"
     let loop = context.loop
-    let outcome = ServerAPI(context: context).handle(request) { [weak self] response in
+    let outcome = ServerAPI(context: context).handle(request, authorized: authorized) { [weak self] response in
       guard let self else { return }
       // Always from a task of its own: an answer may come before `handle` returns (a
       // history the room's ring holds), when the session does not wait for it yet.

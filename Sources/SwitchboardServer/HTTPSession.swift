@@ -19,6 +19,9 @@ final class HTTPSession: ByteStreamDelegate {
     /// answered 504 at `until`; bytes arriving meanwhile are buffered (`buffered` of them),
     /// read once it is answered.
     case answering(until: Deadline, keepAlive: Bool, buffered: Int)
+    /// Streaming the admin console's live view (HTTPSession+AdminEvents.swift) until the
+    /// connection closes or the session ends: nothing more is read.
+    case streaming(AdminStream)
     /// Handed to a WebSocket session, or answered and closing: nothing more is read or timed.
     case finished
   }
@@ -85,6 +88,10 @@ final class HTTPSession: ByteStreamDelegate {
       }
       if ServerAPI.owns(request.head.path) {
         serveAPI(request)
+        continue
+      }
+      if Self.ownsAdmin(request.head.path) {
+        serveAdmin(request)
         continue
       }
       respond(route(request.head), keepAlive: request.head.keepAlive)
@@ -202,6 +209,7 @@ final class HTTPSession: ByteStreamDelegate {
   }
 
   func stream(_ connection: ByteStream, didCloseWith error: ByteStreamError?) {
+    adminStreamClosed()
     finish()
     context.httpSessionEnded(key: key)
     context.connectionClosed(connection)

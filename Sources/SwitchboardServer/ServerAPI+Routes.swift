@@ -197,25 +197,9 @@ extension ServerAPI {
   /// This node's rooms with members, and under `--redis` every node's (with their members
   /// on every node; the last id and epoch only where the room is open here, else `null`).
   private func rooms(answer: @escaping Answer) -> Outcome {
-    let local = context.hub.roomSummaries()
     let reply = LoopBound(answer, on: context.loop)
-    context.hub.broker.openRooms(on: context.loop) { result in
-      var byName: [String: JSONValue] = [:]
-      for room in local {
-        byName[room.name] = .object([
-          "room": .string(room.name), "members": .number(Double(room.members)),
-          "lastId": .number(Double(room.lastID)), "epoch": .string(room.epoch),
-        ])
-      }
-      for cluster in (try? result.get()) ?? [] {
-        let here = local.first { $0.name == cluster.room }
-        byName[cluster.room] = .object([
-          "room": .string(cluster.room), "members": .number(Double(max(cluster.members, here?.members ?? 0))),
-          "lastId": here.map { .number(Double($0.lastID)) } ?? .null, "epoch": here.map { .string($0.epoch) } ?? .null,
-        ])
-      }
-      let rooms = byName.keys.sorted().map { byName[$0]! }
-      reply.value(Self.json(200, .object(["rooms": .array(rooms)])))
+    Self.clusterRooms(context) { rooms in
+      reply.value(Self.json(200, .object(["rooms": .array(rooms.map(\.json))])))
     }
     return .later
   }
@@ -230,26 +214,11 @@ extension ServerAPI {
   /// only for a node of an earlier version, which does not record them). A room that neither
   /// this node nor any other has is unknown.
   private func presence(_ room: String, answer: @escaping Answer) -> Outcome {
-    let node = context.configuration.api.nodeID
-    let local = context.hub.presence(room: room).map { entry -> JSONValue in
-      .object([
-        "name": .string(entry.name), "transport": .string(entry.transport), "node": .string(node),
-        "since": .string(Self.rfc3339(milliseconds: entry.since)),
-      ])
-    }
     let knownHere = known(room)
     let reply = LoopBound(answer, on: context.loop)
-    context.hub.broker.remoteMemberNodes(room: room, on: context.loop) { result in
-      let remote = ((try? result.get()) ?? []).sorted { ($0.name, $0.node) < ($1.name, $1.node) }
+    Self.clusterMembers(room, context) { local, remote in
       guard knownHere || !remote.isEmpty else { return reply.value(ServerAPIError.unknownRoom(room).response) }
-      let others = remote.map { entry -> JSONValue in
-        .object([
-          "name": .string(entry.name), "node": .string(entry.node),
-          "transport": entry.transport.map { .string($0) } ?? .null,
-          "since": entry.since.map { .string(Self.rfc3339(milliseconds: $0)) } ?? .null,
-        ])
-      }
-      reply.value(Self.json(200, .object(["room": .string(room), "members": .array(local + others)])))
+      reply.value(Self.json(200, .object(["room": .string(room), "members": .array(local + remote)])))
     }
     return .later
   }

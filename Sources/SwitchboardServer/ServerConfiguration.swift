@@ -101,6 +101,9 @@ public struct ServerConfiguration: Sendable {
   public var hostPolicy = HostPolicy()
   /// The server API for the app's backend (`--api-key`; docs/API.md): off by default.
   public var api = ServerAPIConfiguration()
+  /// The admin console under `/admin` (`--admin-password`; docs/OPERATIONS.md, "The admin
+  /// console"): off by default.
+  public var admin = AdminConfiguration()
 
   public init() {}
 

@@ -24,10 +24,13 @@ final class ServerCore: Sendable {
   /// the next written one saying how many were held back (a connect loop would otherwise
   /// write one line per attempt).
   let refusalLog = Mutex(LogLineLimiter(burst: 10, interval: .seconds(10), now: Deadline.now().nanoseconds))
+  /// The admin console (`--admin-password`): its sessions, login limiter and streams.
+  let admin: AdminConsole
 
   init(configuration: ServerConfiguration, broker: any RoomBroker) {
     self.configuration = configuration
     self.logger = configuration.logger
+    self.admin = AdminConsole(configuration: configuration.admin)
     self.metrics = ServerMetrics(loops: max(1, configuration.loopCount), additional: configuration.additionalMetrics)
     self.connections = ConnectionLimiter(
       maxTotal: configuration.limits.maxConnections, maxPerIP: configuration.limits.maxConnectionsPerIP)

@@ -59,6 +59,7 @@ enum ServeCommand {
     \(ServeAuthOptions.help)
     \(ServeTokenOptions.help)
     \(ServeAPIOptions.help)
+    \(ServeAdminOptions.help)
     \(ServeWebhookOptions.help)
     \(ServeAuthProxyOptions.help)
       --log-level LEVEL         trace, debug, info, notice, warning, error, critical
@@ -94,7 +95,8 @@ enum ServeCommand {
         argv,
         valued: LogOptions.flags.union(ServeAdvertising.Options.valued).union(ServeLimitOptions.valued).union(ServeGrowthOptions.valued)
           .union(ServeTLSOptions.valued).union(ServeAuthOptions.valued).union(ServeTokenOptions.valued)
-          .union(ServeAPIOptions.valued).union(ServeWebhookOptions.valued).union(ServeAuthProxyOptions.valued).union([
+          .union(ServeAPIOptions.valued).union(ServeWebhookOptions.valued).union(ServeAuthProxyOptions.valued)
+          .union(ServeAdminOptions.valued).union([
           "host", "tcp-port", "udp-port", "http-port", "room", "data-dir", "name", "max-message-size",
           "max-line-length", "history", "history-max-age", "durability", "loops", "backend", "redis",
           "redis-timeout", "ports-file",
@@ -157,6 +159,7 @@ enum ServeCommand {
       config.api.nodeID = ServeAPIOptions.nodeID(clustered: redis != nil, instance: config.instanceName)
       webhooks = try ServeWebhookOptions.parse(args)
       try ServeAuthProxyOptions.apply(args, to: &config)
+      try ServeAdminOptions.apply(args, to: &config)
     } catch {
       return Usage.fail("serve", "\(error)")
     }
@@ -181,7 +184,8 @@ enum ServeCommand {
         "loops": "\(config.loopCount)",
       ])
     let server: ChatServer
-    ServeTLSOptions.blockReloadSignal(config, alsoReloads: ServeAPIOptions.reloads(args))
+    ServeTLSOptions.blockReloadSignal(
+      config, alsoReloads: ServeAPIOptions.reloads(args) || ServeAdminOptions.reloads(args))
     BoundPorts.removeStale(portsFile)
     do {
       server = try ChatServer(configuration: config)
@@ -200,7 +204,10 @@ enum ServeCommand {
     }
     let advertiser = ServeAdvertising.start(
       advertising, server: server, room: config.defaultRoom, logger: logger, metrics: mdnsMetrics)
-    ServeTLSOptions.installReload(server, logger: logger, also: ServeAPIOptions.reload(args, config, logger: logger))
+    ServeTLSOptions.installReload(
+      server, logger: logger,
+      also: ServeAdminOptions.both(
+        ServeAPIOptions.reload(args, config, logger: logger), ServeAdminOptions.reload(args, config, logger: logger)))
     stop.wait()
     advertiser?.shutdown()
     server.shutdown(reason: "server shutting down")
