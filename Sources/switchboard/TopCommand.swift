@@ -82,6 +82,11 @@ enum TopCommand {
       }
       var url = args.positional[0]
       if !url.contains("://") { url = "http://" + url }
+      guard url.lowercased().hasPrefix("http://") || url.lowercased().hasPrefix("https://") else {
+        throw Arguments.UsageError(
+          description:
+            "URL must be http://HOST:PORT, https://HOST:PORT or HOST:PORT, not '\(args.positional[0])'")
+      }
       target = try APICommand.Target(url: url, caFile: args.value("ca-file"), insecure: args.flag("insecure"))
       room = try args.value("room").map { raw in
         guard let valid = RoomName.validate(raw) else {

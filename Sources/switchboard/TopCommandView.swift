@@ -66,8 +66,20 @@ struct TopView {
   /// Takes a `snapshot` event's data. Returns false when it is not a snapshot object.
   mutating func take(snapshotJSON data: String) -> Bool {
     guard let value = try? JSONValue(parsing: Array(data.utf8), maxDepth: 8), let object = value.objectValue,
-      let snapshot = Self.snapshot(object)
+      var snapshot = Self.snapshot(object)
     else { return false }
+    // A server that gives no room rate still gives each room's last id: its growth since
+    // the previous snapshot is the rate.
+    if let previous = self.snapshot, snapshot.time > previous.time {
+      var before: [String: Int] = [:]
+      for room in previous.rooms { before[room.room] = room.lastID }
+      let seconds = Double(snapshot.time - previous.time) / 1000
+      for i in snapshot.rooms.indices where snapshot.rooms[i].messagesPerSecond == nil {
+        if let now = snapshot.rooms[i].lastID, let then = before[snapshot.rooms[i].room], now >= then {
+          snapshot.rooms[i].messagesPerSecond = Double(now - then) / seconds
+        }
+      }
+    }
     self.snapshot = snapshot
     messages.append(contentsOf: snapshot.newMessages)
     if messages.count > Self.keptMessages { messages.removeFirst(messages.count - Self.keptMessages) }
@@ -179,14 +191,15 @@ struct TopView {
       "  "
         + Self.row(
           ["NODE", "VERSION", "UP", "CONN", "MEMBERS", "ROOMS", "MSG/S", "DELIV/S", "LAG P99", "HEAP"],
-          widths: Self.nodeWidths))
+          widths: Self.nodeWidths, right: Self.nodeNumbers))
     for n in s.nodes {
       let cells = [
         n.node, n.version, Self.duration(n.uptimeSeconds), "\(n.connections)", "\(n.members)", "\(n.rooms)",
         Self.rate(n.messagesPerSecond), Self.rate(n.deliveriesPerSecond), Self.ms(n.lagP99Ms),
         Self.bytes(n.heapBytes),
       ]
-      head.append((n.isSelf ? "* " : "  ") + Self.row(cells, widths: Self.nodeWidths))
+      head.append(
+        (n.isSelf ? "* " : "  ") + Self.row(cells, widths: Self.nodeWidths, right: Self.nodeNumbers))
     }
     head.append("")
 
@@ -207,13 +220,14 @@ struct TopView {
       roomLines = Self.plainListLength
     }
     var body = [bold("ROOMS (\(rooms.count))")]
-    body.append("  " + Self.row(["ROOM", "MEMBERS", "MSG/S", "LAST ID"], widths: Self.roomWidths))
+    body.append(
+      "  " + Self.row(["ROOM", "MEMBERS", "MSG/S", "LAST ID"], widths: Self.roomWidths, right: [1, 2, 3]))
     let shownRooms = rooms.prefix(rooms.count > roomLines ? max(0, roomLines - 1) : roomLines)
     for r in shownRooms {
       let cells = [
         r.room, "\(r.members)", r.messagesPerSecond.map(Self.rate) ?? "-", r.lastID.map(String.init) ?? "-",
       ]
-      body.append("  " + Self.row(cells, widths: Self.roomWidths))
+      body.append("  " + Self.row(cells, widths: Self.roomWidths, right: [1, 2, 3]))
     }
     if shownRooms.count < rooms.count { body.append("  … \(rooms.count - shownRooms.count) more") }
 
@@ -230,8 +244,10 @@ struct TopView {
       }
       if shown.count < s.members.count { room.append("  … \(s.members.count - shown.count) more") }
       room.append(bold("MESSAGES"))
-      let messageRows = layout.rows == nil ? messages.count : max(0, followLines - room.count)
-      for m in messages.suffix(messageRows) {
+      // Plain output is a log: each block shows the messages new since the one before.
+      let shownMessages =
+        layout.rows == nil ? s.newMessages : Array(messages.suffix(max(0, followLines - room.count)))
+      for m in shownMessages {
         room.append("  \(m.time) " + (m.isAction ? "* \(m.author) \(m.text)" : "\(m.author): \(m.text)"))
       }
       body += room
@@ -241,19 +257,21 @@ struct TopView {
     return fitted.map { Self.fit($0, layout.columns) }
   }
 
-  private static let nodeWidths = [16, 10, 8, 7, 8, 6, 9, 9, 9, 10]
+  private static let nodeWidths = [20, 10, 8, 7, 8, 6, 9, 9, 9, 10]
+  private static let nodeNumbers: Set = [2, 3, 4, 5, 6, 7, 8, 9]
   private static let roomWidths = [32, 8, 9, 9]
   private static let memberWidths = [20, 10, 22, 9, 16]
 
-  /// Cells padded to `widths` (text left, numbers right), one space apart.
-  private static func row(_ cells: [String], widths: [Int]) -> String {
-    zip(cells, widths).enumerated().map { index, pair in
+  /// Cells padded to `widths`, one space apart: the columns in `right` (numbers) aligned
+  /// right, the others left; no trailing spaces.
+  private static func row(_ cells: [String], widths: [Int], right: Set<Int> = []) -> String {
+    let padded = zip(cells, widths).enumerated().map { index, pair in
       let (cell, width) = pair
       let cut = cell.count > width ? String(cell.prefix(width - 1)) + "…" : cell
       let pad = String(repeating: " ", count: max(0, width - cut.count))
-      let numeric = index > 0 && (cell.first?.isNumber ?? false)
-      return numeric ? pad + cut : cut + pad
+      return right.contains(index) ? pad + cut : cut + pad
     }.joined(separator: " ")
+    return String(padded.reversed().drop { $0 == " " }.reversed())
   }
 
   /// `line` cut to `columns` characters; escape sequences (colours) are not counted.
