@@ -92,7 +92,7 @@ public enum ProcessStats {
 
   #if os(Linux)
     private static func procCPUTimes(pid: Int32) -> CPUTimes? {
-      guard let stat = readFile("/proc/\(pid)/stat") else { return nil }
+      guard let stat = ProcessFiles.contents(of: "/proc/\(pid)/stat") else { return nil }
       // The command name may hold spaces; the fields after its closing ')' are fixed.
       guard let close = stat.lastIndex(of: ")") else { return nil }
       let fields = stat[stat.index(after: close)...].split(separator: " ")
@@ -103,7 +103,7 @@ public enum ProcessStats {
     }
 
     private static func procStatusKiB(pid: Int32, field: String) -> Int? {
-      guard let status = readFile("/proc/\(pid)/status") else { return nil }
+      guard let status = ProcessFiles.contents(of: "/proc/\(pid)/status") else { return nil }
       for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
         let digits = line.dropFirst(field.count + 1).filter { $0.isNumber }
         return Int(digits)
@@ -111,18 +111,4 @@ public enum ProcessStats {
       return nil
     }
   #endif
-
-  static func readFile(_ path: String) -> String? {
-    let fd = open(path, O_RDONLY)
-    guard fd >= 0 else { return nil }
-    defer { close(fd) }
-    var bytes: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n <= 0 { break }
-      bytes.append(contentsOf: chunk[0..<n])
-    }
-    return String(decoding: bytes, as: UTF8.self)
-  }
 }

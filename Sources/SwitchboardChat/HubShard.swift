@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One shard of the hub (one event loop): it runs the tasks that reach the members living
 /// on it. Confined to the shard's thread; the hub reaches it only through its executor.
 public final class HubShard: @unchecked Sendable {
@@ -6,6 +8,10 @@ public final class HubShard: @unchecked Sendable {
   /// The shard's index in the hub.
   public let index: Int
   let executor: ShardExecutor
+  /// Messages handed to members on this shard (one per member per message), added to once
+  /// per delivery task by this shard's thread alone, so the line it is on never moves
+  /// between cores (``ChatHub/deliveries``).
+  let deliveries = Atomic<Int>(0)
   /// The rooms with members on this shard (for ``deliverToAll(_:)``).
   private var rooms: [ObjectIdentifier: HubShardRoom] = [:]
 

@@ -58,7 +58,7 @@ final class HubShardRoom: @unchecked Sendable {
   /// own behind the others; the queued one keeps the messages it has.
   func post(_ message: ChatMessage, origin: MemberID?) {
     guard let stamp = executor.taskStamp else {
-      executor.execute { self.deliver(.message(message, origin: origin)) }
+      executor.execute { self.deliverMessage(message, origin: origin) }
       return
     }
     let queue: Bool? = inbox.withLock { inbox in
@@ -74,7 +74,7 @@ final class HubShardRoom: @unchecked Sendable {
     switch queue {
     case true?: executor.executeDelivery { self.deliverInbox() }
     case false?: break
-    case nil: executor.executeDelivery { self.deliver(.message(message, origin: origin)) }
+    case nil: executor.executeDelivery { self.deliverMessage(message, origin: origin) }
     }
   }
 
@@ -88,6 +88,7 @@ final class HubShardRoom: @unchecked Sendable {
       inbox.queuedAt = nil
     }
     if !members.isEmpty {
+      shard.deliveries.add(members.count &* messages.count, ordering: .relaxed)
       if messages.count == 1 {
         deliver(messages[0].event)
       } else if !messages.isEmpty {
@@ -131,6 +132,14 @@ final class HubShardRoom: @unchecked Sendable {
     }
     members.removeLast()
     if members.isEmpty { shard.unregister(self) }
+  }
+
+  /// Delivers one message, counted in the shard's ``HubShard/deliveries``.
+  private func deliverMessage(_ message: ChatMessage, origin: MemberID?) {
+    guard !members.isEmpty else { return }
+    shard.deliveries.add(members.count, ordering: .relaxed)
+    var cache = EncodingCache(sendNow: !executor.hasPendingTasks)
+    deliver(.message(message, origin: origin), cache: &cache)
   }
 
   func deliver(_ event: ChatEvent) {

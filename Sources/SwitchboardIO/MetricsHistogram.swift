@@ -16,6 +16,9 @@ public struct MetricsHistogram: Sendable {
   public private(set) var sumNanoseconds: UInt64 = 0
   /// The largest, nanoseconds.
   public private(set) var maxNanoseconds: UInt64 = 0
+  /// Samples per bucket, not cumulative, one per bound and a last one for `+Inf`: two of
+  /// these subtracted give the samples between them (a quantile over the last second).
+  public var bucketCounts: [Int] { counts }
 
   /// An empty histogram with buckets up to each of `bounds` (seconds, ascending).
   public init(bounds: [Double] = MetricsHistogram.defaultBounds) {

@@ -77,13 +77,13 @@ struct AdminLoginLimiter {
   }
 
   /// The entry of `address`, forgotten first when its failures are older than the window
-  /// (a block ends a window after the failure that set it, once it has run out).
+  /// (a block is forgotten a window after it ran out without another failure).
   private mutating func current(_ address: String, now: Int64) -> Entry? {
     guard let entry = entries[address] else { return nil }
     let stale: Bool
     switch entry {
     case .counting(_, let since, _): stale = now - since >= Self.window
-    case .blocked(let until, _, let last): stale = now >= until && now - last >= Self.window
+    case .blocked(let until, _, _): stale = now - until >= Self.window
     }
     if stale { entries[address] = nil }
     return stale ? nil : entry

@@ -61,6 +61,7 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
     }
     context.sessions[memberID] = self
     context.metrics.tcpOpen.add(1, ordering: .relaxed)
+    context.metrics.connectionsOpen.add(1, .line(tls: connection.isTLS))
     // In the room from the start (silently), so nothing sent meanwhile is lost; with tokens
     // required, only once one was accepted (LineSession+Auth.swift); with an auth proxy, only
     // once it admitted the connection (LineSession+AuthProxy.swift).
@@ -114,6 +115,7 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
       detach()
       context.sessions[memberID] = nil
       context.metrics.tcpOpen.subtract(1, ordering: .relaxed)
+      context.metrics.connectionsOpen.add(-1, .line(tls: connection.isTLS))
       context.core.httpHandoff(connection, bytes, context)
       return
     }
@@ -206,6 +208,7 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
     detach()
     context.sessions[memberID] = nil
     context.metrics.tcpOpen.subtract(1, ordering: .relaxed)
+    context.metrics.connectionsOpen.add(-1, .line(tls: connection.isTLS))
     context.connectionClosed(connection)
   }
 

@@ -23,7 +23,11 @@ extension LoopContext {
       // As a task, after this iteration's timers: a repeating timer is out of the heap
       // while it runs, so sampling here would miss those that fire with this one.
       let bound = LoopBound(self, on: self.loop)
-      self.loop.execute { bound.value.sampleGauges() }
+      self.loop.execute {
+        bound.value.sampleGauges()
+        // The admin console's sample, once a second on the first loop (ServerSampler.swift).
+        if bound.value.loop.index == 0 { bound.value.core.sampler.sample(bound.value.core) }
+      }
     }
   }
 

@@ -20,6 +20,8 @@ final class ServerCore: Sendable {
   let started = ContinuousClock.now
   /// The auth proxy (`--auth-proxy`), `nil` when none is configured.
   let authProxy: AuthProxy?
+  /// This node's figures once a second, for the admin console (ServerSampler.swift).
+  let sampler = ServerSampler()
   /// The rate of `refused a connection` log lines: ten at once, then one every ten seconds,
   /// the next written one saying how many were held back (a connect loop would otherwise
   /// write one line per attempt).
@@ -46,6 +48,11 @@ final class ServerCore: Sendable {
       limit: maxRooms,
       known: [configuration.defaultRoom] + broker.knownRooms(limit: maxRooms.map { $0 + 1 } ?? Int.max))
     metrics.growth.roomsKnown.store(rooms.count, ordering: .relaxed)
+    // Weak: the hub's publish-failure reporter holds the metrics.
+    let source = ServerMetrics.ConsoleSource(
+      deliveries: { [weak hub = self.hub] in hub?.deliveries ?? 0 },
+      busiestRooms: { [sampler = self.sampler] in sampler.busiestRooms })
+    metrics.consoleSource.withLock { $0 = source }
   }
 
   /// Takes over a connection whose first bytes are an HTTP request (on the line port) or

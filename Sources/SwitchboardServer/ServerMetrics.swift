@@ -40,6 +40,10 @@ public final class ServerMetrics: Sendable {
   public let authProxy = AuthProxyMetrics()
   /// The server API's answers (``APIMetrics``).
   public let api = APIMetrics()
+  /// Connections open now by transport (``ConnectionGauges``).
+  public let connectionsOpen = ConnectionGauges()
+  /// The hub's deliveries and the busiest rooms, for `/metrics` (ServerMetrics+Console.swift).
+  let consoleSource = Mutex<ConsoleSource?>(nil)
 
   /// The loops' own counters and gauges, one per loop (none for a server without loops).
   let loops: [LoopMetrics]
@@ -73,7 +77,7 @@ public final class ServerMetrics: Sendable {
     let features: String = authProxy.prometheusText() + api.prometheusText()
     return rows.map { "# TYPE \($0.0) \($0.1)\n\($0.0) \($0.2)\n" }.joined() + limits.prometheusText()
       + tls.prometheusText() + udp.prometheusText() + growth.prometheusText() + features
-      + dialectText() + loopText() + (additional?() ?? "")
+      + dialectText() + loopText() + consoleText() + (additional?() ?? "")
   }
 
   /// Slow consumers and bytes in and out, by dialect (bytes summed over the loops).

@@ -152,6 +152,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     context.sessions[memberID] = self
     context.webSocketOpened()
     context.metrics.webSocketOpen.add(1, ordering: .relaxed)
+    context.metrics.connectionsOpen.add(1, .webSocket(tls: connection.isTLS))
   }
 
   private func begin(room: String, query: [String: String], token: String?, explicitRoom: Bool, head: HTTPRequestHead) {
@@ -763,6 +764,7 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     context.sessions[memberID] = nil
     context.webSocketClosed()
     context.metrics.webSocketOpen.subtract(1, ordering: .relaxed)
+    context.metrics.connectionsOpen.add(-1, .webSocket(tls: connection.isTLS))
     context.connectionClosed(connection)
   }
 
