@@ -112,6 +112,17 @@ struct ServerSentEventReaderTests {
     #expect(read(Array("data: 1234\ndata: 12345\n\n".utf8), limits: limits).0.map(\.data) == ["1234\n12345"])
   }
 
+  @Test func theEventLimitCountsBytesAsReceivedNotAsDecoded() {
+    // Ten bytes that are not UTF-8 pass a ten-byte limit and read as ten U+FFFD (thirty
+    // bytes in UTF-8): found by fuzz-sse, whose property now counts scalars.
+    let limits = ServerSentEventReader.Limits(maxLineBytes: 64, maxEventBytes: 10)
+    let bytes = Array("data: ".utf8) + Array(repeating: 0xD4, count: 10) + Array("\r\n\r\n".utf8)
+    let (events, error) = read(bytes, limits: limits)
+    #expect(error == nil)
+    #expect(events.map(\.data) == [String(repeating: "\u{FFFD}", count: 10)])
+    #expect(read(Array(bytes.dropLast(4)) + [0xD4, 0x0A, 0x0A], limits: limits).1 == .eventTooLarge)
+  }
+
   @Test func splitsReadAsTheWholeDoes() {
     let bytes = Array("event: snapshot\r\ndata: {\"a\":1}\r\n\r\n: c\rdata: x\ndata: y\n\n".utf8)
     let whole = read(bytes).0
