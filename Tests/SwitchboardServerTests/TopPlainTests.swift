@@ -1,5 +1,6 @@
 import Foundation
 import SwitchboardIO
+import SwitchboardTLS
 import SwitchboardTestSupport
 import Testing
 
@@ -72,6 +73,26 @@ struct TopPlainTests {
     #expect(
       slowed.stderr.contains("refused: too many failed logins from this address; try again in 2 s"),
       "\(slowed.stderr)")
+  }
+
+  /// Over HTTPS as `switchboard api` does it: verified against `--ca-file`; without it the
+  /// test CA is unknown and top cannot connect (exit 1).
+  @Test(.enabled(ifAvailable: TestPKI.hasOpenSSL && TLSSupport.isAvailable, "needs openssl and TLS"))
+  func overHTTPSWithTheCAFile() async throws {
+    let pki = try TestPKI()
+    defer { pki.remove() }
+    let server = try await ServeProcess.start(
+      [
+        "--ephemeral", "--admin-password", Self.password, "--tls-cert", pki.serverCertificate, "--tls-key",
+        pki.serverKey,
+      ], listeners: [.tcp, .http, .https])
+    defer { server.signal(SIGTERM) }
+    let secure = try top(["https://localhost:\(server.https)", "--ca-file", pki.caFile])
+    defer { secure.stop() }
+    try await eventually("a block over HTTPS") { secure.stdout.contains("NODES (1)") }
+    let untrusted = try top(["https://localhost:\(server.https)"])
+    #expect(try await untrusted.waitForExit() == 1)
+    #expect(untrusted.stderr.hasPrefix("switchboard top: cannot connect"), "\(untrusted.stderr)")
   }
 
   @Test func aServerWithoutTheConsoleGivesTheHint() async throws {
