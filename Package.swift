@@ -134,6 +134,7 @@ let package = Package(
     .executableTarget(name: "fuzz-token", dependencies: ["SwitchboardAuth", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-auth-proxy", dependencies: ["SwitchboardAuth", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-admin", dependencies: ["SwitchboardHTTP", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-node-sample", dependencies: ["SwitchboardServer", "SwitchboardFuzzSupport"]),
     // The Autobahn|Testsuite client testee (scripts/autobahn/client.sh).
     .executableTarget(name: "autobahn-client", dependencies: ["SwitchboardClient"]),
     // What every suite shares: the test threads, deadline waits, child processes, a test PKI,

@@ -44,6 +44,11 @@ final class HubShardRoom: @unchecked Sendable {
     executor = shard.executor
   }
 
+  /// The members on this side of the room with their addresses (shard thread only).
+  func memberAddresses() -> [(MemberID, String)] {
+    members.compactMap { member in member.remoteAddress.map { (member.memberID, $0) } }
+  }
+
   /// The member `id`, if it is on this side of the room (shard thread only).
   func member(_ id: MemberID) -> (any LocalMember)? {
     positions[id.raw].map { members[Int($0)] }

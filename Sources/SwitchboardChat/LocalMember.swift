@@ -23,11 +23,16 @@ public protocol LocalMember: AnyObject {
   /// `reason` the way its transport documents (docs/PROTOCOLS.md, "Disconnected by the
   /// server") and end its membership. The default does nothing.
   func disconnect(reason: String)
+  /// The member's network address (`IP:PORT`), for the admin console's member list; read on
+  /// the member's shard. The default is `nil` (a member with none to show).
+  var remoteAddress: String? { get }
 }
 
 extension LocalMember {
   /// The default: nothing (a member that cannot be told).
   public func disconnect(reason: String) {}
+  /// The default: no address.
+  public var remoteAddress: String? { nil }
 }
 
 extension LocalMember {

@@ -114,6 +114,25 @@ public protocol RoomBroker: AnyObject, Sendable {
   /// The rooms the broker already keeps (on disk, in memory), at most `limit`: the server
   /// counts them against `--max-rooms` when it starts. Returns at once. The default is none.
   func knownRooms(limit: Int) -> [String]
+
+  /// Whether other nodes read what ``storeNodeStatus(node:_:)`` keeps: the server encodes
+  /// its status only then. Read from any thread; the default is `false`.
+  var sharesNodeStatus: Bool { get }
+
+  /// Keeps `status` (the server's bytes, at most ``NodeStatusLimits/maxBytes``) as node
+  /// `node`'s latest, for ``nodeStatuses(on:completion:)`` on every node. Returns at once.
+  /// The default keeps nothing.
+  func storeNodeStatus(node: String, _ status: [UInt8])
+
+  /// The latest status each node stored, this node's included (at most
+  /// ``NodeStatusLimits/maxNodes``; what they say, and how old, is the server's to judge).
+  /// The default: none.
+  func nodeStatuses(
+    on executor: any ShardExecutor, completion: @escaping @Sendable (Result<[NodeStatus], BrokerError>) -> Void)
+
+  /// Forgets the stored statuses of `nodes` (gone for long). Returns at once. The default
+  /// does nothing.
+  func forgetNodeStatuses(_ nodes: [String])
 }
 
 extension RoomBroker {

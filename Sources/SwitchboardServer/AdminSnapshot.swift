@@ -14,74 +14,62 @@ enum AdminSnapshot {
   /// The most rooms a snapshot lists.
   static let maxRooms = 1000
   /// The transports a snapshot counts connections of, always all of them.
-  static let transports = ["tcp", "tls", "udp", "ws", "wss"]
+  static var transports: [String] { ServerSample.transports }
 
-  /// One second of one node, as the stream shows it.
-  struct Point: Sendable {
-    var time: Int64
-    var messagesPerSecond = 0.0, deliveriesPerSecond = 0.0
-    var connections = 0
-    var lagP50Ms = 0.0, lagP99Ms = 0.0
-    var heapBytes = 0
-    var residentBytes: Int?
-
-    var json: JSONValue {
-      .object([
-        "time": .number(Double(time)), "messagesPerSecond": .number(messagesPerSecond),
-        "deliveriesPerSecond": .number(deliveriesPerSecond), "connections": .number(Double(connections)),
-        "lagP50Ms": .number(lagP50Ms), "lagP99Ms": .number(lagP99Ms), "heapBytes": .number(Double(heapBytes)),
-        "residentBytes": residentBytes.map { .number(Double($0)) } ?? .null,
-      ])
-    }
+  /// A sample as a point of the charts (`POINT`).
+  static func point(_ s: ServerSample) -> JSONValue {
+    .object([
+      "time": .number(Double(s.time)), "messagesPerSecond": .number(s.messagesPerSecond),
+      "deliveriesPerSecond": .number(s.deliveriesPerSecond),
+      "connections": .number(Double(s.connections.values.reduce(0, +))), "lagP50Ms": .number(s.lagP50Ms),
+      "lagP99Ms": .number(s.lagP99Ms), "heapBytes": .number(Double(s.heapBytes)),
+      "residentBytes": s.residentBytes.map { .number(Double($0)) } ?? .null,
+    ])
   }
 
-  /// One node's line in `nodes`.
-  struct Node: Sendable {
-    var node: String, version: String
-    var uptimeSeconds: Int
-    var connections: [String: Int]
-    var members: Int, rooms: Int
-    var point: Point
-    var isSelf: Bool
-
-    var json: JSONValue {
-      .object([
-        "node": .string(node), "version": .string(version), "uptimeSeconds": .number(Double(uptimeSeconds)),
-        "connections": .number(Double(connections.values.reduce(0, +))), "members": .number(Double(members)),
-        "rooms": .number(Double(rooms)), "messagesPerSecond": .number(point.messagesPerSecond),
-        "deliveriesPerSecond": .number(point.deliveriesPerSecond), "lagP50Ms": .number(point.lagP50Ms),
-        "lagP99Ms": .number(point.lagP99Ms), "heapBytes": .number(Double(point.heapBytes)),
-        "self": .bool(isSelf),
-      ])
-    }
+  /// A node's line in `nodes`.
+  static func node(_ s: ServerSample, isSelf: Bool) -> JSONValue {
+    .object([
+      "node": .string(s.node), "version": .string(s.version),
+      "uptimeSeconds": .number(Double(s.uptimeSeconds)),
+      "connections": .number(Double(s.connections.values.reduce(0, +))),
+      "members": .number(Double(s.members)),
+      "rooms": .number(Double(s.rooms)), "messagesPerSecond": .number(s.messagesPerSecond),
+      "deliveriesPerSecond": .number(s.deliveriesPerSecond), "lagP50Ms": .number(s.lagP50Ms),
+      "lagP99Ms": .number(s.lagP99Ms), "heapBytes": .number(Double(s.heapBytes)), "self": .bool(isSelf),
+    ])
   }
 
-  /// The nodes a snapshot shows, this one first, with per-room rates of this node.
-  struct Nodes: Sendable {
-    var nodes: [Node]
-    var roomRates: [String: Double]
-  }
-
-  /// This node now, and the other live nodes' latest (under `--redis`); `done` runs on
-  /// `context`'s loop.
-  static func nodes(_ context: LoopContext, done: @escaping @Sendable (Nodes) -> Void) {
+  /// This node's latest sample; in the server's first second, before there is one, its
+  /// counts with every rate at zero.
+  static func currentSample(_ context: LoopContext) -> ServerSample {
+    if let latest = context.core.sampler.latest { return latest }
     let counts = context.hub.counts
-    let uptime = ContinuousClock.now - context.core.started
-    var connections = Dictionary(uniqueKeysWithValues: transports.map { ($0, 0) })
-    for (transport, count) in context.hub.membersByTransport() where connections[transport] != nil {
-      connections[transport] = count
+    return ServerSample(
+      time: ChatClock.milliseconds(), node: context.configuration.api.nodeID,
+      version: context.configuration.api.version,
+      uptimeSeconds: Int((ContinuousClock.now - context.core.started).components.seconds),
+      connections: Dictionary(uniqueKeysWithValues: transports.map { ($0, 0) }), members: counts.members,
+      rooms: counts.rooms, messagesPerSecond: 0, deliveriesPerSecond: 0, lagP50Ms: 0, lagP99Ms: 0,
+      heapBytes: 0,
+      residentBytes: nil, roomRates: [:])
+  }
+
+  /// Every live node's latest sample, `sample` (this node's) first, then the others (under
+  /// `--redis`) by node id; `done` runs on `context`'s loop.
+  static func nodes(
+    _ context: LoopContext, sample: ServerSample, done: @escaping @Sendable ([ServerSample]) -> Void
+  ) {
+    let own = sample.node
+    context.core.nodeSamples(on: context.loop) { samples in
+      done([sample] + samples.filter { $0.node != own })
     }
-    let point = Point(time: ChatClock.milliseconds(), connections: connections.values.reduce(0, +))
-    let me = Node(
-      node: context.configuration.api.nodeID, version: context.configuration.api.version,
-      uptimeSeconds: Int(uptime.components.seconds), connections: connections, members: counts.members,
-      rooms: counts.rooms, point: point, isSelf: true)
-    done(Nodes(nodes: [me], roomRates: [:]))
   }
 
   /// The `history` event: this node's last points, oldest first.
   static func historyEvent(_ context: LoopContext) -> [UInt8] {
-    event("history", .object(["interval": .number(1), "points": .array([])]))
+    let points = context.core.sampler.history().suffix(ServerSampler.capacity).map(point)
+    return event("history", .object(["interval": .number(1), "points": .array(Array(points))]))
   }
 
   /// One server-sent event: `event: NAME` and its data on one line.
@@ -101,14 +89,15 @@ enum AdminSnapshot {
   /// one without a room. The parts every snapshot shares are built once. `done` runs on
   /// `context`'s loop.
   static func build(
-    _ context: LoopContext, rooms: [String: UInt64?], bare: Bool, done: @escaping @Sendable (Built) -> Void
+    _ context: LoopContext, sample: ServerSample, rooms: [String: UInt64?], bare: Bool,
+    done: @escaping @Sendable (Built) -> Void
   ) {
     let loop = context.loop
     let bound = LoopBound(context, on: loop)
-    nodes(context) { nodes in
+    nodes(context, sample: sample) { nodes in
       ServerAPI.clusterRooms(bound.value) { rows in
         let context = bound.value
-        let common = commonFields(context, nodes: nodes, rows: rows)
+        let common = commonFields(nodes: nodes, rows: rows)
         let pending = LoopBound(rooms.count, on: loop)
         let parts = LoopBound([String: (JSONValue, UInt64)](), on: loop)
         let finish: @Sendable () -> Void = {
@@ -134,26 +123,26 @@ enum AdminSnapshot {
     }
   }
 
-  private static func commonFields(_ context: LoopContext, nodes: Nodes, rows: [ServerAPI.RoomRow])
-    -> [String: JSONValue]
-  {
+  /// What every snapshot of a tick shares: this node's point, the nodes, connections over
+  /// every node, and the rooms (their rates where they are open here).
+  private static func commonFields(nodes: [ServerSample], rows: [ServerAPI.RoomRow]) -> [String: JSONValue] {
     var connections = Dictionary(uniqueKeysWithValues: transports.map { ($0, 0) })
-    for node in nodes.nodes {
+    for node in nodes {
       for (transport, count) in node.connections where connections[transport] != nil {
         connections[transport, default: 0] += count
       }
     }
-    let me = nodes.nodes[0]
+    let me = nodes[0]
     let rooms = rows.prefix(maxRooms).map { row -> JSONValue in
       .object([
         "room": .string(row.room), "members": .number(Double(row.members)),
-        "messagesPerSecond": nodes.roomRates[row.room].map { .number($0) } ?? .null,
+        "messagesPerSecond": me.roomRates[row.room].map { .number($0) } ?? .null,
         "lastId": row.lastID.map { .number(Double($0)) } ?? .null,
       ])
     }
     return [
-      "time": .number(Double(me.point.time)), "node": .string(me.node), "point": me.point.json,
-      "nodes": .array(nodes.nodes.map(\.json)),
+      "time": .number(Double(me.time)), "node": .string(me.node), "point": point(me),
+      "nodes": .array(nodes.enumerated().map { node($1, isSelf: $0 == 0) }),
       "connections": .object(connections.mapValues { .number(Double($0)) }), "rooms": .array(rooms),
     ]
   }
@@ -168,25 +157,31 @@ enum AdminSnapshot {
     let hub = context.hub
     let shard = context.shard
     ServerAPI.clusterMembers(room, context) { local, remote in
-      hub.history(room: room, after: after ?? 0, shard: shard) { result in
-        let messages = (try? result.get()) ?? []
-        let shown = after == nil ? Array(messages.suffix(firstMessages)) : messages
-        let last = shown.last?.id ?? after ?? 0
-        let members = (local + remote).map(memberJSON)
-        let part = JSONValue.object([
-          "room": .string(room), "members": .array(members), "messages": .array(shown.map(ServerAPI.message)),
-        ])
-        let answer = LoopBound(done, on: loop)
-        answer.value(part, last)
+      hub.memberAddresses(room: room) { addresses in
+        // Back on this loop: the history read below answers on its shard.
+        loop.execute {
+          hub.history(room: room, after: after ?? 0, shard: shard) { result in
+            let messages = (try? result.get()) ?? []
+            let shown = after == nil ? Array(messages.suffix(firstMessages)) : messages
+            let last = shown.last?.id ?? after ?? 0
+            let members = local.map { member($0, addresses) } + remote.map { member($0, [:]) }
+            let part = JSONValue.object([
+              "room": .string(room), "members": .array(members),
+              "messages": .array(shown.map(ServerAPI.message)),
+            ])
+            let answer = LoopBound(done, on: loop)
+            answer.value(part, last)
+          }
+        }
       }
     }
   }
 
-  /// A member as the stream shows it: the server API's presence fields, an address
-  /// (`null` until known), transport and since `null` where the node does not record them.
-  private static func memberJSON(_ member: JSONValue) -> JSONValue {
+  /// A member as the stream shows it: the server API's presence fields and its address
+  /// (`IP:PORT` for this node's members, `null` for other nodes' or one that has none).
+  private static func member(_ member: JSONValue, _ addresses: [String: String]) -> JSONValue {
     guard var fields = member.objectValue else { return member }
-    if fields["address"] == nil { fields["address"] = .null }
+    fields["address"] = fields["name"]?.stringValue.flatMap { addresses[$0] }.map(JSONValue.string) ?? .null
     return .object(fields)
   }
 }

@@ -59,7 +59,7 @@ public final class ChatServer: Sendable {
       contexts.append(LoopBound(sending: LoopContext(loop: loop, shard: shard, core: core), on: loop))
     }
     self.contexts = contexts
-    core.admin.events.attach(contexts)
+    core.admin.events.attach(contexts, sampler: core.sampler)
     for context in contexts { context.loop.execute { context.value.startStatsTick() } }
   }
 

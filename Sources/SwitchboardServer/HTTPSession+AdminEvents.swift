@@ -46,7 +46,9 @@ extension HTTPSession {
     context.logger.info("admin stream opened", metadata: ["peer": adminPeer, "room": room ?? "-"])
     let me = LoopBound(self, on: context.loop)
     let rooms: [String: UInt64?] = room.map { [$0: nil] } ?? [:]
-    AdminSnapshot.build(context, rooms: rooms, bare: room == nil) { built in
+    AdminSnapshot.build(
+      context, sample: AdminSnapshot.currentSample(context), rooms: rooms, bare: room == nil
+    ) { built in
       me.value.adminStreamStarted(built)
     }
   }

@@ -33,8 +33,6 @@ final class LoopContext {
   var joins: JoinRateLimiter
   /// The admin console's streams on this loop (HTTPSession+AdminEvents.swift).
   var adminStreams: [ObjectIdentifier: HTTPSession] = [:]
-  /// The admin console's snapshot tick, on the first loop while a stream is open anywhere.
-  var adminTick: Scheduled?
 
   init(loop: EventLoop, shard: HubShard, core: ServerCore) {
     self.loop = loop

@@ -21,6 +21,4 @@ extension ServerAPIError {
   static let loginBodyTooLarge = ServerAPIError(
     status: 413, code: "body_too_large", message: "a login body is at most \(AdminConsole.maxLoginBody) bytes"
   )
-  static let notEventStream = ServerAPIError(
-    status: 406, code: "not_acceptable", message: "/admin/events answers Accept: text/event-stream")
 }

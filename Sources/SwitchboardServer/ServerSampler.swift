@@ -107,6 +107,7 @@ final class ServerSampler: Sendable {
         .init(name: $0.name, messagesPerSecond: sample.roomRates[$0.name] ?? 0, members: $0.members)
       })
     state.withLock { $0.busiest = busiest }
+    core.shareStatus(sample)
     for observer in observers { observer(sample) }
   }
 

@@ -131,6 +131,18 @@ public final class WebhookBroker: RoomBroker, RoomBrokerSink {
     inner.disconnect(name: name, room: room, reason: reason)
   }
 
+  public var sharesNodeStatus: Bool { inner.sharesNodeStatus }
+
+  public func storeNodeStatus(node: String, _ status: [UInt8]) { inner.storeNodeStatus(node: node, status) }
+
+  public func nodeStatuses(
+    on executor: any ShardExecutor, completion: @escaping @Sendable (Result<[NodeStatus], BrokerError>) -> Void
+  ) {
+    inner.nodeStatuses(on: executor, completion: completion)
+  }
+
+  public func forgetNodeStatuses(_ nodes: [String]) { inner.forgetNodeStatuses(nodes) }
+
   public func close() {
     inner.close()
     dispatcher.close()

@@ -57,6 +57,13 @@ struct AdminEventsTests {
     _ = try stream.snapshot(within: .seconds(3), "two members") { members($0, "ops") == 2 }
     line.reset()
     _ = try stream.snapshot(within: .seconds(3), "one member") { members($0, "ops") == 1 }
+    // Seconds later a new stream's history holds the sampler's points, oldest first.
+    let points =
+      try admin.events().next("history").json["points"]?.arrayValue?.compactMap(\.objectValue) ?? []
+    #expect(!points.isEmpty)
+    let times = points.compactMap { $0["time"]?.numberValue }
+    #expect(times == times.sorted() && times.count == points.count)
+    #expect(points.last?["heapBytes"]?.numberValue.map { $0 > 0 } == true, "\(points.last ?? [:])")
   }
 
   /// `?room=`: the members with transport, address, since and node; messages as they are
@@ -80,7 +87,9 @@ struct AdminEventsTests {
     #expect(member["transport"]?.stringValue == "tcp")
     #expect(member["since"]?.stringValue?.hasSuffix("Z") == true)
     #expect(member["node"]?.stringValue?.isEmpty == false)
-    #expect(member["address"] != nil)
+    let shown = try #require(member["address"]?.stringValue)
+    #expect(
+      shown.hasPrefix("127.0.0.1:") && shown != "127.0.0.1:\(server.tcp)", "the client's side: \(shown)")
     try line.sendLine("while watched")
     let next = try stream.snapshot(within: .seconds(5), "the new message") { !$0.watchedMessages.isEmpty }
     #expect(next.watchedMessages.map { $0["text"]?.stringValue } == ["while watched"])

@@ -90,6 +90,29 @@ struct AdminLoginTests {
     #expect(try admin.request("GET", "/admin/api/info").errorCode == "login_required")
   }
 
+  /// Over-large input is refused before it is read: a login body over 4 KiB, a form with
+  /// too many fields, a `Cookie` header over 8 KiB (read as none).
+  @Test func anOversizedLoginBodyIsRefused() throws {
+    let server = try ServeProcess.start(
+      ["--ephemeral", "--admin-password", Self.password], listeners: [.http])
+    defer { server.stop() }
+    let admin = AdminTestClient(port: server.http)
+    let big = try admin.request(
+      "POST", "/admin/login", body: #"{"password":"\#(String(repeating: "x", count: 5000))"}"#)
+    #expect(big.status == 413)
+    #expect(big.errorCode == "body_too_large")
+    let fields = (0..<9).map { "f\($0)=1" }.joined(separator: "&") + "&password=\(Self.password)"
+    let full = try admin.request(
+      "POST", "/admin/login", body: fields, contentType: "application/x-www-form-urlencoded")
+    #expect(full.status == 400)
+    #expect(full.errorCode == "bad_request")
+    try admin.login(Self.password)
+    #expect(try admin.request("GET", "/admin/session").status == 200)
+    let padding = String(repeating: "p", count: 9000)
+    let cookieless = try admin.request("GET", "/admin/session", headers: [("Cookie", "pad=\(padding)")])
+    #expect(cookieless.errorCode == "login_required")
+  }
+
   /// The page: its headers keep it from loading anything but this server, or being framed.
   @Test func thePageCarriesAStrictPolicy() throws {
     let server = try ServeProcess.start(
@@ -105,6 +128,12 @@ struct AdminLoginTests {
     #expect(page.headers["X-Frame-Options"] == "DENY")
     #expect(page.headers["Cache-Control"] == "no-store")
     #expect(page.body.contains("<html"))
+    // Like the chat page, it is refused under a name the Host allow-list does not hold (a
+    // DNS-rebinding page), and so are its API and its stream.
+    let address = try SocketAddress(host: "127.0.0.1", port: server.http)
+    for path in ["/admin", "/admin/api/info", "/admin/events"] {
+      #expect(try rawRequestStatus(address, path: path, host: "rebind.example.com").0 == 421, "\(path)")
+    }
   }
 
   /// On the HTTPS port the cookie is `Secure` (curl, a peer nobody here wrote).

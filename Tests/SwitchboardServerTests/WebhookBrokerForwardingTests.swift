@@ -31,6 +31,7 @@ import Testing
     let broker = try Self.requirements(of: "RoomBroker", in: "Sources/SwitchboardChat/RoomBroker.swift")
     let sink = try Self.requirements(of: "RoomBrokerSink", in: "Sources/SwitchboardChat/RoomBrokerSink.swift")
     #expect(broker.contains("openRooms") && broker.contains("disconnect") && sink.contains("remoteDisconnect"))
+    #expect(broker.isSuperset(of: ["sharesNodeStatus", "storeNodeStatus", "nodeStatuses", "forgetNodeStatuses"]))
     let missing = broker.union(sink).filter {
       !wrapper.contains("public func \($0)(") && !wrapper.contains("public var \($0):")
     }
