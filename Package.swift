@@ -121,6 +121,7 @@ let package = Package(
       name: "fuzz-broker-payload", dependencies: ["SwitchboardRedis", "SwitchboardWire", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-http-request", dependencies: ["SwitchboardHTTP", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-http-response", dependencies: ["SwitchboardHTTP", "SwitchboardFuzzSupport"]),
+    .executableTarget(name: "fuzz-sse", dependencies: ["SwitchboardHTTP", "SwitchboardFuzzSupport"]),
     .executableTarget(name: "fuzz-ws-frame", dependencies: ["SwitchboardWebSocket", "SwitchboardFuzzSupport"]),
     .executableTarget(
       name: "fuzz-ws-handshake", dependencies: ["SwitchboardWebSocket", "SwitchboardHTTP", "SwitchboardFuzzSupport"]),

@@ -72,10 +72,9 @@ enum APICommand {
     let address: SocketAddress
     let tls: (context: TLSContext, serverName: String)?
     do {
-      address = try SocketAddress.resolve(host: target.host, port: target.port)
-      tls = try target.tls.map { (try TLSContext(configuration: $0), target.host) }
+      (address, tls) = try target.resolve()
     } catch {
-      Output.error("switchboard api: cannot reach \(target.host):\(target.port): \(error)")
+      Output.error("switchboard api: \(error)")
       return ExitCode.failure
     }
     switch HTTPExchange.perform(bytes, to: address, tls: tls, timeout: .seconds(timeout)) {
@@ -198,15 +197,36 @@ enum APICommand {
 
     var hostHeader: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
+    /// Why ``resolve()`` failed: `cannot reach HOST:PORT: REASON`.
+    struct Unreachable: Error, CustomStringConvertible {
+      let description: String
+    }
+
+    /// The address to connect to and, for https://, the TLS context and the name the server
+    /// must prove.
+    func resolve() throws(Unreachable) -> (SocketAddress, (context: TLSContext, serverName: String)?) {
+      do {
+        let address = try SocketAddress.resolve(host: host, port: port)
+        return (address, try tls.map { (try TLSContext(configuration: $0), host) })
+      } catch {
+        throw Unreachable(description: "cannot reach \(host):\(port): \(error)")
+      }
+    }
+
     init(_ args: Arguments) throws {
-      let url = args.value("url") ?? "http://127.0.0.1:1337"
+      try self.init(
+        url: args.value("url") ?? "http://127.0.0.1:1337", caFile: args.value("ca-file"),
+        insecure: args.flag("insecure"))
+    }
+
+    /// The server at `url` (`http://` or `https://`), trusting `caFile`'s roots or, with
+    /// `insecure`, any certificate (both for `https://` only).
+    init(url: String, caFile: String?, insecure: Bool) throws {
       guard let parsed = URLComponents(string: url), let scheme = parsed.scheme?.lowercased(),
         scheme == "http" || scheme == "https", let host = parsed.host, !host.isEmpty
       else { throw Arguments.UsageError(description: "--url must be http://HOST[:PORT] or https://HOST[:PORT], not '\(url)'") }
       self.host = host
       port = parsed.port ?? (scheme == "https" ? 443 : 80)
-      let caFile = args.value("ca-file")
-      let insecure = args.flag("insecure")
       guard scheme == "https" || (caFile == nil && !insecure) else {
         throw Arguments.UsageError(description: "--ca-file and --insecure apply to https:// only")
       }

@@ -290,18 +290,6 @@ private final class PipeCounter: Sendable {
   }
 }
 
-/// The original terminal settings, for the signal handler that restores them.
-nonisolated(unsafe) private var savedTermios = termios()
-nonisolated(unsafe) private var termiosSaved = false
-
-private func restoreTerminal() {
-  guard termiosSaved else { return }
-  var t = savedTermios
-  tcsetattr(0, TCSAFLUSH, &t)
-  let leave = "\u{1B}[?25h\u{1B}[?1049l"
-  _ = leave.withCString { write(1, $0, strlen($0)) }
-}
-
 /// The interactive screen: transcript, status line, input line. On the main actor, with the
 /// view model; the input thread only edits ``Screen`` and hands lines to the main actor.
 @MainActor
@@ -330,13 +318,8 @@ final class ChatTerminalUI: Sendable {
   }
 
   func run() -> Int32 {
-    enterRawMode()
-    for sig in [SIGINT, SIGTERM, SIGHUP] {
-      signal(sig) { _ in
-        restoreTerminal()
-        _exit(130)
-      }
-    }
+    TerminalMode.enterRaw()
+    TerminalMode.restoreOnSignals()
     model.start()
     let input = Thread { [self] in readInput() }
     input.start()
@@ -358,27 +341,12 @@ final class ChatTerminalUI: Sendable {
     }
     let refusal = model.client?.refusal
     model.stop()
-    restoreTerminal()
+    TerminalMode.restore()
     if let refusal {
       Output.error("switchboard chat: \(CLIFailure.describe(ChatClientError.refused(refusal)))")
       return ExitCode.refused
     }
     return ExitCode.ok
-  }
-
-  private func enterRawMode() {
-    tcgetattr(0, &savedTermios)
-    termiosSaved = true
-    var raw = savedTermios
-    raw.c_lflag &= ~tcflag_t(ICANON | ECHO | ISIG | IEXTEN)
-    raw.c_iflag &= ~tcflag_t(IXON | ICRNL | BRKINT | INPCK | ISTRIP)
-    // c_cc is a tuple whose length and indices differ (VMIN is 6 on Linux, 16 on Darwin).
-    withUnsafeMutableBytes(of: &raw.c_cc) { cc in
-      cc[Int(VMIN)] = 1
-      cc[Int(VTIME)] = 0
-    }
-    tcsetattr(0, TCSAFLUSH, &raw)
-    FileHandle.standardOutput.write(Data("\u{1B}[?1049h".utf8))
   }
 
   // MARK: Input

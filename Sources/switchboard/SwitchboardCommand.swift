@@ -25,6 +25,7 @@ struct SwitchboardCommand {
       peer --name NAME UDP peer mode (iPhone seed 003): advertise, find peers, exchange datagrams
       token --sub NAME --secret S …   mint a signed token (JWT) for auth; --verify TOKEN checks one
       api COMMAND …    call the server API (publish, rooms, presence, history, disconnect, info)
+      top URL          the admin console's live view in a terminal (serve --admin-password)
       help [COMMAND]   this text, or COMMAND's (the same as `switchboard COMMAND --help`)
 
     Run `switchboard COMMAND --help` for a command's options; `switchboard --version` (or
@@ -34,6 +35,7 @@ struct SwitchboardCommand {
   /// The subcommands (what `switchboard help CMD` accepts).
   static let commands: Set = [
     "serve", "send", "bench", "store-bench", "chat", "advertise", "browse", "token", "peer", "api",
+    "top",
   ]
 
   static func main() {
@@ -61,6 +63,7 @@ struct SwitchboardCommand {
     case "browse": code = BrowseCommand.run(args)
     case "token": code = TokenCommand.run(args)
     case "api": code = APICommand.run(args)
+    case "top": code = TopCommand.run(args)
     case "help" where args.isEmpty || args[0].hasPrefix("-"), "--help", "-h":
       Output.print(usage)
       code = ExitCode.ok
