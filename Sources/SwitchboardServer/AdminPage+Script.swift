@@ -192,7 +192,7 @@ extension AdminPage {
           let reason = "";
           try { reason = JSON.parse(e.data).reason || ""; } catch (_) { reason = ""; }
           setStream("offline", "ended" + (reason ? ": " + reason : ""));
-          checkSession().then((ok) => { if (ok) scheduleRetry(); });
+          checkSession().then((ok) => { if (ok !== false) scheduleRetry(); });
         });
         es.onerror = () => {
           if (source !== es) return;

@@ -1,8 +1,8 @@
 import Dispatch
-import Synchronization
 import SwitchboardChat
 import SwitchboardIO
 import SwitchboardTLS
+import Synchronization
 
 /// Why a server could not start.
 public struct ServerError: Error, Sendable, CustomStringConvertible {
@@ -106,9 +106,11 @@ public final class ChatServer: Sendable {
       let address = try parse(c.host, c.tcpPort, "TCP")
       let bound = first.run { context throws(IOError) -> SocketAddress in
         let listener = try TCPListener(address: address, loop: context.loop) { fd, peer in
-          Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts, listener: .line, make: { conn, ctx in
-            _ = LineSession(connection: .tcp(conn), context: ctx)
-          })
+          Self.adopt(
+            fd: fd, peer: peer, group: group, contexts: contexts, listener: .line,
+            make: { conn, ctx in
+              _ = LineSession(connection: .tcp(conn), context: ctx)
+            })
         }
         context.listeners.append(listener)
         return listener.localAddress
@@ -128,9 +130,11 @@ public final class ChatServer: Sendable {
       let address = try parse(c.host, c.httpPort, "HTTP")
       let bound = first.run { context throws(IOError) -> SocketAddress in
         let listener = try TCPListener(address: address, loop: context.loop) { fd, peer in
-          Self.adopt(fd: fd, peer: peer, group: group, contexts: contexts, listener: .http, make: { conn, ctx in
-            ctx.core.httpHandoff(.tcp(conn), [], ctx)
-          })
+          Self.adopt(
+            fd: fd, peer: peer, group: group, contexts: contexts, listener: .http,
+            make: { conn, ctx in
+              ctx.core.httpHandoff(.tcp(conn), [], ctx)
+            })
         }
         context.listeners.append(listener)
         return listener.localAddress
@@ -157,7 +161,8 @@ public final class ChatServer: Sendable {
       state.withLock { set(&$0, bound) }
       core.logger.info("listening", metadata: ["listener": what.lowercased(), "address": "\(bound)"])
     case .failure(let error):
-      let hint = error.kind == .addressInUse ? " (port in use; pick another with --\(what.lowercased())-port)" : ""
+      let hint =
+        error.kind == .addressInUse ? " (port in use; pick another with --\(what.lowercased())-port)" : ""
       throw ServerError("cannot listen for \(what) on \(address): \(error)\(hint)")
     }
   }
@@ -177,7 +182,8 @@ public final class ChatServer: Sendable {
         guard context.core.admit(connection, on: listener, loop: context.loop) else { return }
         make(connection, context)
       } catch {
-        context.logger.warning("could not adopt a connection", metadata: .connection(peer: peer, error: "\(error)"))
+        context.logger.warning(
+          "could not adopt a connection", metadata: .connection(peer: peer, error: "\(error)"))
       }
     }
   }
@@ -199,6 +205,7 @@ public final class ChatServer: Sendable {
     // Let each loop run the goodbye and close its listeners, then stop.
     for context in contexts {
       _ = context.run { context throws(IOError) in
+        context.endAdminStreams(reason: reason)
         for listener in context.listeners { listener.close() }
         context.listeners = []
         context.udp?.close()

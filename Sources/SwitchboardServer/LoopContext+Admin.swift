@@ -16,4 +16,10 @@ extension LoopContext {
   func deliverAdminSnapshots(_ frames: [String: [UInt8]]) {
     for stream in Array(adminStreams.values) { stream.deliverAdminSnapshot(frames) }
   }
+
+  /// The server is stopping: each stream here ends with an `end` event naming `reason`, so
+  /// a reader (`switchboard top`, the page) can tell a shutdown from a lost connection.
+  func endAdminStreams(reason: String) {
+    for stream in Array(adminStreams.values) { stream.endAdminStream(reason: reason) }
+  }
 }

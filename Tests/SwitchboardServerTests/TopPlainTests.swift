@@ -49,14 +49,25 @@ struct TopPlainTests {
     #expect(top.isRunning)
   }
 
-  @Test func whenTheServerStopsTopSaysSoAndExitsWithOne() async throws {
+  /// A shutdown ends the stream with its `end` event: top says why and exits 0; a
+  /// connection that just drops (a killed server) is exit 1.
+  @Test func whenTheServerStopsTopSaysSoAndExits() async throws {
     let server = try await ServeProcess.start(["--ephemeral", "--admin-password", Self.password])
     let top = try top(["http://127.0.0.1:\(server.http)"])
     defer { top.stop() }
     try await eventually("the first block") { top.stdout.contains("NODES (1)") }
     server.signal(SIGTERM)
-    #expect(try await top.waitForExit() == 1)
-    #expect(top.stderr.contains("switchboard top: the server closed the connection"), "\(top.stderr)")
+    #expect(try await top.waitForExit() == 0)
+    #expect(
+      top.stderr.contains("switchboard top: the server ended the stream (server shutting down)"),
+      "\(top.stderr)")
+    let killed = try await ServeProcess.start(["--ephemeral", "--admin-password", Self.password])
+    let second = try self.top(["http://127.0.0.1:\(killed.http)"])
+    defer { second.stop() }
+    try await eventually("the first block") { second.stdout.contains("NODES (1)") }
+    killed.signal(SIGKILL)
+    #expect(try await second.waitForExit() == 1)
+    #expect(second.stderr.contains("switchboard top: the server closed the connection"), "\(second.stderr)")
   }
 
   @Test func aWrongPasswordIsRefusedThenTheFifthTryIsSlowed() async throws {
