@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The admin console's cost to the server: CPU per delivery with no console open against one
-# console open (docs/BENCHMARKS.md, "The admin console"). One `switchboard serve
-# --admin-password` per case and round; the same load in each (`switchboard bench`,
+# console open (docs/BENCHMARKS.md, "The admin console"). One server (started with
+# `--admin-password`) per case and round; the same load in each (`switchboard bench`,
 # WebSocket, text dialect, a fixed rate and duration); in the `console` case a
 # `switchboard top --plain` (logged in, reading /admin/events and drawing every snapshot)
 # runs for the whole case. Cases are interleaved round by round. Prints, per case, the
