@@ -87,7 +87,7 @@ public final class ChatHub: RoomBrokerSink {
 
   /// A new member identity; its number is the `N` of the default name `Client N`.
   /// - Parameter transport: how the member is connected (`tcp`, `tls`, `udp`, `ws`, `wss`),
-  ///   shown by the server API's presence.
+  ///   shown by the server API's presence; another name is kept as not known (`""`).
   public func nextMemberID(transport: String = "") -> MemberID {
     let raw = nextMember.wrappingAdd(1, ordering: .relaxed).oldValue
     return MemberID(raw: raw, record: HubMemberRecord(hub: ObjectIdentifier(self), transport: transport))

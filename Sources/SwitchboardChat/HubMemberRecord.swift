@@ -12,16 +12,24 @@ final class HubMemberRecord: Sendable {
   let hub: ObjectIdentifier
   /// `nil` until the first join and after the leave.
   let info = Mutex<HubMemberInfo?>(nil)
-  /// How the member is connected (``ChatHub/nextMemberID(transport:)``), for the server API's presence.
-  let transport: String
+  /// How the member is connected (``ChatHub/nextMemberID(transport:)``), for the server API's
+  /// presence, as its index in ``transports``: one byte where a `String` took 16 and moved
+  /// every connection's record up one allocation size (64 → 80 bytes).
+  private let transportIndex: UInt8
   /// When the member entered its current room (milliseconds since the epoch; 0 before the
   /// first join), for the server API's presence: kept here, not in ``HubMemberInfo``, whose
   /// size the publish path counts.
   let joined = Atomic<Int64>(0)
 
+  /// The transports a record can name; a name not listed is kept as `""` (not known).
+  static let transports = ["", "tcp", "tls", "udp", "ws", "wss"]
+
+  /// How the member is connected: `tcp`, `tls`, `udp`, `ws`, `wss`, or `""` when not known.
+  var transport: String { Self.transports[Int(transportIndex)] }
+
   init(hub: ObjectIdentifier, transport: String = "") {
     self.hub = hub
-    self.transport = transport
+    self.transportIndex = Self.transports.firstIndex(of: transport).map(UInt8.init) ?? 0
   }
 }
 
@@ -62,7 +70,8 @@ final class HubMemberInfo: Sendable {
   let nameNeedsNoJSONEscape: Bool
 
   init(
-    name: String, requestedName: String, cell: HubRoomCell, colorIndex: UInt8, announced: Bool, shard: HubShard,
+    name: String, requestedName: String, cell: HubRoomCell, colorIndex: UInt8, announced: Bool,
+    shard: HubShard,
     placement: Placement, brokerRoom: BrokerRoomHandle?
   ) {
     self.name = name
