@@ -161,4 +161,16 @@ struct TypingTests {
       try typingFrame(alice, author: "liner", active: false)
     }
   }
+
+  @Test func udpHasNoTypingAndAnswersItAsAnUnknownCommand() async throws {
+    try await withServer { server in
+      let udp = try DatagramPeer(server.udpAddress!)
+      try udp.prove()
+      try udp.send("iam:udpuser")
+      try udp.send("/typing on")
+      try udp.expect { $0 == "! unknown command /typing (try /help)\n" }
+      try udp.send("/typing")
+      try udp.expect { $0 == "! unknown command /typing (try /help)\n" }
+    }
+  }
 }
