@@ -1,18 +1,14 @@
 import Foundation
-import SwitchboardTestSupport
 import Testing
+import SwitchboardTestSupport
 
 /// Programs nobody here wrote — python `websockets`, node `ws`, headless Chromium —
 /// driven against the real binary by the scripts in Tests/peers.
-@Suite(
-  .onTestThreads,
-  .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
+@Suite(.onTestThreads, .enabled(ifAvailable: Executables.switchboard != nil, "build the switchboard executable first"))
 struct PeerScriptTests {
-  static let peersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-    .deletingLastPathComponent()
+  static let peersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("peers").path
-  static let nodeWS =
-    (ProcessInfo.processInfo.environment["SWITCHBOARD_PEERS_CACHE"] ?? "/var/cache/switchboard-peers")
+  static let nodeWS = (ProcessInfo.processInfo.environment["SWITCHBOARD_PEERS_CACHE"] ?? "/var/cache/switchboard-peers")
     + "/node-ws/usr/share/nodejs"
 
   /// The first python3 on `PATH` that has `websockets` (a pyenv shim may come before the
@@ -30,21 +26,17 @@ struct PeerScriptTests {
     try await body(server.tcp, server.http)
   }
 
-  private func run(_ tool: String, _ args: [String], env: [String: String] = [:], timeout: Duration)
-    async throws
-  {
+  private func run(_ tool: String, _ args: [String], env: [String: String] = [:], timeout: Duration) async throws {
     let peer = try ChildProcess(tool, args, environment: env)
     let status = try await peer.waitForExit(timeout: timeout)
-    #expect(
-      status == 0, "\(args.first ?? tool) failed: \(peer.stdout.suffix(800)) \(peer.stderr.suffix(800))")
+    #expect(status == 0, "\(args.first ?? tool) failed: \(peer.stdout.suffix(800)) \(peer.stderr.suffix(800))")
   }
 
   @Test(.enabled(ifAvailable: python != nil, "needs python3 with websockets"))
   func pythonWebsocketsClientSpeaksTheJSONProtocol() async throws {
     try await withBinaryServer { _, http in
       try await run(
-        Self.python!,
-        ["\(Self.peersDirectory)/ws_chat_client.py", "ws://127.0.0.1:\(http)/", "--max-size", "16777216"],
+        Self.python!, ["\(Self.peersDirectory)/ws_chat_client.py", "ws://127.0.0.1:\(http)/", "--max-size", "16777216"],
         timeout: .seconds(180))
     }
   }
@@ -83,15 +75,10 @@ struct PeerScriptTests {
   @Test(.enabled(ifAvailable: python != nil && chromium != nil, "needs chromium and python3 with websockets"))
   func chromiumRunsThePagesCommandLanguage() async throws {
     try await withBinaryServer { tcp, http in
-      let shots = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "browser_commands-\(getpid())"
-      ).path
+      let shots = FileManager.default.temporaryDirectory.appendingPathComponent("browser_commands-\(getpid())").path
       try await run(
         Self.python!,
-        [
-          "\(Self.peersDirectory)/browser_commands.py", "\(http)", "\(tcp)", "--timeout", "150",
-          "--screenshots", shots,
-        ],
+        ["\(Self.peersDirectory)/browser_commands.py", "\(http)", "\(tcp)", "--timeout", "150", "--screenshots", shots],
         timeout: .seconds(210))
     }
   }
