@@ -7,6 +7,9 @@ public enum ChatEvent: Sendable {
   case presence(PresenceEvent, origin: MemberID?)
   /// Binary data (WebSocket binary frames), relayed to the room's WebSocket members.
   case binary(room: String, bytes: [UInt8], origin: MemberID?)
+  /// A member started or stopped typing (ephemeral: never kept, never in history), for the
+  /// members that enabled typing (docs/PROTOCOLS.md, "Typing").
+  case typing(TypingEvent, origin: MemberID?)
   /// The server is going away.
   case shutdown(reason: String)
   /// The room's history started over in a new epoch (the broker lost it: Redis came back
@@ -17,7 +20,7 @@ public enum ChatEvent: Sendable {
   /// The member that caused the event, if any.
   public var origin: MemberID? {
     switch self {
-    case .message(_, let o), .presence(_, let o), .binary(_, _, let o): return o
+    case .message(_, let o), .presence(_, let o), .binary(_, _, let o), .typing(_, let o): return o
     case .shutdown, .epochChanged: return nil
     }
   }

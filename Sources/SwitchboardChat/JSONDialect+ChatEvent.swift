@@ -19,6 +19,8 @@ extension JSONDialect {
       return encodedBytes(p, headerRoom: headerRoom)
     case .binary:
       return nil
+    case .typing(let t, _):
+      return [UInt8](repeating: 0, count: headerRoom) + Array(typing(t).utf8)
     case .shutdown(let reason):
       return [UInt8](repeating: 0, count: headerRoom) + Array(goingAway(reason: reason).utf8)
     case .epochChanged(_, let epoch):

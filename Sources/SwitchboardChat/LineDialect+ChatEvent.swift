@@ -4,12 +4,13 @@ import SwitchboardWire
 /// chosen by the hub's event.
 extension LineDialect {
   /// The text line for `event` (no terminator), or `nil` when the dialect does not show it
-  /// (binary data, a new epoch).
+  /// (binary data, a new epoch, typing: a line member that asked for typing notices gets
+  /// ``typingNotice(author:)`` from its session).
   public static func format(_ event: ChatEvent) -> String? {
     switch event {
     case .message(let m, _): return format(m)
     case .presence(let p, _): return format(p)
-    case .binary, .epochChanged: return nil
+    case .binary, .epochChanged, .typing: return nil
     case .shutdown(let reason): return goingAway(reason: reason)
     }
   }

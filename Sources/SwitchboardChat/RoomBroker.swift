@@ -82,6 +82,9 @@ public protocol RoomBroker: AnyObject, Sendable {
   /// does nothing.
   func roomIdle(_ room: String)
 
+  /// Relays a typing event of this node's member to the other nodes (see the default).
+  func relayTyping(_ event: TypingEvent)
+
   /// Keeps what was published (the local broker commits its store), stops delivering
   /// and releases the sink. Called once, when the server stops.
   func close()
@@ -128,7 +131,8 @@ public protocol RoomBroker: AnyObject, Sendable {
   /// ``NodeStatusLimits/maxNodes``; what they say, and how old, is the server's to judge).
   /// The default: none.
   func nodeStatuses(
-    on executor: any ShardExecutor, completion: @escaping @Sendable (Result<[NodeStatus], BrokerError>) -> Void)
+    on executor: any ShardExecutor,
+    completion: @escaping @Sendable (Result<[NodeStatus], BrokerError>) -> Void)
 
   /// Forgets the stored statuses of `nodes` (gone for long). Returns at once. The default
   /// does nothing.
@@ -155,6 +159,13 @@ extension RoomBroker {
   public func roomIdle(_ room: String) {}
 }
 
+extension RoomBroker {
+  /// A member of this node started or stopped typing: a cluster broker relays it to the
+  /// other nodes with the room open (``RoomBrokerSink/remoteTyping(_:)``), ephemeral, never
+  /// kept. Returns at once. The default does nothing (a single node has no others).
+  public func relayTyping(_ event: TypingEvent) {}
+}
+
 /// A member of another node (``RoomBroker/remoteMemberNodes(room:on:completion:)``): its
 /// node, name, transport and since when (ms since the epoch; both `nil` when unknown).
 public typealias RemoteMember = (node: String, name: String, transport: String?, since: Int64?)
@@ -165,7 +176,9 @@ extension RoomBroker {
     room: String, on executor: any ShardExecutor,
     completion: @escaping @Sendable (Result<[RemoteMember], BrokerError>) -> Void
   ) {
-    remoteMembers(room: room, on: executor) { result in completion(result.map { $0.map { ("", $0, nil, nil) } }) }
+    remoteMembers(room: room, on: executor) { result in
+      completion(result.map { $0.map { ("", $0, nil, nil) } })
+    }
   }
 }
 

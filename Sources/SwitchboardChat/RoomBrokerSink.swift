@@ -29,6 +29,10 @@ public protocol RoomBrokerSink: AnyObject, Sendable {
   /// every room when `room` is `nil` (``RoomBroker/disconnect(name:room:reason:)``): close
   /// this node's. Called on any thread. The default ignores it.
   func remoteDisconnect(name: String, room: String?, reason: String)
+  /// A member of another node started or stopped typing in `event.room`
+  /// (``RoomBroker/relayTyping(_:)``): shown to this node's members that enabled typing,
+  /// never kept. Called on any thread. The default ignores it.
+  func remoteTyping(_ event: TypingEvent)
 }
 
 extension RoomBrokerSink {
@@ -39,4 +43,6 @@ extension RoomBrokerSink {
   /// Ignores it.
   public func expiredPresence(_ event: PresenceEvent) {}
   public func remoteDisconnect(name: String, room: String?, reason: String) {}
+  /// Ignores it.
+  public func remoteTyping(_ event: TypingEvent) {}
 }

@@ -28,6 +28,10 @@ public final class ServerMetrics: Sendable {
   public let storeFailures = Atomic<Int>(0)
   /// HTTP requests answered.
   public let httpRequests = Atomic<Int>(0)
+  /// Typing events this node's members started or stopped (relayed, incl. expiries).
+  public let typingEvents = Atomic<Int>(0)
+  /// Typing frames dropped by the per-member rate limit (docs/PROTOCOLS.md, "Typing").
+  public let typingDropped = Atomic<Int>(0)
   /// The limits' counters (connections refused, messages rate-limited, timeouts).
   public let limits = LimitMetrics()
   /// The TLS listeners' handshakes and connections.
@@ -70,6 +74,8 @@ public final class ServerMetrics: Sendable {
       ("switchboard_lines_too_long_total", "counter", linesTooLong.load(ordering: .relaxed)),
       ("switchboard_http_requests_total", "counter", httpRequests.load(ordering: .relaxed)),
       ("switchboard_store_failures_total", "counter", storeFailures.load(ordering: .relaxed)),
+      ("switchboard_typing_events_total", "counter", typingEvents.load(ordering: .relaxed)),
+      ("switchboard_typing_dropped_total", "counter", typingDropped.load(ordering: .relaxed)),
       ("switchboard_members", "gauge", members),
       ("switchboard_rooms", "gauge", rooms),
       ("switchboard_heap_bytes_in_use", "gauge", HeapPolicy.bytesInUse),
@@ -83,8 +89,10 @@ public final class ServerMetrics: Sendable {
   /// Slow consumers and bytes in and out, by dialect (bytes summed over the loops).
   private func dialectText() -> String {
     var text = "# TYPE switchboard_slow_consumers_total counter\n"
-    text += "switchboard_slow_consumers_total{dialect=\"line\"} \(slowLineConsumers.load(ordering: .relaxed))\n"
-    text += "switchboard_slow_consumers_total{dialect=\"websocket\"} \(slowWebSocketConsumers.load(ordering: .relaxed))\n"
+    text +=
+      "switchboard_slow_consumers_total{dialect=\"line\"} \(slowLineConsumers.load(ordering: .relaxed))\n"
+    text +=
+      "switchboard_slow_consumers_total{dialect=\"websocket\"} \(slowWebSocketConsumers.load(ordering: .relaxed))\n"
     let dialects: [(String, KeyPath<LoopMetrics, ByteCounter>)] = [
       ("line", \.line), ("udp", \.udp), ("websocket", \.webSocket), ("http", \.http),
     ]
@@ -93,7 +101,8 @@ public final class ServerMetrics: Sendable {
       for (dialect, path) in dialects {
         let sum = loops.reduce(0) { total, loop in
           let counter = loop[keyPath: path]
-          return total + (direction ? counter.received.load(ordering: .relaxed) : counter.sent.load(ordering: .relaxed))
+          return total
+            + (direction ? counter.received.load(ordering: .relaxed) : counter.sent.load(ordering: .relaxed))
         }
         text += "switchboard_bytes_\(name)_total{dialect=\"\(dialect)\"} \(sum)\n"
       }

@@ -54,6 +54,9 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
   /// member sends: unchecked for the reason the state is (a plain value, loop-confined, no
   /// access to it overlapping another).
   @exclusivity(unchecked) var roomCapabilities = RoomCapabilities.all
+  /// Typing (docs/PROTOCOLS.md, "Typing"): made when the member first sends `features` or
+  /// `typing`; `nil` for a member that never does, which then gets no typing frame.
+  var typing: MemberTyping?
 
   /// Validates the upgrade request and either answers it with an HTTP error or takes
   /// the connection over.
@@ -66,7 +69,8 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     if case .refused(let why) = context.configuration.originPolicy.check(
       origin: head.headers["Origin"], host: head.headers["Host"])
     {
-      context.logger.info("WebSocket upgrade refused", metadata: .connection(peer: connection.remoteAddress, error: why))
+      context.logger.info(
+        "WebSocket upgrade refused", metadata: .connection(peer: connection.remoteAddress, error: why))
       reject(connection, .text(403, why + "\n"))
       return false
     }
@@ -128,7 +132,9 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     connection.close()
   }
 
-  private init(connection: ByteStream, mode: Mode, deflate: PerMessageDeflate.Parameters?, context: LoopContext) {
+  private init(
+    connection: ByteStream, mode: Mode, deflate: PerMessageDeflate.Parameters?, context: LoopContext
+  ) {
     self.connection = connection
     self.context = context
     self.mode = mode
@@ -155,7 +161,9 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     context.metrics.connectionsOpen.add(1, .webSocket(tls: connection.isTLS))
   }
 
-  private func begin(room: String, query: [String: String], token: String?, explicitRoom: Bool, head: HTTPRequestHead) {
+  private func begin(
+    room: String, query: [String: String], token: String?, explicitRoom: Bool, head: HTTPRequestHead
+  ) {
     if let idle = context.configuration.limits.idleTimeout { armIdle(after: idle) }
     guard let room = admit(token: token, room: room, explicit: explicitRoom), mode != .echo else { return }
     // Kept only now that the token (if any) was accepted; refused here only when the cap
@@ -272,7 +280,9 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     // An empty message is not published, as an empty line is not; a JSON one is answered.
     // (The check stops at the first byte that is not a space: almost always the first.)
     if protocolState.withReceivedText(range, { $0[text].allSatisfy { $0 == 0x20 || $0 == 0x09 } }) {
-      if case .json = mode { sendText(JSONDialect.error(code: "invalid_data", message: "a message needs text", ref: ref)) }
+      if case .json = mode {
+        sendText(JSONDialect.error(code: "invalid_data", message: "a message needs text", ref: ref))
+      }
       return
     }
     ensureNamed()
@@ -321,7 +331,8 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
         } else {
           publish(body, ref: nil)
         }
-      case .message(let body, let ref) where Self.isBlank(body), .action(let body, let ref) where Self.isBlank(body):
+      case .message(let body, let ref) where Self.isBlank(body),
+        .action(let body, let ref) where Self.isBlank(body):
         // As an empty line on the line dialect, nothing is published; the sender is told,
         // with its ref, so that a send waiting for its `ack` ends.
         sendText(JSONDialect.error(code: "invalid_data", message: "a message needs text", ref: ref))
@@ -330,7 +341,9 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
       case .action(let body, let ref):
         // As the line dialect's `/me`: an action that would read as presence is refused.
         ensureNamed()
-        if let refusal = LineDialect.actionRefusal(author: context.hub.member(memberID)?.name ?? "", action: body) {
+        if let refusal = LineDialect.actionRefusal(
+          author: context.hub.member(memberID)?.name ?? "", action: body)
+        {
           sendText(JSONDialect.error(code: "invalid_action", message: refusal.answer, ref: ref))
           return
         }
@@ -371,6 +384,16 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
         answerHistoryRequest(limit: limit)
       case .refresh(let token):
         refresh(token: token)
+      case .features(let names):
+        let enabled = ProtocolFeature.known(names)
+        let receives = enabled.contains(.typing)
+        if receives || typing != nil { typingSide().receives = receives }
+        sendText(JSONDialect.features(enabled: enabled))
+      case .typing(let active):
+        // Nothing for a member in no room, or one that may not publish there: no error
+        // frame, a typing signal is harmless (docs/BAD-INPUT.md).
+        guard state.isInRoom, roomCapabilities.contains(.publish) else { return }
+        context.signalTyping(typingSide(), member: memberID, active: active)
       case .invalid(let code, let message):
         sendText(JSONDialect.error(code: code, message: message))
       }
@@ -416,6 +439,8 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
       refuseCapability("publish_forbidden", SessionAuth.CapabilityAnswer.noPublish, ref: ref)
       return
     }
+    // A message ends the member's typing (one branch for a member that never typed).
+    if let typing { context.endTyping(typing, member: memberID) }
     guard let ref else {
       if context.hub.publish(
         from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape, isAction: isAction)
@@ -430,7 +455,8 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     let memberID = self.memberID
     let boundContext = LoopBound(context, on: context.loop)
     let accepted = context.hub.publish(
-      from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape, isAction: isAction, ref: ref,
+      from: memberID, validatedUTF8: text, textNeedsNoJSONEscape: textNeedsNoJSONEscape, isAction: isAction,
+      ref: ref,
       subject: auth.claims?.subject, address: connection.remoteAddress?.ipAddress
     ) {
       result in
@@ -444,7 +470,8 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
         // client resends (or finds the message in the history) after it reconnects.
         session.sendText(
           JSONDialect.error(
-            code: "not_stored", message: "\(which) was not stored: \(error)", ref: error == .closed ? nil : ref))
+            code: "not_stored", message: "\(which) was not stored: \(error)",
+            ref: error == .closed ? nil : ref))
       }
     }
     if accepted { context.metrics.messagesPublished.add(1, ordering: .relaxed) }
@@ -457,6 +484,8 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     case .joinAnnounced: announce = true
     case .ignore: return
     }
+    // Typing in the room being left ends there.
+    context.endTyping(typing, member: memberID)
     let name = context.hub.member(memberID)?.name ?? "Client \(memberID.raw)"
     roomCapabilities = auth.capabilities(in: room)
     // Without `history` there, no replay: neither the recent messages nor those after `since`.
@@ -475,7 +504,9 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
       // has left. Only the answer for the room the member is in now replays.
       guard mode == .json, context.hub.member(memberID)?.room == result.room else { return }
       // A named member moving to a room where its name is taken (or free again) is told.
-      if announce, let now = context.hub.member(memberID)?.name, now != name { sendText(JSONDialect.name(now)) }
+      if announce, let now = context.hub.member(memberID)?.name, now != name {
+        sendText(JSONDialect.name(now))
+      }
       startReplay(HistoryReplay(result.history, epoch: result.epoch, recovered: result.complete))
     }
   }
@@ -489,7 +520,9 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
       return
     }
     guard decided || auth.mayTake(name: name) else {
-      if mode == .json { sendText(JSONDialect.error(code: "name_fixed", message: SessionAuth.Answer.nameFixed)) }
+      if mode == .json {
+        sendText(JSONDialect.error(code: "name_fixed", message: SessionAuth.Answer.nameFixed))
+      }
       return
     }
     let action = state.name()
@@ -541,11 +574,16 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
       case .presence where !roomCapabilities.contains(.presence):
         // Without `presence` in its room the member gets no presence frames.
         return
+      case .typing(_, let origin) where origin == memberID || typing?.receives != true:
+        // Only to members that enabled `typing`, never back to the typing member.
+        return
       default:
         // Encoded once per shard inside the cache, not once per member, and borrowed from
         // it (`withValue`): no retain and release per member.
         let now = cache.sendNow
-        cache.withValue(for: DialectSlot.json) { JSONDialect.webSocketFrame(event) } _: {
+        cache.withValue(for: DialectSlot.json) {
+          JSONDialect.webSocketFrame(event)
+        } _: {
           deliver($0, immediately: now)
         }
       }
@@ -561,15 +599,18 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
           guard case .message(let m, _) = event else { return SharedBytes([]) }
           // Built on the stack and copied once into the bytes every member shares.
           return m.withTextUTF8 {
-            WebSocketConnection.withServerFrame(textUTF8: UnsafeRawBufferPointer($0), SharedBytes.init(copying:))
+            WebSocketConnection.withServerFrame(
+              textUTF8: UnsafeRawBufferPointer($0), SharedBytes.init(copying:))
           }
-        } _: { connection.write($0, immediately: now) }
+        } _: {
+          connection.write($0, immediately: now)
+        }
       case .binary(_, _, let origin):
         guard origin != memberID else { return }
         writeBinary(event, cache: &cache)
       case .shutdown(let reason):
         goAway(reason)
-      case .presence, .epochChanged:
+      case .presence, .epochChanged, .typing:
         return
       }
     }
@@ -600,7 +641,9 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
         for message in messages {
           let size = WebSocketConnection.serverFrameCount(payloadCount: message.message.textUTF8Count)
           if message.isFrom(id) {
-            if offset > start { connection.write(frames, offset: start, count: offset - start, immediately: false) }
+            if offset > start {
+              connection.write(frames, offset: start, count: offset - start, immediately: false)
+            }
             start = offset + size
           }
           offset += size
@@ -629,7 +672,9 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     cache.withValue(for: DialectSlot.binary) {
       guard case .binary(_, let bytes, _) = event else { return SharedBytes([]) }
       return WebSocketConnection.withServerFrame(binary: bytes, SharedBytes.init(copying:))
-    } _: { deliver($0, immediately: now) }
+    } _: {
+      deliver($0, immediately: now)
+    }
   }
 
   /// Queues a frame with one bulk copy (see ``shared(_:)``).
@@ -686,7 +731,8 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
   /// (docs/PROTOCOLS.md, "Disconnected by the server").
   func disconnect(reason: String) {
     guard !state.isFinished else { return }
-    let frame = protocolState.close(code: ServerDisconnect.closeCode, reason: ServerDisconnect.closeReason(reason))
+    let frame = protocolState.close(
+      code: ServerDisconnect.closeCode, reason: ServerDisconnect.closeReason(reason))
     if let frame { write(frame) }
     finish()
     connection.close()
@@ -726,7 +772,8 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     // On a copy: the tick reads `Duration.components` (opaque, in the standard library),
     // which must not run inside an access to `state` (see `state`).
     var next = state
-    let action = next.keepaliveTick(now: Deadline.now(), interval: context.configuration.webSocketPingInterval)
+    let action = next.keepaliveTick(
+      now: Deadline.now(), interval: context.configuration.webSocketPingInterval)
     state = next
     switch action {
     case .none:
@@ -773,6 +820,18 @@ final class WebSocketSession: ByteStreamDelegate, LocalMember {
     replay = nil
     limitState?.cancelTimers()
     proxy.close()
+    if let typing {
+      context.endTyping(typing, member: memberID)
+      typing.timer?.cancel()
+    }
     if leaveRoom { context.hub.leave(memberID) }
+  }
+
+  /// The session's typing side, made on first use.
+  private func typingSide() -> MemberTyping {
+    if let typing { return typing }
+    let made = MemberTyping()
+    typing = made
+    return made
   }
 }

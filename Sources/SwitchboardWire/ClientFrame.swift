@@ -28,6 +28,14 @@ public enum ClientFrame: Equatable, Sendable {
   /// `token_expiring` frame (docs/SECURITY.md, "Token refresh"); answered with a
   /// `token_refreshed` frame or an `error` frame `refresh_failed`.
   case refresh(token: String)
+  /// `{"type":"features","data":["typing",…]}`: the optional frames the client wants
+  /// (``ProtocolFeature``; names the server does not know are ignored, so is a repeated
+  /// one), answered with a `features` frame (``JSONDialect/features(enabled:)``). The list
+  /// replaces the one sent before; an empty list turns every optional frame off.
+  case features([String])
+  /// `{"type":"typing","data":{"active":B}}`: the member starts (`true`) or stops (`false`)
+  /// typing in its room; relayed to the room's members that enabled `typing`, never kept.
+  case typing(active: Bool)
   /// A JSON object the protocol cannot use: answered with an `error` frame, connection stays.
   case invalid(code: String, message: String)
 
@@ -62,7 +70,8 @@ public enum ClientFrame: Equatable, Sendable {
       guard let parts = canonicalMessageParts(bytes) else { return nil }
       let body = String(decoding: UnsafeBufferPointer(rebasing: bytes[parts.text]), as: UTF8.self)
       return .message(
-        text: body, ref: parts.ref.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) })
+        text: body,
+        ref: parts.ref.map { String(decoding: UnsafeBufferPointer(rebasing: bytes[$0]), as: UTF8.self) })
     }
   }
 
@@ -78,7 +87,9 @@ public enum ClientFrame: Equatable, Sendable {
   )? {
     let opening: StaticString = #"{"type":"message","data":{"text":""#
     let start = opening.utf8CodeUnitCount
-    guard let base = bytes.baseAddress, bytes.count >= start + 3, startsWith(base, opening) else { return nil }
+    guard let base = bytes.baseAddress, bytes.count >= start + 3, startsWith(base, opening) else {
+      return nil
+    }
     // One scan that stops at U+2028 and U+2029 too (passing over other characters led
     // by E2: curly quotes, dashes, the euro sign); a text with one is scanned on from
     // there for the closing quote alone.
@@ -93,7 +104,8 @@ public enum ClientFrame: Equatable, Sendable {
     }
     let refKey: StaticString = #","ref":""#
     let refStart = rest + refKey.utf8CodeUnitCount
-    guard bytes.count >= refStart + 3, memcmp(base + rest, refKey.utf8Start, refKey.utf8CodeUnitCount) == 0 else {
+    guard bytes.count >= refStart + 3, memcmp(base + rest, refKey.utf8Start, refKey.utf8CodeUnitCount) == 0
+    else {
       return nil
     }
     // The ref is kept as its JSON text, as `JSONDialect.quote` writes it: with nothing to
@@ -116,7 +128,9 @@ public enum ClientFrame: Equatable, Sendable {
     let expected = UnsafeRawPointer(prefix.utf8Start)
     var i = 0
     while count - i >= 8 {
-      guard bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self) == expected.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+      guard
+        bytes.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+          == expected.loadUnaligned(fromByteOffset: i, as: UInt64.self)
       else { return false }
       i += 8
     }
@@ -196,7 +210,8 @@ public enum ClientFrame: Equatable, Sendable {
         limit <= UInt64(HistoryRequest.maxCount)
       else {
         return .invalid(
-          code: "invalid_data", message: "data.limit must be a whole number from 1 to \(HistoryRequest.maxCount)")
+          code: "invalid_data",
+          message: "data.limit must be a whole number from 1 to \(HistoryRequest.maxCount)")
       }
       return .history(limit: Int(limit))
     case "refresh":
@@ -204,6 +219,16 @@ public enum ClientFrame: Equatable, Sendable {
         return .invalid(code: "invalid_data", message: "refresh needs data.token (a string)")
       }
       return .refresh(token: token)
+    case "features":
+      guard let names = object.dataStrings else {
+        return .invalid(code: "invalid_data", message: "features needs data to be an array of names")
+      }
+      return .features(names)
+    case "typing":
+      guard case .bool(let active)? = data.active else {
+        return .invalid(code: "invalid_data", message: "typing needs data.active (true or false)")
+      }
+      return .typing(active: active)
     default:
       return .invalid(
         code: "unknown_type", message: "unknown type \(JSONDialect.quote(String(type.prefix(64))))")

@@ -34,6 +34,12 @@ package struct ClientFrameDecoder {
     package var maxDepth = 512
     /// Texts of more bytes are refused before any is read.
     package var maxBytes = 1 << 20
+    /// At most this many strings of a `data` array are kept (the rest are checked and
+    /// skipped), each of at most ``maxDataStringBytes`` bytes (longer ones are skipped):
+    /// a `features` frame names a handful of short words.
+    package var maxDataStrings = 32
+    /// See ``maxDataStrings``.
+    package var maxDataStringBytes = 64
 
     package init(maxDepth: Int = 512, maxBytes: Int = 1 << 20) {
       self.maxDepth = maxDepth
@@ -74,6 +80,8 @@ package struct ClientFrameDecoder {
     package var limit: Value?
     /// A `refresh` frame's token.
     package var token: Value?
+    /// A `typing` frame's state.
+    package var active: Value?
   }
 
   /// What a client frame's object holds for the protocol.
@@ -84,6 +92,10 @@ package struct ClientFrameDecoder {
     package var dataValue: Value?
     /// The fields of the last `data` member, when that is an object.
     package var data = DataFields()
+    /// The strings of the last `data` member, when that is an array (a `features` frame's
+    /// names), at most ``Limits/maxDataStrings`` of them; its other items are checked and
+    /// skipped. `nil` when `data` is not an array.
+    package var dataStrings: [String]? = nil
   }
 
   package let limits: Limits
@@ -99,6 +111,8 @@ package struct ClientFrameDecoder {
     var text = text
     let result: Result<Object, Failure> = text.withUTF8 { bytes in
       var scanner = Scanner(bytes: bytes, maxDepth: limits.maxDepth)
+      scanner.maxDataStrings = limits.maxDataStrings
+      scanner.maxDataStringBytes = limits.maxDataStringBytes
       do throws(Failure) {
         return .success(try scanner.topLevelObject())
       } catch {
@@ -116,6 +130,8 @@ private struct Scanner {
 
   let bytes: UnsafeBufferPointer<UInt8>
   let maxDepth: Int
+  var maxDataStrings = 32
+  var maxDataStringBytes = 64
   var index = 0
 
   init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
@@ -125,7 +141,7 @@ private struct Scanner {
 
   /// The members of a top-level object this decoder keeps.
   private enum TopKey { case type, data, other }
-  private enum DataKey { case text, ref, name, room, since, epoch, action, limit, token, other }
+  private enum DataKey { case text, ref, name, room, since, epoch, action, limit, token, active, other }
 
   private var failure: Failure { .malformed(at: index) }
 
@@ -155,11 +171,20 @@ private struct Scanner {
           let (fields, poisoned) = try scanner.dataObject()
           object.data = fields
           object.dataValue = .object
+          object.dataStrings = nil
+          return poisoned
+        }
+        if !scanner.atEnd, scanner.current == ascii("["), scanner.maxDepth >= 2 {
+          let (strings, poisoned) = try scanner.dataArray()
+          object.dataValue = .array
+          object.data = ClientFrameDecoder.DataFields()
+          object.dataStrings = strings
           return poisoned
         }
         let (value, poisoned) = try scanner.value(depth: 1)
         object.dataValue = value
         object.data = ClientFrameDecoder.DataFields()
+        object.dataStrings = nil
         return poisoned
       case .other:
         return try scanner.skipValue(depth: 1)
@@ -188,6 +213,7 @@ private struct Scanner {
       case .action: field = \.action
       case .limit: field = \.limit
       case .token: field = \.token
+      case .active: field = \.active
       case .other: return try scanner.skipValue(depth: 2)
       }
       let (value, poisoned) = try scanner.value(depth: 2)
@@ -195,6 +221,44 @@ private struct Scanner {
       return poisoned
     }
     return (fields, poisoned)
+  }
+
+  /// A `data` array (depth 2), the cursor on its `[`: its strings (within the limits), every
+  /// other item checked and skipped; `poisoned` as in ``skipValue(depth:)``.
+  private mutating func dataArray() throws(Failure) -> ([String], poisoned: Bool) {
+    var strings: [String] = []
+    var poisoned = false
+    index += 1
+    skipWhitespace()
+    guard !atEnd else { throw failure }
+    if current == ascii("]") {
+      index += 1
+      return (strings, false)
+    }
+    while true {
+      guard !atEnd else { throw failure }
+      if current == ascii("\"") {
+        let start = index
+        let string = try self.string()
+        if strings.count < maxDataStrings, index - start - 2 <= maxDataStringBytes { strings.append(string) }
+      } else if try skipValue(depth: 2) {
+        poisoned = true
+      }
+      skipWhitespace()
+      guard !atEnd else { throw failure }
+      if current == ascii("]") {
+        index += 1
+        return (strings, poisoned)
+      }
+      guard current == ascii(",") else { throw failure }
+      index += 1
+      skipWhitespace()
+      // One trailing comma is allowed (as Foundation allows it).
+      if !atEnd, current == ascii("]") {
+        index += 1
+        return (strings, poisoned)
+      }
+    }
   }
 
   /// Reads an object's members after its `{` up to and including its `}`, handing each
@@ -419,6 +483,7 @@ private struct Scanner {
     if self.key(key, is: "action") { return .action }
     if self.key(key, is: "limit") { return .limit }
     if self.key(key, is: "token") { return .token }
+    if self.key(key, is: "active") { return .active }
     return .other
   }
 

@@ -29,7 +29,8 @@ let codes: Set = ["too_large", "invalid_type", "invalid_data", "unknown_type"]
 func checkPlainFlag(_ bytes: [UInt8]) {
   guard let parts = bytes.withUnsafeBufferPointer({ ClientFrame.canonicalMessageParts($0) }) else { return }
   let body = String(decoding: bytes[parts.text], as: UTF8.self)
-  Fuzz.require(parts.textNeedsNoJSONEscape == JSONDialect.needsNoEscape(body), "the reader's plain flag for \(body)")
+  Fuzz.require(
+    parts.textNeedsNoJSONEscape == JSONDialect.needsNoEscape(body), "the reader's plain flag for \(body)")
   for flagged in [parts.textNeedsNoJSONEscape, false] {
     let m = bytes[parts.text].withUnsafeBytes {
       ChatMessage(
@@ -92,10 +93,18 @@ func check(_ bytes: [UInt8]) {
   case .refresh(let token):
     Fuzz.require(!token.isEmpty, "refresh with an empty token")
     expect(JSONDialect.refresh(token: token), frame)
+  case .features(let names):
+    Fuzz.require(names.count <= 32 && names.allSatisfy { $0.utf8.count <= 64 }, "features beyond the limits")
+    expect(
+      #"{"type":"features","data":["# + names.map(JSONDialect.quote).joined(separator: ",") + "]}", frame)
+    checkFeatureNames(text, names)
+  case .typing(let active):
+    expect(#"{"type":"typing","data":{"active":\#(active)}}"#, frame)
   }
   if isObject && text.utf8.count <= maxLength { agreesWithFoundation(text) }
   let quoted = JSONDialect.quote(text)
-  let read = try? JSONSerialization.jsonObject(with: Data(quoted.utf8), options: [.fragmentsAllowed]) as? String
+  let read =
+    try? JSONSerialization.jsonObject(with: Data(quoted.utf8), options: [.fragmentsAllowed]) as? String
   Fuzz.require(read == text, "quote does not read back: \(quoted)")
 }
 
@@ -114,12 +123,23 @@ func checkLineRule(_ frame: ClientFrame) {
     if LineDialect.actionRefusal(author: "mallory", action: body) == nil { lines = [("mallory", body)] }
   case .join(let name?, _, _, _):
     if let name = LineDialect.cleanName(name, maxLength: 64) { lines = [(name, "hi")] }
-  case .join, .who, .rooms, .history, .refresh, .invalid:
+  case .join, .who, .rooms, .history, .refresh, .features, .typing, .invalid:
     break
   }
   for (name, text) in lines where LineDialect.nameRefusal(name) == nil {
     if let breach = LineDialect.ruleBreach(author: name, text: text) { Fuzz.require(false, breach) }
   }
+}
+
+/// A `features` frame's names are the strings of its `data` array as `JSONSerialization`
+/// reads them, in order, those over 64 bytes left out, at most 32.
+func checkFeatureNames(_ text: String, _ names: [String]) {
+  guard !text.utf8.prefix(4).contains(0),
+    let reference = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+    let items = reference["data"] as? [Any]
+  else { return }
+  let strings = items.compactMap { $0 as? String }.filter { $0.utf8.count <= 64 }
+  Fuzz.require(Array(strings.prefix(32)) == names, "features names differ from JSONSerialization's")
 }
 
 /// The decoder and `JSONSerialization` accept the same objects, with the same `type`.
@@ -146,7 +166,8 @@ func agreesWithFoundation(_ text: String) {
 func isExact(_ ref: String) -> Bool {
   // Bytes, not characters: a quote followed by a combining mark (`"` U+20E9) is one
   // Character, which `hasPrefix("\"")` does not match (found by the fuzzer).
-  ref.utf8.first == UInt8(ascii: "\"") || ref.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) }
+  ref.utf8.first == UInt8(ascii: "\"")
+    || ref.utf8.allSatisfy { $0 == UInt8(ascii: "-") || (0x30...0x39).contains($0) }
 }
 
 /// `object` must parse to a message of `text` whose `ref` is a number within a few units in

@@ -14,7 +14,8 @@ struct JSONDialectTests {
   }
 
   @Test func messageFramesMatchTheSeedShapePlusIdAndRoom() throws {
-    let m = ChatMessage(id: 7, room: "lobby", time: 1234, author: "bob \"b\"", color: "red", text: "hi\n\u{1}é")
+    let m = ChatMessage(
+      id: 7, room: "lobby", time: 1234, author: "bob \"b\"", color: "red", text: "hi\n\u{1}é")
     let frame = try object(JSONDialect.encodedBytes(m))
     #expect(frame["type"] as? String == "message")
     let data = try #require(frame["data"] as? [String: Any])
@@ -89,7 +90,10 @@ struct JSONDialectTests {
     (#"{"type":"message","data":"hi"}"#, .message(text: "hi", ref: nil)),
     (#"{"type":"message","data":{"text":"hi","ref":"a"}}"#, .message(text: "hi", ref: "\"a\"")),
     (#"{"type":"message","data":{"text":"hi","ref":42}}"#, .message(text: "hi", ref: "42")),
-    (#"{"type":"join","data":{"name":"bob","room":"dev","since":0}}"#, .join(name: "bob", room: "dev", since: 0)),
+    (
+      #"{"type":"join","data":{"name":"bob","room":"dev","since":0}}"#,
+      .join(name: "bob", room: "dev", since: 0)
+    ),
     (#"{"type":"join","data":{"since":12}}"#, .join(name: nil, room: nil, since: 12)),
     (#"{"type":"join"}"#, .join(name: nil, room: nil, since: nil)),
     (#"{"type":"who"}"#, .who),
@@ -156,7 +160,7 @@ struct JSONDialectTests {
         let written = try #require(Self.json(frame))
         #expect(ClientFrame.parse(written) == frame, "\(text.debugDescription) → \(written)")
         if let ref { _ = try object(JSONDialect.ack(ref: ref, id: 1)) }  // the ack is valid JSON
-      case .who, .rooms, .history, .refresh:
+      case .who, .rooms, .history, .refresh, .features, .typing:
         #expect(isObject)
         let written = try #require(Self.json(frame))
         #expect(ClientFrame.parse(written) == frame, "\(text.debugDescription) → \(written)")
@@ -205,6 +209,10 @@ struct JSONDialectTests {
       return #"{"type":"rooms"}"#
     case .refresh(let token):
       return JSONDialect.refresh(token: token)
+    case .features(let names):
+      return #"{"type":"features","data":["# + names.map(JSONDialect.quote).joined(separator: ",") + "]}"
+    case .typing(let active):
+      return #"{"type":"typing","data":{"active":\#(active)}}"#
     case .plain, .invalid:
       return nil
     }

@@ -128,7 +128,7 @@ struct JSONFrameEquivalenceTests {
       case .plain: kinds["plain", default: 0] += 1
       case .message, .action: kinds["message", default: 0] += 1
       case .join: kinds["join", default: 0] += 1
-      case .who, .rooms, .history, .refresh: kinds["query", default: 0] += 1
+      case .who, .rooms, .history, .refresh, .features, .typing: kinds["query", default: 0] += 1
       case .invalid(let code, _): kinds[code, default: 0] += 1
       }
     }
@@ -156,9 +156,12 @@ struct JSONFrameEquivalenceTests {
         return s
       }
       let id = numbers[Int(rng.next() % UInt64(numbers.count))]
-      let time = Int64(truncatingIfNeeded: numbers[Int(rng.next() % UInt64(numbers.count))]) * (round % 3 == 0 ? -1 : 1)
+      let time =
+        Int64(truncatingIfNeeded: numbers[Int(rng.next() % UInt64(numbers.count))])
+        * (round % 3 == 0 ? -1 : 1)
       let m = ChatMessage(
-        id: id, room: string(), time: time, author: string(), color: string(), text: string(), isAction: round % 5 == 0)
+        id: id, room: string(), time: time, author: string(), color: string(), text: string(),
+        isAction: round % 5 == 0)
       let room = Int(rng.next() % 12)
       var built: [UInt8] = [UInt8](repeating: 0, count: room)
       JSONDialect.appendObject(m, to: &built, opening: #"{"type":"message","data":{"id":"#, inFrame: true)
@@ -200,8 +203,10 @@ struct JSONFrameEquivalenceTests {
     for round in 0..<2000 {
       let m = Array(pick().utf8).withUnsafeBytes {
         ChatMessage(
-          id: UInt64(round) * 7919, room: pick(), time: Int64(round) * 1_000_003 - 5_000, author: pick(), color: pick(),
-          validatedUTF8: $0, isAction: round % 7 == 0, textNeedsNoJSONEscape: true, stringsNeedNoJSONEscape: true)
+          id: UInt64(round) * 7919, room: pick(), time: Int64(round) * 1_000_003 - 5_000, author: pick(),
+          color: pick(),
+          validatedUTF8: $0, isAction: round % 7 == 0, textNeedsNoJSONEscape: true,
+          stringsNeedNoJSONEscape: true)
       }
       var built: [UInt8] = []
       JSONDialect.appendObject(m, to: &built, opening: #"{"type":"message","data":{"id":"#, inFrame: true)
@@ -220,7 +225,9 @@ struct JSONFrameEquivalenceTests {
       if raw { bodies.append(s) }
       for body in bodies {
         let frame = Array((#"{"type":"message","data":{"text":""# + body + #""}}"#).utf8)
-        guard let parts = frame.withUnsafeBufferPointer({ ClientFrame.canonicalMessageParts($0) }) else { continue }
+        guard let parts = frame.withUnsafeBufferPointer({ ClientFrame.canonicalMessageParts($0) }) else {
+          continue
+        }
         let text = String(decoding: frame[parts.text], as: UTF8.self)
         #expect(parts.textNeedsNoJSONEscape == JSONDialect.needsNoEscape(text), "\(body.debugDescription)")
         checked += 1
@@ -241,9 +248,13 @@ struct JSONFrameEquivalenceTests {
     for (i, s) in strings.enumerated() {
       let ref = strings[Int(rng.next() % UInt64(strings.count))]
       frames.append(#"{"type":"message","data":{"text":"# + JSONDialect.quote(s) + "}}")
-      frames.append(#"{"type":"message","data":{"text":"# + JSONDialect.quote(s) + #","ref":"# + JSONDialect.quote(ref) + "}}")
+      frames.append(
+        #"{"type":"message","data":{"text":"# + JSONDialect.quote(s) + #","ref":"# + JSONDialect.quote(ref)
+          + "}}")
       frames.append(#"{"type":"message","data":{"text":"# + JSONDialect.quote(s) + #","ref":\#(i)}}"#)
-      frames.append(#"{"type":"message","data":{"ref":"# + JSONDialect.quote(ref) + #","text":"# + JSONDialect.quote(s) + "}}")
+      frames.append(
+        #"{"type":"message","data":{"ref":"# + JSONDialect.quote(ref) + #","text":"# + JSONDialect.quote(s)
+          + "}}")
     }
     var mutated: [String] = []
     for frame in frames where rng.next() % 4 == 0 {

@@ -168,11 +168,13 @@ enum JSONReference {
       guard let raw = (dict["data"] as? [String: Any])?["limit"], !(raw is NSNull) else {
         return .history(limit: HistoryRequest.defaultCount)
       }
-      guard let n = raw as? NSNumber, !isBoolean(n), n.doubleValue >= 1, n.doubleValue == n.doubleValue.rounded(),
+      guard let n = raw as? NSNumber, !isBoolean(n), n.doubleValue >= 1,
+        n.doubleValue == n.doubleValue.rounded(),
         n.doubleValue <= Double(HistoryRequest.maxCount)
       else {
         return .invalid(
-          code: "invalid_data", message: "data.limit must be a whole number from 1 to \(HistoryRequest.maxCount)")
+          code: "invalid_data",
+          message: "data.limit must be a whole number from 1 to \(HistoryRequest.maxCount)")
       }
       return .history(limit: n.intValue)
     case "refresh":
@@ -180,6 +182,16 @@ enum JSONReference {
         return .invalid(code: "invalid_data", message: "refresh needs data.token (a string)")
       }
       return .refresh(token: token)
+    case "features":
+      guard let items = dict["data"] as? [Any] else {
+        return .invalid(code: "invalid_data", message: "features needs data to be an array of names")
+      }
+      return .features(Array(items.compactMap { $0 as? String }.filter { $0.utf8.count <= 64 }.prefix(32)))
+    case "typing":
+      guard let raw = (dict["data"] as? [String: Any])?["active"] as? NSNumber, isBoolean(raw) else {
+        return .invalid(code: "invalid_data", message: "typing needs data.active (true or false)")
+      }
+      return .typing(active: raw.boolValue)
     default:
       return .invalid(
         code: "unknown_type", message: "unknown type \(JSONReference.quote(String(type.prefix(64))))")
