@@ -20,7 +20,9 @@ struct ChatTypingState: Sendable {
   var serverFeatures: ChatClient.ServerFeatures?
   /// Whether this member said it is typing and has not stopped (nor sent a message).
   var isActive = false
-  /// When the last `active:true` (or `/typing`) was handed to the writer.
+  /// When the last `active:true` (or `/typing`) was handed to the writer. Kept across a
+  /// stop and a message: the server relays at most one start a second per member, counted
+  /// from its last start whatever came between, and drops the rest.
   var lastSent: ContinuousClock.Instant?
   /// The typing frame or line the writer sends next.
   var pendingWire: String?
@@ -86,21 +88,20 @@ struct ChatTypingState: Sendable {
 
   /// The member typed (`active`) or stopped: whether a signal is now pending for the writer.
   /// Nothing on UDP or toward a server that does not speak typing; at most one `true` a
-  /// second while typing; `false` once on stop (WebSocket; the line dialect has no stop:
-  /// the server's expiry ends it).
+  /// second (a keystroke sooner is not sent: the next one after the second is); `false`
+  /// once on stop (WebSocket; the line dialect has no stop: the server's expiry ends it).
   mutating func set(_ active: Bool, now: ContinuousClock.Instant) -> Bool {
     guard scheme != .udp, serverSpeaksTyping else { return false }
     let isLine = scheme == .tcp || scheme == .tls
     if active {
-      if isActive, let lastSent, now - lastSent < Self.interval { return false }
       isActive = true
+      if let lastSent, now - lastSent < Self.interval { return false }
       lastSent = now
       pendingWire = isLine ? ChatWire.typingLine : ChatWire.typingFrame(active: true)
       return true
     }
     guard isActive else { return false }
     isActive = false
-    lastSent = nil
     if isLine {
       pendingWire = nil
       return false
@@ -112,7 +113,6 @@ struct ChatTypingState: Sendable {
   /// A message is being sent: the server ends the typing state on its own then.
   mutating func messageSent() {
     isActive = false
-    lastSent = nil
     if pendingWire == ChatWire.typingFrame(active: false) { pendingWire = nil }
   }
 

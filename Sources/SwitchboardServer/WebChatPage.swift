@@ -336,20 +336,20 @@ enum WebChatPage {
         typingActive = false;
         typingSentAt = 0;
       }
-      // The user typed: at most one `typing` frame a second while typing (the server relays
-      // no more), one `active:false` when the field is emptied; commands are not typing.
+      // The user typed: at most one start a second (the server relays no more, counted from
+      // its last start whatever came between), one `active:false` when the field is emptied;
+      // commands are not typing.
       function userTyped() {
         if (!typingOn || !ws || ws.readyState !== WebSocket.OPEN) return;
         const typing = input.value.length > 0 && !input.value.startsWith("/");
         if (typing) {
           const now = Date.now();
-          if (typingActive && now - typingSentAt < 1000) return;
           typingActive = true;
+          if (now - typingSentAt < 1000) return;
           typingSentAt = now;
           ws.send(JSON.stringify({ type: "typing", data: { active: true } }));
         } else if (typingActive) {
           typingActive = false;
-          typingSentAt = 0;
           ws.send(JSON.stringify({ type: "typing", data: { active: false } }));
         }
       }
@@ -432,9 +432,8 @@ enum WebChatPage {
         const text = input.value;
         if (!text.trim() || !ws || ws.readyState !== WebSocket.OPEN) return;
         run(parse(text));
-        // The message ends the typing state on the server: the next keystroke signals again.
+        // The message ends the typing state on the server.
         typingActive = false;
-        typingSentAt = 0;
         input.value = "";
         input.focus();
       });

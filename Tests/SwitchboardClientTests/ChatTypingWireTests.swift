@@ -106,13 +106,21 @@ import Testing
     #expect(state.typing.takeWire() == #"{"type":"typing","data":{"active":false}}"#)
     let sent6 = state.typing.set(false, now: t0 + .seconds(3))
     #expect(!sent6)
-    // A message ends typing: the next keystroke signals at once.
+    // A stop or a message does not restart the second (the server counts from its last
+    // start): a keystroke within it is not sent, the first one after it is.
     let sent7 = state.typing.set(true, now: t0 + .seconds(4))
     #expect(sent7)
     _ = state.typing.takeWire()
     state.typing.messageSent()
     let sent8 = state.typing.set(true, now: t0 + .seconds(4) + .milliseconds(10))
-    #expect(sent8)
+    #expect(!sent8 && state.typing.takeWire() == nil)
+    let sent9 = state.typing.set(false, now: t0 + .seconds(4) + .milliseconds(20))
+    #expect(sent9)
+    _ = state.typing.takeWire()
+    let sent10 = state.typing.set(true, now: t0 + .seconds(4) + .milliseconds(500))
+    #expect(!sent10)
+    let sent11 = state.typing.set(true, now: t0 + .seconds(5))
+    #expect(sent11 && state.typing.takeWire() == #"{"type":"typing","data":{"active":true}}"#)
   }
 
   /// The line dialect: `/typing on` answered `* typing notices on`, then `* NAME is typing`
