@@ -95,9 +95,10 @@ public enum ChatInput: Equatable, Sendable {
     case .quit: return .quit
     case .empty: return .empty
     case .invalid(let problem): return .invalid(problem)
-    case .since, .prove, .iam, .auth:
+    case .since, .prove, .iam, .auth, .typing:
       // `/since` and `/ok` belong to the line dialect's own bookkeeping (a replay's next
-      // page, UDP's proof): a front door keeps them itself.
+      // page, UDP's proof): a front door keeps them itself. (`/typing` is the server's
+      // line-dialect command; a front door has no typing input yet.)
       let name = line.dropFirst().prefix { $0 != " " }
       return .invalid("unknown command /\(name) (try /help)")
     }

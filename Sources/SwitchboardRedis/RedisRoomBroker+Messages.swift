@@ -183,12 +183,20 @@ extension RedisRoomBroker {
 
   /// A presence announcement: another node's join, leave or rename, shown here.
   func receivedPresence(_ message: RedisPubSubMessage) {
-    guard let room = RedisRoomKeys.room(channel: message.channel) else { return state.withLock { $0.strays += 1 } }
+    guard let room = RedisRoomKeys.room(channel: message.channel) else {
+      return state.withLock { $0.strays += 1 }
+    }
     let (open, sink) = state.withLock { ($0.rooms[room] != nil, $0.sink) }
     guard open else { return state.withLock { $0.strays += 1 } }
     guard let sink else { return }
+    if let (event, node) = Self.decodeTyping(message.payload, room: room) {
+      if node != configuration.nodeID { sink.remoteTyping(event) }
+      return
+    }
     if let order = Self.decodeDisconnect(message.payload) {
-      if order.node != configuration.nodeID { sink.remoteDisconnect(name: order.name, room: room, reason: order.reason) }
+      if order.node != configuration.nodeID {
+        sink.remoteDisconnect(name: order.name, room: room, reason: order.reason)
+      }
       return
     }
     guard let (event, node) = try? RedisBrokerPayload.decodePresence(message.payload, room: room) else {
@@ -201,7 +209,9 @@ extension RedisRoomBroker {
 
   /// Delivers what `step` says to `sink`, answers the publishes it completed, and starts a
   /// fill. `room` is the open room `name`, changed in place (``State/withRoom(_:_:)``).
-  func apply(_ step: RedisRoomSequence.Step, to room: inout Room, named name: String, sink: (any RoomBrokerSink)?) {
+  func apply(
+    _ step: RedisRoomSequence.Step, to room: inout Room, named name: String, sink: (any RoomBrokerSink)?
+  ) {
     let epoch = room.sequence.epoch
     if let sink {
       for (message, origin) in step.deliver { sink.deliver(message, epoch: epoch, origin: origin) }

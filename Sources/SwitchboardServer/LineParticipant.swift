@@ -28,6 +28,11 @@ protocol LineParticipant: LocalMember {
   /// `/join ROOM` at the auth proxy's gate: `true` when the backend is being asked about it
   /// (the join happens once it allows). `false` (the default) to join as usual.
   func proxyTakes(join room: String) -> Bool
+  /// The member's typing side (docs/PROTOCOLS.md, "Typing"), if it ever used `/typing`;
+  /// `nil` (the default) for a member that cannot (UDP).
+  var typing: MemberTyping? { get }
+  /// `/typing`, `/typing on|off`. The default (UDP) answers as for an unknown command.
+  func typingCommand(_ line: LineCommand.TypingLine)
 }
 
 extension LineParticipant {
@@ -56,6 +61,10 @@ extension LineParticipant {
   }
   var proxyGrant: AuthProxyGrant? { nil }
   func proxyTakes(join room: String) -> Bool { false }
+  var typing: MemberTyping? { nil }
+  func typingCommand(_ line: LineCommand.TypingLine) {
+    reply("! unknown command /typing (try /help)")
+  }
 
   /// The shared bytes of `event` in the line dialect, or `nil` when this member should
   /// not see it: its own messages and notices are not echoed, binary data has no line form.
@@ -113,7 +122,9 @@ extension LineParticipant {
         reply("! " + AuthProxyGrant.nameFixed)
         return
       }
-      if let claims = authClaims, proxyGrant == nil, name != (hub.sanitizeName(claims.subject) ?? claims.subject) {
+      if let claims = authClaims, proxyGrant == nil,
+        name != (hub.sanitizeName(claims.subject) ?? claims.subject)
+      {
         reply("! " + SessionAuth.Answer.nameFixed)
         return
       }
@@ -129,6 +140,8 @@ extension LineParticipant {
     case .message(let body):
       guard mayPublish() else { return }
       ensureAnnounced()
+      // A message ends the member's typing (one branch for a member that never typed).
+      if let typing { context.endTyping(typing, member: memberID) }
       if hub.publish(from: memberID, text: body) {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
@@ -140,6 +153,7 @@ extension LineParticipant {
       }
       guard mayPublish() else { return }
       ensureAnnounced()
+      if let typing { context.endTyping(typing, member: memberID) }
       if hub.publish(from: memberID, text: action, isAction: true) {
         context.metrics.messagesPublished.add(1, ordering: .relaxed)
       }
@@ -186,7 +200,8 @@ extension LineParticipant {
       hub.history(room: me.room, after: id, shard: context.shard) { [self] result in
         switch result {
         case .success(let messages): replay(messages, room: me.room)
-        case .failure(let error): reply("! cannot read the history of \(me.room): \(LineDialect.escape("\(error)"))")
+        case .failure(let error):
+          reply("! cannot read the history of \(me.room): \(LineDialect.escape("\(error)"))")
         }
       }
     case .help:
@@ -194,6 +209,8 @@ extension LineParticipant {
     case .quit:
       reply("* bye")
       quit()
+    case .typing(let line):
+      typingCommand(line)
     case .prove:
       // The UDP port takes `/ok` before a line gets here (UDPService); a connection has
       // shown its address by completing the TCP handshake.
@@ -214,6 +231,8 @@ extension LineParticipant {
       reply("* you are already in \(room)")
       return
     }
+    // Typing in the room being left ends there.
+    context.endTyping(typing, member: memberID)
     if let refusal = context.admitJoin(of: memberID, to: room) {
       reply("! " + refusal.message)
       return
@@ -226,7 +245,9 @@ extension LineParticipant {
       // a room the member has left (and a client tracking its room would believe it).
       guard hub.member(memberID)?.room == result.room else { return }
       // The name asked for may be taken in the new room (or free again).
-      if let now = hub.member(memberID)?.name, now != me.name { reply("* you are now \(LineDialect.escape(now))") }
+      if let now = hub.member(memberID)?.name, now != me.name {
+        reply("* you are now \(LineDialect.escape(now))")
+      }
       reply("* you are now in \(room) (\(result.members) member\(result.members == 1 ? "" : "s"))")
     }
   }

@@ -42,6 +42,9 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
   var byteLimit: MessageRateLimiter?
   /// `--idle-timeout` (nil: off).
   var idleTimer: Scheduled?
+  /// Typing (docs/PROTOCOLS.md, "Typing"): made at the member's first `/typing`; `nil` for
+  /// a member that never sends one, which then sees no typing notice.
+  var typing: MemberTyping?
 
   init(connection: ByteStream, context: LoopContext) {
     self.connection = connection
@@ -54,7 +57,9 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
     connection.byteCounter = context.stats.line
     connection.limits.farewellTime = context.configuration.slowConsumerFarewellTime
     connection.attach(self)
-    rateLimit = context.configuration.limits.maxMessageRate.map { MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds) }
+    rateLimit = context.configuration.limits.maxMessageRate.map {
+      MessageRateLimiter(rate: $0, now: Deadline.now().nanoseconds)
+    }
     byteLimit = context.configuration.limits.maxByteRate.map {
       MessageRateLimiter(
         rate: $0, strikesBeforeClose: MessageRateLimiter.byteRateStrikes, now: Deadline.now().nanoseconds)
@@ -203,7 +208,8 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
     if let error, !error.isSlowConsumer {
       context.logger.debug(
         "closed",
-        metadata: .connection(peer: connection.remoteAddress, member: memberID, dialect: "line", error: "\(error)"))
+        metadata: .connection(
+          peer: connection.remoteAddress, member: memberID, dialect: "line", error: "\(error)"))
     }
     detach()
     context.sessions[memberID] = nil
@@ -220,6 +226,10 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
     nameTimer?.cancel()
     authTimer?.cancel()
     idleTimer?.cancel()
+    if let typing {
+      context.endTyping(typing, member: memberID)
+      typing.timer?.cancel()
+    }
     proxy.close()
     context.hub.leave(memberID)
   }
@@ -230,7 +240,14 @@ final class LineSession: ByteStreamDelegate, LineParticipant {
     guard mode != .handedOff, !connection.isClosed else { return }
     // Without `presence` in its room the member gets no joined/left/renamed lines.
     if roomCapabilities != .all, case .presence = event, !roomCapabilities.contains(.presence) { return }
-    guard let bytes = lineBytes(for: event, cache: &cache) else { return }
+    guard let bytes = lineBytes(for: event, cache: &cache) else {
+      // Typing has no line of its own: only a member with `/typing on` is told, here, off
+      // the path of messages.
+      if let typing, typing.receives, case .typing(let t, let origin) = event, t.active, origin != memberID {
+        reply(LineDialect.typingNotice(author: t.author))
+      }
+      return
+    }
     if mode == .undecided {
       held.append(bytes)
     } else {

@@ -52,3 +52,27 @@ extension LoopContext {
     }
   }
 }
+
+extension LineSession {
+  /// `/typing` signals typing in the member's room (no answer: as a JSON `typing` frame);
+  /// `/typing on|off` turns the member's `* NAME is typing` notices on or off, answered
+  /// `* typing notices on|off`.
+  func typingCommand(_ line: LineCommand.TypingLine) {
+    let side: MemberTyping
+    if let typing {
+      side = typing
+    } else {
+      side = MemberTyping()
+      typing = side
+    }
+    switch line {
+    case .on, .off:
+      side.receives = line == .on
+      reply(side.receives ? "* typing notices on" : "* typing notices off")
+    case .signal:
+      guard roomCapabilities.contains(.publish), context.hub.member(memberID) != nil else { return }
+      ensureAnnounced()
+      context.signalTyping(side, member: memberID, active: true)
+    }
+  }
+}

@@ -24,6 +24,11 @@ public enum LineCommand: Equatable, Sendable {
   /// `/ok CODE` (UDP): proves the sender's address with the code the server offered
   /// (``DatagramProof``); `/ok` alone asks for a code. The argument as sent, maybe empty.
   case prove(String)
+  /// `/typing` (the member is typing: relayed like a JSON `typing` frame with `active`
+  /// true, ending on its own), `/typing on` or `/typing off` (whether the member sees
+  /// `* NAME is typing` notices). TCP and TLS only: the UDP port answers it as an unknown
+  /// command.
+  case typing(TypingLine)
   /// A chat message (plain text, `msg:TEXT`, `//text` for a text starting with `/`, or
   /// `emsg:TEXT` for a text written with the line escapes, ``LineEscape``).
   case message(String)
@@ -91,9 +96,26 @@ public enum LineCommand: Equatable, Sendable {
     case "help", "?": return .help
     case "quit", "exit", "bye": return .quit
     case "ok": return .prove(argument)
+    case "typing":
+      switch argument.lowercased() {
+      case "": return .typing(.signal)
+      case "on": return .typing(.on)
+      case "off": return .typing(.off)
+      default: return .invalid("usage: /typing [on|off]")
+      }
     default:
       return .invalid("unknown command /\(name) (try /help)")
     }
+  }
+
+  /// What a `/typing` line asks for.
+  public enum TypingLine: Equatable, Sendable {
+    /// `/typing`: the member is typing now.
+    case signal
+    /// `/typing on`: show `* NAME is typing` notices.
+    case on
+    /// `/typing off`: stop showing them.
+    case off
   }
 
   /// Nothing but spaces and tabs (or nothing): not a message.

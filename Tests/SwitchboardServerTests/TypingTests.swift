@@ -40,10 +40,12 @@ struct TypingTests {
   }
 
   private func typingFrame(_ ws: WebSocketTestClient, author: String, active: Bool) throws {
-    let frame = try ws.nextJSON(type: "typing", timeout: .seconds(8))
+    // Another author's frames are passed over.
+    let frame = try ws.nextJSON(type: "typing", timeout: .seconds(8)) {
+      ($0["data"] as? [String: Any])?["author"] as? String == author
+    }
     let data = try #require(frame["data"] as? [String: Any])
     #expect(data["room"] as? String == "lobby")
-    #expect(data["author"] as? String == author)
     #expect(data["active"] as? Bool == active)
   }
 
@@ -126,6 +128,49 @@ struct TypingTests {
       try ws.send(text: #"{"type":"features","data":[]}"#)
       let answer = try ws.nextJSON(type: "features")
       #expect((answer["data"] as? [String: Any])?["enabled"] as? [String] == [])
+    }
+  }
+
+  @Test func lineMembersSeeTypingOnlyWithTypingOnAndCanSignalIt() async throws {
+    try await withServer { server in
+      let alice = try member(server, "alice", typing: true)
+      let quiet = try LineClient(server.tcpAddress!)
+      try quiet.join(as: "quiet")
+      let liner = try LineClient(server.tcpAddress!)
+      try liner.join(as: "liner")
+      try liner.sendLine("/typing on")
+      try liner.expectLine("* typing notices on")
+      let bob = try member(server, "bob", typing: false)
+      try liner.expectLine("* bob has joined")
+      try quiet.expectLine("* bob has joined")
+      try bob.send(text: #"{"type":"typing","data":{"active":true}}"#)
+      try bob.send(text: #"{"type":"message","data":{"text":"hi"}}"#)
+      // The start as a notice, nothing for the stop; a member without `/typing on` sees
+      // the plain lines only.
+      #expect(try liner.readLine() == "* bob is typing")
+      #expect(try liner.readLine() == "bob: hi")
+      #expect(try quiet.readLine() == "bob: hi")
+      // A line member signals with `/typing`; JSON members that asked see it.
+      try liner.sendLine("/typing")
+      try typingFrame(alice, author: "liner", active: true)
+      try liner.sendLine("/typing off")
+      try liner.expectLine("* typing notices off")
+      try liner.sendLine("/typing sideways")
+      try liner.expectLine("! usage: /typing [on|off]")
+      try liner.sendLine("msg:done")
+      try typingFrame(alice, author: "liner", active: false)
+    }
+  }
+
+  @Test func udpHasNoTypingAndAnswersItAsAnUnknownCommand() async throws {
+    try await withServer { server in
+      let udp = try DatagramPeer(server.udpAddress!)
+      try udp.prove()
+      try udp.send("iam:udpuser")
+      try udp.send("/typing on")
+      try udp.expect { $0 == "! unknown command /typing (try /help)\n" }
+      try udp.send("/typing")
+      try udp.expect { $0 == "! unknown command /typing (try /help)\n" }
     }
   }
 }
