@@ -1,6 +1,6 @@
 extension ChatClient {
-  /// A protocol feature a client may ask the server for (docs/PROTOCOLS.md, "Feature
-  /// negotiation"). A name the server does not know is ignored by it, so a client may ask
+  /// A protocol feature a client may ask the server for (docs/PROTOCOLS.md, the
+  /// `features` frame). A name the server does not know is ignored by it, so a client may ask
   /// for features a server has not got yet.
   public struct Feature: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
     /// The name on the wire (`typing`).

@@ -1,8 +1,8 @@
 import Foundation
 import SwitchboardWire
 
-/// Feature negotiation and typing indicators on the wire (docs/PROTOCOLS.md, "Feature
-/// negotiation" and "Typing indicators"), as pure functions.
+/// Feature negotiation and typing indicators on the wire (docs/PROTOCOLS.md, the
+/// `features` and `typing` frames, "Typing", and the `/typing` lines), as pure functions.
 extension ChatWire {
   /// `{"type":"features","data":["typing",…]}`: asks for `features` (names sorted, so the
   /// frame is the same for the same set).

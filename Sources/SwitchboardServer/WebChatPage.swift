@@ -306,7 +306,7 @@ enum WebChatPage {
         featuresPending = true;
       }
 
-      // Who is typing (docs/PROTOCOLS.md, "Typing indicators"): each name goes on a stop,
+      // Who is typing (docs/PROTOCOLS.md, "Typing"): each name goes on a stop,
       // a message from it, or 6 s after its last start (the server's own expiry is 5 s).
       const typers = new Map();
       let typingOn = false, typingActive = false, typingSentAt = 0, featuresPending = false;

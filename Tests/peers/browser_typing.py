@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Typing indicators on switchboard's web chat page, in headless Chromium, against python
-`websockets` members that asked for typing (docs/PROTOCOLS.md, "Typing indicators").
+`websockets` members that asked for typing (docs/PROTOCOLS.md, "Typing").
 
 usage: browser_typing.py HTTP_PORT TCP_PORT [--host 127.0.0.1] [--timeout S]
                          [--screenshots /tmp/browser_typing] [--chromium PATH]
