@@ -1,3 +1,4 @@
+import SwitchboardServer
 import SwitchboardTestSupport
 import Testing
 
@@ -34,5 +35,43 @@ import Testing
     model.receive(.typing(room: "dev", author: "bob", active: true))
     try await eventually("bob typing again") { model.typingMembers == ["bob"] }
     try await eventually("bob expired again") { model.typingMembers.isEmpty }
+  }
+}
+
+/// Two models on a real server: one user types into the field, the other model's
+/// ``ChatViewModel/typingMembers`` shows it until the message arrives.
+@Suite(.onTestThreads) struct ChatViewModelTypingServerTests {
+  @Test @MainActor func aModelSeesAnotherModelsUserType() async throws {
+    let server = try startServer()
+    defer { server.shutdown() }
+    let watcher = ChatViewModel(
+      url: wsURL(server), name: "watcher", room: "dev", configuration: TypingTestSupport.configuration)
+    let typist = ChatViewModel(
+      url: wsURL(server), name: "typist", room: "dev", configuration: TypingTestSupport.configuration)
+    watcher.start()
+    typist.start()
+    defer {
+      watcher.stop()
+      typist.stop()
+    }
+    try await eventually("both answered") {
+      watcher.client?.serverFeatures?.enabled.contains(.typing) == true
+        && typist.client?.serverFeatures?.enabled.contains(.typing) == true
+    }
+    try await eventually("typist shown typing") {
+      typist.userIsTyping("h")
+      return watcher.typingMembers == ["typist"]
+    }
+    try await typist.send("hello")
+    try await eventually("the message ends it") {
+      watcher.typingMembers.isEmpty && watcher.messages.contains { $0.text == "hello" }
+    }
+    // An emptied field is a stop.
+    try await eventually("typist typing again") {
+      typist.userIsTyping("x")
+      return watcher.typingMembers == ["typist"]
+    }
+    typist.userIsTyping("")
+    try await eventually("stopped") { watcher.typingMembers.isEmpty }
   }
 }
