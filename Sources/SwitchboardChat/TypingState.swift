@@ -22,7 +22,7 @@ public struct TypingState: Sendable, Equatable {
   /// Whether the member is shown as typing.
   public enum Phase: Sendable, Equatable {
     case idle
-    /// Typing since the start relayed at `since`; ends by itself at `expiresAt`.
+    /// Typing: ends by itself at `expiresAt` (the last relayed start + ``expiry``).
     case active(expiresAt: Int64)
   }
 

@@ -6,7 +6,7 @@ import SwitchboardWire
 import Testing
 
 /// Typing across nodes (RedisRoomBroker+Typing.swift): the announcement's decoder, and
-/// three `switchboard serve --redis` nodes relaying a line member's `/typing` to line members
+/// three `switchboard serve --redis` nodes (on one server and on a three-master cluster) relaying a line member's `/typing` to line members
 /// with `/typing on` on every node exactly once, never into the room's history.
 @Suite(
   .serialized,
@@ -36,8 +36,9 @@ struct RedisTypingTests {
     #expect(typing("") == nil)
   }
 
-  @Test func threeNodesRelayTypingExactlyOnceAndNeverIntoHistory() async throws {
-    let redis = try ScaleOutRedis(.single)
+  @Test(arguments: ScaleOutRedis.Kind.allCases)
+  func threeNodesRelayTypingExactlyOnceAndNeverIntoHistory(_ kind: ScaleOutRedis.Kind) async throws {
+    let redis = try ScaleOutRedis(kind)
     var nodes: [ScaleOutNode] = []
     for _ in 0..<3 { nodes.append(try await ScaleOutNode(redisPorts: redis.ports)) }
     for node in nodes { _ = try node.waitForReadiness(200) }

@@ -41,6 +41,17 @@ struct PeerScriptTests {
     }
   }
 
+  /// Typing indicators (docs/PROTOCOLS.md, "Typing") with python `websockets` members: come
+  /// and go, only to the member that asked, never in history, expiring after 5 s.
+  @Test(.enabled(ifAvailable: python != nil, "needs python3 with websockets"))
+  func pythonWebsocketsMembersSeeTypingComeAndGo() async throws {
+    try await withBinaryServer { _, http in
+      try await run(
+        Self.python!, ["\(Self.peersDirectory)/ws_typing_client.py", "ws://127.0.0.1:\(http)/"],
+        timeout: .seconds(60))
+    }
+  }
+
   @Test(.enabled(ifAvailable: node != nil && hasNodeWS, "needs node and the unpacked node-ws"))
   func nodeWsClientChatsAndEchoes() async throws {
     try await withBinaryServer { _, http in
