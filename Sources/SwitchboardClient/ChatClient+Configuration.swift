@@ -69,6 +69,13 @@ extension ChatClient {
     /// Apple platforms, the POSIX sockets elsewhere). Set your own ``ChatTransport`` to carry
     /// the chat over something else; docs/CLIENT.md, "Transports".
     public var transport: any ChatTransport = ChatTransports.system
+    /// The protocol features to ask the server for on every connect (default none: the wire
+    /// is what it was before negotiation). On ws/wss the client sends a `features` frame
+    /// first; on tcp/tls ``Feature/typing`` adds `/typing on` to the hello; UDP has none. The
+    /// answer is ``Event/features(_:)`` and ``ChatClient/serverFeatures`` (an older server's
+    /// refusal reads as ``ServerFeatures/none``, not as an error). docs/CLIENT.md, "Typing
+    /// indicators".
+    public var features: Set<Feature> = []
 
     /// Creates a configuration; every parameter has the documented default.
     public init(

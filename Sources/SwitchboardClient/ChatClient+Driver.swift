@@ -38,7 +38,10 @@ extension ChatClient {
           let (connection, url, service) = try await open(logger: logger)
           let connectedAt = wakeup.generation
           let step = state.withLock { s -> ChatClientState.Step in
-            if case .connect = s.step { s.link.opened(connection) }
+            if case .connect = s.step {
+              s.link.opened(connection)
+              s.typing.connected()
+            }
             return s.step
           }
           guard case .connect = step, !Task.isCancelled else {
@@ -160,6 +163,8 @@ extension ChatClient {
     // An empty name leaves the naming to the server (`iam:` alone is refused).
     if !name.trimmingWhitespace.isEmpty { hello.append("iam:" + name) }
     if let room { hello.append("/join " + room) }
+    // After the `/join`, so that its answer is the join's (ChatClientState.answersJoin).
+    hello += state.withLock { $0.typing.helloLines }
     return ChatTransportRequest(
       endpoint: target, webSocketURL: url, hello: target.scheme == .ws || target.scheme == .wss ? [] : hello,
       connectTimeout: configuration.connectTimeout, tls: configuration.tls, compression: configuration.compression,
@@ -180,6 +185,9 @@ extension ChatClient {
       return s.link.served(kick: kick, answersConnect: s.scheme == .ws || s.scheme == .wss || joins)
     }
     if readyNow { kick.yield() }
+    // The features asked for go first, before the writer starts: the first `unknown_type`
+    // from an older server then answers them (ChatClientState.receive).
+    if let hello = state.withLock({ $0.typing.webSocketHello }) { try? await connection.send(hello) }
     let heartbeat = configuration.heartbeat
     let result = await withTaskGroup(of: (String, WebSocketCloseCode?)?.self) { group in
       group.addTask { await self.read(connection, events: events) }
@@ -278,6 +286,11 @@ extension ChatClient {
       }
       // Members and rooms requests (ChatClientState+Queries.swift), written here so that
       // they take their place among the messages' `/who` lines in the server's order.
+      // A typing signal (ChatClient+Typing.swift): ephemeral, so it is not queued across
+      // connections.
+      if let signal = state.withLock({ $0.takeTypingWire() }) {
+        do { try await connection.send(signal) } catch { return }
+      }
       while let query = state.withLock({ $0.nextQueryToWrite() }) {
         do { try await connection.send(query) } catch { return }
       }

@@ -39,6 +39,16 @@ extension ChatClient {
     /// told from its text on the line dialect: there it has an empty `author` and the
     /// whole `NAME ACTION` as its text.
     case recent([Message])
+    /// `author` started (`active`) or stopped typing in `room` (only with
+    /// ``Feature/typing`` in ``Configuration/features`` and a server that speaks it). The
+    /// server stops a typing state on its own after 5 s without news, and sends `false` then
+    /// (WebSocket); a line server sends only starts (`* NAME is typing`): expire them
+    /// yourself (``ChatViewModel/typingMembers`` does, after 6 s).
+    case typing(room: String, author: String, active: Bool)
+    /// What the server speaks and what this connection gets: its answer to the features
+    /// asked for (``Configuration/features``), after every connect that asked.
+    /// ``ServerFeatures/none`` from a server older than negotiation.
+    case features(ServerFeatures)
     /// The peer stopped answering probes (`false`) or answered again (`true`).
     case viabilityChanged(Bool)
     /// The server announced it is going away; the client reconnects by itself.

@@ -120,7 +120,8 @@ public final class ChatClient: Sendable {
     let me = name.trimmingWhitespace
     let roomName = room ?? endpoint.roomInPath ?? "lobby"
     var initial = ChatClientState(
-      scheme: endpoint.scheme, me: me, room: roomName, confirmsLines: configuration.lineSendCompletion == .handled)
+      scheme: endpoint.scheme, me: me, room: roomName,
+      confirmsLines: configuration.lineSendCompletion == .handled, features: configuration.features)
     if let resumingFrom { initial.seed(resumingFrom) }
     initial.renewsTokens = configuration.tokenProvider != nil
     self.state = Mutex(initial)

@@ -105,8 +105,14 @@ struct ChatClientState {
   var expectedReplies: [ChatExpectedReply] = []
   /// The messages of a history request's answer received so far (it may come in parts).
   var recentSoFar: [ChatClient.Message] = []
+  /// Feature negotiation and this member's typing (ChatTypingState.swift).
+  var typing: ChatTypingState
 
-  init(scheme: ChatEndpoint.Scheme, me: String, room: String, confirmsLines: Bool = false) {
+  init(
+    scheme: ChatEndpoint.Scheme, me: String, room: String, confirmsLines: Bool = false,
+    features: Set<ChatClient.Feature> = []
+  ) {
+    self.typing = ChatTypingState(requested: features, scheme: scheme)
     self.scheme = scheme
     self.requestedName = me
     self.me = me
@@ -172,6 +178,7 @@ struct ChatClientState {
     case (.udp, true): wire = [ChatWire.actionLine(text)]
     }
     queue.append(ChatOutgoing(ref: ref, text: text, wire: wire, waiter: waiter, isAction: isAction))
+    typing.messageSent()
     return (link.isReady ? link.kick : nil, nil)
   }
 
@@ -295,6 +302,10 @@ struct ChatClientState {
       }
     case .presence(let p):
       events.append(.presence(p))
+    case .features(let features):
+      events.append(typing.answered(features))
+    case .typing(let typingRoom, let author, let active):
+      events.append(.typing(room: typingRoom, author: author, active: active))
     case .ack(let ref, let id):
       if let i = queue.firstIndex(where: { $0.ref == ref }) {
         resumes.append(.success(queue.remove(at: i).waiter, id))
@@ -313,7 +324,11 @@ struct ChatClientState {
       }
       events.append(.error(error))
     case .serverError(let code, let message):
-      if code == "going_away" {
+      if code == "unknown_type", typing.negotiation == .asked {
+        // A server older than negotiation: the `features` frame is the first this client
+        // sends, so the first `unknown_type` answers it. Not a failure: it speaks none.
+        events.append(typing.answered(.none))
+      } else if code == "going_away" {
         events.append(.reconnectSuggested(reason: message))
       } else if code == "unknown_type", let query = takeUnansweredQuery() {
         events.append(.error(.unsupported("the server does not answer \(query.frameType) (\(code): \(message))")))
@@ -342,6 +357,13 @@ struct ChatClientState {
       }
     case .rooms(let rooms):
       if takeRoomsReply() { events.append(.rooms(rooms)) }
+    case .notice(let line) where ChatWire.lineFeatures(inNotice: line) != nil:
+      events.append(typing.answered(ChatWire.lineFeatures(inNotice: line)!))
+    case .notice(let line) where typing.linesEnabled && ChatWire.typingAuthor(inNotice: line) != nil:
+      events.append(.typing(room: room, author: ChatWire.typingAuthor(inNotice: line)!, active: true))
+    case .errorLine(let line) where typing.negotiation == .asked && ChatWire.refusesTyping(line):
+      // A line server older than typing answered the hello's `/typing on`: it speaks none.
+      events.append(typing.answered(.none))
     case .notice(let line) where awaitsRecent && ChatWire.endsHistory(line):
       if let answer = takeRecent([], end: true) { events.append(.recent(answer)) }
     case .notice(let line):

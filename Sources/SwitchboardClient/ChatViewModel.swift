@@ -96,7 +96,7 @@ public final class ChatViewModel {
   }
 
   /// What the next flush publishes.
-  private struct Pending {
+  struct Pending {
     var items: [Item] = []
     var clearTranscript = false
     var connectionState: ConnectionState?
@@ -104,6 +104,7 @@ public final class ChatViewModel {
     var members: [String]?
     var rooms: [ChatClient.RoomSummary]?
     var room: String?
+    var typing: [String]?
   }
 
   /// A message as the transcript knows it, for the restart's duplicates.
@@ -125,6 +126,15 @@ public final class ChatViewModel {
   public private(set) var members: [String] = []
   /// The rooms that have members, as the server last answered ``refreshRooms()``.
   public private(set) var rooms: [ChatClient.RoomSummary] = []
+  /// Who is typing in the room, sorted (needs ``ChatClient/Feature/typing`` in the
+  /// configuration's ``ChatClient/Configuration/features``): a name stays
+  /// ``typingExpiry`` after its last start, and goes at once when the member stops, sends a
+  /// message or leaves.
+  public private(set) var typingMembers: [String] = []
+  /// How long a name stays in ``typingMembers`` after its last start (default 6 s: a second
+  /// more than the server's own 5 s, so a WebSocket stop normally comes first; a line
+  /// server sends no stops).
+  @ObservationIgnored public var typingExpiry = Duration.seconds(6)
   /// The room this model is in (or joins on ``start()``): the one asked for, else the URL's,
   /// else `lobby`; the server's name for it once it answered.
   public private(set) var room: String
@@ -142,7 +152,7 @@ public final class ChatViewModel {
   @ObservationIgnored private var runs = 0
   /// The resume point the model was made with, until its first run takes it.
   @ObservationIgnored private var firstResumePoint: ChatResumePoint?
-  @ObservationIgnored private var pending = Pending()
+  @ObservationIgnored var pending = Pending()
   @ObservationIgnored private var flushTask: Task<Void, Never>?
   @ObservationIgnored private var lastFlush = ContinuousClock.now - .seconds(1)
   @ObservationIgnored private var nextItemID = 0
@@ -156,6 +166,9 @@ public final class ChatViewModel {
   /// those are shown in the transcript; the model's own (after every connect) are not.
   @ObservationIgnored private var membersAnswersToShow = 0
   @ObservationIgnored private var roomsAnswersToShow = 0
+  /// Who is typing and until when (ChatViewModel+Typing.swift).
+  @ObservationIgnored var typingUntil: [String: ContinuousClock.Instant] = [:]
+  @ObservationIgnored var typingExpiryTask: Task<Void, Never>?
 
   // MARK: Making
 
@@ -290,6 +303,7 @@ public final class ChatViewModel {
     guard case .running(_, let client) = run else { return }
     run = .stopped(previous: client)
     client.close()
+    clearTyping()
     setConnectionState(.disconnected(reason: "stopped"))
   }
 
@@ -306,6 +320,7 @@ public final class ChatViewModel {
     seen.removeAll()
     memberList = []
     pending.members = []
+    clearTyping()
     schedule()
     start()
   }
@@ -407,6 +422,7 @@ public final class ChatViewModel {
     switch event {
     case .message(let m):
       append([m])
+      typingStopped(m.author)
     case .history(let messages, _, let epoch):
       if let epoch {
         let historyRoom = messages.first?.room ?? room
@@ -422,7 +438,14 @@ public final class ChatViewModel {
       case .rename(let previous): text = "\(previous) is now \(p.author)"
       }
       appendNotice(text)
-      if p.room == nil || p.room == room { track(p) }
+      if p.room == nil || p.room == room {
+        track(p)
+        if case .rename(let previous) = p.kind {
+          typingStopped(previous)
+        } else if p.kind == .leave {
+          typingStopped(p.author)
+        }
+      }
     case .members(let room, let names):
       if membersAnswersToShow > 0 {
         membersAnswersToShow -= 1
@@ -465,12 +488,19 @@ public final class ChatViewModel {
       // notice (below): both are shown, as `nc` shows the notice.
       if code == .goingAway { appendNotice("server is going away" + (reason.isEmpty ? "" : ": \(reason)")) }
       setConnectionState(.disconnected(reason: reason))
+      // Who was typing is unknown now; the next connection tells again.
+      clearTyping()
     case .viabilityChanged(let viable):
       pending.viable = viable
       schedule()
     case .reconnectSuggested(let reason):
       // The line's own words (`server is going away: …`), or a JSON `going_away` error's.
       appendNotice(reason.hasPrefix("server is going away") ? reason : "server is going away: \(reason)")
+    case .typing(let typingRoom, let author, let active):
+      guard typingRoom == room else { break }
+      if active { typingStarted(author) } else { typingStopped(author) }
+    case .features:
+      break
     case .ping, .pong:
       break
     }
@@ -529,7 +559,7 @@ public final class ChatViewModel {
   }
 
   /// Makes sure a flush is coming, no sooner than the minimum interval after the last one.
-  private func schedule() {
+  func schedule() {
     guard flushTask == nil else { return }
     let delay = max(.zero, lastFlush + minimumInterval - .now)
     flushTask = Task { [weak self] in
@@ -560,6 +590,7 @@ public final class ChatViewModel {
     if let members = next.members, members != self.members { self.members = members }
     if let rooms = next.rooms, rooms != self.rooms { self.rooms = rooms }
     if let room = next.room, room != self.room { self.room = room }
+    if let typing = next.typing, typing != typingMembers { typingMembers = typing }
     publishedUpdates += 1
   }
 }

@@ -35,6 +35,10 @@ enum ChatWire {
     /// Which rooms have members: a JSON `rooms` frame, or the line dialect's
     /// `* rooms: NAME (K), …` (the answer to `/rooms`).
     case rooms([ChatClient.RoomSummary])
+    /// A `features` frame: what the server speaks and what this connection gets.
+    case features(ChatClient.ServerFeatures)
+    /// A `typing` frame: `author` started (`active`) or stopped typing in `room`.
+    case typing(room: String, author: String, active: Bool)
     /// Nothing a client shows (an unknown frame type, an empty line).
     case ignored
   }
@@ -92,6 +96,10 @@ enum ChatWire {
           guard let entry = item as? [String: Any], let name = entry["name"] as? String else { return nil }
           return ChatClient.RoomSummary(name: name, members: (entry["members"] as? NSNumber)?.intValue ?? 0)
         })
+    case "features":
+      return features(frame["data"])
+    case "typing":
+      return typing(frame["data"], room: room)
     case "error":
       let data = frame["data"] as? [String: Any] ?? [:]
       let code = data["code"] as? String ?? ""

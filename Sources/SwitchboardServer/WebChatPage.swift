@@ -11,7 +11,8 @@
 ///
 /// Stable element ids for browser tests: `#name-form`, `#name`, `#input`, `#send`,
 /// `#messages` (children `.message.me` / `.message.other` with `data-id`, `.author`,
-/// `.text`, and `.action` for a `/me`; notices are `.notice`), `#status` (`data-state` =
+/// `.text`, and `.action` for a `/me`; notices are `.notice`), `#typing` (who is typing:
+/// `alice is typing…`, `alice and bob are typing…`, empty when nobody), `#status` (`data-state` =
 /// connecting | online | offline | refused, the last after a close 1008, 4001 (`POST
 /// /api/disconnect`) or 4003 (the auth proxy), whose reason the page shows and does not
 /// retry, or for a `?room=` the server's room rule refuses, checked before
@@ -65,6 +66,8 @@ enum WebChatPage {
       .notice { align-self: center; color: var(--muted); font-size: .85rem; font-style: italic;
         text-align: center; }
       .notice.error { color: #dc2626; font-style: normal; }
+      #typing { min-height: 1.1rem; padding: 0 1rem .2rem; font-size: .8rem; color: var(--muted);
+        font-style: italic; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
       form { margin: 0; }
       #composer { display: flex; gap: .5rem; padding: .6rem; background: var(--panel);
         border-top: 1px solid var(--line); padding-bottom: max(.6rem, env(safe-area-inset-bottom)); }
@@ -90,6 +93,7 @@ enum WebChatPage {
       <span id="status" data-state="connecting" role="status" aria-live="polite">connecting…</span>
     </header>
     <main id="messages" aria-live="polite"></main>
+    <div id="typing" aria-live="polite"></div>
     <form id="composer" autocomplete="off">
       <input id="input" placeholder="Message, or /help" aria-label="Message" disabled>
       <button id="send" type="submit" disabled>Send</button>
@@ -235,7 +239,7 @@ enum WebChatPage {
             }
             if (Array.isArray(d)) d.forEach(showMessage);
             break;
-          case "message": showMessage(d); break;
+          case "message": showMessage(d); if (d && typeof d.author === "string") typingStopped(d.author); break;
           case "color": break;
           case "name":
             if (typeof d === "string") {
@@ -257,6 +261,16 @@ enum WebChatPage {
             }
             break;
           case "ack": break;
+          case "features":
+            // The answer to the page's `features` frame: whether typing notices are on.
+            featuresPending = false;
+            typingOn = !!(d && Array.isArray(d.enabled) && d.enabled.includes("typing"));
+            break;
+          case "typing":
+            if (d && typeof d.author === "string" && (d.room === undefined || d.room === room)) {
+              if (d.active === true) typingStarted(d.author); else typingStopped(d.author);
+            }
+            break;
           case "members":
             if (d && Array.isArray(d.names)) notice("* in " + d.room + " (" + d.names.length + "): " + d.names.join(", "));
             break;
@@ -268,6 +282,8 @@ enum WebChatPage {
             notice("* your token expires in " + (d && d.seconds) + " s; this page cannot renew it (open it again with a fresh token)", true);
             break;
           case "error":
+            // An older server's answer to the `features` frame: no typing, nothing to show.
+            if (featuresPending && d && d.code === "unknown_type") { featuresPending = false; break; }
             joining = null;
             renaming = false;
             notice("! " + (d && d.message ? d.message : "error"), true);
@@ -284,7 +300,60 @@ enum WebChatPage {
         } else {
           ws.send(JSON.stringify({ type: "join", data: { name: name, room: room, since: lastId } }));
         }
+        // After the name (the seed protocol's first frame): ask for typing notices. A
+        // server without them answers `unknown_type`, and the page then sends no typing.
+        ws.send(JSON.stringify({ type: "features", data: ["typing"] }));
+        featuresPending = true;
       }
+
+      // Who is typing (docs/PROTOCOLS.md, "Typing"): each name goes on a stop,
+      // a message from it, or 6 s after its last start (the server's own expiry is 5 s).
+      const typers = new Map();
+      let typingOn = false, typingActive = false, typingSentAt = 0, featuresPending = false;
+      function renderTyping() {
+        const names = [...typers.keys()].sort();
+        const el = $("typing");
+        if (names.length === 0) { el.textContent = ""; return; }
+        const who = names.length === 1 ? names[0]
+          : names.slice(0, -1).join(", ") + " and " + names[names.length - 1];
+        el.textContent = who + (names.length === 1 ? " is typing…" : " are typing…");
+      }
+      function typingStarted(author) {
+        clearTimeout(typers.get(author));
+        typers.set(author, setTimeout(() => typingStopped(author), 6000));
+        renderTyping();
+      }
+      function typingStopped(author) {
+        if (!typers.has(author)) return;
+        clearTimeout(typers.get(author));
+        typers.delete(author);
+        renderTyping();
+      }
+      function clearTyping() {
+        for (const t of typers.values()) clearTimeout(t);
+        typers.clear();
+        renderTyping();
+        typingActive = false;
+        typingSentAt = 0;
+      }
+      // The user typed: at most one start a second (the server relays no more, counted from
+      // its last start whatever came between), one `active:false` when the field is emptied;
+      // commands are not typing.
+      function userTyped() {
+        if (!typingOn || !ws || ws.readyState !== WebSocket.OPEN) return;
+        const typing = input.value.length > 0 && !input.value.startsWith("/");
+        if (typing) {
+          const now = Date.now();
+          typingActive = true;
+          if (now - typingSentAt < 1000) return;
+          typingSentAt = now;
+          ws.send(JSON.stringify({ type: "typing", data: { active: true } }));
+        } else if (typingActive) {
+          typingActive = false;
+          ws.send(JSON.stringify({ type: "typing", data: { active: false } }));
+        }
+      }
+      input.addEventListener("input", userTyped);
 
       function connect() {
         clearInterval(retryTimer);
@@ -304,6 +373,8 @@ enum WebChatPage {
         sock.onclose = (event) => {
           if (sock !== ws) return;
           ws = null;
+          typingOn = false;
+          clearTyping();
           // 1001: the server is shutting down (`nc` users get the same notice as a line).
           if (event.code === 1001) notice("* server is going away" + (event.reason ? ": " + event.reason : ""));
           // 1008: refused (no or a bad token, a room it does not allow, flooding). Trying
@@ -361,6 +432,8 @@ enum WebChatPage {
         const text = input.value;
         if (!text.trim() || !ws || ws.readyState !== WebSocket.OPEN) return;
         run(parse(text));
+        // The message ends the typing state on the server.
+        typingActive = false;
         input.value = "";
         input.focus();
       });
@@ -414,6 +487,7 @@ enum WebChatPage {
         lastId = 0;
         epoch = null;
         list.replaceChildren();
+        clearTyping();
         $("room").textContent = "# " + room;
         document.title = room + " · Switchboard";
         history.replaceState(null, "", "?" + new URLSearchParams({ room, ...(token ? { token } : {}) }));

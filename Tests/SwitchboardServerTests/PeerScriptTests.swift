@@ -82,4 +82,18 @@ struct PeerScriptTests {
         timeout: .seconds(210))
     }
   }
+
+  /// Typing indicators on the page against python members that asked for them: the page's
+  /// typing reaches them (start and stop), theirs shows as `… is typing…` / `… and … are
+  /// typing…` and goes on a stop or a message; screenshots at 1280×800 and 390×844.
+  @Test(.enabled(ifAvailable: python != nil && chromium != nil, "needs chromium and python3 with websockets"))
+  func chromiumShowsWhoIsTyping() async throws {
+    try await withBinaryServer { tcp, http in
+      let shots = FileManager.default.temporaryDirectory.appendingPathComponent("browser_typing-\(getpid())").path
+      try await run(
+        Self.python!,
+        ["\(Self.peersDirectory)/browser_typing.py", "\(http)", "\(tcp)", "--timeout", "150", "--screenshots", shots],
+        timeout: .seconds(210))
+    }
+  }
 }

@@ -23,7 +23,11 @@ public struct ChatScreen: View {
   /// it went to the background asks the server for exactly the messages missed since.
   /// (A URL that cannot be parsed shows up in the model as a notice, at `start()`.)
   @MainActor public static func makeModel(url: String, name: String, room: String = "lobby") -> ChatViewModel {
-    ChatViewModel(url: url, name: name, room: room, resumingFrom: SavedResumePoint.load(room: room))
+    // Typing indicators: the model keeps `typingMembers` (docs/CLIENT.md, "Typing indicators").
+    var configuration = ChatClient.Configuration()
+    configuration.features = [.typing]
+    let saved = SavedResumePoint.load(room: room)
+    return ChatViewModel(url: url, name: name, room: room, configuration: configuration, resumingFrom: saved)
   }
 
   public var body: some View {
@@ -32,9 +36,15 @@ public struct ChatScreen: View {
         MessageRow(item: item)
       }
       .safeAreaInset(edge: .bottom) {
-        HStack {
-          TextField("Message", text: $draft).onSubmit(send)
-          Button("Send", action: send).disabled(draft.isEmpty)
+        VStack(alignment: .leading, spacing: 4) {
+          if let typing = Self.typing(model.typingMembers) {
+            Text(typing).font(.caption).foregroundStyle(.secondary)
+          }
+          HStack {
+            TextField("Message", text: $draft).onSubmit(send)
+              .onChange(of: draft) { _, text in model.userIsTyping(text) }
+            Button("Send", action: send).disabled(draft.isEmpty)
+          }
         }
         .padding()
       }
@@ -66,6 +76,13 @@ public struct ChatScreen: View {
     draft = ""
     // A failed send shows up in the transcript as a notice; it waits while offline.
     Task { try? await model.send(text) }
+  }
+
+  /// `alice is typing…`, `alice and bob are typing…`; `nil` when nobody is.
+  static func typing(_ names: [String]) -> String? {
+    guard let last = names.last else { return nil }
+    if names.count == 1 { return "\(last) is typing…" }
+    return names.dropLast().joined(separator: ", ") + " and \(last) are typing…"
   }
 
   static func status(_ state: ChatViewModel.ConnectionState) -> String {
