@@ -143,6 +143,8 @@ public final class WebhookBroker: RoomBroker, RoomBrokerSink {
 
   public func forgetNodeStatuses(_ nodes: [String]) { inner.forgetNodeStatuses(nodes) }
 
+  public func relayTyping(_ event: TypingEvent) { inner.relayTyping(event) }
+
   public func close() {
     inner.close()
     dispatcher.close()
@@ -189,6 +191,10 @@ public final class WebhookBroker: RoomBroker, RoomBrokerSink {
 
   public func remoteDisconnect(name: String, room: String?, reason: String) {
     sink.withLock { $0 }?.remoteDisconnect(name: name, room: room, reason: reason)
+  }
+
+  public func remoteTyping(_ event: TypingEvent) {
+    sink.withLock { $0 }?.remoteTyping(event)
   }
 
   public func expiredPresence(_ event: PresenceEvent) {

@@ -7,7 +7,8 @@ extension LineDialect {
   /// than presence), lowercased. A name may not start with one (``nameRefusal(_:)``), so an
   /// action `* NAME ACTION` never starts as a notice does. A new notice adds its word here.
   public static let noticeWords: Set<String> = [
-    "server", "you", "in", "rooms:", "no", "end", "bye", "authenticated", "already", "this", "commands:", "more",
+    "server", "you", "in", "rooms:", "no", "end", "bye", "authenticated", "already", "this", "commands:",
+    "more",
     // The UDP address proof's lines (DatagramProof): `* send /ok CODE …`, `* ok, you are in …`.
     "send", "ok,", "/ok",
   ]
@@ -50,8 +51,8 @@ extension LineDialect {
   }
 
   /// Why the action `* AUTHOR ACTION` would read as presence (the way a line client tells a
-  /// member joined, left or was renamed), or `nil` when it would not: it may not end with
-  /// `has joined` or `has left`, nor hold `is now` after the author (judged on the line as
+  /// member joined, left or was renamed, or is typing), or `nil` when it would not: it may
+  /// not end with `has joined`, `has left` or `is typing`, nor hold `is now` after the author (judged on the line as
   /// written, and as a reader sees it).
   public static func actionRefusal(author: String, action: String) -> NameRefusal? {
     let body = escape(author) + " " + escape(action)
@@ -60,9 +61,10 @@ extension LineDialect {
   }
 
   /// Whether the body of a `* ` line (what follows `* `) has the shape of a presence
-  /// notice: `NAME has joined`, `NAME has left`, `OLD is now NEW` (but not `you are now …`).
+  /// notice: `NAME has joined`, `NAME has left`, `OLD is now NEW` (but not `you are now …`),
+  /// or of a typing notice, `NAME is typing`.
   public static func readsAsPresence(_ body: some StringProtocol) -> Bool {
-    body.hasSuffix(" has joined") || body.hasSuffix(" has left")
+    body.hasSuffix(" has joined") || body.hasSuffix(" has left") || body.hasSuffix(" is typing")
       || (body.contains(" is now ") && !body.hasPrefix("you "))
   }
 

@@ -15,7 +15,7 @@ public enum NameRefusal: Error, Sendable, Equatable {
   /// Is the seed's UDP echo prefix (`Server received`): a message would read as an echo.
   case echoPrefix
   /// An action (`/me`) whose line would read as presence: `* NAME has joined`,
-  /// `* NAME has left`, `* NAME is now OTHER`.
+  /// `* NAME has left`, `* NAME is now OTHER`, or as a typing notice: `* NAME is typing`.
   case actionReadsAsPresence
 
   /// The answer, after `! ` on the line dialect and in a JSON `error` frame's message.
@@ -27,7 +27,7 @@ public enum NameRefusal: Error, Sendable, Equatable {
     case .noticeWord(let word): "a name may not start with the word \(word) (the server's notices do)"
     case .echoPrefix: "a name may not start with Server received (the UDP echo does)"
     case .actionReadsAsPresence:
-      "an action may not end with \"has joined\" or \"has left\" or contain \"is now\" (it would read as presence); send it as a message"
+      "an action may not end with \"has joined\", \"has left\" or \"is typing\" or contain \"is now\" (it would read as presence); send it as a message"
     }
   }
 }

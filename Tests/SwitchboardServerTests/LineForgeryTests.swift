@@ -80,7 +80,8 @@ struct LineForgeryTests {
       let mallory = try WebSocketTestClient(server.httpAddress!, path: "/?name=mallory")
       try reader.expectLine("* mallory has joined")
       // Every scalar below U+00A0, and the separators: an escape sequence (ESC) included.
-      let text = String(String.UnicodeScalarView((0...0x9F).compactMap(Unicode.Scalar.init) + ["\u{2028}", "\u{2029}"]))
+      let text = String(
+        String.UnicodeScalarView((0...0x9F).compactMap(Unicode.Scalar.init) + ["\u{2028}", "\u{2029}"]))
       try mallory.send(text: Self.messageFrame(text))
       expectOneLine(try reader.readLine(), author: "mallory", text: text)
     }
@@ -113,7 +114,9 @@ struct LineForgeryTests {
     }
   }
 
-  @Test(arguments: ["/me has left", "/me has joined", "/me is now ceo", "/me waves and has left"])
+  @Test(arguments: [
+    "/me has left", "/me has joined", "/me is now ceo", "/me waves and has left", "/me is typing",
+  ])
   func anActionThatReadsAsPresenceIsRefused(line: String) async throws {
     try await withServer { server in
       let reader = try LineClient(server.tcpAddress!)
@@ -123,7 +126,7 @@ struct LineForgeryTests {
       try reader.expectLine("* mallory has joined")
       try mallory.sendLine(line)
       try mallory.expectLine(
-        "! an action may not end with \"has joined\" or \"has left\" or contain \"is now\" (it would read as presence); send it as a message"
+        "! an action may not end with \"has joined\", \"has left\" or \"is typing\" or contain \"is now\" (it would read as presence); send it as a message"
       )
       try mallory.sendLine("/me waves")
       #expect(try reader.readLine() == "* mallory waves")
@@ -148,7 +151,9 @@ struct LineForgeryTests {
       #expect(name.hasPrefix("Client "))
       try reader.expectLine("* \(name) has joined")
       try seed.send(text: #"{"type":"join","data":{"name":"!root"}}"#)
-      #expect(try seed.nextJSON(type: "error")["data"].flatMap { ($0 as? [String: Any])?["code"] as? String } == "invalid_name")
+      #expect(
+        try seed.nextJSON(type: "error")["data"].flatMap { ($0 as? [String: Any])?["code"] as? String }
+          == "invalid_name")
       try seed.send(text: "hello")
       #expect(try reader.readLine() == "\(name): hello")
     }
