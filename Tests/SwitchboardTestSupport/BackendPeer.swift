@@ -16,10 +16,18 @@ public final class BackendPeer {
 
   public init(secret: String = "", window: Int = 300) async throws {
     let script = Executables.repositoryRoot.appendingPathComponent("Tests/peers/backend.py").path
-    process = try ChildProcess(command: ["python3", "-u", script, "--secret", secret, "--window", "\(window)"])
-    port = try await process.waitForLine { $0.hasPrefix("port ") ? Int($0.dropFirst(5)) : nil }
+    process = try ChildProcess(command: [
+      "python3", "-u", script, "--secret", secret, "--window", "\(window)",
+    ])
+    // Python with aiohttp can take well over 15 s to start on a loaded 2-core CI machine
+    // (a run saw nothing printed in 15 s); its first line marks the start.
+    port = try await process.waitForLine(timeout: .seconds(60)) {
+      $0.hasPrefix("port ") ? Int($0.dropFirst(5)) : nil
+    }
     closePort = try await process.waitForLine { $0.hasPrefix("close-port ") ? Int($0.dropFirst(11)) : nil }
-    garbagePort = try await process.waitForLine { $0.hasPrefix("garbage-port ") ? Int($0.dropFirst(13)) : nil }
+    garbagePort = try await process.waitForLine {
+      $0.hasPrefix("garbage-port ") ? Int($0.dropFirst(13)) : nil
+    }
   }
 
   deinit { process.stop() }
@@ -31,7 +39,9 @@ public final class BackendPeer {
   public func mode(_ mode: String) async throws {
     let before = lines.filter { $0 == "mode \(mode)" }.count
     process.write("mode \(mode)\n")
-    try await eventually("the backend in mode \(mode)") { self.lines.filter { $0 == "mode \(mode)" }.count > before }
+    try await eventually("the backend in mode \(mode)") {
+      self.lines.filter { $0 == "mode \(mode)" }.count > before
+    }
   }
 
   /// Every whole line the backend printed so far.
